@@ -1,0 +1,40 @@
+# Two entry points (see README): `make run` opens the app, `make test` runs every test.
+# Each does its own set-up from nothing: virtual environment, pinned packages, Debian's chromium.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test setup setup-test chromium lint bench minilm
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.testtools: $(VENV)/.runtime requirements-test.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+setup: $(VENV)/.runtime
+setup-test: $(VENV)/.testtools chromium
+
+# Browser tests use Debian's chromium, never a downloaded browser.
+chromium:
+	@command -v chromium >/dev/null || test -x /usr/bin/chromium || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+run: setup
+	STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
+	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+
+test: setup-test
+	$(PY) -m pytest -q
+
+lint: setup-test
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+bench: setup
+	$(PY) scripts/bench_build.py

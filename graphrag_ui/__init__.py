@@ -1,0 +1,5 @@
+"""GraphRAG Retrieval Explorer: see exactly what each graph-RAG retrieval mode recalls and why."""
+
+from graphrag_ui import _offline  # noqa: F401  (must run before any third-party import)
+
+__version__ = "0.1.0"

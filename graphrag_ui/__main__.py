@@ -1,0 +1,5 @@
+import sys
+
+from graphrag_ui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,53 @@
+"""``python -m graphrag_ui build|import|reembed|query|bench``.
+
+Each subcommand lives beside the code it drives (a module with ``add_arguments`` and ``run``);
+this file only dispatches and turns user errors into one clear line on stderr (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from graphrag_ui.errors import UserError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "build": ("graphrag_ui.index.build.command", "build an index from a folder of .txt/.md documents"),
+    "import": ("graphrag_ui.index.importers.command", "import a nano-graphrag / LightRAG / GraphRAG directory"),
+    "reembed": ("graphrag_ui.index.reembed", "re-embed an index's vectors with another embedder"),
+    "query": ("graphrag_ui.retrieval.command", "run a retrieval mode (and the LLM answer) for a question"),
+    "bench": ("graphrag_ui.bench", "print retrieval timings for an index"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m graphrag_ui", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    modules = {}
+    wanted = (argv if argv is not None else sys.argv[1:])[:1]
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        if wanted and wanted[0] != name:
+            continue  # import only the module of the command being run
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            p.set_defaults(_missing=name)
+            continue
+        module.add_arguments(p)
+        modules[name] = module
+    args = parser.parse_args(argv)
+    if getattr(args, "_missing", None):
+        print(f"error: the {args.command} command is not available in this version", file=sys.stderr)
+        return 2
+    try:
+        return int(modules[args.command].run(args) or 0)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

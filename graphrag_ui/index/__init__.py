@@ -1,0 +1,1 @@
+"""The canonical index: data model, storage, importers and the builder."""

@@ -1,0 +1,162 @@
+"""The canonical index data model shared by the builder, the importers and every retrieval mode.
+
+Names, descriptions and ids are kept exactly as the source stored them (nano-graphrag keeps literal
+quotes in names, LightRAG joins fragments with ``<SEP>``): retrieval reproduces each reference's
+context byte for byte, so nothing is normalised on the way in. Source-specific fields that a
+reference prints (GraphRAG's ``human_readable_id``, LightRAG's ``file_path``, nano's
+``report_json``) live in ``extra``.
+
+Order is data too: entities are kept in the source graph's node order and relations in its edge
+order, so that rebuilding the ``networkx.Graph`` gives the same adjacency order the reference saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+FORMAT_VERSION = 1
+SEP = "<SEP>"
+VECTOR_KINDS = ("entities", "relations", "chunks", "communities")
+
+
+@dataclass
+class Document:
+    id: str
+    title: str
+    text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Chunk:
+    id: str
+    doc_id: str
+    text: str
+    order: int
+    tokens: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Entity:
+    """A graph node. ``name`` is the node id in ``Index.graph`` (exactly as stored)."""
+
+    id: str
+    name: str
+    type: str
+    description: str
+    aliases: list[str] = field(default_factory=list)
+    source_chunk_ids: list[str] = field(default_factory=list)
+    occurrence: int = 0
+    # (level, community id) pairs in the order the source listed them
+    communities: list[tuple[int, str]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Relation:
+    """A graph edge between two entity names (direction as stored; the graph is undirected)."""
+
+    id: str
+    source: str
+    target: str
+    description: str
+    keywords: str = ""
+    weight: float = 1.0
+    source_chunk_ids: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Community:
+    id: str
+    level: int
+    parent: str | None
+    title: str
+    report: str
+    rating: float | None
+    members: list[str] = field(default_factory=list)  # entity names
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Manifest:
+    """What an index is and how it was made; written as ``manifest.json``."""
+
+    source: str  # "build", "nano-graphrag", "lightrag-1.4", "lightrag-1.5", "graphrag-2", "graphrag-3"
+    embedder: str  # embedder id, "unknown" when an import could not tell
+    dimension: int
+    tokenizer: str = "o200k_base"
+    format_version: int = FORMAT_VERSION
+    counts: dict[str, int] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    vector_sources: dict[str, str] = field(default_factory=dict)  # kind -> where its vectors came from
+    title: str = ""
+    language: str = ""
+
+
+@dataclass
+class VectorTable:
+    """Vectors of one kind, row i belongs to ``ids[i]``; rows are float32 as stored."""
+
+    ids: list[str]
+    matrix: np.ndarray  # shape (n, dim), float32
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class Index:
+    """An index in memory: tables, graph, vectors and lookups built once at load time."""
+
+    manifest: Manifest
+    documents: list[Document]
+    chunks: list[Chunk]
+    entities: list[Entity]
+    relations: list[Relation]
+    communities: list[Community]
+    vectors: dict[str, VectorTable] = field(default_factory=dict)
+    graph: nx.Graph = field(default_factory=nx.Graph)
+    path: str = ""
+
+    def __post_init__(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """(Re)build the graph and the id → row maps after the tables change."""
+        self.entity_by_name: dict[str, Entity] = {e.name: e for e in self.entities}
+        self.entity_by_id: dict[str, Entity] = {e.id: e for e in self.entities}
+        self.chunk_by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
+        self.document_by_id: dict[str, Document] = {d.id: d for d in self.documents}
+        self.community_by_id: dict[str, Community] = {c.id: c for c in self.communities}
+        self.relation_by_id: dict[str, Relation] = {r.id: r for r in self.relations}
+        graph = nx.Graph()
+        graph.add_nodes_from(e.name for e in self.entities)
+        for rel in self.relations:
+            graph.add_edge(rel.source, rel.target, id=rel.id)
+        self.graph = graph
+        # relations touching each entity, in relation-table order (GraphRAG scans these per entity)
+        self.relations_by_entity: dict[str, list[Relation]] = {}
+        for rel in self.relations:
+            self.relations_by_entity.setdefault(rel.source, []).append(rel)
+            if rel.target != rel.source:
+                self.relations_by_entity.setdefault(rel.target, []).append(rel)
+
+    def relation_between(self, a: str, b: str) -> Relation | None:
+        data = self.graph.get_edge_data(a, b)
+        return self.relation_by_id.get(data["id"]) if data else None
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "documents": len(self.documents),
+            "chunks": len(self.chunks),
+            "entities": len(self.entities),
+            "relations": len(self.relations),
+            "communities": len(self.communities),
+            **{f"vectors.{k}": len(v) for k, v in self.vectors.items()},
+        }

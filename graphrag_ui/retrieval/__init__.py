@@ -1,0 +1,1 @@
+"""Retrieval modes: pure functions ``(index, query, params, deps) -> Retrieval``."""

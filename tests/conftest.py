@@ -1,0 +1,43 @@
+"""Shared fixtures. Tests never touch the network: the offline switches are set before any import."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import graphrag_ui  # noqa: E402,F401  (sets the offline environment)
+
+import pytest  # noqa: E402
+
+SAMPLES = ROOT / "data" / "sample"
+GOLDENS = ROOT / "tests" / "goldens"
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture()
+def no_network(monkeypatch):
+    """Fail any attempt to open a non-loopback socket during the test."""
+    import socket
+
+    real_connect = socket.socket.connect
+
+    def guarded(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in {"127.0.0.1", "localhost", "::1"} and not host.startswith("/"):
+            raise OSError(f"network disabled in tests: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setenv("NO_NETWORK", "1")
+    yield
+
+
+os.environ.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "graphrag_ui_home"))
