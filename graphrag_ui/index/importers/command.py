@@ -1,0 +1,59 @@
+"""``python -m graphrag_ui import {nano|lightrag|msgraphrag|auto} SRC_DIR --out INDEX_DIR [--embedder NAME]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.index.importers import IMPORTERS, detect, importer
+from graphrag_ui.index.model import Index
+from graphrag_ui.progress import ProgressFn, TextProgress
+
+
+def import_source(
+    kind: str, src: str | Path, out: str | Path, embedder: str | None = None, progress: ProgressFn | None = None
+) -> tuple[str, Index]:
+    """Import ``src`` into a new index at ``out``; returns the detected kind and the index.
+
+    The source is read and validated completely before anything is written, and the store writes
+    atomically, so a bad source leaves ``out`` untouched.
+    """
+    from graphrag_ui.index import store
+
+    src_path, out_path = Path(src), Path(out)
+    if kind == "auto":
+        kind = detect(src_path)
+    elif not src_path.is_dir():
+        raise UserError("not a directory", where=str(src_path), fix="give the working/output directory")
+    if out_path.resolve() == src_path.resolve():
+        raise UserError("--out must differ from the source directory", where=str(out_path))
+    index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
+    store.save(index, out_path, progress=progress)
+    return kind, index
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=["auto", *IMPORTERS], help="layout of the source directory")
+    parser.add_argument("src", help="nano-graphrag / LightRAG working dir, or GraphRAG output dir")
+    parser.add_argument("--out", required=True, help="folder of the new canonical index")
+    parser.add_argument(
+        "--embedder",
+        default=None,
+        help="embedder that made the source's vectors (e.g. hash, litellm:text-embedding-3-small); "
+        "without it the index says 'unknown' and a query asks for it",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    kind, index = import_source(args.kind, args.src, args.out, args.embedder, TextProgress())
+    if args.kind == "auto":
+        print(f"detected: {kind}")
+    counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())
+    print(f"imported {index.manifest.source} index into {args.out}: {counts}")
+    if index.manifest.embedder == "unknown":
+        print(
+            "note: the embedder of the source vectors is unknown; pass --embedder, or re-embed with "
+            f"`python -m graphrag_ui reembed {args.out} --embedder use-m3`"
+        )
+    return 0

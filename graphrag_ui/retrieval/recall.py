@@ -1,0 +1,128 @@
+"""Entity recall strategies shared by every mode that starts from entities (seed 003).
+
+* ``vector`` — exact cosine search with nano-vectordb's semantics (what nano-graphrag and LightRAG
+  1.4.7 use), so the reference's order, ties included, is reproduced.
+* ``ilike`` — the SQL catalog: ``name ILIKE %text% OR aliases ILIKE %text%``, plus names found
+  inside the text (a whole question rarely sits inside an entity name).
+* ``hybrid`` — ILIKE first; vector recall only when ILIKE returns fewer than the limit; merged by
+  entity id and scored ``w_ilike·ilike + w_sim·sim + w_occ·log(occ+1)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphrag_ui.index.model import Entity, Index, VectorTable
+
+STRATEGIES = ("vector", "ilike", "hybrid")
+DEFAULT_WEIGHTS = (1.0, 0.7, 0.2)
+
+
+@dataclass
+class RecallHit:
+    entity: Entity
+    score: float  # the value the ranking used (similarity for vector, seed-003 score otherwise)
+    sim: float | None  # cosine similarity when the vector path saw the entity
+    ilike: str  # match kind from the catalog ("name", "alias", "name in query", ...) or ""
+    why: str
+
+
+def normalise(vec: np.ndarray) -> np.ndarray:
+    vec = np.asarray(vec, dtype=np.float32)
+    norm = np.linalg.norm(vec)
+    return vec / norm if norm > 0 else vec
+
+
+def vector_topk(
+    table: VectorTable, query_vec: np.ndarray, top_k: int, threshold: float | None = None
+) -> list[tuple[int, float]]:
+    """(row, score) pairs best first, as nano-vectordb's cosine query returns them.
+
+    Same arithmetic (float32 dot product with the normalised query), same selection
+    (``argsort(scores)[-top_k:][::-1]``, so ties resolve exactly as in the reference), and the
+    same early stop at the first score below the threshold.
+    """
+    if len(table) == 0 or top_k <= 0:
+        return []
+    scores = table.matrix @ normalise(query_vec)
+    order = np.argsort(scores)[-top_k:][::-1]
+    hits: list[tuple[int, float]] = []
+    for row in order:
+        score = float(scores[row])
+        if threshold is not None and score < threshold:
+            break
+        hits.append((int(row), score))
+    return hits
+
+
+def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: float | None) -> list[RecallHit]:
+    table = index.vectors.get("entities")
+    if table is None:
+        return []
+    hits = []
+    for rank, (row, sim) in enumerate(vector_topk(table, query_vec, top_k, threshold), start=1):
+        entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+        if entity is None:
+            continue  # a vector whose entity is not in the graph: the references skip it too
+        hits.append(RecallHit(entity, sim, sim, "", f"entity #{rank} by vector, sim {sim:.3f}"))
+    return hits
+
+
+def _ilike_hits(index: Index, text: str, limit: int) -> list[tuple[Entity, str]]:
+    from graphrag_ui.index import catalog
+
+    found = []
+    for row in catalog.find_entities_by_name_or_alias(catalog.for_index(index), text, limit):
+        entity = index.entity_by_id.get(row["entity_id"])
+        if entity is not None:
+            found.append((entity, row.get("matched", "name")))
+    return found
+
+
+def _occ_term(entity: Entity, w_occ: float) -> float:
+    return w_occ * math.log(max(entity.occurrence, 0) + 1)
+
+
+def recall_entities(
+    index: Index,
+    text: str,
+    query_vec: np.ndarray | None,
+    *,
+    strategy: str,
+    top_k: int,
+    threshold: float | None = None,
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+) -> list[RecallHit]:
+    """Entities to start from, best first, each with the reason it was recalled."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown recall strategy {strategy!r}")
+    if strategy == "vector":
+        return _vector_hits(index, query_vec, top_k, threshold) if query_vec is not None else []
+    w_ilike, w_sim, w_occ = weights
+    merged: dict[str, RecallHit] = {}
+    for entity, kind in _ilike_hits(index, text, top_k):
+        score = w_ilike + _occ_term(entity, w_occ)
+        why = f"ILIKE {kind} match; {w_ilike:g}·1 + {w_occ:g}·log({entity.occurrence}+1) = {score:.3f}"
+        merged[entity.id] = RecallHit(entity, score, None, kind, why)
+    if strategy == "hybrid" and len(merged) < top_k and query_vec is not None:
+        for hit in _vector_hits(index, query_vec, top_k, threshold):
+            sim = hit.sim or 0.0
+            known = merged.get(hit.entity.id)
+            if known is not None:  # found by both: the seed's formula adds the similarity term
+                known.sim = sim
+                known.score += w_sim * sim
+                known.why += f"; also vector sim {sim:.3f} (+{w_sim:g}·sim) = {known.score:.3f}"
+                continue
+            score = w_sim * sim + _occ_term(hit.entity, w_occ)
+            why = (
+                f"vector sim {sim:.3f} (ILIKE found {len(merged)} < {top_k}); "
+                f"{w_sim:g}·sim + {w_occ:g}·log({hit.entity.occurrence}+1) = {score:.3f}"
+            )
+            merged[hit.entity.id] = RecallHit(hit.entity, score, sim, "", why)
+    ranked = sorted(merged.values(), key=lambda h: h.score, reverse=True)[:top_k]
+    for rank, hit in enumerate(ranked, start=1):
+        hit.why = f"entity #{rank} by {strategy}: {hit.why}"
+    return ranked
