@@ -16,7 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("graphrag_ui.index.build.command", "build an index from a folder of .txt/.md documents"),
     "import": ("graphrag_ui.index.importers.command", "import a nano-graphrag / LightRAG / GraphRAG directory"),
     "reembed": ("graphrag_ui.index.reembed", "re-embed an index's vectors with another embedder"),
-    "query": ("graphrag_ui.retrieval.command", "run a retrieval mode (and the LLM answer) for a question"),
+    "query": ("graphrag_ui.query_cli", "run a retrieval mode (and the LLM answer) for a question"),
     "bench": ("graphrag_ui.bench", "print retrieval timings for an index"),
 }
 
