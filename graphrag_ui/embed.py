@@ -12,14 +12,14 @@ import hashlib
 import os
 import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Protocol
-
-from graphrag_ui import _offline  # noqa: F401
+from typing import Protocol
 
 import numpy as np
 
+from graphrag_ui import _offline  # noqa: F401
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 
 DEFAULT_EMBEDDER = "use-m3"
@@ -128,7 +128,9 @@ class LiteLLMEmbedder:
         return _batched(texts, self.dim, 64, self._call, progress)
 
 
-MINILM_HOME = Path(os.environ.get("GRAPHRAG_UI_MINILM_DIR", Path.home() / ".cache" / "graphrag_ui" / "all-MiniLM-L6-v2"))
+MINILM_HOME = Path(
+    os.environ.get("GRAPHRAG_UI_MINILM_DIR", Path.home() / ".cache" / "graphrag_ui" / "all-MiniLM-L6-v2")
+)
 
 
 class ChromaMiniLMEmbedder:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from graphrag_ui import _offline  # noqa: F401
-
 import tiktoken
+
+from graphrag_ui import _offline  # noqa: F401
 
 DEFAULT_ENCODING = "o200k_base"
 

@@ -7,8 +7,8 @@ or the UI, and the query-embedding time is measured apart from the context-build
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

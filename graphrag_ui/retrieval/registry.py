@@ -7,7 +7,7 @@ never touching the UI (the app builds its sliders from the schema).
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.retrieval.schema import ModeSpec
@@ -23,7 +23,7 @@ MODE_MODULES: dict[str, str] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module_specs(module_name: str) -> dict[str, ModeSpec]:
     module = importlib.import_module(module_name)
     return {spec.name: spec for spec in module.SPECS}
