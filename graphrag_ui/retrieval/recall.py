@@ -126,3 +126,51 @@ def recall_entities(
     for rank, hit in enumerate(ranked, start=1):
         hit.why = f"entity #{rank} by {strategy}: {hit.why}"
     return ranked
+
+
+@dataclass
+class RecallBreakdown:
+    """Seed 003 laid open: both candidate lists and the merged ranking with every score term."""
+
+    ilike: list[dict]
+    vector: list[dict]
+    merged: list[dict]
+    vector_ran: bool
+
+
+def explain_recall(
+    index: Index,
+    text: str,
+    query_vec: np.ndarray | None,
+    *,
+    top_k: int,
+    threshold: float | None = None,
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+) -> RecallBreakdown:
+    """ILIKE hits, vector hits (always computed here, so the page can show what hybrid skipped)."""
+    w_ilike, w_sim, w_occ = weights
+    ilike = [
+        {"entity": e.name, "match": kind, "occurrence": e.occurrence, "aliases": ", ".join(e.aliases)}
+        for e, kind in _ilike_hits(index, text, top_k)
+    ]
+    vector = []
+    if query_vec is not None:
+        for rank, hit in enumerate(_vector_hits(index, query_vec, top_k, threshold), start=1):
+            vector.append({"rank": rank, "entity": hit.entity.name, "sim": round(hit.sim or 0.0, 4)})
+    merged = []
+    for rank, hit in enumerate(
+        recall_entities(index, text, query_vec, strategy="hybrid", top_k=top_k, threshold=threshold, weights=weights),
+        start=1,
+    ):
+        merged.append(
+            {
+                "rank": rank,
+                "entity": hit.entity.name,
+                "ilike term": w_ilike if hit.ilike else 0.0,
+                "sim term": round(w_sim * (hit.sim or 0.0), 4),
+                "occurrence term": round(_occ_term(hit.entity, w_occ), 4),
+                "score": round(hit.score, 4),
+                "match": hit.ilike or "vector",
+            }
+        )
+    return RecallBreakdown(ilike, vector, merged, vector_ran=len(ilike) < top_k)

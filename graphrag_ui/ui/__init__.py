@@ -1,0 +1,1 @@
+"""Streamlit building blocks: tables, graph view, budget chart, parameter widgets, state."""

@@ -1,0 +1,64 @@
+"""The answer beside its context: streamed into the page, with prompt, tokens, cost and cache state."""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.text import safe_markdown
+
+
+def _answer_key(result: Retrieval) -> str:
+    raw = result.mode + "\x00" + result.query + "\x00" + result.context
+    return "answer_" + hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def prompt_panel(result: Retrieval, lang: str) -> None:
+    with st.expander(t("prompt", lang), expanded=False):
+        for message in result.messages:
+            st.caption(message["role"])
+            st.code(message["content"], language="markdown", wrap_lines=True)
+
+
+def answer_panel(result: Retrieval, lang: str, key: str = "main") -> None:
+    """Button → streamed answer; the finished answer is kept for this retrieval across reruns."""
+    from graphrag_ui.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_env_and_secrets()
+    st.subheader(t("answer", lang))
+    if result.keywords.source:
+        st.caption(f"keywords ({result.keywords.source}): hl = {result.keywords.hl} · ll = {result.keywords.ll}")
+    if not settings.configured:
+        st.info(t("no_model", lang))
+        prompt_panel(result, lang)
+        return
+    store_key = _answer_key(result)
+    use_cache = st.toggle("answer cache", value=True, key=f"{key}_cache", help="reuse an identical earlier answer")
+    if st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context):
+        from graphrag_ui.llm import answer as answering
+
+        box = st.empty()
+        parts: list[str] = []
+
+        def on_token(token: str) -> None:
+            parts.append(token)
+            box.markdown(safe_markdown("".join(parts)) + " ▌")
+
+        reply = answering.answer(result, settings, stream=True, on_token=on_token, use_cache=use_cache)
+        box.empty()
+        st.session_state[store_key] = reply
+    reply = st.session_state.get(store_key)
+    if reply is not None:
+        if reply.error:
+            st.error(reply.error)
+        else:
+            st.markdown(safe_markdown(reply.text))
+            cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
+            hit = " · cache hit" if reply.cached else ""
+            st.caption(
+                f"{reply.model}{hit} · {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens · cost {cost}"
+            )
+    prompt_panel(result, lang)

@@ -1,0 +1,219 @@
+"""Interactive graph HTML (pyvis / vis-network, fully inlined, no remote script, style or font).
+
+``retrieval_subgraph`` picks what to draw for a Retrieval (the recalled entities and relations
+inside their 1-hop neighbourhood); ``neighbourhood`` does the same around entities the user
+searched for. ``render`` turns either into standalone HTML. Every text from the index is data:
+pyvis emits node/edge data with ``tojson`` (``</script>`` is escaped) and vis-network renders
+string tooltips as plain text, so descriptions can never run script.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from graphrag_ui.index.model import Entity, Index
+from graphrag_ui.retrieval.result import Retrieval
+
+MAX_NODES = 400
+PALETTE = [
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#76b7b2",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#1f77b4",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#17becf",
+]
+NO_COMMUNITY = "#c7c7c7"
+PHYSICS = {
+    "edges": {"smooth": False, "font": {"size": 10, "align": "middle"}},
+    "nodes": {"font": {"size": 13}},
+    "physics": {
+        "solver": "barnesHut",
+        "barnesHut": {"gravitationalConstant": -6000, "springLength": 120, "springConstant": 0.03, "damping": 0.3},
+        "stabilization": {"enabled": True, "iterations": 200, "updateInterval": 25},
+    },
+    "layout": {"improvedLayout": False, "randomSeed": 7},
+    "interaction": {"hideEdgesOnDrag": True, "tooltipDelay": 150, "hover": True},
+}
+_REMOTE_TAG = re.compile(
+    r"<link[^>]+href=\"https?://[^\"]*\"[^>]*>|<script[^>]+src=\"https?://[^\"]*\"[^>]*>\s*</script>", re.I
+)
+
+
+@dataclass
+class GraphSpec:
+    """What to draw: nodes (entity names) with roles, and the edges that were in the context."""
+
+    nodes: list[str]
+    roles: dict[str, str] = field(default_factory=dict)  # name -> "seed" | "context" | "dropped" | "neighbour"
+    why: dict[str, str] = field(default_factory=dict)  # name -> why selected / dropped
+    context_edges: set[tuple[str, str]] = field(default_factory=set)
+    total: int = 0  # nodes before the cap
+    level: int = 0  # community level used for colours
+
+    @property
+    def capped(self) -> bool:
+        return self.total > len(self.nodes)
+
+
+def _entity_name(index: Index, candidate_id: str, label: str) -> str | None:
+    entity = index.entity_by_id.get(candidate_id) or index.entity_by_name.get(candidate_id)
+    if entity is None:
+        entity = index.entity_by_name.get(label)
+    return entity.name if entity else None
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+def retrieval_subgraph(index: Index, result: Retrieval, cap: int = MAX_NODES, level: int = 0) -> GraphSpec:
+    """Recalled entities first (seeds), then relation endpoints, then their 1-hop neighbours."""
+    roles: dict[str, str] = {}
+    why: dict[str, str] = {}
+    for c in result.entities:
+        name = _entity_name(index, c.id, c.label)
+        if name and name not in roles:
+            roles[name] = "seed" if c.in_context else "dropped"
+            why[name] = c.why if c.in_context else f"{c.why} — dropped: {c.dropped}"
+    edges: set[tuple[str, str]] = set()
+    for c in result.relations:
+        rel = index.relation_by_id.get(c.id)
+        src, tgt = (rel.source, rel.target) if rel else (c.data.get("source"), c.data.get("target"))
+        if src not in index.graph or tgt not in index.graph:
+            continue
+        if c.in_context:
+            edges.add(_pair(src, tgt))
+        for name in (src, tgt):
+            roles.setdefault(name, "context" if c.in_context else "dropped")
+    ordered = list(roles)
+    neighbours: list[str] = []
+    seen = set(ordered)
+    for name in ordered:
+        for nbr in index.graph.neighbors(name):
+            if nbr not in seen:
+                seen.add(nbr)
+                neighbours.append(nbr)
+    everything = ordered + neighbours
+    for name in neighbours:
+        roles[name] = "neighbour"
+    return GraphSpec(everything[:cap], roles, why, edges, total=len(everything), level=level)
+
+
+def neighbourhood(index: Index, centres: list[str], depth: int, cap: int = MAX_NODES, level: int = 0) -> GraphSpec:
+    """Entities within ``depth`` hops of ``centres`` (breadth-first, so the cap keeps the nearest)."""
+    roles = {c: "seed" for c in centres if c in index.graph}
+    frontier = list(roles)
+    order = list(roles)
+    for _ in range(max(depth, 0)):
+        nxt = []
+        for name in frontier:
+            for nbr in index.graph.neighbors(name):
+                if nbr not in roles:
+                    roles[nbr] = "neighbour"
+                    order.append(nbr)
+                    nxt.append(nbr)
+        frontier = nxt
+    return GraphSpec(order[:cap], roles, {}, set(), total=len(order), level=level)
+
+
+def community_of(entity: Entity | None, level: int) -> str | None:
+    """The entity's community at ``level`` (or its deepest one above it)."""
+    if entity is None or not entity.communities:
+        return None
+    best = None
+    for lvl, cid in entity.communities:
+        if lvl <= level:
+            best = cid
+    return best if best is not None else entity.communities[0][1]
+
+
+def colour_for(community: str | None, palette_index: dict[str, int]) -> str:
+    if community is None:
+        return NO_COMMUNITY
+    if community not in palette_index:
+        palette_index[community] = len(palette_index)
+    return PALETTE[palette_index[community] % len(PALETTE)]
+
+
+def _plain(text: str, limit: int = 400) -> str:
+    text = (text or "").replace("<SEP>", "\n")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def render(index: Index, spec: GraphSpec, height: int = 620, dark: bool = False) -> tuple[str, list[dict]]:
+    """Standalone HTML for ``spec`` plus the legend rows (community, colour, members drawn)."""
+    from pyvis.network import Network
+
+    net = Network(
+        height=f"{height}px",
+        width="100%",
+        directed=False,
+        cdn_resources="in_line",
+        bgcolor="#0e1117" if dark else "#ffffff",
+        font_color="#fafafa" if dark else "#262730",
+    )
+    drawn = set(spec.nodes)
+    sub: nx.Graph = index.graph.subgraph(drawn)
+    palette: dict[str, int] = {}
+    legend: dict[str, dict] = {}
+    degrees = dict(index.graph.degree(spec.nodes))
+    for name in spec.nodes:
+        entity = index.entity_by_name.get(name)
+        community = community_of(entity, spec.level)
+        colour = colour_for(community, palette)
+        role = spec.roles.get(name, "neighbour")
+        row = legend.setdefault(community or "-", {"community": community or "none", "colour": colour, "nodes": 0})
+        row["nodes"] += 1
+        title_lines = [name, f"type: {entity.type if entity else '?'}", f"degree: {degrees.get(name, 0)}"]
+        title_lines.append(f"role: {role}")
+        if name in spec.why:
+            title_lines.append(f"why: {spec.why[name]}")
+        if entity is not None:
+            title_lines.append(_plain(entity.description))
+        net.add_node(
+            name,
+            label=name if len(name) <= 40 else name[:40] + "…",
+            title="\n".join(title_lines),
+            color={"background": colour, "border": "#111111" if role == "seed" else colour},
+            borderWidth=4 if role == "seed" else 1,
+            shape="star" if role == "seed" else ("dot" if role != "dropped" else "diamond"),
+            size=10 + min(degrees.get(name, 0), 30),
+            opacity=1.0 if role in {"seed", "context"} else 0.55,
+        )
+    for a, b in sorted(sub.edges(), key=lambda e: _pair(*e)):
+        rel = index.relation_between(a, b)
+        in_context = _pair(a, b) in spec.context_edges
+        weight = rel.weight if rel else 1.0
+        net.add_edge(
+            a,
+            b,
+            title=_plain(f"{a} — {b}\nweight: {weight:g}\n{rel.description if rel else ''}"),
+            label=f"{weight:g}",
+            width=3 if in_context else 1,
+            dashes=not in_context and bool(spec.context_edges),
+            color="#d62728" if in_context else "#9aa0a6",
+        )
+    net.options = json.loads(json.dumps(PHYSICS))
+    html = _REMOTE_TAG.sub("", net.generate_html())
+    rows = sorted(legend.values(), key=lambda r: (-r["nodes"], r["community"]))
+    return html, rows
+
+
+def remote_references(html: str) -> list[str]:
+    """Every src/href pointing off the machine (tests assert this is empty)."""
+    return re.findall(r"(?:src|href)\s*=\s*[\"'](https?://[^\"']+)", html, flags=re.I)

@@ -1,0 +1,104 @@
+"""Long-running index work for the Index page: build from uploads, import, re-embed, statistics.
+
+Each operation writes a NEW folder under the app's home (atomically, through the store) and only
+then registers it, so sessions querying other indexes are never disturbed.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.index.model import Index
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+ALLOWED_SUFFIXES = {".txt", ".md"}
+Progress = Callable[[str, int, int], None]
+
+
+def safe_name(name: str) -> str:
+    """A folder name from user text: letters, digits, dot, dash, underscore only."""
+    cleaned = re.sub(r"[^\w.-]+", "-", name.strip(), flags=re.UNICODE).strip("-.")
+    if not cleaned:
+        raise UserError("give the new index a name (letters, digits, - or _)")
+    return cleaned[:64]
+
+
+def indexes_home(home: Path) -> Path:
+    folder = home / "indexes"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def check_uploads(files: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
+    """(file name, text) for each upload, or one clear error naming the first bad file."""
+    if not files:
+        raise UserError("no documents uploaded", fix="add .txt or .md files")
+    out = []
+    for name, data in files:
+        if Path(name).suffix.lower() not in ALLOWED_SUFFIXES:
+            raise UserError("only .txt and .md documents are accepted", where=name)
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise UserError(f"file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB", where=name)
+        if b"\x00" in data:
+            raise UserError("this looks like a binary file, not text", where=name)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UserError(
+                f"not UTF-8 text (byte {exc.start})", where=name, fix="save the file as UTF-8 and upload it again"
+            ) from None
+        if not text.strip():
+            raise UserError("the file is empty", where=name)
+        out.append((Path(name).name, text))
+    return out
+
+
+def build_from_uploads(
+    files: list[tuple[str, bytes]],
+    out_dir: Path,
+    *,
+    extractor: str,
+    embedder: str,
+    llm_model: str | None,
+    progress: Progress | None = None,
+) -> Index:
+    from graphrag_ui.index.build.pipeline import build
+
+    docs = check_uploads(files)
+    with tempfile.TemporaryDirectory(prefix="graphrag-ui-upload-") as tmp:
+        for name, text in docs:
+            (Path(tmp) / name).write_text(text, encoding="utf-8")
+        kwargs: dict = {"extractor": extractor, "embedder": embedder, "progress": progress}
+        if extractor == "llm":
+            if not llm_model:
+                raise UserError(
+                    "LLM extraction needs a model",
+                    fix="configure one on the Settings page, or use the offline extractor",
+                )
+            from graphrag_ui.llm.client import complete
+
+            kwargs.update(
+                llm=lambda messages: complete(messages, model=llm_model),
+                llm_id=llm_model,
+                cache_path=str(out_dir.with_name(out_dir.name + ".llm_cache.json")),
+            )
+        return build(tmp, out_dir, **kwargs)
+
+
+def statistics(index: Index) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(counts, degree histogram, community sizes per level)."""
+    counts = pd.DataFrame([{"what": k, "count": v} for k, v in index.counts().items()])
+    degrees = Counter(d for _, d in index.graph.degree())
+    histogram = pd.DataFrame(sorted(degrees.items()), columns=["degree", "entities"])
+    sizes = pd.DataFrame(
+        [{"community": c.id, "level": c.level, "members": len(c.members), "title": c.title} for c in index.communities],
+        columns=["community", "level", "members", "title"],
+    )
+    return counts, histogram, sizes

@@ -1,0 +1,43 @@
+"""Sidebar widgets generated from a mode's parameter schema (adding a mode never touches the UI)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
+
+SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
+
+
+def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
+    """URL-safe key; per family, so switching nano → ms does not carry nano's top_k over."""
+    return f"{prefix}{spec.family}_{param.name}"
+
+
+def _widget(param: ParamSpec, key: str, disabled: bool) -> Any:
+    common = {"key": key, "help": param.help, "bind": "query-params", "disabled": disabled}
+    if param.type == "bool":
+        return st.toggle(param.name, value=bool(param.default), **common)
+    if param.type == "choice":
+        options = list(param.choices)
+        return st.selectbox(param.name, options, index=options.index(param.default), **common)
+    if param.type == "str":
+        return st.text_input(param.name, value=str(param.default), **common)
+    is_int = param.type == "int"
+    cast = int if is_int else float
+    low = cast(param.min if param.min is not None else 0)
+    high = cast(param.max if param.max is not None else max(param.default * 4, 1))
+    step = cast(param.step if param.step is not None else (1 if is_int else 0.05))
+    if step and (high - low) / step <= SLIDER_MAX_STEPS:
+        return st.slider(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
+    return st.number_input(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
+
+
+def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False) -> dict[str, Any]:
+    """One widget per parameter; returns name -> value in the reference's own field names."""
+    values = {}
+    for param in spec.params:
+        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled)
+    return values

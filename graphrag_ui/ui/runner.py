@@ -1,0 +1,63 @@
+"""Cached retrieval for the pages: the same question and parameters never run twice."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.query import run_query
+from graphrag_ui.retrieval.result import Retrieval
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached(
+    _index: Index,
+    index_key: str,
+    stamp: str,
+    mode: str,
+    query: str,
+    params_json: str,
+    hl: tuple[str, ...],
+    ll: tuple[str, ...],
+    model: str,
+) -> dict:
+    from graphrag_ui.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_env_and_secrets()
+    result = run_query(_index, mode, query, json.loads(params_json), hl=list(hl), ll=list(ll), llm_settings=settings)
+    return result.to_dict()
+
+
+def retrieve(
+    index: Index,
+    index_key: str,
+    mode: str,
+    query: str,
+    params: dict[str, Any],
+    hl: list[str] | None = None,
+    ll: list[str] | None = None,
+) -> Retrieval:
+    """Run (or reuse) one retrieval; keyed by index version, mode, query, parameters, keywords, model."""
+    from graphrag_ui.llm.settings import LLMSettings
+
+    model = LLMSettings.from_env_and_secrets().model or ""
+    stamp = json.dumps(index.manifest.counts, sort_keys=True) + index.path
+    data = _cached(
+        index,
+        index_key,
+        stamp,
+        mode,
+        query,
+        json.dumps(params, sort_keys=True, default=str),
+        tuple(hl or ()),
+        tuple(ll or ()),
+        model,
+    )
+    return Retrieval.from_dict(data)
+
+
+def split_keywords(text: str) -> list[str]:
+    return [part.strip() for part in (text or "").replace("，", ",").split(",") if part.strip()]

@@ -1,0 +1,120 @@
+"""Shared app state: which index is open, the UI language, cached read-only resources.
+
+The index and the embedder are loaded once per process (``st.cache_resource``) and never mutated,
+so one session's import or build cannot disturb another session's query: new indexes are written
+atomically to new folders and only then listed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.index.model import Index
+from graphrag_ui.ui.i18n import LANGUAGES, t
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = {"sample:en": ROOT / "data" / "sample" / "en", "sample:zh": ROOT / "data" / "sample" / "zh"}
+
+
+def app_home() -> Path:
+    """Where the app keeps its own files (registered indexes, answer cache); never inside an index."""
+    home = Path(os.environ.get("GRAPHRAG_UI_HOME", Path.home() / ".graphrag_ui"))
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def _registry_file() -> Path:
+    return app_home() / "indexes.json"
+
+
+def registered_indexes() -> dict[str, str]:
+    """User-added index folders: label -> path."""
+    try:
+        data = json.loads(_registry_file().read_text(encoding="utf-8"))
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def register_index(label: str, path: str | Path) -> str:
+    """Add an index folder to the picker (atomic rewrite of the small registry file)."""
+    entries = registered_indexes()
+    key = f"path:{label}"
+    entries[label] = str(Path(path).resolve())
+    tmp = _registry_file().with_suffix(".tmp")
+    tmp.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
+    tmp.replace(_registry_file())
+    return key
+
+
+def index_choices() -> dict[str, Path]:
+    """Picker key -> index folder (bundled samples first)."""
+    choices = {key: folder / "index" for key, folder in SAMPLES.items() if (folder / "index").is_dir()}
+    for label, path in registered_indexes().items():
+        choices[f"path:{label}"] = Path(path)
+    return choices
+
+
+def choice_label(key: str) -> str:
+    if key == "sample:en":
+        return "Sample · English"
+    if key == "sample:zh":
+        return "Sample · 中文（跑步与睡眠）"
+    return key.split(":", 1)[1]
+
+
+@st.cache_resource(max_entries=6, show_spinner="Loading index…")
+def _load(path: str, stamp: float) -> Index:
+    from graphrag_ui.index import store
+
+    return store.load(path)
+
+
+def load_index(path: Path) -> Index:
+    """The index at ``path``, loaded once per process and per on-disk version."""
+    manifest = Path(path) / "manifest.json"
+    stamp = manifest.stat().st_mtime if manifest.exists() else 0.0
+    return _load(str(path), stamp)
+
+
+def language() -> str:
+    return st.session_state.get("lang", "en")
+
+
+def sidebar_frame() -> tuple[str, Index | None, str]:
+    """Language switch and index picker (both in the URL); returns (lang, index or None, index key)."""
+    with st.sidebar:
+        lang = st.selectbox(
+            "Language / 语言", list(LANGUAGES), format_func=LANGUAGES.get, key="lang", bind="query-params"
+        )
+        choices = index_choices()
+        if not choices:
+            st.error("No index found: build one on the Index page.")
+            return lang, None, ""
+        key = st.selectbox(
+            t("index_pick", lang), list(choices), format_func=choice_label, key="index", bind="query-params"
+        )
+    try:
+        return lang, load_index(choices[key]), key
+    except UserError as exc:
+        st.error(str(exc))
+    except Exception as exc:  # a damaged folder must not take the page down
+        st.error(f"Could not open the index at {choices[key]}: {type(exc).__name__}: {exc}")
+    return lang, None, key
+
+
+def questions_for(index_key: str) -> list[dict]:
+    folder = SAMPLES.get(index_key)
+    path = folder / "questions.json" if folder else None
+    if path is None or not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return []
+    return data if isinstance(data, list) else data.get("questions", [])

@@ -1,0 +1,89 @@
+"""Compare: two modes, or one mode with two parameter sets, on the same question, side by side."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.retrieval.compare import overlap
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui import params as param_widgets
+from graphrag_ui.ui import state
+from graphrag_ui.ui.answer_view import answer_panel
+from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
+from graphrag_ui.ui.runner import retrieve, split_keywords
+
+lang = state.language()
+index = st.session_state.get("_index")
+index_key = st.session_state.get("_index_key", "")
+st.title(t("compare", lang))
+if index is None:
+    st.stop()
+
+suggested = [q.get("question", "") for q in state.questions_for(index_key) if isinstance(q, dict)]
+query = st.text_area(
+    t("question", lang), value=suggested[0] if suggested else "", key="cq", bind="query-params", height=80
+)
+modes = mode_names()
+sides = {}
+columns = st.columns(2, gap="large")
+for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1], modes[min(1, len(modes) - 1)])):
+    with column:
+        title = t("left", lang) if side == "a" else t("right", lang)
+        mode = st.selectbox(
+            f"{title} · {t('mode', lang)}",
+            modes,
+            index=modes.index(default_mode),
+            key=f"{side}_mode",
+            bind="query-params",
+        )
+        spec = get_mode(mode)
+        with st.expander(t("parameters", lang)):
+            values = param_widgets.parameter_widgets(spec, prefix=f"{side}_")
+            hl = ll = None
+            if spec.uses_keywords:
+                hl = split_keywords(st.text_input(t("hl", lang), key=f"{side}_hl", bind="query-params"))
+                ll = split_keywords(st.text_input(t("ll", lang), key=f"{side}_ll", bind="query-params"))
+        sides[side] = (mode, values, hl, ll)
+
+if not query.strip():
+    st.stop()
+results = {}
+for side, (mode, values, hl, ll) in sides.items():
+    try:
+        results[side] = retrieve(index, index_key, mode, query, values, hl, ll)
+    except UserError as exc:
+        st.error(f"{side}: {exc}")
+        st.stop()
+
+st.subheader(t("overlap", lang))
+rows = overlap(results["a"], results["b"])
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "kind": t(r.kind, lang),
+                "left": r.left,
+                "right": r.right,
+                "shared": r.shared,
+                "jaccard": round(r.jaccard, 3),
+                t("only_left", lang): ", ".join(r.only_left[:12]) + (" …" if len(r.only_left) > 12 else ""),
+                t("only_right", lang): ", ".join(r.only_right[:12]) + (" …" if len(r.only_right) > 12 else ""),
+            }
+            for r in rows
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={"jaccard": st.column_config.ProgressColumn("jaccard", min_value=0.0, max_value=1.0, format="%.2f")},
+)
+columns = st.columns(2, gap="large")
+for side, column in zip(("a", "b"), columns, strict=True):
+    with column:
+        result = results[side]
+        st.markdown(f"**{result.mode}**")
+        warnings_box(result)
+        result_tabs(index, result, lang, key=f"cmp_{side}")
+        answer_panel(result, lang, key=f"cmp_{side}")

@@ -1,0 +1,68 @@
+"""Explore: one question, one mode, sliders from the mode's schema; answer beside its context."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui import params as param_widgets
+from graphrag_ui.ui import state
+from graphrag_ui.ui.answer_view import answer_panel
+from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
+from graphrag_ui.ui.runner import retrieve, split_keywords
+
+lang = state.language()
+index = st.session_state.get("_index")
+index_key = st.session_state.get("_index_key", "")
+st.title(t("explore", lang))
+if index is None:
+    st.stop()
+
+suggested = [q.get("question", "") for q in state.questions_for(index_key) if isinstance(q, dict)]
+
+
+def _use_suggestion() -> None:
+    chosen = st.session_state.get("suggestion")
+    if chosen:
+        st.session_state["q"] = chosen
+
+
+modes = mode_names()
+top = st.columns([3, 1])
+with top[1]:
+    mode = st.selectbox(t("mode", lang), modes, key="mode", bind="query-params")
+    if suggested:
+        st.selectbox(t("suggested", lang), [""] + suggested, key="suggestion", on_change=_use_suggestion)
+with top[0]:
+    default_q = suggested[0] if suggested else ""
+    query = st.text_area(t("question", lang), value=default_q, key="q", bind="query-params", height=90)
+
+spec = get_mode(mode)
+with st.sidebar:
+    st.subheader(t("parameters", lang))
+    st.caption(spec.summary)
+    values = param_widgets.parameter_widgets(spec)
+    hl = ll = None
+    if spec.uses_keywords:
+        st.subheader(t("keywords", lang))
+        hl = split_keywords(st.text_input(t("hl", lang), key="hl", bind="query-params", help=t("keywords_help", lang)))
+        ll = split_keywords(st.text_input(t("ll", lang), key="ll", bind="query-params", help=t("keywords_help", lang)))
+
+if not query.strip():
+    st.info(t("question", lang) + " …")
+    st.stop()
+
+try:
+    result = retrieve(index, index_key, mode, query, values, hl, ll)
+except UserError as exc:
+    st.error(str(exc))
+    st.stop()
+
+warnings_box(result)
+left, right = st.columns([2, 3], gap="large")
+with left:
+    answer_panel(result, lang)
+with right:
+    result_tabs(index, result, lang)

@@ -1,0 +1,110 @@
+"""Index: open, import, build and re-embed indexes; statistics of the open one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from graphrag_ui.embed import DEFAULT_EMBEDDER
+from graphrag_ui.errors import UserError
+from graphrag_ui.ui import index_ops, state
+from graphrag_ui.ui.i18n import t
+
+lang = state.language()
+index = st.session_state.get("_index")
+index_key = st.session_state.get("_index_key", "")
+st.title(t("index", lang))
+
+
+def progress_bar():
+    bar = st.progress(0.0, text="starting…")
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar.progress(min(done / total, 1.0) if total else 1.0, text=f"{stage}: {done}/{total}")
+
+    return update
+
+
+def finish(label: str, folder: Path) -> None:
+    key = state.register_index(label, folder)
+    st.success(f"Ready: {label}. Pick it in the sidebar.")
+    st.session_state["index"] = key
+
+
+tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(
+    [t("stats", lang), "Open folder", "Import", "Build from documents", "Re-embed"]
+)
+with tab_stats:
+    if index is not None:
+        m = index.manifest
+        st.write(f"**source** {m.source} · **embedder** {m.embedder} ({m.dimension}-d) · **tokenizer** {m.tokenizer}")
+        counts, histogram, sizes = index_ops.statistics(index)
+        c1, c2 = st.columns(2)
+        c1.dataframe(counts, hide_index=True, width="stretch")
+        c2.bar_chart(histogram.set_index("degree"))
+        st.dataframe(sizes, hide_index=True, width="stretch")
+with tab_open:
+    folder = st.text_input("Index folder (made by build, import or reembed)", key="open_path")
+    if st.button("Open", key="open_btn") and folder:
+        path = Path(folder).expanduser()
+        if not (path / "manifest.json").is_file():
+            st.error(f"{path}: no manifest.json here — this is not an index folder (import a source folder instead).")
+        else:
+            finish(path.name, path)
+with tab_import:
+    kind = st.selectbox("Source kind", ["auto", "nano", "lightrag", "msgraphrag"], key="imp_kind")
+    src = st.text_input("Source folder (working dir / GraphRAG output)", key="imp_src")
+    name = st.text_input("Name of the new index", key="imp_name")
+    embedder = st.text_input(
+        "Embedder that made the source vectors (e.g. hash, litellm:text-embedding-3-small)", key="imp_emb"
+    )
+    if st.button("Import", key="imp_btn"):
+        from graphrag_ui.index.importers.command import import_source
+
+        try:
+            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
+            found, imported = import_source(kind, src, out, embedder or None, progress_bar())
+            st.write(f"detected **{found}** · " + ", ".join(f"{v} {k}" for k, v in imported.counts().items()))
+            finish(out.name, out)
+        except UserError as exc:
+            st.error(str(exc))
+with tab_build:
+    uploads = st.file_uploader(
+        "Documents (.txt / .md, UTF-8, ≤ 5 MB each)", type=["txt", "md"], accept_multiple_files=True, key="b_files"
+    )
+    name = st.text_input("Name of the new index", key="b_name")
+    extractor = st.radio("Extractor", ["offline", "llm"], horizontal=True, key="b_extractor")
+    embedder = st.text_input("Embedder", value=DEFAULT_EMBEDDER, key="b_emb")
+    if st.button("Build", key="b_btn"):
+        from graphrag_ui.llm.settings import LLMSettings
+
+        try:
+            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
+            files = [(f.name, f.getvalue()) for f in uploads or []]
+            built = index_ops.build_from_uploads(
+                files,
+                out,
+                extractor=extractor,
+                embedder=embedder.strip() or DEFAULT_EMBEDDER,
+                llm_model=LLMSettings.from_env_and_secrets().model,
+                progress=progress_bar(),
+            )
+            st.write(", ".join(f"{v} {k}" for k, v in built.counts().items()))
+            finish(out.name, out)
+        except UserError as exc:
+            st.error(str(exc))
+with tab_reembed:
+    if index is not None:
+        st.write(f"Current embedder: **{index.manifest.embedder}**")
+        target = st.text_input("New embedder", value=DEFAULT_EMBEDDER, key="re_emb")
+        if index_key.startswith("sample:"):
+            st.info("The bundled samples are read-only; import or build a copy to re-embed it.")
+        elif st.button("Re-embed", key="re_btn"):
+            from graphrag_ui.index.reembed import reembed
+
+            try:
+                reembed(index.path, target.strip(), progress=progress_bar())
+                st.success("Re-embedded; the index reloads with the new vectors.")
+            except UserError as exc:
+                st.error(str(exc))
