@@ -1,0 +1,306 @@
+"""The SQL entity catalog behind seed 003's ILIKE recall.
+
+Seed 003 recalls entities with ``name ILIKE %q% OR aliases::text ILIKE %q%``. The catalog is a
+table ``entities(row, entity_id, name, aliases, type, occurrence_count, name_folded,
+aliases_folded)`` written and queried through SQLAlchemy Core, so any database SQLAlchemy
+speaks can hold it; an index keeps it in ``catalog.sqlite`` (``open_catalog`` also takes an
+SQLAlchemy URL, e.g. ``postgresql://…``, and ``write_catalog`` exports to one).
+
+Case. SQLite's LIKE folds only ASCII and PostgreSQL's LIKE folds nothing, so matching runs on
+``*_folded`` columns holding ``casefold(NFKC(text))`` and the user text is folded the same way:
+"ÉCOLE" finds "école" and a full-width "ＡＩ" finds "AI" on every backend. ``%``, ``_`` and ``\\``
+in the user text are escaped, so they match themselves.
+
+Whole questions. A question rarely sits inside an entity name, but names often sit inside the
+question ("what did 张三 do in 北京?"). So besides the seed's forward match the catalog also
+reports entities whose name or alias occurs in the text ("name in query", "alias in query"),
+found by looking every substring of the text (up to the longest name) up in an in-memory map
+built once per catalog, not by scanning rows per query. Names shorter than 2 characters are not
+looked up that way (a one-letter entity would match nearly every question), and a name that
+starts or ends with a letter or digit must not continue a word of the text ("ART" is not in
+"start"); CJK characters need no word boundary.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
+
+from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.model import Entity, Index
+
+CATALOG_FILE = "catalog.sqlite"
+ALIAS_SEP = "\n"
+MIN_REVERSE_LEN = 2
+KINDS = ("name", "alias", "name in query", "alias in query")  # best first
+
+
+def fold(text: str) -> str:
+    """Case- and width-insensitive form used on both sides of every comparison."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _table(name: str = "entities") -> tuple[sa.MetaData, sa.Table]:
+    meta = sa.MetaData()
+    table = sa.Table(
+        name,
+        meta,
+        sa.Column("row", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("entity_id", sa.Text, nullable=False),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("aliases", sa.Text, nullable=False),
+        sa.Column("type", sa.Text, nullable=False),
+        sa.Column("occurrence_count", sa.Integer, nullable=False),
+        sa.Column("name_folded", sa.Text, nullable=False),
+        sa.Column("aliases_folded", sa.Text, nullable=False),
+    )
+    return meta, table
+
+
+def _rows(entities: Iterable[Entity]) -> Iterable[dict[str, Any]]:
+    for i, e in enumerate(entities):
+        aliases = ALIAS_SEP.join(a for a in (e.aliases or []) if a)
+        yield {
+            "row": i,
+            "entity_id": e.id,
+            "name": e.name,
+            "aliases": aliases,
+            "type": e.type or "",
+            "occurrence_count": int(e.occurrence or 0),
+            "name_folded": fold(e.name),
+            "aliases_folded": fold(aliases),
+        }
+
+
+def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
+    text = str(target)
+    if "://" in text:
+        return sa.create_engine(text)
+    path = Path(text)
+    if read_only:
+        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
+    return sa.create_engine(f"sqlite:///{path}")
+
+
+def write_catalog(entities: list[Entity], target: str | Path, table_name: str = "entities") -> int:
+    """(Re)create the catalog table at ``target`` (a SQLite file path or an SQLAlchemy URL)."""
+    meta, table = _table(table_name)
+    engine = _engine_for(target, read_only=False)
+    try:
+        with engine.begin() as conn:
+            meta.drop_all(conn)
+            meta.create_all(conn)
+            batch: list[dict[str, Any]] = []
+            for row in _rows(entities):
+                batch.append(row)
+                if len(batch) == 5000:
+                    conn.execute(table.insert(), batch)
+                    batch = []
+            if batch:
+                conn.execute(table.insert(), batch)
+    finally:
+        engine.dispose()  # release the file before the index folder is renamed
+    return len(entities)
+
+
+class Catalog:
+    """An open catalog: one engine (thread-safe pool) and the reverse-lookup map, built lazily."""
+
+    def __init__(
+        self, engine: sa.Engine, table_name: str = "entities", where: str = "", serialize: bool = False
+    ) -> None:
+        self.engine, self.where = engine, where
+        self.source: object = None  # the entity list an in-memory catalog was made from
+        self._serialize = serialize  # one shared connection (in-memory SQLite): one query at a time
+        self.table = _table(table_name)[1]
+        self._lock = threading.Lock()
+        self._query_lock = threading.Lock()
+        self._reverse: dict[str, list[tuple[dict[str, Any], str]]] | None = None
+        self._lengths: list[int] = []
+
+    def count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one())
+
+    def forward(self, text: str, limit: int) -> list[dict[str, Any]]:
+        """The seed's ``name ILIKE %text% OR aliases ILIKE %text%``, name hits first."""
+        t = self.table
+        escaped = fold(text).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
+        name_hit = t.c.name_folded.like(pattern, escape="\\")
+        alias_hit = t.c.aliases_folded.like(pattern, escape="\\")
+        kind = sa.case((name_hit, 0), else_=1).label("kind")
+        query = (
+            sa.select(t.c.entity_id, t.c.name, t.c.aliases, t.c.type, t.c.occurrence_count, kind)
+            .where(sa.or_(name_hit, alias_hit))
+            .order_by(kind, t.c.occurrence_count.desc(), t.c.name, t.c.entity_id)
+            .limit(limit)
+        )
+        with self._guard(), self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        out = []
+        needle = fold(text)
+        for r in rows:
+            matched_text = r["name"]
+            if r["kind"] == 1:
+                matched_text = next((a for a in r["aliases"].split(ALIAS_SEP) if needle in fold(a)), r["aliases"])
+            out.append(_hit(r, KINDS[r["kind"]], matched_text))
+        return out
+
+    def _guard(self):
+        return self._query_lock if self._serialize else _NoLock()
+
+    def _reverse_map(self) -> dict[str, list[tuple[dict[str, Any], str]]]:
+        with self._lock:
+            if self._reverse is None:
+                t = self.table
+                reverse: dict[str, list[tuple[dict[str, Any], str]]] = {}
+                query = sa.select(t.c.entity_id, t.c.name, t.c.aliases, t.c.type, t.c.occurrence_count).order_by(
+                    t.c.row
+                )
+                with self._guard(), self.engine.connect() as conn:
+                    for r in conn.execute(query).mappings():
+                        row = dict(r)
+                        reverse.setdefault(fold(row["name"]), []).append((row, "name in query"))
+                        for alias in row["aliases"].split(ALIAS_SEP) if row["aliases"] else []:
+                            reverse.setdefault(fold(alias), []).append((row, "alias in query"))
+                self._reverse = {k: v for k, v in reverse.items() if len(k) >= MIN_REVERSE_LEN and k.strip()}
+                self._lengths = sorted({len(k) for k in self._reverse})
+            return self._reverse
+
+    def contained(self, text: str) -> list[dict[str, Any]]:
+        """Entities whose folded name or alias occurs in ``text`` at word boundaries."""
+        reverse = self._reverse_map()
+        folded = fold(text)
+        found: dict[str, dict[str, Any]] = {}
+        n = len(folded)
+        for start in range(n):
+            if start and _wordish(folded[start]) and _wordish(folded[start - 1]):
+                continue
+            for length in self._lengths:
+                end = start + length
+                if end > n:
+                    break
+                hits = reverse.get(folded[start:end])
+                if not hits or (end < n and _wordish(folded[end - 1]) and _wordish(folded[end])):
+                    continue
+                for row, kind in hits:
+                    hit = _hit(
+                        row, kind, row["name"] if kind == "name in query" else _original_alias(row, folded[start:end])
+                    )
+                    old = found.get(row["entity_id"])
+                    if old is None or KINDS.index(kind) < KINDS.index(old["matched"]):
+                        found[row["entity_id"]] = hit
+        return list(found.values())
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
+
+
+def _wordish(ch: str) -> bool:
+    return (ch.isalnum() or ch == "_") and not _is_cjk(ch)
+
+
+def _original_alias(row: dict[str, Any], folded_alias: str) -> str:
+    return next((a for a in row["aliases"].split(ALIAS_SEP) if fold(a) == folded_alias), folded_alias)
+
+
+def _hit(row: Any, kind: str, matched_text: str) -> dict[str, Any]:
+    return {
+        "entity_id": row["entity_id"],
+        "name": row["name"],
+        "type": row["type"],
+        "occurrence_count": int(row["occurrence_count"]),
+        "matched": kind,
+        "matched_text": matched_text,
+    }
+
+
+def _order(hit: dict[str, Any]) -> tuple:
+    return (KINDS.index(hit["matched"]), -hit["occurrence_count"], hit["name"], hit["entity_id"])
+
+
+def find_entities_by_name_or_alias(
+    catalog: Catalog | Index | str | Path, text: str, limit: int
+) -> list[dict[str, Any]]:
+    """Seed 003's ILIKE recall plus names found inside ``text``, best first, at most ``limit``.
+
+    Each hit: ``entity_id, name, type, occurrence_count, matched`` (one of ``KINDS``: the best
+    way this entity matched) and ``matched_text`` (the name or alias that matched). Order: match
+    kind, then occurrence count (high first), then name, then id.
+    """
+    if not isinstance(catalog, Catalog):
+        catalog = for_index(catalog) if isinstance(catalog, Index) else open_catalog(catalog)
+    text = (text or "").strip()
+    if limit <= 0 or not text:
+        return []
+    best: dict[str, dict[str, Any]] = {}
+    for hit in catalog.forward(text, limit) + catalog.contained(text):
+        old = best.get(hit["entity_id"])
+        if old is None or _order(hit) < _order(old):
+            best[hit["entity_id"]] = hit
+    return sorted(best.values(), key=_order)[:limit]
+
+
+_cache: dict[tuple, Catalog] = {}
+_cache_lock = threading.Lock()
+
+
+def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
+    """Catalog of an index folder, a SQLite file or an SQLAlchemy URL; cached while the file is unchanged."""
+    text = str(source)
+    if "://" in text:
+        key: tuple = (text, table_name)
+    else:
+        path = Path(text)
+        if path.is_dir():
+            path = path / CATALOG_FILE
+        if not path.is_file():
+            raise IndexFormatError("the entity catalog is missing", where=str(path), fix="re-save or rebuild the index")
+        st = path.stat()
+        key = (str(path.resolve()), table_name, st.st_ino, st.st_mtime_ns)
+        text = str(path)
+    with _cache_lock:
+        catalog = _cache.get(key)
+        if catalog is None:
+            engine = _engine_for(text, read_only="://" not in text)
+            catalog = _cache[key] = Catalog(engine, table_name, where=text)
+        return catalog
+
+
+def for_index(index: Index) -> Catalog:
+    """The catalog of a loaded index (its ``catalog.sqlite``), or an in-memory one for an unsaved index."""
+    if index.path and (Path(index.path) / CATALOG_FILE).is_file():
+        return open_catalog(index.path)
+    catalog = getattr(index, "_memory_catalog", None)
+    if catalog is None or catalog.source is not index.entities:
+        engine = sa.create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
+        meta, table = _table()
+        with engine.begin() as conn:
+            meta.create_all(conn)
+            rows = list(_rows(index.entities))
+            if rows:
+                conn.execute(table.insert(), rows)
+        catalog = Catalog(engine, serialize=True)
+        catalog.source = index.entities
+        index._memory_catalog = catalog  # type: ignore[attr-defined]
+    return catalog

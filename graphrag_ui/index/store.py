@@ -1,0 +1,274 @@
+"""Save and load an index directory, atomically.
+
+Layout of ``INDEX_DIR``::
+
+    manifest.json            what the index is (``Manifest``) + a ``storage`` section; written LAST
+    documents.parquet …      one Parquet table per row type, rows in their original order
+    vectors/<kind>.npy       exact float32 rows + ``<kind>.ids.json`` (what ``load`` reads)
+    chroma/                  chromadb PersistentClient store (absent when a chroma server holds them)
+    catalog.sqlite           the SQL entity catalog for ILIKE recall (``catalog.py``)
+
+``save`` builds everything in a hidden sibling folder, closes every writer (chroma's client,
+the SQLite engine), fsyncs, writes the manifest, then swaps the folder in with renames: the old
+index is renamed away first and deleted only after the new one is in place. So a crash leaves
+either the old complete index or no index at the target, never a half one; and ``load`` accepts
+a folder only if its manifest exists and every table and vector count matches it
+(``IndexFormatError`` names the file and the problem otherwise).
+
+Vectors: see ``vectorstore.py`` (chroma, optionally a chroma server via ``CHROMA_HOST`` /
+``CHROMA_PORT``, plus the ``.npy`` mirror that makes loading fast and bit-exact).
+``load`` does not cache: the app keeps loaded indexes itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.index import catalog, tables, vectorstore
+from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
+
+Progress = Callable[[int, int], None]  # (done, total), same as graphrag_ui.embed.Progress
+MANIFEST = "manifest.json"
+LAYOUT = 1  # version of the ``storage`` section below (files inside the folder)
+
+
+def _manifest_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class _Steps:
+    """Progress over the whole save: table rows, then vectors, then catalog rows."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, max(total, 1), 0
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.progress:
+            self.progress(min(self.done, self.total), self.total)
+
+    def sub(self, base: int) -> Progress:
+        return lambda done, _total: self.progress(min(base + done, self.total), self.total) if self.progress else None
+
+
+def _fsync_tree(folder: Path) -> None:
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            with open(os.path.join(dirpath, name), "rb") as fh:
+                os.fsync(fh.fileno())
+        _fsync_dir(Path(dirpath))
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _check_target(target: Path) -> None:
+    if target.exists() and not target.is_dir():
+        raise UserError("exists and is not a folder", where=str(target), fix="choose another output path")
+    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
+        raise UserError(
+            "the folder is not empty and holds no index; refusing to replace it",
+            where=str(target),
+            fix="choose an empty or new folder, or an existing index folder to overwrite",
+        )
+
+
+def _manifest_for(index: Index) -> Manifest:
+    manifest = dataclasses.replace(index.manifest, counts=index.counts(), format_version=FORMAT_VERSION)
+    dims = {k: int(v.matrix.shape[1]) for k, v in index.vectors.items() if np.ndim(v.matrix) == 2 and len(v)}
+    if dims and not manifest.dimension:
+        manifest.dimension = next(iter(dims.values()))
+    wrong = {k: d for k, d in dims.items() if d != manifest.dimension}
+    if wrong:
+        raise UserError(
+            f"vector dimensions {wrong} differ from the manifest's dimension {manifest.dimension}",
+            fix="embed every kind with the same embedder and record its dimension in the manifest",
+        )
+    return manifest
+
+
+def save(index: Index, path: str | Path, progress: Progress | None = None) -> None:
+    """Write ``index`` to the folder ``path`` atomically (replacing an index already there)."""
+    target = Path(path).absolute()
+    _check_target(target)
+    manifest = _manifest_for(index)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    server = vectorstore.server_from_env()
+    storage: dict[str, Any] = {"layout": LAYOUT, "tables": {}}
+    rows = {name: getattr(index, name) for name in tables.TABLES}
+    n_vectors = sum(len(v) for v in index.vectors.values())
+    steps = _Steps(progress, sum(len(r) for r in rows.values()) + n_vectors + len(index.entities))
+    try:
+        for name, items in rows.items():
+            tables.write_table(name, items, tmp / f"{name}.parquet")
+            storage["tables"][name] = f"{name}.parquet"
+            steps.add(len(items))
+        storage["chroma"] = {"mode": "server" if server else "persistent", "collections": {}}
+        storage.update(
+            vectorstore.write_vectors(
+                tmp, index.vectors, server, vectorstore.new_prefix(target.name), steps.sub(steps.done)
+            )
+        )
+        steps.add(n_vectors)
+        catalog.write_catalog(index.entities, tmp / catalog.CATALOG_FILE)
+        storage["catalog"] = {"file": catalog.CATALOG_FILE, "rows": len(index.entities)}
+        steps.add(len(index.entities))
+        _write_manifest(tmp, manifest, storage)
+        _fsync_tree(tmp)
+        _swap(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if server and storage.get("chroma", {}).get("collections"):
+            try:
+                vectorstore.delete_collections(storage["chroma"], tmp)
+            except Exception:  # noqa: BLE001 - best effort; the original error matters more
+                pass
+        raise
+
+
+def _write_manifest(folder: Path, manifest: Manifest, storage: dict[str, Any]) -> None:
+    data = dataclasses.asdict(manifest)
+    data["storage"] = storage
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=_manifest_default) + "\n"
+    part = folder / (MANIFEST + ".part")
+    with open(part, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(part, folder / MANIFEST)
+
+
+def _swap(tmp: Path, target: Path) -> None:
+    """Put ``tmp`` at ``target``; the previous index there is removed only after the swap."""
+    old = None
+    if target.exists():
+        old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
+        os.rename(target, old)
+    try:
+        os.rename(tmp, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    _fsync_dir(target.parent)
+    if old is not None:
+        try:
+            previous = json.loads((old / MANIFEST).read_text(encoding="utf-8")).get("storage", {})
+            vectorstore.delete_collections(previous.get("chroma", {}), old)
+        except Exception:  # noqa: BLE001 - the old index is gone from view either way
+            pass
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
+    """The manifest of the index at ``path`` and its storage section, checked for format."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise IndexFormatError("no index folder here", where=str(folder), fix="give the folder `save`/build wrote")
+    file = folder / MANIFEST
+    if not file.is_file():
+        raise IndexFormatError(
+            "manifest.json is missing: not an index, or a save that did not finish",
+            where=str(folder),
+            fix="rebuild or re-import the index",
+        )
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IndexFormatError(
+            f"unreadable manifest: {exc}", where=str(file), fix="rebuild or re-import the index"
+        ) from None
+    if not isinstance(data, dict):
+        raise IndexFormatError("the manifest is not a JSON object", where=str(file))
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        newer = isinstance(version, int) and version > FORMAT_VERSION
+        raise IndexFormatError(
+            f"index format version {version!r}, this program reads version {FORMAT_VERSION}",
+            where=str(file),
+            fix="upgrade graphrag_ui" if newer else "rebuild or re-import the index with this version",
+        )
+    storage = data.pop("storage", None)
+    if not isinstance(storage, dict) or storage.get("layout") != LAYOUT:
+        raise IndexFormatError(
+            "the manifest has no valid storage section", where=str(file), fix="rebuild or re-import the index"
+        )
+    known = {f.name for f in dataclasses.fields(Manifest)}
+    try:
+        manifest = Manifest(**{k: v for k, v in data.items() if k in known})
+    except TypeError as exc:
+        raise IndexFormatError(f"incomplete manifest: {exc}", where=str(file)) from None
+    return manifest, storage
+
+
+def load(path: str | Path) -> Index:
+    """Load and verify the index at ``path``; ``Index.path`` is set to it."""
+    folder = Path(path)
+    manifest, storage = read_manifest(folder)
+    counts = manifest.counts
+    loaded: dict[str, list] = {}
+    for name in tables.TABLES:
+        file = folder / storage["tables"].get(name, f"{name}.parquet")
+        if not file.is_file():
+            raise IndexFormatError(
+                f"the {name} table is missing", where=str(file), fix="rebuild or re-import the index"
+            )
+        try:
+            n = tables.parquet_rows(file)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged footer
+            raise IndexFormatError(f"unreadable Parquet table: {exc}", where=str(file)) from None
+        if n != counts.get(name):
+            raise IndexFormatError(
+                f"{n} rows but the manifest says {counts.get(name)}",
+                where=str(file),
+                fix="rebuild or re-import the index",
+            )
+        loaded[name] = tables.read_table(name, file)
+    vectors = vectorstore.read_vectors(folder, storage)
+    expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
+    if expected != set(vectors):
+        raise IndexFormatError(
+            f"vector kinds {sorted(vectors)} differ from the manifest's {sorted(expected)}",
+            where=str(folder / MANIFEST),
+        )
+    for kind, table in vectors.items():
+        if len(table) != counts.get(f"vectors.{kind}"):
+            raise IndexFormatError(
+                f"{len(table)} {kind} vectors but the manifest counts {counts.get(f'vectors.{kind}')}",
+                where=str(folder / MANIFEST),
+            )
+    if not (folder / storage.get("catalog", {}).get("file", catalog.CATALOG_FILE)).is_file():
+        raise IndexFormatError("the entity catalog is missing", where=str(folder / catalog.CATALOG_FILE))
+    index = Index(manifest=manifest, vectors=vectors, **loaded)
+    index.path = str(folder.absolute())
+    return index
+
+
+def is_index(path: str | Path) -> bool:
+    """True when ``path`` holds a readable manifest of this format (cheap; no tables read)."""
+    try:
+        read_manifest(path)
+    except UserError:
+        return False
+    return True

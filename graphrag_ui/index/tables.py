@@ -1,0 +1,226 @@
+"""Parquet tables of an index: one Arrow schema per row type, converted column-wise both ways.
+
+Column-wise conversion is the fast path the design asks for (GraphRAG spends most of its load
+turning Parquet rows into objects one by one). Row order is data and is kept exactly.
+
+Typed fields are Arrow columns (``list<string>`` for aliases, members and chunk ids,
+``list<struct<level, id>>`` for an entity's communities). The free-form ``extra`` dicts are one
+JSON string per row, written by :func:`encode_extra`, which keeps what plain JSON would lose:
+tuples, dicts with non-string keys and the difference between ``1`` and ``1.0`` (JSON already
+keeps that one). numpy scalars and arrays, which importers reading Parquet tend to leave in
+``extra``, are stored as the equivalent Python numbers and lists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
+
+_STR_LIST = pa.list_(pa.string())
+_COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
+
+# table name -> (row class, [(field, arrow type)])
+SCHEMAS: dict[str, tuple[type, list[tuple[str, pa.DataType]]]] = {
+    "documents": (Document, [("id", pa.string()), ("title", pa.string()), ("text", pa.string())]),
+    "chunks": (
+        Chunk,
+        [
+            ("id", pa.string()),
+            ("doc_id", pa.string()),
+            ("text", pa.string()),
+            ("order", pa.int64()),
+            ("tokens", pa.int64()),
+        ],
+    ),
+    "entities": (
+        Entity,
+        [
+            ("id", pa.string()),
+            ("name", pa.string()),
+            ("type", pa.string()),
+            ("description", pa.string()),
+            ("aliases", _STR_LIST),
+            ("source_chunk_ids", _STR_LIST),
+            ("occurrence", pa.int64()),
+            ("communities", _COMMUNITY_REFS),
+        ],
+    ),
+    "relations": (
+        Relation,
+        [
+            ("id", pa.string()),
+            ("source", pa.string()),
+            ("target", pa.string()),
+            ("description", pa.string()),
+            ("keywords", pa.string()),
+            ("weight", pa.float64()),
+            ("source_chunk_ids", _STR_LIST),
+        ],
+    ),
+    "communities": (
+        Community,
+        [
+            ("id", pa.string()),
+            ("level", pa.int64()),
+            ("parent", pa.string()),
+            ("title", pa.string()),
+            ("report", pa.string()),
+            ("rating", pa.float64()),
+            ("members", _STR_LIST),
+        ],
+    ),
+}
+TABLES = tuple(SCHEMAS)
+
+
+# --- extra dicts -------------------------------------------------------------------------------
+
+_TAG_TUPLE, _TAG_DICT = "$tuple", "$dict"
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` as JSON-able data; tuples and non-string-keyed dicts become tagged objects."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, np.generic):
+        return _plain(value.item(), where)
+    if isinstance(value, np.ndarray):
+        return [_plain(v, where) for v in value.tolist()]
+    if isinstance(value, tuple):
+        return {_TAG_TUPLE: [_plain(v, where) for v in value]}
+    if isinstance(value, list):
+        return [_plain(v, where) for v in value]
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value) and not (len(value) == 1 and next(iter(value)).startswith("$")):
+            return {k: _plain(v, where) for k, v in value.items()}
+        return {_TAG_DICT: [[_plain(k, where), _plain(v, where)] for k, v in value.items()]}
+    raise UserError(
+        f"cannot store a {type(value).__name__} value in an index ({value!r:.80})",
+        where=where,
+        fix="store it as a string, number, list or dict in the row's extra",
+    )
+
+
+def _unhashable_to_tuple(value: Any) -> Any:
+    return tuple(_unhashable_to_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def _revive(obj: dict) -> Any:
+    if len(obj) == 1:
+        if _TAG_TUPLE in obj:
+            return tuple(obj[_TAG_TUPLE])
+        if _TAG_DICT in obj:
+            return {_unhashable_to_tuple(k): v for k, v in obj[_TAG_DICT]}
+    return obj
+
+
+def encode_extra(extra: dict[str, Any], where: str) -> str:
+    if not extra:
+        return "{}"
+    if not isinstance(extra, dict):
+        raise UserError(f"extra must be a dict, not {type(extra).__name__}", where=where)
+    return json.dumps(_plain(extra, where), ensure_ascii=False, allow_nan=True)
+
+
+def decode_extra(text: str) -> dict[str, Any]:
+    if text == "{}":
+        return {}
+    if '"$' in text:  # only tagged values need the slower object hook
+        return json.loads(text, object_hook=_revive)
+    return json.loads(text)
+
+
+# --- rows -> Arrow -----------------------------------------------------------------------------
+
+
+def to_arrow(name: str, rows: list) -> pa.Table:
+    """One Arrow table for ``rows`` of table ``name``; a clear error names the offending row."""
+    _cls, fields = SCHEMAS[name]
+    columns: dict[str, list] = {f: [] for f, _ in fields}
+    extras = []
+    for i, row in enumerate(rows):
+        for f, _ in fields:
+            columns[f].append(getattr(row, f))
+        extras.append(encode_extra(row.extra, f"{name} row {i} (id {getattr(row, 'id', '?')!r}) extra"))
+    if name == "entities":
+        columns["communities"] = [[{"level": lv, "id": cid} for lv, cid in refs] for refs in columns["communities"]]
+    arrays = []
+    for f, typ in fields:
+        try:
+            arrays.append(pa.array(columns[f], type=typ))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
+            bad = _first_bad(columns[f], typ)
+            raise UserError(
+                f"field {f!r} of {name} cannot be stored as {typ}: {exc}",
+                where=f"{name} row {bad}" if bad is not None else name,
+                fix="fix the value's type in the importer/builder",
+            ) from None
+    arrays.append(pa.array(extras, type=pa.string()))
+    return pa.Table.from_arrays(arrays, names=[f for f, _ in fields] + ["extra"])
+
+
+def _first_bad(values: list, typ: pa.DataType) -> int | None:
+    for i, v in enumerate(values):
+        try:
+            pa.array([v], type=typ)
+        except Exception:  # noqa: BLE001 - only used to locate the row for the message
+            return i
+    return None
+
+
+def write_table(name: str, rows: list, path: Path) -> int:
+    """Write ``rows`` to ``path`` (zstd Parquet) and return the row count."""
+    table = to_arrow(name, rows)
+    pq.write_table(table, path, compression="zstd")
+    return table.num_rows
+
+
+# --- Arrow -> rows -----------------------------------------------------------------------------
+
+
+def parquet_rows(path: Path) -> int:
+    """Row count from the Parquet footer (no data read)."""
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def read_table(name: str, path: Path) -> list:
+    """Rows of table ``name`` from ``path``, in file order."""
+    cls, fields = SCHEMAS[name]
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise IndexFormatError(
+            f"unreadable Parquet table: {exc}", where=str(path), fix="rebuild or re-import the index"
+        ) from None
+    wanted = [f for f, _ in fields] + ["extra"]
+    missing = [f for f in wanted if f not in table.column_names]
+    if missing:
+        raise IndexFormatError(f"missing columns {missing}", where=str(path), fix="rebuild or re-import the index")
+    cols = [table.column(f).to_pylist() for f in wanted]
+    cols[-1] = [decode_extra(s) for s in cols[-1]]
+    if name == "entities":
+        i = wanted.index("communities")
+        cols[i] = [[(ref["level"], ref["id"]) for ref in refs] if refs is not None else refs for refs in cols[i]]
+    return [cls(*values) for values in zip(*cols, strict=True)]
+
+
+def _check_field_order() -> None:
+    """Rows are built positionally (fast); fail loudly at import if the model's field order changes."""
+    for name, (cls, fields) in SCHEMAS.items():
+        expected = [f.name for f in dataclasses.fields(cls)]
+        if expected != [f for f, _ in fields] + ["extra"]:
+            raise RuntimeError(f"graphrag_ui.index.tables: schema of {name} is out of date with {cls.__name__}")
+
+
+_check_field_order()

@@ -1,0 +1,250 @@
+"""Vectors of an index: chromadb collections plus a plain ``.npy`` mirror that loading reads.
+
+Why two copies. Retrieval searches exactly with numpy, never with chroma's approximate HNSW, so
+loading must bring every vector into memory. Measured on 2 cores (chromadb 1.5.9): reading
+30k×256 vectors back with ``collection.get`` takes ~1.2 s and importing chromadb alone ~1.5 s,
+which would eat the whole 3 s budget for a 10k-entity index; and a collection in cosine space
+does not give the stored float32 values back bit for bit (values come back up to 1 ulp off).
+So ``save`` also writes ``vectors/<kind>.npy`` (float32, the exact rows) and
+``vectors/<kind>.ids.json``; ``load`` reads those (milliseconds) and checks each chroma
+collection's count against the manifest. For the embedded client the count comes from
+chroma's own SQLite file, opened read-only, without importing chromadb; if that file's schema
+is not the one chromadb 1.x writes, the check falls back to the chromadb client. If a mirror
+file is missing, the vectors are read from chroma instead (slower, ≤ 1 ulp off).
+
+Chroma stays the store other tools can query (cosine space, ids = the row ids, no per-record
+metadata). With ``CHROMA_HOST`` (and optionally ``CHROMA_PORT``, default 8000) set when an index
+is saved, the collections go to that chroma server instead of ``chroma/``; their names are
+``<prefix>-<kind>`` with a prefix unique to each save, so many indexes can share one server.
+The manifest records host, port and names; at load ``CHROMA_HOST``/``CHROMA_PORT`` override the
+recorded address (the server moved), and a server that cannot be reached is a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
+
+Progress = Callable[[int, int], None]
+# HNSW settings for chroma: retrieval never searches chroma, so a lighter graph halves save time
+HNSW = {"space": "cosine", "ef_construction": 64, "max_neighbors": 12}
+
+
+def server_from_env() -> tuple[str, int] | None:
+    """(host, port) of the chroma server named by the environment, or None for the embedded store."""
+    host = os.environ.get("CHROMA_HOST", "").strip()
+    if not host:
+        return None
+    port = os.environ.get("CHROMA_PORT", "8000").strip() or "8000"
+    if not port.isdigit():
+        raise UserError(f"CHROMA_PORT must be a number, not {port!r}", fix="unset it or set the server's port")
+    return host, int(port)
+
+
+def new_prefix(name: str) -> str:
+    """Collection-name prefix unique to one save: ``gri-<folder name>-<random>``."""
+    slug = re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-_")[:40] or "index"
+    return f"gri-{slug}-{uuid.uuid4().hex[:10]}"
+
+
+def _settings():
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False)
+
+
+def _client(info: dict[str, Any], folder: Path):
+    import chromadb
+
+    if info["mode"] == "server":
+        host, port = server_from_env() or (info["host"], info["port"])
+        try:
+            return chromadb.HttpClient(host=host, port=port, settings=_settings())
+        except Exception as exc:  # connection refused, DNS, wrong protocol
+            raise UserError(
+                f"cannot reach the chroma server at {host}:{port} ({type(exc).__name__}: {str(exc)[:160]})",
+                where=str(folder),
+                fix="start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs",
+            ) from None
+    return chromadb.PersistentClient(path=str(folder / "chroma"), settings=_settings())
+
+
+def _check(kind: str, table: VectorTable) -> np.ndarray:
+    matrix = np.ascontiguousarray(table.matrix, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(table.ids):
+        raise UserError(
+            f"vectors.{kind}: matrix shape {matrix.shape} does not match {len(table.ids)} ids",
+            fix="give one float32 row per id",
+        )
+    if len(set(table.ids)) != len(table.ids):
+        seen: set[str] = set()
+        dup = next(i for i in table.ids if i in seen or seen.add(i))
+        raise UserError(f"vectors.{kind}: duplicate id {dup!r}", fix="each vector id must be unique")
+    if any(not isinstance(i, str) or not i for i in table.ids):
+        raise UserError(f"vectors.{kind}: ids must be non-empty strings")
+    return matrix
+
+
+def write_vectors(
+    folder: Path,
+    vectors: dict[str, VectorTable],
+    server: tuple[str, int] | None,
+    prefix: str,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Write the mirror and the chroma collections under ``folder``; return the manifest section."""
+    unknown = sorted(set(vectors) - set(VECTOR_KINDS))
+    if unknown:
+        raise UserError(f"unknown vector kinds {unknown}", fix=f"use only {', '.join(VECTOR_KINDS)}")
+    checked = {kind: _check(kind, vectors[kind]) for kind in VECTOR_KINDS if kind in vectors}
+    mirror = folder / "vectors"
+    mirror.mkdir()
+    section: dict[str, Any] = {}
+    for kind, matrix in checked.items():
+        np.save(mirror / f"{kind}.npy", matrix, allow_pickle=False)
+        (mirror / f"{kind}.ids.json").write_text(json.dumps(vectors[kind].ids, ensure_ascii=False), encoding="utf-8")
+        section[kind] = {"rows": int(matrix.shape[0]), "dim": int(matrix.shape[1])}
+    if server:
+        chroma: dict[str, Any] = {"mode": "server", "host": server[0], "port": server[1]}
+        chroma["collections"] = {kind: f"{prefix}-{kind}" for kind in checked}
+    else:
+        chroma = {"mode": "persistent", "collections": {kind: kind for kind in checked}}
+    client = _client(chroma, folder)
+    try:
+        batch = client.get_max_batch_size()
+        total, done = sum(len(m) for m in checked.values()), 0
+        for kind, matrix in checked.items():
+            name = chroma["collections"][kind]
+            collection = client.create_collection(
+                name, embedding_function=None, configuration={"hnsw": HNSW}, metadata={"kind": kind}
+            )
+            ids = vectors[kind].ids
+            for start in range(0, len(ids), batch):
+                collection.add(ids=ids[start : start + batch], embeddings=matrix[start : start + batch])
+                done += min(batch, len(ids) - start)
+                if progress:
+                    progress(done, total)
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError(f"writing vectors to chroma failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    finally:
+        client.close()  # releases chroma's SQLite and HNSW files before the folder is renamed
+    return {"vectors": section, "chroma": chroma}
+
+
+def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
+    """Drop a replaced index's server collections (the embedded store goes with its folder)."""
+    if chroma.get("mode") != "server":
+        return
+    client = _client(chroma, folder)
+    try:
+        for name in chroma.get("collections", {}).values():
+            try:
+                client.delete_collection(name)
+            except Exception:  # noqa: BLE001 - already gone: nothing to clean
+                pass
+    finally:
+        client.close()
+
+
+def _sqlite_counts(folder: Path) -> dict[str, int] | None:
+    """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None."""
+    db_path = folder / "chroma" / "chroma.sqlite3"
+    if not db_path.is_file():
+        raise IndexFormatError("the chroma store is missing", where=str(db_path), fix="rebuild or re-import the index")
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT c.name, COUNT(e.id) FROM collections c JOIN segments s ON s.collection = c.id "
+                "AND s.scope = 'METADATA' LEFT JOIN embeddings e ON e.segment_id = s.id GROUP BY c.name"
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return {name: n for name, n in rows}
+
+
+def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
+    """kind -> number of vectors chroma holds (missing collections are absent from the result)."""
+    if chroma.get("mode") == "persistent":
+        by_name = _sqlite_counts(folder)
+        if by_name is not None:
+            return {kind: by_name[name] for kind, name in chroma["collections"].items() if name in by_name}
+    client = _client(chroma, folder)
+    try:
+        existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
+        return {
+            kind: client.get_collection(name).count()
+            for kind, name in chroma["collections"].items()
+            if name in existing
+        }
+    finally:
+        client.close()
+
+
+def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str] | None) -> VectorTable:
+    client = _client(chroma, folder)
+    try:
+        collection = client.get_collection(chroma["collections"][kind])
+        got = collection.get(include=["embeddings"])
+    finally:
+        client.close()
+    matrix = np.asarray(got["embeddings"], dtype=np.float32)
+    if ids is None:
+        return VectorTable(list(got["ids"]), matrix.reshape(len(got["ids"]), -1))
+    row = {i: n for n, i in enumerate(got["ids"])}
+    missing = [i for i in ids if i not in row]
+    if missing:
+        raise IndexFormatError(f"chroma collection {kind} lacks id {missing[0]!r}", where=str(folder / "vectors"))
+    return VectorTable(list(ids), matrix[[row[i] for i in ids]])
+
+
+def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable]:
+    """All vector tables, verified against the manifest's counts and chroma's counts."""
+    section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
+    counts = chroma_counts(chroma, folder) if section else {}
+    out: dict[str, VectorTable] = {}
+    for kind, meta in section.items():
+        rows, dim = meta["rows"], meta["dim"]
+        if counts.get(kind) != rows:
+            where = f"chroma collection {chroma['collections'].get(kind)!r}"
+            got = "missing" if kind not in counts else f"{counts[kind]} vectors"
+            raise IndexFormatError(
+                f"{where} is {got} but the manifest says {rows}", where=str(folder), fix="re-save or rebuild the index"
+            )
+        npy, ids_file = folder / "vectors" / f"{kind}.npy", folder / "vectors" / f"{kind}.ids.json"
+        ids = json.loads(ids_file.read_text(encoding="utf-8")) if ids_file.is_file() else None
+        if ids is not None and len(ids) != rows:
+            raise IndexFormatError(f"{len(ids)} ids but the manifest says {rows}", where=str(ids_file))
+        if npy.is_file():
+            try:
+                matrix = np.load(npy, allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise IndexFormatError(f"unreadable vector file: {exc}", where=str(npy)) from None
+            if ids is None:
+                raise IndexFormatError("the ids file beside the vectors is missing", where=str(ids_file))
+            table = VectorTable(ids, matrix)
+        else:
+            table = _read_chroma(chroma, folder, kind, ids)
+        if table.matrix.dtype != np.float32 or table.matrix.shape != (rows, dim):
+            raise IndexFormatError(
+                f"vectors.{kind} has shape {table.matrix.shape} {table.matrix.dtype}, manifest says ({rows}, {dim}) float32",
+                where=str(npy),
+                fix="re-save or rebuild the index",
+            )
+        out[kind] = table
+    return out
