@@ -1,0 +1,74 @@
+"""LLM extraction of entities and relations from each chunk, with gleaning passes.
+
+Calls go through :class:`CachedLLM`, so a crashed build resumes where it stopped and a finished
+one replays offline. Chunks may be processed by several threads; results are always returned in
+chunk order, so the index does not depend on which call finished first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from graphrag_ui.index.build import prompts
+from graphrag_ui.index.build.cache import CachedLLM
+from graphrag_ui.index.build.records import Extraction, parse_records
+from graphrag_ui.index.model import Chunk
+
+Warn = Callable[[str], None]
+Progress = Callable[[str, int, int], None]
+
+
+def chunk_ref(chunk: Chunk, titles: dict[str, str]) -> str:
+    """How a chunk is named in warnings and cache entries: ``a.txt chunk 2 (chunk-…)``."""
+    return f"{titles.get(chunk.doc_id, chunk.doc_id)} chunk {chunk.order} ({chunk.id})"
+
+
+def extract_chunk(chunk: Chunk, llm: CachedLLM, ref: str, gleaning: int, warn: Warn) -> Extraction:
+    """All records of one chunk: the first pass plus up to ``gleaning`` follow-up passes."""
+    messages = prompts.extraction_messages(chunk.text)
+    reply = llm(messages, "extract", ref)
+    result = parse_records(reply, ref, warn)
+    for n in range(1, gleaning + 1):
+        messages = prompts.gleaning_messages(messages, reply)
+        reply = llm(messages, "glean", f"{ref} glean {n}")
+        more = parse_records(reply, f"{ref} glean {n}", warn)
+        result.extend(more)
+        if not more.entities and not more.relations:
+            break  # the model says nothing is missing: further passes would only cost calls
+    return result
+
+
+def extract_all(
+    chunks: list[Chunk],
+    titles: dict[str, str],
+    llm: CachedLLM,
+    gleaning: int,
+    warn: Warn,
+    progress: Progress | None = None,
+    workers: int = 1,
+) -> list[Extraction]:
+    """Extraction of every chunk, in chunk order."""
+    total = len(chunks)
+    if progress:
+        progress("extract", 0, total)
+
+    def one(chunk: Chunk) -> Extraction:
+        return extract_chunk(chunk, llm, chunk_ref(chunk, titles), gleaning, warn)
+
+    results: list[Extraction] = []
+    if workers <= 1:
+        for i, chunk in enumerate(chunks, start=1):
+            results.append(one(chunk))
+            if progress:
+                progress("extract", i, total)
+        return results
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        for i, result in enumerate(pool.map(one, chunks), start=1):
+            results.append(result)
+            if progress:
+                progress("extract", i, total)
+    finally:  # on an error, stop queued chunks at once (finished answers are already cached)
+        pool.shutdown(wait=True, cancel_futures=True)
+    return results
