@@ -1,0 +1,326 @@
+"""A real OpenAI-compatible HTTP server for tests: scripted chat replies (JSON and SSE) and embeddings.
+
+litellm talks to it over HTTP with model ``openai/<name>`` and ``api_base=<url>``, so the whole client
+path (serialisation, streaming, status codes, timeouts) is exercised. Each reply can be an answer, an
+HTTP error, a delay longer than the client's timeout, or a stream that breaks midway.
+
+Use in tests::
+
+    script = Script([Reply(status=429), Reply(text="hello")])
+    url, stop = start_server(script)
+    ...
+    stop()
+
+Standalone (for the UI and browser tests)::
+
+    python tests/llm_server.py --port 8765      # then model openai/gpt-4o-mini, api base http://127.0.0.1:8765/v1
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted reply. ``status`` != 200 sends an OpenAI-style error body instead of an answer."""
+
+    text: str = "ok"
+    status: int = 200
+    delay: float = 0.0  # seconds before anything is sent (longer than the client timeout: "never comes")
+    cut_after: int | None = None  # streaming: close the connection after this many content chunks
+    chunk_size: int = 8  # characters per streamed chunk
+    usage: bool = True  # include token usage in the reply
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+class Script:
+    """What the server answers: a list of replies used in order (the last one repeats) or a function.
+
+    Every request body is recorded in ``requests`` (with its path and headers) for assertions.
+    """
+
+    def __init__(self, replies: list[Reply] | Responder | None = None) -> None:
+        self._replies = replies if replies is not None else default_reply
+        self._lock = threading.Lock()
+        self._next = 0
+        self.requests: list[dict[str, Any]] = []
+
+    def reply_for(self, body: dict[str, Any]) -> Reply:
+        if callable(self._replies):
+            return self._replies(body)
+        with self._lock:
+            reply = self._replies[min(self._next, len(self._replies) - 1)]
+            self._next += 1
+        return reply
+
+
+# --- the default script: a canned answer naming an entity from the context, or keyword JSON -------
+
+_JSON_ENTITY = re.compile(r'"entity(?:_name)?"\s*:\s*"([^"]+)"')
+
+
+def first_entity(system_prompt: str) -> str | None:
+    """The first entity name in a context: a JSON ``"entity"`` field or an ``entity`` column of a table."""
+    match = _JSON_ENTITY.search(system_prompt)
+    if match:
+        return match.group(1)
+    lines = system_prompt.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        for delim in (",", "|"):
+            header = [c.strip().strip('"').lower() for c in next(csv.reader([line], delimiter=delim))]
+            if "entity" in header and len(header) > 1:
+                row = next(csv.reader(io.StringIO(lines[i + 1]), delimiter=delim), [])
+                col = header.index("entity")
+                if len(row) > col and row[col].strip():
+                    return row[col].strip().strip('"')
+    return None
+
+
+_QUESTION_WORDS = {"how", "what", "who", "whom", "which", "when", "where", "why", "does", "did", "is", "are", "the"}
+
+
+def default_keywords(query: str) -> dict[str, list[str]]:
+    """Capitalised words / CJK runs are low-level keywords, other longer words high-level."""
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]+|[\u4e00-\u9fff]+", query) if w.lower() not in _QUESTION_WORDS]
+    ll = [w for w in words if w[0].isupper() or "\u4e00" <= w[0] <= "\u9fff"]
+    hl = [w.lower() for w in words if w not in ll and len(w) > 3]
+    return {"high_level_keywords": hl, "low_level_keywords": ll}
+
+
+def default_reply(body: dict[str, Any]) -> Reply:
+    messages = body.get("messages") or []
+    last = str(messages[-1].get("content", "")) if messages else ""
+    if '"high_level_keywords"' in last and '"low_level_keywords"' in last:
+        query = last.split("## Question", 1)[-1].split("## JSON", 1)[0].strip()
+        return Reply(text=json.dumps(default_keywords(query), ensure_ascii=False))
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    name = first_entity(system)
+    if name:
+        text = f"According to the retrieved context, {name} is the entity most relevant to your question."
+    else:
+        text = "The retrieved context does not name an entity relevant to your question."
+    return Reply(text=text)
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+
+def _words(text: str) -> int:
+    return max(1, len(re.findall(r"\w+|[^\w\s]", text)))
+
+
+def _embedding(text: str, dim: int) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest() * (dim // 32 + 1)
+    raw = [b - 127.5 for b in digest[:dim]]
+    norm = math.sqrt(sum(v * v for v in raw)) or 1.0
+    return [v / norm for v in raw]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet in tests)
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)
+        super().finish()
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._json(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return
+        script = self.server.script
+        script.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
+        if self.path.rstrip("/").endswith("/embeddings"):
+            self._embeddings(body)
+        elif self.path.rstrip("/").endswith("/chat/completions"):
+            self._chat(body, script.reply_for(body))
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _embeddings(self, body: dict[str, Any]) -> None:
+        texts = body.get("input") or []
+        texts = [texts] if isinstance(texts, str) else texts
+        dim = int(body.get("dimensions") or self.server.embedding_dim)
+        data = [{"object": "embedding", "index": i, "embedding": _embedding(str(t), dim)} for i, t in enumerate(texts)]
+        tokens = sum(_words(str(t)) for t in texts)
+        self._json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", ""),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
+
+    def _chat(self, body: dict[str, Any], reply: Reply) -> None:
+        if reply.delay and self.server.stopping.wait(reply.delay):
+            return
+        if reply.status != 200:
+            kind = "rate_limit_exceeded" if reply.status == 429 else "server_error"
+            self._json(reply.status, {"error": {"message": reply.text, "type": kind, "code": kind}}, reply.headers)
+            return
+        prompt_tokens = sum(_words(str(m.get("content", ""))) for m in body.get("messages") or [])
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(reply.text)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        base = {"id": "chatcmpl-test", "created": int(time.time()), "model": body.get("model", "test-model")}
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": reply.text}
+            payload = {
+                **base,
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            }
+            if reply.usage:
+                payload["usage"] = usage
+            self._json(200, payload, reply.headers)
+            return
+        self._stream(body, reply, base, usage)
+
+    def _stream(self, body: dict[str, Any], reply: Reply, base: dict[str, Any], usage: dict[str, int]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+
+        def event(payload: dict[str, Any] | str) -> None:
+            data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+            frame = f"data: {data}\n\n".encode()
+            self.wfile.write(f"{len(frame):X}\r\n".encode() + frame + b"\r\n")
+            self.wfile.flush()
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return {**base, "object": "chat.completion.chunk", "choices": [choice]}
+
+        pieces = [reply.text[i : i + reply.chunk_size] for i in range(0, len(reply.text), reply.chunk_size)]
+        event(chunk({"role": "assistant", "content": ""}))
+        for n, piece in enumerate(pieces):
+            if reply.cut_after is not None and n >= reply.cut_after:
+                self.close_connection = True  # no terminating chunk: the client sees a broken stream
+                self.wfile.flush()
+                self.connection.shutdown(2)
+                return
+            event(chunk({"content": piece}))
+        event(chunk({}, "stop"))
+        if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
+            event({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        event("[DONE]")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, script: Script, embedding_dim: int) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.script = script
+        self.embedding_dim = embedding_dim
+        self.stopping = threading.Event()
+        self.connections: set[socket.socket] = set()  # open keep-alive connections, closed by stop()
+
+
+def start_server(script: Script | list[Reply] | Responder | None = None, *, port: int = 0, embedding_dim: int = 8):
+    """Start the server on 127.0.0.1 (a free port by default); return ``(base_url, stop)``.
+
+    ``base_url`` ends in ``/v1`` and is what litellm takes as ``api_base``.
+    """
+    if not isinstance(script, Script):
+        script = Script(script)
+    server = _Server(port, script, embedding_dim)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        for conn in list(server.connections):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        thread.join(timeout=5)
+
+    return f"http://127.0.0.1:{server.server_address[1]}/v1", stop
+
+
+def serve_fixture():
+    """Body of the ``serve`` pytest fixture: ``serve(replies) -> (url, script)``, all stopped afterwards."""
+    stops = []
+
+    def start(replies: Script | list[Reply] | Responder | None = None):
+        script = replies if isinstance(replies, Script) else Script(replies)
+        url, stop = start_server(script)
+        stops.append(stop)
+        return url, script
+
+    yield start
+    for stop in stops:
+        stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="OpenAI-compatible test server with the default script")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    url, stop = start_server(port=args.port)
+    print(f"serving {url}  (model openai/gpt-4o-mini, api base {url}); Ctrl-C stops", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
