@@ -51,12 +51,9 @@ def embed_index(index: Index, embedder: Embedder, progress: Progress | None = No
         if progress:
             progress(stage, 0, len(texts))
         if texts:
-            matrix = np.asarray(
-                embedder.embed(texts, (lambda d, t, s=stage: progress(s, d, t)) if progress else None), dtype=np.float32
-            )
+            report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None
+            matrix = np.asarray(embedder.embed(texts, report), dtype=np.float32)
         else:
             matrix = np.zeros((0, embedder.dim), dtype=np.float32)
         out[kind] = VectorTable(list(ids), matrix)
-        if progress:
-            progress(stage, len(texts), len(texts))
     return out

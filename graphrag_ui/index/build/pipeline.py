@@ -187,7 +187,6 @@ def build(docs_dir: str | Path, out_dir: str | Path, **kwargs) -> Index:
     if kwargs.get("extractor", "llm") == "llm" and not kwargs.get("replay") and not kwargs.get("cache_path"):
         kwargs["cache_path"] = default_cache_path(out_dir)
     index = build_index(docs_dir, **kwargs)
-    progress = kwargs.get("progress")
-    store.save(index, out_dir, (lambda d, t: progress("save", d, t)) if progress else None)
+    store.save(index, out_dir, kwargs.get("progress"))  # the store reports its own stages
     index.path = str(out_dir)
     return index
