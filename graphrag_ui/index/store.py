@@ -37,7 +37,7 @@ from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.index import catalog, tables, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
-Progress = Callable[[int, int], None]  # (done, total), same as graphrag_ui.embed.Progress
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
 MANIFEST = "manifest.json"
 LAYOUT = 1  # version of the ``storage`` section below (files inside the folder)
 
@@ -50,19 +50,9 @@ def _manifest_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-class _Steps:
-    """Progress over the whole save: table rows, then vectors, then catalog rows."""
-
-    def __init__(self, progress: Progress | None, total: int) -> None:
-        self.progress, self.total, self.done = progress, max(total, 1), 0
-
-    def add(self, n: int) -> None:
-        self.done += n
-        if self.progress:
-            self.progress(min(self.done, self.total), self.total)
-
-    def sub(self, base: int) -> Progress:
-        return lambda done, _total: self.progress(min(base + done, self.total), self.total) if self.progress else None
+def _stage(progress: Progress | None, stage: str, done: int, total: int) -> None:
+    if progress:
+        progress(stage, done, total)
 
 
 def _fsync_tree(folder: Path) -> None:
@@ -117,23 +107,31 @@ def save(index: Index, path: str | Path, progress: Progress | None = None) -> No
     server = vectorstore.server_from_env()
     storage: dict[str, Any] = {"layout": LAYOUT, "tables": {}}
     rows = {name: getattr(index, name) for name in tables.TABLES}
+    n_rows = sum(len(r) for r in rows.values())
     n_vectors = sum(len(v) for v in index.vectors.values())
-    steps = _Steps(progress, sum(len(r) for r in rows.values()) + n_vectors + len(index.entities))
     try:
+        done = 0
+        _stage(progress, "save tables", 0, n_rows)
         for name, items in rows.items():
             tables.write_table(name, items, tmp / f"{name}.parquet")
             storage["tables"][name] = f"{name}.parquet"
-            steps.add(len(items))
-        storage["chroma"] = {"mode": "server" if server else "persistent", "collections": {}}
+            done += len(items)
+            _stage(progress, "save tables", done, n_rows)
+        _stage(progress, "save vectors", 0, n_vectors)
         storage.update(
             vectorstore.write_vectors(
-                tmp, index.vectors, server, vectorstore.new_prefix(target.name), steps.sub(steps.done)
+                tmp,
+                index.vectors,
+                server,
+                vectorstore.new_prefix(target.name),
+                (lambda d, t: progress("save vectors", d, t)) if progress else None,
             )
         )
-        steps.add(n_vectors)
+        _stage(progress, "save vectors", n_vectors, n_vectors)
+        _stage(progress, "save catalog", 0, len(index.entities))
         catalog.write_catalog(index.entities, tmp / catalog.CATALOG_FILE)
         storage["catalog"] = {"file": catalog.CATALOG_FILE, "rows": len(index.entities)}
-        steps.add(len(index.entities))
+        _stage(progress, "save catalog", len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
         _fsync_tree(tmp)
         _swap(tmp, target)

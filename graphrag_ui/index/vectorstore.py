@@ -121,6 +121,7 @@ def write_vectors(
     else:
         chroma = {"mode": "persistent", "collections": {kind: kind for kind in checked}}
     client = _client(chroma, folder)
+    created: list[str] = []
     try:
         batch = client.get_max_batch_size()
         total, done = sum(len(m) for m in checked.values()), 0
@@ -129,15 +130,22 @@ def write_vectors(
             collection = client.create_collection(
                 name, embedding_function=None, configuration={"hnsw": HNSW}, metadata={"kind": kind}
             )
+            created.append(name)
             ids = vectors[kind].ids
             for start in range(0, len(ids), batch):
                 collection.add(ids=ids[start : start + batch], embeddings=matrix[start : start + batch])
                 done += min(batch, len(ids) - start)
                 if progress:
                     progress(done, total)
-    except UserError:
-        raise
-    except Exception as exc:
+    except BaseException as exc:
+        if server:  # a server outlives this save: drop what it got (the embedded store goes with tmp)
+            for name in created:
+                try:
+                    client.delete_collection(name)
+                except Exception:  # noqa: BLE001 - best effort cleanup
+                    pass
+        if isinstance(exc, (UserError, KeyboardInterrupt, SystemExit)) or not isinstance(exc, Exception):
+            raise
         raise UserError(f"writing vectors to chroma failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     finally:
         client.close()  # releases chroma's SQLite and HNSW files before the folder is renamed
