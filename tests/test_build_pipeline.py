@@ -246,3 +246,38 @@ def test_cli_bad_input_is_one_line_not_a_traceback(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+
+
+def test_cli_real_llm_over_http_then_offline_replay(docs, tmp_path, no_network):
+    """`--llm MODEL` goes through litellm to an OpenAI-compatible server; the cache then replays with no server."""
+    from llm_server import Reply, start_server
+
+    url, stop = start_server(lambda body: Reply(text=scripted_llm(body["messages"])))
+    try:
+        live = subprocess.run(
+            [sys.executable, "-m", "graphrag_ui", "build", str(docs), "--out", str(tmp_path / "live"), "--quiet"]
+            + ["--llm", "openai/scripted", "--api-base", url, "--embedder", "hash", "--llm-workers", "2"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
+    finally:
+        stop()
+    assert live.returncode == 0, live.stderr
+    cache = tmp_path / "live.llm_cache.json"
+    assert f"rebuild offline with --llm replay:{cache}" in live.stdout
+    assert "bob.md chunk 0" in live.stderr  # the malformed record's warning
+    entries = json.loads(cache.read_text(encoding="utf-8"))
+    assert {v["model"] for v in entries.values()} == {"openai/scripted"}
+    assert "api_key" not in cache.read_text(encoding="utf-8")
+    replay = subprocess.run(
+        [sys.executable, "-m", "graphrag_ui", "build", str(docs), "--out", str(tmp_path / "replay"), "--quiet"]
+        + ["--llm", f"replay:{cache}", "--embedder", "hash"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert replay.returncode == 0, replay.stderr
+    assert _tables(tmp_path / "live") == _tables(tmp_path / "replay")

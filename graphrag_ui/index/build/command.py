@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--llm", help="litellm model name (e.g. gpt-4o-mini, ollama/qwen2.5), or replay:CACHE.json")
     source.add_argument("--extractor", choices=["llm", "offline"], help="offline: no LLM (heuristics and jieba)")
+    parser.add_argument("--api-base", help="API base URL of the model server (e.g. http://127.0.0.1:11434)")
     parser.add_argument("--cache", help="LLM cache file (default: INDEX_DIR.llm_cache.json beside the index)")
     parser.add_argument("--chunk-size", type=int, default=1200, help="tokens per chunk (o200k_base)")
     parser.add_argument("--chunk-overlap", type=int, default=100, help="tokens shared by consecutive chunks")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         cache = args.cache or str(default_cache_path(args.out))
         kwargs.update(
             extractor="llm",
-            llm=llm_for_model(args.llm),
+            llm=llm_for_model(args.llm, args.api_base),
             llm_id=args.llm,
             cache_path=cache,
             llm_workers=args.llm_workers,
