@@ -1,0 +1,270 @@
+"""Golden fixtures for Microsoft GraphRAG 2.7.0 local search (run inside its own throwaway venv).
+
+    python3 -m venv /tmp/goldens-venv-graphrag2
+    /tmp/goldens-venv-graphrag2/bin/pip install graphrag==2.7.0
+    PYTHONHASHSEED=0 /tmp/goldens-venv-graphrag2/bin/python scripts/goldens/graphrag_2x.py
+
+What it does, per corpus (scripts/goldens/corpus/{en,zh}):
+1. runs the library's own indexing pipeline (``graphrag.api.build_index``, standard method) with a
+   scripted chat model and an embedding model returning the project's ``hash`` vectors, both
+   registered through ``ModelFactory`` (graphrag_scripted.py says what the scripted model answers);
+2. copies ``output/*.parquet`` and ``output/lancedb`` to tests/goldens/graphrag-2/<corpus>/;
+3. for every case, loads the tables exactly as ``graphrag.api.local_search`` does (read_indexer_*,
+   get_embedding_store, get_local_search_engine) with a fresh engine per case, calls
+   ``build_context(query, **factory params + overrides)`` and writes the context string and the
+   record ids to cases.jsonl; plus one case run on a *reused* engine (stale ``links``).
+
+Tokenizer: the chat model config sets ``encoding_model: cl100k_base``, so the factory's tokenizer is
+tiktoken cl100k_base — the encoding litellm uses for OpenAI models, i.e. what the CLI counts with
+(verified below with graphrag's own LitellmTokenizer on every context).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import graphrag_scripted as gs  # noqa: E402
+
+gs.deterministic_uuid4()  # before graphrag binds `from uuid import uuid4`
+
+VERSION = "2.7.0"
+OUT = gs.ROOT / "tests" / "goldens" / "graphrag-2"
+LLM: gs.ScriptedLLM | None = None
+
+
+def _offline_env() -> None:
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    import litellm  # noqa: F401  (sets TIKTOKEN_CACHE_DIR to its bundled BPE files)
+
+    site = Path(litellm.__file__).parent / "litellm_core_utils" / "tokenizers"
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(site)
+
+
+_offline_env()
+
+from graphrag.language_model.factory import ModelFactory  # noqa: E402
+from graphrag.language_model.response.base import BaseModelOutput, BaseModelResponse  # noqa: E402
+
+
+class ScriptedChat:
+    """ChatModel protocol: every reply comes from graphrag_scripted.ScriptedLLM."""
+
+    def __init__(self, **kwargs) -> None:
+        self.config = kwargs.get("config")
+
+    async def achat(self, prompt: str, history: list | None = None, **kwargs) -> BaseModelResponse:
+        reply = LLM.reply(prompt)
+        parsed = None
+        if isinstance(reply, dict):
+            parsed = kwargs["json_model"](**reply) if kwargs.get("json_model") else None
+            reply = json.dumps(reply, ensure_ascii=False)
+        hist = [*(history or []), {"role": "user", "content": prompt}, {"role": "assistant", "content": reply}]
+        return BaseModelResponse(output=BaseModelOutput(content=reply), parsed_response=parsed, history=hist)
+
+    async def achat_stream(self, prompt: str, history: list | None = None, **kwargs):
+        yield (await self.achat(prompt, history, **kwargs)).output.content
+
+    def chat(self, prompt: str, history: list | None = None, **kwargs) -> BaseModelResponse:
+        return asyncio.run(self.achat(prompt, history, **kwargs))
+
+    def chat_stream(self, prompt: str, history: list | None = None, **kwargs):
+        yield self.chat(prompt, history, **kwargs).output.content
+
+
+class ScriptedEmbedding:
+    """EmbeddingModel protocol returning the project's hash vectors."""
+
+    def __init__(self, **kwargs) -> None:
+        self.config = kwargs.get("config")
+
+    async def aembed_batch(self, text_list: list[str], **kwargs) -> list[list[float]]:
+        return [gs.hash_vector(t) for t in text_list]
+
+    async def aembed(self, text: str, **kwargs) -> list[float]:
+        return gs.hash_vector(text)
+
+    def embed_batch(self, text_list: list[str], **kwargs) -> list[list[float]]:
+        return [gs.hash_vector(t) for t in text_list]
+
+    def embed(self, text: str, **kwargs) -> list[float]:
+        return gs.hash_vector(text)
+
+
+ModelFactory.register_chat("scripted_chat", lambda **kw: ScriptedChat(**kw))
+ModelFactory.register_embedding("scripted_embedding", lambda **kw: ScriptedEmbedding(**kw))
+
+
+def make_config(root: Path):
+    from graphrag.config.create_graphrag_config import create_graphrag_config
+
+    values = {
+        "models": {
+            "default_chat_model": {
+                "type": "scripted_chat",
+                "model": "gpt-4.1",
+                "encoding_model": "cl100k_base",
+                "api_key": "unused",
+                "concurrent_requests": 1,
+            },
+            "default_embedding_model": {
+                "type": "scripted_embedding",
+                "model": "text-embedding-3-small",
+                "encoding_model": "cl100k_base",
+                "api_key": "unused",
+                "concurrent_requests": 1,
+            },
+        },
+        "input": {"storage": {"type": "file", "base_dir": "input"}, "file_type": "text"},
+        "output": {"type": "file", "base_dir": "output"},
+        "cache": {"type": "none"},
+        "reporting": {"type": "file", "base_dir": "logs"},
+        "vector_store": {
+            "default_vector_store": {"type": "lancedb", "db_uri": str(root / "output" / "lancedb"), "container_name": "default"}
+        },
+        "extract_graph": {"max_gleanings": 1},
+        "snapshots": {"graphml": False, "embeddings": False},
+    }
+    return create_graphrag_config(values, root_dir=str(root))
+
+
+def build(lang: str, root: Path):
+    global LLM
+    import graphrag.api as api
+
+    LLM = gs.ScriptedLLM(lang)
+    (root / "input").mkdir(parents=True)
+    for name, text in gs.corpus_docs(lang).items():
+        (root / "input" / name).write_text(text, encoding="utf-8")
+    config = make_config(root)
+    results = asyncio.run(api.build_index(config=config))
+    for res in results:
+        if res.errors:
+            raise SystemExit(f"workflow {res.workflow} failed: {res.errors}")
+    print(f"[{lang}] pipeline done; scripted calls: {LLM.calls}", flush=True)
+    return config
+
+
+def load_tables(output: Path) -> dict:
+    import pandas as pd
+
+    tables = {}
+    for name in ("entities", "communities", "community_reports", "text_units", "relationships"):
+        tables[name] = pd.read_parquet(output / f"{name}.parquet")
+    cov = output / "covariates.parquet"
+    tables["covariates"] = pd.read_parquet(cov) if cov.exists() else None
+    return tables
+
+
+def engine_for(config, tables: dict, community_level: int):
+    """The local search engine exactly as graphrag.api.local_search_streaming builds it."""
+    from graphrag.config.embeddings import entity_description_embedding
+    from graphrag.query.factory import get_local_search_engine
+    from graphrag.query.indexer_adapters import (
+        read_indexer_covariates,
+        read_indexer_entities,
+        read_indexer_relationships,
+        read_indexer_reports,
+        read_indexer_text_units,
+    )
+    from graphrag.utils.api import get_embedding_store
+
+    t = {k: (v.copy() if v is not None else None) for k, v in tables.items()}
+    store_args = {k: s.model_dump() for k, s in config.vector_store.items()}
+    store = get_embedding_store(config_args=store_args, embedding_name=entity_description_embedding)
+    covariates = read_indexer_covariates(t["covariates"]) if t["covariates"] is not None else []
+    return get_local_search_engine(
+        config=config,
+        reports=read_indexer_reports(t["community_reports"], t["communities"], community_level),
+        text_units=read_indexer_text_units(t["text_units"]),
+        entities=read_indexer_entities(t["entities"], t["communities"], community_level),
+        relationships=read_indexer_relationships(t["relationships"]),
+        covariates={"claims": covariates},
+        description_embedding_store=store,
+        response_type="Multiple Paragraphs",
+    )
+
+
+def vector_hits(engine, query: str, k: int) -> dict:
+    """The LanceDB k-NN the builder runs (ids, scores) and whether a distance tie straddles the cut."""
+    if not query:
+        return {"vector_hits": [], "tie_at_cutoff": False}
+    builder = engine.context_builder
+    store = builder.entity_text_embeddings
+    embed = lambda t: builder.text_embedder.embed(t)  # noqa: E731
+    everything = store.similarity_search_by_text(query, embed, k=10_000)
+    top = store.similarity_search_by_text(query, embed, k=k)
+    tie = len(everything) > k and top and everything[k].score == top[-1].score
+    return {"vector_hits": [[r.document.id, r.score] for r in top], "tie_at_cutoff": bool(tie)}
+
+
+def run_case(engine, case: dict) -> dict:
+    params = {k: v for k, v in case["params"].items() if k != "community_level"}
+    kwargs = {**engine.context_builder_params, **params}
+    hits = vector_hits(engine, case["query"], 2 * kwargs["top_k_mapped_entities"])
+    result = engine.context_builder.build_context(query=case["query"], **kwargs)
+    records = result.context_records
+    selected = {}
+    for key, kind in (("reports", "communities"), ("entities", "entities"), ("relationships", "relations"), ("sources", "chunks")):
+        df = records.get(key)
+        selected[kind] = [str(x) for x in df["id"].tolist()] if df is not None and "id" in getattr(df, "columns", []) else []
+    return {
+        **hits,
+        "context": result.context_chunks,
+        "selected": selected,
+        "record_keys": sorted(records),
+        "factory_params": {k: v for k, v in kwargs.items() if isinstance(v, (int, float, bool, str))},
+    }
+
+
+def main(langs: list[str]) -> None:
+    from graphrag.tokenizer.litellm_tokenizer import LitellmTokenizer
+
+    litellm_tok = LitellmTokenizer(model_name="gpt-4.1")
+    OUT.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for lang in langs:
+        root = Path(tempfile.mkdtemp(prefix=f"gr2-{lang}-"))
+        config = build(lang, root)
+        dest = OUT / lang
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        for parquet in sorted((root / "output").glob("*.parquet")):
+            shutil.copy2(parquet, dest / parquet.name)
+        shutil.copytree(root / "output" / "lancedb", dest / "lancedb")
+        tables = load_tables(dest)
+        config = make_config(root)
+        config.vector_store["default_vector_store"].db_uri = str(dest / "lancedb")
+        for case in gs.cases(lang):
+            level = case["params"].get("community_level", 2)
+            engine = engine_for(config, tables, level)
+            out = run_case(engine, case)
+            tok = engine.context_builder.tokenizer
+            assert litellm_tok.num_tokens(out["context"]) == tok.num_tokens(out["context"]), "tokenizer mismatch"
+            lines.append({"corpus": lang, "mode": "local", "query": case["query"], "params": case["params"],
+                          "community_level": level, "tokenizer": f"{type(tok).__name__}:cl100k_base", **out})
+        # the stale `links` demonstration: two queries on ONE engine (a notebook/server reusing it)
+        engine = engine_for(config, tables, 2)
+        first, second = gs.QUERIES[lang][2], gs.QUERIES[lang][0]
+        run_case(engine, {"query": first, "params": {}})
+        out = run_case(engine, {"query": second, "params": {}})
+        lines.append({"corpus": lang, "mode": "local", "query": second, "params": {}, "community_level": 2,
+                      "reused_engine_after": first, "tokenizer": "cl100k_base", **out})
+        print(f"[{lang}] {len(gs.cases(lang)) + 1} cases", flush=True)
+    with open(OUT / "cases.jsonl", "w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"wrote {len(lines)} cases to {OUT / 'cases.jsonl'}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["en", "zh"])
