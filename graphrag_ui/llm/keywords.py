@@ -119,7 +119,7 @@ def parse_keywords(text: str) -> tuple[list[str], list[str]] | None:
 
 # ---------------------------------------------------------------- offline extraction
 
-_UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+", re.UNICODE)
+_UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_\u3400-\u9fff\uf900-\ufaff]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 MAX_NAME_UNITS = 24
 
@@ -136,7 +136,6 @@ _ZH_STOP = set(
     "的 了 是 在 和 与 及 或 吗 呢 吧 啊 什么 怎么 怎样 如何 哪些 哪个 哪里 谁 为什么 有 有哪些 请 一下 这个 那个 这些 那些 之间".split()
 )
 _ZH_DROP_FLAGS = ("x", "u", "p", "c", "r", "y", "e", "o", "w", "d", "m", "q", "uj", "ul", "uz", "ug", "uv", "ud")
-_ZH_PROPER = ("nr", "ns", "nt", "nz", "nrt", "nrfg", "eng")
 
 
 def _units(text: str) -> list[tuple[str, int, int]]:
@@ -196,6 +195,37 @@ def _jieba_words(text: str) -> list[tuple[str, str]]:
     return [(p.word.strip(), p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]
 
 
+def _chinese_words(text: str) -> tuple[list[str], list[str]]:
+    """(noun phrases, other content words): runs of nouns merge ("静息"+"心率"), verbs etc. stay apart."""
+    phrases: list[str] = []
+    words: list[str] = []
+    run: list[tuple[str, str]] = []
+
+    def close() -> None:
+        if any(f.startswith("n") or f == "eng" for _, f in run):
+            phrase = "".join(
+                w if not (i and w.isascii() and run[i - 1][0].isascii()) else " " + w for i, (w, _) in enumerate(run)
+            )
+            if len(phrase) > 1:
+                phrases.append(phrase)
+        else:
+            words.extend(w for w, _ in run if len(w) > 1)
+        run.clear()
+
+    for word, flag in _jieba_words(text):
+        if word in _ZH_STOP or word.lower() in _EN_STOP:
+            close()
+            continue
+        if flag.startswith("n") or flag in ("eng", "vn", "b"):
+            run.append((word, flag))
+            continue
+        close()
+        if not flag.startswith(_ZH_DROP_FLAGS) and len(word) > 1:
+            words.append(word)
+    close()
+    return phrases, words
+
+
 def _latin_words(text: str) -> tuple[list[str], list[str]]:
     """(proper-noun phrases, other content words) of a non-Chinese stretch of text."""
     phrases, words, run = [], [], []
@@ -229,13 +259,9 @@ def offline_keywords(query: str, index: Index | None = None) -> Keywords:
         if not piece.strip():
             continue
         if _CJK.search(piece):
-            for word, flag in _jieba_words(piece):
-                if word in _ZH_STOP or flag.startswith(_ZH_DROP_FLAGS) and flag not in _ZH_PROPER:
-                    continue
-                if flag in _ZH_PROPER:
-                    ll.append(word)
-                elif len(word) > 1 or flag.startswith("n"):
-                    hl.append(word)
+            phrases, words = _chinese_words(piece)
+            ll.extend(phrases)
+            hl.extend(words)
         else:
             phrases, words = _latin_words(piece)
             ll.extend(phrases)
