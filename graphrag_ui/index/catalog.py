@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 import sqlalchemy as sa
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.index.model import Entity, Index
@@ -87,7 +87,13 @@ def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
     path = Path(text)
     if read_only:
         uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
+        # an explicit QueuePool: for a "sqlite://" URL SQLAlchemy would pick SingletonThreadPool,
+        # which closes connections still in use by other threads (crashes under concurrent queries)
+        return sa.create_engine(
+            "sqlite://",
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
+            poolclass=QueuePool,
+        )
     return sa.create_engine(f"sqlite:///{path}")
 
 
@@ -120,6 +126,7 @@ class Catalog:
     ) -> None:
         self.engine, self.where = engine, where
         self.source: object = None  # the entity list an in-memory catalog was made from
+        self.source_rows = 0
         self._serialize = serialize  # one shared connection (in-memory SQLite): one query at a time
         self.table = _table(table_name)[1]
         self._lock = threading.Lock()
@@ -292,7 +299,7 @@ def for_index(index: Index) -> Catalog:
     if index.path and (Path(index.path) / CATALOG_FILE).is_file():
         return open_catalog(index.path)
     catalog = getattr(index, "_memory_catalog", None)
-    if catalog is None or catalog.source is not index.entities:
+    if catalog is None or catalog.source is not index.entities or catalog.source_rows != len(index.entities):
         engine = sa.create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
         meta, table = _table()
         with engine.begin() as conn:
@@ -301,6 +308,6 @@ def for_index(index: Index) -> Catalog:
             if rows:
                 conn.execute(table.insert(), rows)
         catalog = Catalog(engine, serialize=True)
-        catalog.source = index.entities
+        catalog.source, catalog.source_rows = index.entities, len(index.entities)
         index._memory_catalog = catalog  # type: ignore[attr-defined]
     return catalog

@@ -1,0 +1,93 @@
+"""``python -m graphrag_ui reembed INDEX_DIR --embedder use-m3``: new vectors for an existing index.
+
+Why: an imported index may carry vectors of a model we cannot run offline (or say "unknown"),
+and a query must be embedded by the same model as the index. Re-embedding replaces the vectors
+of all four kinds with the chosen embedder and rewrites the index atomically (``store.save``),
+updating the manifest's ``embedder``, ``dimension`` and ``vector_sources``.
+
+Which rows: a kind that already has vectors keeps exactly its set of ids (nano-graphrag, for
+example, embeds only the entities it merged, and retrieval must see the same candidates); a kind
+without vectors gets one per row. The text of each row comes from ``embed_texts`` in the style
+of the index's source (``--style`` overrides it).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from graphrag_ui.embed import DEFAULT_EMBEDDER, get_embedder
+from graphrag_ui.index import embed_texts, store
+from graphrag_ui.index.model import VECTOR_KINDS, Index, VectorTable
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def reembed_index(
+    index: Index, embedder_name: str, progress: Progress | None = None, style: str | None = None
+) -> Index:
+    """Replace ``index.vectors`` (in memory) with vectors from ``embedder_name``; returns ``index``."""
+    embedder = get_embedder(embedder_name)
+    style = style or embed_texts.style_for(index.manifest.source)
+    new: dict[str, VectorTable] = {}
+    empty: list[str] = []
+    for kind in VECTOR_KINDS:
+        existing = index.vectors.get(kind)
+        ids, texts = embed_texts.texts_for(index, kind, existing.ids if existing is not None else None, style)
+        if not texts:
+            empty.append(kind)
+            continue
+        stage = f"embed {kind}"
+        if progress:
+            progress(stage, 0, len(texts))
+        report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None
+        matrix = np.asarray(embedder.embed(texts, report), dtype=np.float32)
+        new[kind] = VectorTable(ids, matrix)
+        if progress:
+            progress(stage, len(texts), len(texts))
+    dim = next((t.matrix.shape[1] for t in new.values()), int(embedder.dim or 0))
+    for kind in empty:
+        new[kind] = VectorTable([], np.zeros((0, dim), dtype=np.float32))
+    index.vectors = new
+    index.manifest.embedder = embedder.id
+    index.manifest.dimension = int(dim)
+    index.manifest.vector_sources = {kind: f"re-embedded with {embedder.id} ({style} texts)" for kind in new}
+    return index
+
+
+def reembed(
+    index_dir: str | Path, embedder_name: str, progress: Progress | None = None, style: str | None = None
+) -> Index:
+    """Load the index at ``index_dir``, re-embed it and save it back atomically; returns the new index."""
+    index = store.load(index_dir)
+    reembed_index(index, embedder_name, progress, style)
+    store.save(index, index_dir, progress)
+    return store.load(index_dir)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("index_dir", type=Path, help="folder of an index (built or imported)")
+    parser.add_argument(
+        "--embedder",
+        default=DEFAULT_EMBEDDER,
+        help=f"embedder id: use-m3 (default), chroma-minilm, litellm:<model>, hash (default {DEFAULT_EMBEDDER})",
+    )
+    parser.add_argument(
+        "--style",
+        choices=["auto", *embed_texts.STYLES],
+        default="auto",
+        help="which reference's texts to embed (auto: follow the index's source)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from graphrag_ui.progress import TextProgress
+
+    style = None if args.style == "auto" else args.style
+    index = reembed(args.index_dir, args.embedder, TextProgress(), style)
+    counts = {k: len(v) for k, v in index.vectors.items()}
+    print(f"re-embedded {args.index_dir} with {index.manifest.embedder} (dim {index.manifest.dimension}): {counts}")
+    return 0
