@@ -1,0 +1,150 @@
+"""LightRAG modes ``lightrag.local|global|hybrid|mix|naive``, following lightrag-hku 1.4.7 exactly.
+
+Parameters carry 1.4.7's names (``QueryParam`` fields and the ``LightRAG`` instance settings
+``kg_chunk_pick_method``, ``related_chunk_number``, ``cosine_better_than_threshold``) and defaults.
+Keywords arrive in ``deps.keywords``; where seed 001 states a rule 1.4.7 lacks (both keyword lists
+empty and a query under 50 characters → naive), the seed wins (docs/differences/lightrag.md).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from graphrag_ui.retrieval.lightrag_modes import retrieve
+from graphrag_ui.retrieval.recall import STRATEGIES
+from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
+
+TOP_K = ParamSpec(
+    "top_k",
+    "int",
+    40,
+    "entities (local path) and relations (global path) taken from each vector search; naive: chunks when chunk_top_k is 0",
+    1,
+    1000,
+    1,
+)
+CHUNK_TOP_K = ParamSpec(
+    "chunk_top_k",
+    "int",
+    20,
+    "chunks from the chunk vector search (mix, naive) and the cap on the final chunk list; 0 = no cap (search uses top_k)",
+    0,
+    1000,
+    1,
+)
+MAX_ENTITY = ParamSpec(
+    "max_entity_tokens",
+    "int",
+    6000,
+    "token budget of the entity section (o200k_base, each entity's JSON counted)",
+    0,
+    200_000,
+    100,
+)
+MAX_RELATION = ParamSpec("max_relation_tokens", "int", 8000, "token budget of the relation section", 0, 200_000, 100)
+MAX_TOTAL = ParamSpec(
+    "max_total_tokens",
+    "int",
+    30000,
+    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 100-token buffer",
+    0,
+    1_000_000,
+    500,
+)
+PICK = ParamSpec(
+    "kg_chunk_pick_method",
+    "choice",
+    "VECTOR",
+    "how chunks of entities/relations are picked: VECTOR (query similarity) or WEIGHT (linear-gradient polling)",
+    choices=("VECTOR", "WEIGHT"),
+)
+RELATED = ParamSpec(
+    "related_chunk_number",
+    "int",
+    5,
+    "chunks per entity/relation: WEIGHT quota of the first one; VECTOR keeps int(n·items/2)",
+    1,
+    100,
+    1,
+)
+THRESHOLD = ParamSpec(
+    "cosine_better_than_threshold",
+    "float",
+    0.2,
+    "vector hits scoring below this cosine are dropped (all three vector stores)",
+    -1.0,
+    1.0,
+    0.01,
+)
+RESPONSE_TYPE = ParamSpec(
+    "response_type",
+    "str",
+    "Multiple Paragraphs",
+    "answer format named in the system prompt (its tokens count against max_total_tokens)",
+)
+USER_PROMPT = ParamSpec(
+    "user_prompt", "str", "", "extra instruction for the answer (its tokens count against max_total_tokens)"
+)
+RECALL = ParamSpec(
+    "recall",
+    "choice",
+    "vector",
+    "entity recall of the local path: vector (LightRAG's own), ilike (name match), hybrid (seed 003)",
+    choices=STRATEGIES,
+)
+W_ILIKE = ParamSpec("w_ilike", "float", 1.0, "hybrid recall: weight of an ILIKE name match", 0.0, 5.0, 0.1)
+W_SIM = ParamSpec("w_sim", "float", 0.7, "hybrid recall: weight of the vector similarity", 0.0, 5.0, 0.1)
+W_OCC = ParamSpec("w_occ", "float", 0.2, "hybrid recall: weight of log(occurrences + 1)", 0.0, 5.0, 0.1)
+
+_KG_COMMON = (
+    TOP_K,
+    CHUNK_TOP_K,
+    MAX_ENTITY,
+    MAX_RELATION,
+    MAX_TOTAL,
+    PICK,
+    RELATED,
+    THRESHOLD,
+    RESPONSE_TYPE,
+    USER_PROMPT,
+)
+_RECALL = (RECALL, W_ILIKE, W_SIM, W_OCC)
+_NAIVE = (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT)
+
+SUMMARIES = {
+    "local": "entities found by the low-level keywords, all their relations (by edge degree), their chunks",
+    "global": "relations found by the high-level keywords, their endpoint entities, their chunks",
+    "hybrid": "local and global results merged round-robin, then chunks of both",
+    "mix": "hybrid plus chunks found by vector search on the question, merged round-robin",
+    "naive": "chunks found by vector search on the question, within the token budget",
+}
+
+
+def _spec(mode: str) -> ModeSpec:
+    if mode == "naive":
+        params = _NAIVE
+    elif mode == "global":
+        params = _KG_COMMON
+    else:
+        params = _KG_COMMON + _RECALL
+    func = partial(_run, mode=mode)
+    return ModeSpec(
+        f"lightrag.{mode}",
+        "lightrag",
+        func,
+        params,
+        SUMMARIES[mode],
+        uses_keywords=mode != "naive",
+        extra={"reference": "lightrag-hku 1.4.7"},
+    )
+
+
+def _run(index, query, params, deps, *, mode: str):
+    return retrieve(index, query, mode, params, deps)
+
+
+def local(index, query, params, deps):
+    return retrieve(index, query, "local", params, deps)
+
+
+SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive")]

@@ -1,0 +1,454 @@
+"""The two LightRAG 1.4.7 pipelines (KG modes and naive) producing a fully explained ``Retrieval``.
+
+KG (``kg_query`` + ``_build_query_context``): keywords → local path (ll) / global path (hl) →
+round-robin merges → entity and relation token truncation → chunks of the surviving entities,
+then relations (WEIGHT or VECTOR) and, in mix, vector chunks → round-robin chunk merge →
+chunk_top_k and the chunk budget (max_total_tokens minus system prompt, KG context, query and a
+100-token buffer) → the context text. Naive: vector chunks → budget → context.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from graphrag_ui import prompts
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval import lightrag_context as ctx
+from graphrag_ui.retrieval.deps import Deps
+from graphrag_ui.retrieval.lightrag_chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
+from graphrag_ui.retrieval.lightrag_search import global_path, local_path, round_robin
+from graphrag_ui.retrieval.result import Budget, Candidate, Keywords, Retrieval, TraceStep
+
+SEED_ORDER = (
+    "keywords",
+    "local path",
+    "global path",
+    "round-robin merge",
+    "chunks from entities",
+    "chunks from relations",
+    "vector chunks",
+    "merge",
+    "token control",
+    "assemble",
+)
+NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
+
+
+class Clock:
+    """Collects trace steps (any order) and emits them in the seed's order."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, TraceStep] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str, detail: str, n_in: int, n_out: int) -> None:
+        now = time.perf_counter()
+        ms = (now - self._t) * 1000
+        self._t = now
+        if name in self.steps:  # a step done in two parts (token control) adds up
+            old = self.steps[name]
+            self.steps[name] = TraceStep(
+                name, f"{old.detail}; {detail}", old.n_in + n_in, old.n_out + n_out, old.ms + ms
+            )
+        else:
+            self.steps[name] = TraceStep(name, detail, n_in, n_out, ms)
+
+    def skip(self) -> None:
+        self._t = time.perf_counter()
+
+    def trace(self) -> list[TraceStep]:
+        return [self.steps[n] for n in SEED_ORDER if n in self.steps]
+
+
+def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
+    """The chunk dict 1.4.7 measures and prints: vector hits carry the vector store's fields."""
+    chunk = index.chunk_by_id[cid]
+    if source == "vector":
+        vdb = chunk.extra.get("vdb", {})
+        return {
+            "content": vdb.get("content", chunk.text),
+            "file_path": vdb.get("file_path", "unknown_source"),
+            "chunk_id": cid,
+        }
+    return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
+
+
+def _preview(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _finish_chunks(
+    r: Retrieval,
+    index: Index,
+    merged: list[tuple[str, str]],
+    rows: list[dict[str, Any]],
+    picks: dict[str, ChunkPick],
+    dropped_dupes: list[tuple[str, str, str]],
+    p: dict[str, Any],
+    available: int,
+) -> list[dict[str, Any]]:
+    """chunk_top_k, then the chunk budget; fills r.chunks and returns the kept rows."""
+    cache = ctx.cache_for(index)
+    top = p["chunk_top_k"]
+    capped = rows[:top] if top and top > 0 else rows
+    costs = [ctx.chunk_tokens(cache, row) for row in capped]
+    keep = ctx.prefix_fit(costs, available)
+    running = 0
+    listed = set()
+    for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
+        pick = picks[source]
+        cost = costs[i] if i < len(costs) else ctx.chunk_tokens(cache, row)
+        running += cost
+        if i >= len(capped):
+            dropped = f"beyond chunk_top_k {top}"
+        elif i >= keep:
+            dropped = f"over chunk budget {available} tokens (would reach {running})"
+        else:
+            dropped = ""
+        data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
+        r.chunks.append(
+            Candidate(
+                cid,
+                _preview(row["content"]),
+                data,
+                i,
+                pick.why.get(cid, source),
+                pick.sims.get(cid),
+                None,
+                not dropped,
+                dropped,
+                cost,
+            )
+        )
+        listed.add(cid)
+    order = len(r.chunks)
+    for cid, source, first in dropped_dupes:
+        chunk = index.chunk_by_id[cid]
+        why = picks[source].why.get(cid, source)
+        r.chunks.append(
+            Candidate(
+                cid,
+                _preview(chunk.text),
+                {"source": source, "text": chunk.text},
+                order,
+                why,
+                picks[source].sims.get(cid),
+                None,
+                False,
+                f"round-robin: duplicate of {first} chunk",
+            )
+        )
+        order += 1
+    for pick in picks.values():
+        for cid in pick.candidates + [c for c in pick.why if c not in pick.candidates]:
+            if cid in listed or cid in pick.picked or cid not in index.chunk_by_id:
+                continue
+            listed.add(cid)
+            chunk = index.chunk_by_id[cid]
+            r.chunks.append(
+                Candidate(
+                    cid,
+                    _preview(chunk.text),
+                    {"source": pick.source, "text": chunk.text},
+                    order,
+                    f"candidate of {pick.source} chunks",
+                    pick.sims.get(cid),
+                    None,
+                    False,
+                    pick.why.get(cid, "not picked"),
+                )
+            )
+            order += 1
+    return capped[:keep]
+
+
+def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    top = p["chunk_top_k"] or p["top_k"]
+    pick = vector_chunks(index, deps.vector(query), top, p["cosine_better_than_threshold"])
+    clock.lap(
+        "vector chunks",
+        f"chunk vdb on the query, top {top}, threshold {p['cosine_better_than_threshold']}",
+        len(index.vectors.get("chunks", [])),
+        len(pick.picked),
+    )
+    if not pick.picked:
+        r.warnings.append(
+            "naive: no chunk passed the cosine threshold, so there is no context (LightRAG answers with its fail response)"
+        )
+        return r
+    rows = []
+    for cid in pick.picked:
+        chunk = index.chunk_by_id[cid]
+        vdb = chunk.extra.get("vdb", {})
+        rows.append(
+            {
+                "content": vdb.get("content", chunk.text),
+                "created_at": vdb.get("created_at"),
+                "file_path": vdb.get("file_path", "unknown_source"),
+                "source_type": "vector",
+                "chunk_id": cid,
+            }
+        )
+    sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
+    q_tokens = ctx.count(query)
+    available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    kept = _finish_chunks(r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available)
+    used = sum(c.tokens for c in r.chunks if c.in_context)
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
+    r.context = ctx.naive_context(units)
+    r.budgets = [
+        Budget("chunks", used, available),
+        Budget("system prompt", sys_tokens, None),
+        Budget("query", q_tokens, None),
+        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        Budget("total", sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"]),
+    ]
+    clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
+    return r
+
+
+def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    hl, ll = list(r.keywords.hl), list(r.keywords.ll)
+    hl_text, ll_text = ", ".join(hl), ", ".join(ll)
+    threshold = p["cosine_better_than_threshold"]
+    local_e, local_r, global_e, global_r = [], [], [], []
+    vec_pick = ChunkPick("vector")
+    # 1.4.7's branch, as written: a KG mode missing its own keywords silently runs the other path
+    if mode == "local" and ll_text:
+        run_local, run_global, run_vector = True, False, False
+    elif mode == "global" and hl_text:
+        run_local, run_global, run_vector = False, True, False
+    else:
+        run_local, run_global, run_vector = bool(ll_text), bool(hl_text), mode == "mix"
+    if mode == "local" and not ll_text:
+        r.warnings.append(
+            "local mode without low-level keywords: LightRAG 1.4.7 runs the global path on the high-level keywords instead"
+        )
+    if mode == "global" and not hl_text:
+        r.warnings.append(
+            "global mode without high-level keywords: LightRAG 1.4.7 runs the local path on the low-level keywords instead"
+        )
+    weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
+    if run_local:
+        local_e, local_r = local_path(
+            index,
+            ll_text,
+            deps.vector(ll_text),
+            top_k=p["top_k"],
+            threshold=threshold,
+            recall=p.get("recall", "vector"),
+            weights=weights,
+        )
+        clock.lap(
+            "local path",
+            f"entity search on {ll_text!r} (top_k {p['top_k']}), then their edges by degree",
+            len(index.entities),
+            len(local_e) + len(local_r),
+        )
+    if run_global:
+        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
+        clock.lap(
+            "global path",
+            f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",
+            len(index.relations),
+            len(global_r) + len(global_e),
+        )
+    if run_vector:
+        top = p["chunk_top_k"] or p["top_k"]
+        vec_pick = vector_chunks(index, deps.vector(query), top, threshold)
+        clock.lap(
+            "vector chunks",
+            f"chunk vdb on the query, top {top}",
+            len(index.vectors.get("chunks", [])),
+            len(vec_pick.picked),
+        )
+    entities, ent_dupes = round_robin(local_e, global_e, key=lambda h: h.entity.name)
+    relations, rel_dupes = round_robin(local_r, global_r, key=lambda h: h.key)
+    clock.lap(
+        "round-robin merge",
+        "local[i] then global[i]; names / sorted pairs deduplicated",
+        len(local_e) + len(global_e) + len(local_r) + len(global_r),
+        len(entities) + len(relations),
+    )
+
+    cache = ctx.cache_for(index)
+    ent_items = [
+        ctx.entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)
+    ]
+    rel_items = [
+        ctx.relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)
+    ]
+    ent_costs = [ctx.entity_tokens(cache, it) for it in ent_items]
+    rel_costs = [ctx.relation_tokens(cache, it) for it in rel_items]
+    n_ent = ctx.prefix_fit(ent_costs, p["max_entity_tokens"])
+    n_rel = ctx.prefix_fit(rel_costs, p["max_relation_tokens"])
+    ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
+    clock.lap(
+        "token control",
+        f"entities {n_ent}/{len(entities)} within {p['max_entity_tokens']}, relations {n_rel}/{len(relations)} within {p['max_relation_tokens']}",
+        len(entities) + len(relations),
+        n_ent + n_rel,
+    )
+
+    _fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
+    _fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+
+    method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
+    qvec = deps.vector(query) if method == "VECTOR" else None
+    ent_pick = ChunkPick("entity")
+    if n_ent:
+        sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities[:n_ent]]
+        ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
+    clock.lap(
+        "chunks from entities", f"{ent_pick.method or method}, related_chunk_number {rcn}", n_ent, len(ent_pick.picked)
+    )
+    rel_pick = ChunkPick("relation")
+    if n_rel:
+        sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations[:n_rel]]
+        rel_pick = pick_related(
+            index,
+            "relation",
+            sources,
+            method=method,
+            related_chunk_number=rcn,
+            query_vec=qvec,
+            exclude=set(ent_pick.picked),
+        )
+    clock.lap(
+        "chunks from relations", f"{rel_pick.method or method}, entity chunks excluded", n_rel, len(rel_pick.picked)
+    )
+    r.warnings += ent_pick.warnings + rel_pick.warnings
+    picks = {"vector": vec_pick, "entity": ent_pick, "relation": rel_pick}
+    merged, dupes = round_robin_chunks([vec_pick, ent_pick, rel_pick])
+    clock.lap(
+        "merge",
+        "vector[i], entity[i], relation[i]; chunk ids deduplicated",
+        len(vec_pick.picked) + len(ent_pick.picked) + len(rel_pick.picked),
+        len(merged),
+    )
+
+    sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
+    q_tokens = ctx.count(query)
+    kg_tokens = ctx.kg_tokens_for_budget(ent_items, rel_items) if merged else 0
+    available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    rows = [_chunk_row(index, cid, source) for cid, source in merged]
+    kept = _finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
+    chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
+    r.budgets = [
+        Budget("entities", sum(ent_costs[:n_ent]), p["max_entity_tokens"]),
+        Budget("relations", sum(rel_costs[:n_rel]), p["max_relation_tokens"]),
+        Budget("chunks", chunk_used, available if merged else None),
+        Budget("system prompt", sys_tokens, None),
+        Budget("kg context", kg_tokens, None),
+        Budget("query", q_tokens, None),
+        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        Budget("total", kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"]),
+    ]
+    if not ent_items and not rel_items:
+        for cand in r.chunks:
+            if cand.in_context:
+                cand.in_context, cand.dropped = False, "no entity or relation left: LightRAG 1.4.7 returns no context"
+        r.warnings.append(
+            "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its fail response)"
+        )
+        clock.lap("assemble", "nothing to assemble", 0, 0)
+        return r
+    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
+    r.context = ctx.kg_context(ent_items, rel_items, units)
+    clock.lap(
+        "assemble",
+        "-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----",
+        len(ent_items) + len(rel_items) + len(units),
+        3,
+    )
+    return r
+
+
+def _fill_graph_candidates(
+    r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
+) -> None:
+    target = r.entities if kind == "entity" else r.relations
+    budget_name = "max_entity_tokens" if kind == "entity" else "max_relation_tokens"
+    running = 0
+    for i, (hit, cost) in enumerate(zip(hits, costs, strict=True)):
+        running += cost
+        dropped = "" if i < keep else f"over {budget_name} {limit} ({running})"
+        target.append(_candidate(hit, kind, i, hit.why, dropped, cost))
+    for j, hit in enumerate(dupes):
+        target.append(_candidate(hit, kind, len(hits) + j, hit.why, f"round-robin: duplicate of {hit.duplicate_of}", 0))
+
+
+def _candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:
+    if kind == "entity":
+        e = hit.entity
+        data = {"name": e.name, "type": e.type, "description": e.description, "path": hit.path, "degree": hit.rank}
+        return Candidate(e.id, e.name, data, order, why, hit.sim, hit.rank, not dropped, dropped, cost)
+    rel = hit.relation
+    data = {
+        "entity1": hit.pair[0],
+        "entity2": hit.pair[1],
+        "description": rel.description,
+        "keywords": rel.keywords,
+        "weight": rel.weight,
+        "path": hit.path,
+    }
+    return Candidate(
+        rel.id, f"{hit.pair[0]} — {hit.pair[1]}", data, order, why, hit.sim, hit.rank, not dropped, dropped, cost
+    )
+
+
+def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    """Entry of every lightrag.* mode."""
+    clock = Clock()
+    kw = deps.keywords or Keywords()
+    r = Retrieval(
+        mode=f"lightrag.{mode}",
+        query=query,
+        params=dict(params),
+        keywords=Keywords(list(kw.hl), list(kw.ll), kw.source),
+    )
+    p = params
+    effective = mode
+    if mode == "naive":
+        r.keywords = Keywords(source="")
+        clock.lap("keywords", "naive mode uses no keywords", 0, 0)
+    else:
+        if not kw.ll and mode in ("local", "hybrid", "mix"):
+            r.warnings.append("low_level_keywords is empty")
+        if not kw.hl and mode in ("global", "hybrid", "mix"):
+            r.warnings.append("high_level_keywords is empty")
+        if not kw.hl and not kw.ll:
+            if len(query) < NAIVE_SHORT_QUERY:
+                effective = "naive"
+                r.warnings.append(
+                    f"both keyword lists are empty and the query is shorter than {NAIVE_SHORT_QUERY} characters: "
+                    "fell back to naive mode (seed 001; LightRAG 1.4.7 would search with the query as the only low-level keyword)"
+                )
+            else:
+                r.warnings.append(
+                    f"both keyword lists are empty and the query has {NAIVE_SHORT_QUERY}+ characters: no context "
+                    "(LightRAG answers with its fail response)"
+                )
+                clock.lap("keywords", "hl and ll empty", 0, 0)
+                r.trace = clock.trace()
+                return r
+        clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))
+    if effective == "naive":
+        run_naive(index, query, p, deps, r, clock)
+    else:
+        run_kg(index, query, mode, p, deps, r, clock)
+    r.trace = clock.trace()
+    if r.context:
+        r.messages = prompts.build_messages(
+            "lightrag",
+            effective,
+            r.context,
+            query,
+            response_type=p["response_type"] or prompts.DEFAULT_RESPONSE_TYPE,
+            user_prompt=p["user_prompt"],
+        )
+    return r
