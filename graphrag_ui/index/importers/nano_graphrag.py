@@ -1,0 +1,394 @@
+"""Import a nano-graphrag 0.0.8.2 working directory into the canonical ``Index``.
+
+What nano stored is kept exactly: node names keep their literal double quotes (``"ALICE CHEN"``),
+types and descriptions keep theirs and their ``<SEP>`` joins, ``source_id`` keeps its stored chunk
+order (the text-unit step breaks ties with it), entities follow the GraphML node order and relations
+the GraphML edge order (rebuilding the graph from them gives the adjacency order nano's networkx
+graph had after loading), and vector rows keep the nano-vectordb row order (its argsort ties depend
+on it). ``Entity.id`` is ``"ent-" + md5(stored name)``, which is exactly nano's vector ``__id__``.
+
+Everything is read and validated before an ``Index`` is returned; a problem raises one
+``IndexFormatError`` naming the file and the item.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
+from graphrag_ui.progress import ProgressFn
+
+KIND = "nano"
+SOURCE = "nano-graphrag"
+GRAPHML = "graph_chunk_entity_relation.graphml"
+CHUNKS = "kv_store_text_chunks.json"
+DOCS = "kv_store_full_docs.json"
+REPORTS = "kv_store_community_reports.json"
+VDB_ENTITIES = "vdb_entities.json"
+VDB_CHUNKS = "vdb_chunks.json"
+_NS = "{http://graphml.graphdrawing.org/xmlns}"
+_CASTS = {"double": float, "float": float, "long": int, "int": int, "string": str}
+# files only LightRAG writes next to the same graphml name
+_LIGHTRAG_MARKERS = ("vdb_relationships.json", "kv_store_doc_status.json")
+
+
+def detect(path: str | Path) -> bool:
+    """A nano working dir: nano's graphml and chunk store, and none of LightRAG's own files."""
+    folder = Path(path)
+    return (
+        (folder / GRAPHML).is_file()
+        and (folder / CHUNKS).is_file()
+        and not any((folder / m).exists() for m in _LIGHTRAG_MARKERS)
+    )
+
+
+def entity_id(name: str) -> str:
+    """nano's vector id for an entity: md5 of the stored name, quotes included."""
+    return "ent-" + hashlib.md5(name.encode("utf-8")).hexdigest()
+
+
+def split_sep(value: str) -> list[str]:
+    """nano's ``split_string_by_multi_markers(value, ["<SEP>"])``: pieces stripped, empties dropped."""
+    return [p.strip() for p in value.split(SEP) if p.strip()]
+
+
+def _read_json(path: Path, required: bool) -> Any:
+    if not path.is_file():
+        if required:
+            raise IndexFormatError(
+                "file is missing", where=str(path), fix="point at a complete nano-graphrag working_dir"
+            )
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise IndexFormatError(
+            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); the file looks truncated or corrupt",
+            where=str(path),
+        ) from None
+    except UnicodeDecodeError:
+        raise IndexFormatError("not UTF-8 text", where=str(path)) from None
+
+
+def _read_kv(path: Path, required: bool) -> dict[str, dict]:
+    data = _read_json(path, required)
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise IndexFormatError("expected a JSON object of id -> record objects", where=str(path))
+    return data
+
+
+def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, str, dict]]]:
+    """Nodes and edges in file order, attributes typed from the ``<key>`` declarations."""
+    if not path.is_file():
+        raise IndexFormatError("file is missing", where=str(path), fix="point at a nano-graphrag working_dir")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise IndexFormatError(f"not valid GraphML/XML ({exc})", where=str(path)) from None
+    graph = root.find(f"{_NS}graph")
+    if root.tag != f"{_NS}graphml" or graph is None:
+        raise IndexFormatError("no <graphml><graph> element: this is not a GraphML graph", where=str(path))
+    keys = {
+        k.get("id", ""): (k.get("attr.name", k.get("id", "")), _CASTS.get(k.get("attr.type", "string"), str))
+        for k in root.findall(f"{_NS}key")
+    }
+
+    def attrs(elem: ET.Element, what: str) -> dict:
+        out: dict[str, Any] = {}
+        for data in elem.findall(f"{_NS}data"):
+            name, cast = keys.get(data.get("key", ""), (data.get("key", ""), str))
+            try:
+                out[name] = cast(data.text or "")
+            except ValueError:
+                raise IndexFormatError(
+                    f"{what}: attribute {name!r} is not a number: {data.text!r}", where=str(path)
+                ) from None
+        return out
+
+    nodes: list[tuple[str, dict]] = []
+    seen: set[str] = set()
+    for node in graph.findall(f"{_NS}node"):
+        name = node.get("id")
+        if name is None:
+            raise IndexFormatError("a <node> has no id", where=str(path))
+        if name not in seen:
+            seen.add(name)
+            nodes.append((name, attrs(node, f"node {name}")))
+    edges: list[tuple[str, str, dict]] = []
+    edge_at: dict[frozenset, int] = {}
+    for edge in graph.findall(f"{_NS}edge"):
+        src, tgt = edge.get("source"), edge.get("target")
+        if src is None or tgt is None:
+            raise IndexFormatError("an <edge> lacks source or target", where=str(path))
+        data = attrs(edge, f"edge {src} -> {tgt}")
+        for end in (src, tgt):
+            if end not in seen:  # networkx adds endpoints it has not seen as bare nodes
+                seen.add(end)
+                nodes.append((end, {}))
+        key = frozenset((src, tgt))
+        if key in edge_at:  # an undirected graph keeps one edge; networkx updates its data
+            edges[edge_at[key]][2].update(data)
+        else:
+            edge_at[key] = len(edges)
+            edges.append((src, tgt, data))
+    return nodes, edges
+
+
+def read_vdb(path: Path, required: bool) -> tuple[int, list[dict], np.ndarray] | None:
+    """nano-vectordb file -> (dim, data rows, float32 matrix) with shape checks."""
+    raw = _read_json(path, required)
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= raw.keys():
+        raise IndexFormatError("expected a nano-vectordb object with embedding_dim, data and matrix", where=str(path))
+    dim, rows = raw["embedding_dim"], raw["data"]
+    if not isinstance(dim, int) or dim <= 0 or not isinstance(rows, list):
+        raise IndexFormatError(f"bad embedding_dim {dim!r} or data", where=str(path))
+    try:
+        flat = np.frombuffer(base64.b64decode(raw["matrix"], validate=True), dtype=np.float32)
+    except (binascii.Error, ValueError, TypeError):
+        raise IndexFormatError("matrix is not base64 float32 data", where=str(path)) from None
+    if flat.size % dim or flat.size // dim != len(rows):
+        raise IndexFormatError(
+            f"matrix holds {flat.size} floats: not {len(rows)} rows of dimension {dim} (wrong dimension or truncated)",
+            where=str(path),
+            fix="re-export the working dir, or pass the embedder whose dimension matches",
+        )
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or "__id__" not in row:
+            raise IndexFormatError(f"data row {i} has no __id__", where=str(path))
+    return dim, rows, normalise_rows(flat.reshape(len(rows), dim))
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """What nano-vectordb does to every loaded matrix (float32 row / its norm); zero rows stay zero."""
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    safe = np.where(norms == 0, np.float32(1), norms)
+    return (matrix / safe).astype(np.float32)
+
+
+def _clusters(raw: Any, name: str, path: Path) -> list[tuple[int, str]]:
+    if raw is None or raw == "":
+        return []
+    try:
+        items = json.loads(raw)
+        return [(int(c["level"]), str(c["cluster"])) for c in items]
+    except (json.JSONDecodeError, TypeError, KeyError, ValueError):
+        raise IndexFormatError(
+            f"node {name}: 'clusters' is not a JSON list of {{level, cluster}}", where=str(path)
+        ) from None
+
+
+def _entities(nodes: list[tuple[str, dict]], path: Path) -> list[Entity]:
+    out = []
+    for name, a in nodes:
+        chunk_ids = split_sep(str(a.get("source_id", "")))
+        extra = {k: v for k, v in a.items() if k not in {"entity_type", "description", "source_id", "clusters"}}
+        if "entity_type" not in a:
+            extra["missing_type"] = True
+        if "description" not in a:
+            extra["missing_description"] = True
+        out.append(
+            Entity(
+                id=entity_id(name),
+                name=name,
+                type=str(a.get("entity_type", "UNKNOWN")),
+                description=str(a.get("description", "UNKNOWN")),
+                source_chunk_ids=chunk_ids,
+                occurrence=len(chunk_ids),
+                communities=_clusters(a.get("clusters"), name, path),
+                extra=extra,
+            )
+        )
+    return out
+
+
+def _relations(edges: list[tuple[str, str, dict]]) -> list[Relation]:
+    out = []
+    for src, tgt, a in edges:
+        pair = "\x1f".join(sorted((src, tgt)))
+        out.append(
+            Relation(
+                id="rel-" + hashlib.md5(pair.encode("utf-8")).hexdigest(),
+                source=src,
+                target=tgt,
+                description=str(a.get("description", "")),
+                weight=float(a.get("weight", 1.0)),
+                source_chunk_ids=split_sep(str(a.get("source_id", ""))),
+                extra={k: v for k, v in a.items() if k not in {"description", "weight", "source_id"}},
+            )
+        )
+    return out
+
+
+def _communities(reports: dict[str, dict], path: Path) -> list[Community]:
+    parent_of: dict[str, str] = {}
+    for key, rep in reports.items():
+        for sub in rep.get("sub_communities") or []:
+            parent_of.setdefault(str(sub), key)
+    out = []
+    for key, rep in reports.items():
+        if "report_string" not in rep:
+            raise IndexFormatError(f"community {key} has no report_string", where=str(path))
+        report_json = rep.get("report_json") if isinstance(rep.get("report_json"), dict) else {}
+        rating = report_json.get("rating")
+        out.append(
+            Community(
+                id=str(key),
+                level=int(rep.get("level", 0)),
+                parent=parent_of.get(str(key)),
+                title=str(report_json.get("title") or rep.get("title") or f"Cluster {key}"),
+                report=str(rep["report_string"]),
+                rating=float(rating) if isinstance(rating, (int, float)) and not isinstance(rating, bool) else None,
+                members=[str(n) for n in rep.get("nodes") or []],
+                extra={
+                    "report_json": report_json,
+                    "schema_title": rep.get("title"),
+                    "occurrence": rep.get("occurrence"),
+                    "sub_communities": [str(s) for s in rep.get("sub_communities") or []],
+                    "chunk_ids": list(rep.get("chunk_ids") or []),
+                    "edges": [list(e) for e in rep.get("edges") or []],
+                },
+            )
+        )
+    return out
+
+
+def _language(chunks: list[Chunk]) -> str:
+    sample = "".join(c.text[:200] for c in chunks[:20])
+    cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in sample)
+    return "zh" if sample and cjk > len(sample) * 0.2 else ("en" if sample else "")
+
+
+def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressFn | None = None) -> Index:
+    """Read and validate a nano-graphrag working directory; nothing is written."""
+    folder = Path(src)
+    if not folder.is_dir():
+        raise IndexFormatError("not a directory", where=str(folder), fix="give the nano-graphrag working_dir")
+    if not any(folder.iterdir()):
+        raise IndexFormatError("the directory is empty", where=str(folder))
+    if not (folder / GRAPHML).is_file() and any((folder / m).exists() for m in _LIGHTRAG_MARKERS):
+        raise IndexFormatError(
+            "this looks like a LightRAG working directory", where=str(folder), fix="import it as lightrag"
+        )
+    if any((folder / m).exists() for m in _LIGHTRAG_MARKERS):
+        raise IndexFormatError(
+            "this is a LightRAG working directory (it has vdb_relationships.json / kv_store_doc_status.json)",
+            where=str(folder),
+            fix="import it with `import lightrag`",
+        )
+    if not (folder / GRAPHML).is_file() and ((folder / "entities.parquet").exists() or (folder / "output").is_dir()):
+        raise IndexFormatError(
+            "this looks like a GraphRAG output folder", where=str(folder), fix="import it as msgraphrag"
+        )
+    steps = 6
+    step = 0
+
+    def tick(stage: str) -> None:
+        nonlocal step
+        step += 1
+        if progress:
+            progress(stage, step, steps)
+
+    nodes, edges = read_graphml(folder / GRAPHML)
+    tick("read graph")
+    chunk_kv = _read_kv(folder / CHUNKS, required=True)
+    doc_kv = _read_kv(folder / DOCS, required=False)
+    tick("read chunks")
+    report_kv = _read_kv(folder / REPORTS, required=False)
+    tick("read community reports")
+    vdb_ent = read_vdb(folder / VDB_ENTITIES, required=False)
+    tick("read entity vectors")
+    vdb_chunks = read_vdb(folder / VDB_CHUNKS, required=False)
+    tick("read chunk vectors")
+
+    chunks = []
+    for cid, c in chunk_kv.items():
+        if not isinstance(c.get("content"), str):
+            raise IndexFormatError(f"chunk {cid} has no text 'content'", where=str(folder / CHUNKS))
+        chunks.append(
+            Chunk(
+                id=cid,
+                doc_id=str(c.get("full_doc_id", "")),
+                text=c["content"],
+                order=int(c.get("chunk_order_index", 0)),
+                tokens=int(c.get("tokens", 0)),
+            )
+        )
+    documents = [
+        Document(id=did, title=str(d.get("content", "")).strip().split("\n", 1)[0][:80], text=str(d.get("content", "")))
+        for did, d in doc_kv.items()
+    ]
+    entities = _entities(nodes, folder / GRAPHML)
+    relations = _relations(edges)
+    communities = _communities(report_kv, folder / REPORTS)
+
+    vectors: dict[str, VectorTable] = {}
+    dims: set[int] = set()
+    sources: dict[str, str] = {}
+    warnings: list[str] = []
+    by_name = {e.name: e for e in entities}
+    if vdb_ent is not None:
+        dim, rows, matrix = vdb_ent
+        ids = []
+        for row in rows:
+            ent = by_name.get(row.get("entity_name", ""))
+            ids.append(ent.id if ent is not None else str(row["__id__"]))
+        missing = sum(1 for i in ids if i not in {e.id for e in entities})
+        if missing:
+            warnings.append(f"{VDB_ENTITIES}: {missing} vector rows name entities that are not in the graph")
+        vectors["entities"] = VectorTable(ids=ids, matrix=matrix)
+        dims.add(dim)
+        sources["entities"] = f"{VDB_ENTITIES} (nano-vectordb rows, re-normalised on load as nano-vectordb does)"
+    else:
+        warnings.append(f"{VDB_ENTITIES} is missing: vector recall has nothing to search (was enable_local off?)")
+    if vdb_chunks is not None:
+        dim, rows, matrix = vdb_chunks
+        vectors["chunks"] = VectorTable(ids=[str(r["__id__"]) for r in rows], matrix=matrix)
+        dims.add(dim)
+        sources["chunks"] = f"{VDB_CHUNKS} (nano-vectordb rows)"
+    if len(dims) > 1:
+        raise IndexFormatError(
+            f"entity and chunk vectors have different dimensions {sorted(dims)}",
+            where=str(folder),
+            fix="both vdb files must come from the same embedder",
+        )
+    known_chunks = set(chunk_kv)
+    dangling = sorted({c for e in entities for c in e.source_chunk_ids if c not in known_chunks})
+    if dangling:
+        warnings.append(f"{len(dangling)} chunk ids cited by entities are missing from {CHUNKS}")
+    no_report = sorted({cid for e in entities for _, cid in e.communities} - set(report_kv))
+    if no_report:
+        warnings.append(f"{len(no_report)} clusters have no community report (e.g. {no_report[0]})")
+    manifest = Manifest(
+        source=SOURCE,
+        embedder=embedder or "unknown",
+        dimension=next(iter(dims)) if dims else 0,
+        tokenizer="o200k_base",
+        settings={"source_dir": str(folder.resolve()), "import_warnings": warnings, "nano_version": "0.0.8.2"},
+        vector_sources=sources,
+        title=folder.resolve().name,
+        language=_language(chunks),
+    )
+    index = Index(
+        manifest=manifest,
+        documents=documents,
+        chunks=chunks,
+        entities=entities,
+        relations=relations,
+        communities=communities,
+        vectors=vectors,
+    )
+    tick("build index")
+    return index

@@ -1,0 +1,64 @@
+"""nano-graphrag's context text: its CSV cell rule, its four fenced sections, its token cut.
+
+Kept apart from the mode so the exact byte-level rules sit in one small place:
+
+* a number prints as ``str(x)`` (``3``, ``9.0``); anything else is stripped of whitespace, then of
+  single quotes, then of double quotes at both ends, and wrapped in double quotes — no escaping, so
+  inner quotes and newlines stay raw;
+* cells are joined by a comma and a TAB, rows by a newline;
+* a section is cut by a prefix rule: running token sum of one key field, the item that crosses the
+  budget and everything after it are dropped, a budget <= 0 keeps nothing.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+ENTITY_HEADER = ["id", "entity", "type", "description", "rank"]
+RELATION_HEADER = ["id", "source", "target", "description", "weight", "rank"]
+REPORT_HEADER = ["id", "content"]
+SOURCE_HEADER = ["id", "content"]
+
+
+def cell(value: Any) -> str:
+    if isinstance(value, numbers.Number):
+        return str(value)
+    return '"' + str(value).strip().strip("'").strip('"') + '"'
+
+
+def table(rows: Sequence[Sequence[Any]]) -> str:
+    return "\n".join(",\t".join(cell(v) for v in row) for row in rows)
+
+
+def context(reports: str, entities: str, relations: str, sources: str) -> str:
+    """The four tables in nano's layout: leading newline, fenced csv blocks, trailing newline."""
+    return (
+        "\n-----Reports-----\n```csv\n"
+        f"{reports}\n```\n-----Entities-----\n```csv\n"
+        f"{entities}\n```\n-----Relationships-----\n```csv\n"
+        f"{relations}\n```\n-----Sources-----\n```csv\n"
+        f"{sources}\n```\n"
+    )
+
+
+def prefix_cut(costs: Sequence[int], limit: int) -> tuple[int, list[int]]:
+    """(how many items fit, running token totals) under nano's truncate_list_by_token_size rule."""
+    running: list[int] = []
+    total = 0
+    for cost in costs:
+        total += cost
+        running.append(total)
+    if limit <= 0:
+        return 0, running
+    for i, upto in enumerate(running):
+        if upto > limit:
+            return i, running
+    return len(running), running
+
+
+def cut_items(items: list, cost: Callable[[Any], int], limit: int) -> tuple[list, list[int], int]:
+    """Apply ``prefix_cut`` to ``items``; returns (kept items, running totals, kept count)."""
+    kept, running = prefix_cut([cost(i) for i in items], limit)
+    return items[:kept], running, kept
