@@ -253,6 +253,7 @@ async def run_cases(lang: str, workdir: Path, embed_fn, extraction: dict) -> lis
                 "context": context,
                 "selected": parse_selected(context, recorder.trace),
                 "trace": recorder.trace,
+                **extra,
             }
         )
     for rag in instances.values():
