@@ -265,6 +265,21 @@ def _communities(reports: dict[str, dict], path: Path) -> list[Community]:
     return out
 
 
+def _check_embedder_dim(embedder: str | None, dims: set[int], folder: Path) -> None:
+    """The named embedder must make vectors of the stored dimension (checked without loading it)."""
+    from graphrag_ui import embed
+
+    classes = {"hash": embed.HashEmbedder, "use-m3": embed.UseM3Embedder, "usem3": embed.UseM3Embedder}
+    classes["chroma-minilm"] = getattr(embed, "ChromaMiniLMEmbedder", None)
+    expected = getattr(classes.get(embedder or ""), "dim", None)
+    if expected and dims and expected not in dims:
+        raise IndexFormatError(
+            f"the stored vectors are {sorted(dims)[0]}-dimensional but embedder {embedder!r} makes {expected}-dimensional ones",
+            where=str(folder / VDB_ENTITIES),
+            fix="pass the embedder that built this working dir, or omit --embedder and re-embed after import",
+        )
+
+
 def _language(chunks: list[Chunk]) -> str:
     sample = "".join(c.text[:200] for c in chunks[:20])
     cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in sample)
@@ -278,19 +293,17 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         raise IndexFormatError("not a directory", where=str(folder), fix="give the nano-graphrag working_dir")
     if not any(folder.iterdir()):
         raise IndexFormatError("the directory is empty", where=str(folder))
-    if not (folder / GRAPHML).is_file() and any((folder / m).exists() for m in _LIGHTRAG_MARKERS):
-        raise IndexFormatError(
-            "this looks like a LightRAG working directory", where=str(folder), fix="import it as lightrag"
-        )
     if any((folder / m).exists() for m in _LIGHTRAG_MARKERS):
         raise IndexFormatError(
             "this is a LightRAG working directory (it has vdb_relationships.json / kv_store_doc_status.json)",
             where=str(folder),
-            fix="import it with `import lightrag`",
+            fix="import it with `import lightrag` (or `import auto`)",
         )
-    if not (folder / GRAPHML).is_file() and ((folder / "entities.parquet").exists() or (folder / "output").is_dir()):
+    if not (folder / GRAPHML).is_file() and (any(folder.glob("*.parquet")) or (folder / "output").is_dir()):
         raise IndexFormatError(
-            "this looks like a GraphRAG output folder", where=str(folder), fix="import it as msgraphrag"
+            "this looks like a GraphRAG output folder, not a nano-graphrag working_dir",
+            where=str(folder),
+            fix="import it with `import msgraphrag` (or `import auto`)",
         )
     steps = 6
     step = 0
@@ -364,6 +377,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             where=str(folder),
             fix="both vdb files must come from the same embedder",
         )
+    _check_embedder_dim(embedder, dims, folder)
     known_chunks = set(chunk_kv)
     dangling = sorted({c for e in entities for c in e.source_chunk_ids if c not in known_chunks})
     if dangling:
