@@ -139,6 +139,20 @@ def _chunks(kv: dict[str, dict], vdb_rows: list[dict], where: Path) -> list[Chun
     return list(out.values())
 
 
+def _tracked_chunks(folder: Path, entities: list[Entity], relations: list[Relation]) -> None:
+    """1.5's chunk-tracking stores keep every chunk id (source_id is capped); note where they differ."""
+    ent_store = read_kv(folder / "kv_store_entity_chunks.json", required=False)
+    rel_store = read_kv(folder / "kv_store_relation_chunks.json", required=False)
+    for entity in entities:
+        ids = ent_store.get(entity.name, {}).get("chunk_ids")
+        if isinstance(ids, list) and ids != entity.source_chunk_ids:
+            entity.extra["tracked_chunk_ids"] = ids
+    for rel in relations:
+        ids = rel_store.get(SEP.join(sorted((rel.source, rel.target))), {}).get("chunk_ids")
+        if isinstance(ids, list) and ids != rel.source_chunk_ids:
+            rel.extra["tracked_chunk_ids"] = ids
+
+
 def _documents(folder: Path) -> list[Document]:
     docs = read_kv(folder / "kv_store_full_docs.json", required=False)
     status = read_kv(folder / "kv_store_doc_status.json", required=False)
@@ -218,6 +232,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     if len(set(dims.values())) > 1:
         detail = ", ".join(f"{VDB_FILES[k]}: {d}" for k, d in dims.items())
         raise IndexFormatError(f"vector files disagree on the dimension ({detail})", where=str(folder))
+    _tracked_chunks(folder, entities, relations)
     chunks = _chunks(kv_chunks, vdbs["chunks"][0], folder / "kv_store_text_chunks.json")
     documents = _documents(folder)
     by_name = {e.name: e for e in entities}

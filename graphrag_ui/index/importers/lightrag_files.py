@@ -130,7 +130,10 @@ def read_vdb(path: Path, id_field: str = "__id__") -> tuple[list[dict], np.ndarr
     except (ValueError, TypeError):
         raise IndexFormatError("matrix is not valid base64", where=str(path)) from None
     if raw and (len(raw) % 4 or (len(raw) // 4) % dim):
-        raise IndexFormatError(f"matrix size {len(raw)} bytes does not fit embedding_dim {dim}", where=str(path))
+        raise IndexFormatError(
+            f"matrix of {len(raw)} bytes is not a whole number of vectors of dimension {dim} (wrong embedding_dim or a truncated file)",
+            where=str(path),
+        )
     matrix = np.frombuffer(raw, dtype=np.float32).reshape(-1, dim) if raw else np.zeros((0, dim), np.float32)
     if matrix.shape[0] != len(rows):
         raise IndexFormatError(
