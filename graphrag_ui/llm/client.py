@@ -40,6 +40,7 @@ def litellm() -> Any:
         module.suppress_debug_info = True
         module.telemetry = False
         module.drop_params = True
+        module.disable_streaming_logging = True  # no callbacks here; skips a thread hand-off per chunk
         logging.getLogger("LiteLLM").setLevel(logging.ERROR)
         _litellm_module = module
     return _litellm_module
