@@ -1,0 +1,283 @@
+"""Import a Microsoft GraphRAG 2.x or 3.x ``output`` folder into the canonical ``Index``.
+
+Both layouts hold the same Parquet tables (entities, relationships, communities, community_reports,
+text_units, documents); 3.x renamed ``text_units.document_ids`` to ``document_id`` and its LanceDB
+tables (``entity_description``, ``text_unit_text``, ``community_full_content``: ``id, vector`` plus
+dates) have no ``text``/``attributes`` columns, where 2.x has ``default-entity-description`` etc. with
+``id, text, vector, attributes``. Only ``id`` and ``vector`` are read, so both work alike.
+
+LanceDB is read through the ``lancedb`` package: a ``.lance`` folder is not Arrow IPC (data files,
+deletion files, manifests), and lancedb is already a runtime dependency, so it is the lightest reader
+that gets deletions right (3.x deletes a dummy row it used to create the index).
+
+What is kept, so that ``ms.local`` reproduces GraphRAG's context byte for byte:
+* entities in ``entities.parquet`` row order; ``Entity.id`` = GraphRAG id, ``name`` = title;
+  ``extra``: ``human_readable_id`` (the table's short id), ``degree`` (GraphRAG's rank),
+  ``frequency``; ``source_chunk_ids`` = ``text_unit_ids`` in stored order;
+  ``communities`` = (level, community) in ``communities.parquet`` row order (query time re-derives
+  GraphRAG's set order from it);
+* relations in row order with ``extra`` ``human_readable_id`` and ``combined_degree`` (rank);
+* communities: ``id`` = community number as a string, report title/full_content/summary/rating;
+* chunks = text units in row order (GraphRAG's short id is the row index, kept in ``extra``);
+* vectors as stored, in LanceDB row order (float64 lists from older 2.x releases become float32).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
+from graphrag_ui.progress import ProgressFn
+
+KIND = "msgraphrag"
+TABLES = ("entities", "relationships", "communities", "community_reports", "text_units")
+REQUIRED_COLUMNS = {
+    "entities": ("id", "human_readable_id", "title", "type", "description", "text_unit_ids", "degree"),
+    "relationships": ("id", "human_readable_id", "source", "target", "description", "weight", "combined_degree"),
+    "communities": ("id", "community", "level", "parent", "entity_ids"),
+    "community_reports": ("id", "community", "level", "title", "summary", "full_content", "rank"),
+    "text_units": ("id", "text"),
+}
+# vector kind -> (2.x table, 3.x table)
+LANCE_TABLES = {
+    "entities": ("default-entity-description", "entity_description"),
+    "chunks": ("default-text_unit-text", "text_unit_text"),
+    "communities": ("default-community-full_content", "community_full_content"),
+}
+# How LanceDB scores each layout (see docs/differences/ms.md): 2.x tables are searched through their
+# IVF_FLAT index, 3.x rows are added after the index was built and are flat-scanned.
+LANCE_KERNEL = {"graphrag-2": "ivf_flat", "graphrag-3": "flat"}
+
+
+KNOWN_DIMS = {"hash": 256, "use-m3": 512, "chroma-minilm": 384}
+
+
+def output_dir(path: str | Path) -> Path:
+    """The folder holding the Parquet tables: ``path`` itself or its ``output`` sub-folder."""
+    folder = Path(path)
+    if not (folder / "entities.parquet").is_file() and (folder / "output" / "entities.parquet").is_file():
+        return folder / "output"
+    return folder
+
+
+def detect(path: str | Path) -> bool:
+    folder = output_dir(path)
+    return (folder / "entities.parquet").is_file() and (folder / "relationships.parquet").is_file()
+
+
+def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str, Any]] | None:
+    import pyarrow.parquet as pq
+
+    path = folder / f"{name}.parquet"
+    if not path.is_file():
+        if not required:
+            return None
+        raise IndexFormatError(f"missing {name}.parquet", where=str(folder), fix="give a complete GraphRAG output folder")
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several types for broken files
+        raise IndexFormatError(f"cannot read Parquet: {str(exc).splitlines()[0][:160]}", where=str(path)) from None
+    missing = [c for c in REQUIRED_COLUMNS.get(name, ()) if c not in table.column_names]
+    if missing:
+        raise IndexFormatError(
+            f"column(s) {', '.join(missing)} missing (found: {', '.join(table.column_names)})",
+            where=str(path),
+            fix="this does not look like GraphRAG 2.x/3.x output",
+        )
+    return table.to_pylist()
+
+
+def _opt_int(value: Any) -> int | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value)
+
+
+def _opt_float(value: Any) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _list(value: Any) -> list:
+    return [] if value is None else list(value)
+
+
+def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], dict[str, str]]:
+    """LanceDB tables of the layout -> (kind -> VectorTable, kind -> where it came from)."""
+    db_dir = folder / "lancedb"
+    if not db_dir.is_dir():
+        return {}, {}
+    import lancedb
+
+    names = {kind: pair[0] if layout == "graphrag-2" else pair[1] for kind, pair in LANCE_TABLES.items()}
+    db = None
+    tables: dict[str, VectorTable] = {}
+    sources: dict[str, str] = {}
+    for kind, name in names.items():
+        lance_dir = db_dir / f"{name}.lance"
+        if not lance_dir.is_dir():
+            continue
+        try:
+            db = db or lancedb.connect(str(db_dir))
+            arrow = db.open_table(name).to_arrow().select(["id", "vector"])
+        except Exception as exc:
+            raise IndexFormatError(f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)) from None
+        ids = [str(i) for i in arrow.column("id").to_pylist()]
+        rows = arrow.column("vector").to_pylist()
+        dims = {len(r) for r in rows if r is not None}
+        if len(dims) > 1 or any(r is None for r in rows):
+            raise IndexFormatError(f"vectors of different dimensions {sorted(dims)} (or missing)", where=str(lance_dir))
+        matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), dims.pop() if dims else 0)
+        tables[kind] = VectorTable(ids=ids, matrix=matrix)
+        sources[kind] = f"lancedb:{name}"
+    dims = {kind: t.matrix.shape[1] for kind, t in tables.items() if len(t)}
+    if len(set(dims.values())) > 1:
+        raise IndexFormatError(f"LanceDB tables disagree on the vector dimension: {dims}", where=str(db_dir))
+    return tables, sources
+
+
+def _layout(folder: Path, text_units: list[dict]) -> str:
+    if (folder / "lancedb" / "entity_description.lance").is_dir():
+        return "graphrag-3"
+    if (folder / "lancedb" / "default-entity-description.lance").is_dir():
+        return "graphrag-2"
+    return "graphrag-3" if text_units and "document_id" in text_units[0] else "graphrag-2"
+
+
+def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressFn | None = None) -> Index:
+    """Read and validate a GraphRAG output folder; nothing is written."""
+    root = Path(src)
+    if not root.is_dir():
+        raise IndexFormatError("not a directory", where=str(root), fix="give the GraphRAG output folder")
+    if not any(root.iterdir()):
+        raise IndexFormatError("the directory is empty", where=str(root))
+    folder = output_dir(root)
+    if not (folder / "entities.parquet").is_file():
+        if (folder / "graph_chunk_entity_relation.graphml").is_file():
+            raise IndexFormatError(
+                "this is a nano-graphrag/LightRAG working directory, not GraphRAG output",
+                where=str(folder),
+                fix="import it with `import nano` / `import lightrag` (or `import auto`)",
+            )
+        raise IndexFormatError("missing entities.parquet", where=str(folder), fix="give the GraphRAG output folder")
+    steps, step = 4, 0
+
+    def tick(stage: str) -> None:
+        nonlocal step
+        step += 1
+        if progress:
+            progress(stage, step, steps)
+
+    rows = {name: _read_table(folder, name) for name in TABLES}
+    doc_rows = _read_table(folder, "documents", required=False) or []
+    tick("read tables")
+    layout = _layout(folder, rows["text_units"])
+    documents = [
+        Document(id=_text(d.get("id")), title=_text(d.get("title")), text=_text(d.get("text")),
+                 extra={"human_readable_id": _opt_int(d.get("human_readable_id"))})
+        for d in doc_rows
+    ]
+    chunks = []
+    for i, tu in enumerate(rows["text_units"]):
+        doc_ids = [_text(x) for x in _list(tu.get("document_ids"))] if "document_ids" in tu else [_text(tu.get("document_id"))]
+        chunks.append(Chunk(
+            id=_text(tu["id"]), doc_id=doc_ids[0] if doc_ids else "", text=_text(tu["text"]), order=i,
+            tokens=_opt_int(tu.get("n_tokens")) or 0,
+            extra={"short_id": str(i), "human_readable_id": _opt_int(tu.get("human_readable_id")), "document_ids": doc_ids,
+                   "entity_ids": [_text(x) for x in _list(tu.get("entity_ids"))],
+                   "relationship_ids": [_text(x) for x in _list(tu.get("relationship_ids"))]},
+        ))
+    memberships: dict[str, list[tuple[int, str]]] = {}
+    for c in rows["communities"]:
+        level, number = _opt_int(c.get("level")), _opt_int(c.get("community"))
+        if level is None or number is None:
+            raise IndexFormatError("a community row has no level or community number", where=str(folder / "communities.parquet"))
+        for eid in _list(c.get("entity_ids")):
+            memberships.setdefault(_text(eid), []).append((level, str(number)))
+    entities = []
+    for e in rows["entities"]:
+        eid = _text(e["id"])
+        text_units = [_text(x) for x in _list(e.get("text_unit_ids"))]
+        entities.append(Entity(
+            id=eid, name=_text(e["title"]), type=_text(e.get("type")), description=_text(e.get("description")),
+            source_chunk_ids=text_units, occurrence=_opt_int(e.get("frequency")) or len(text_units),
+            communities=memberships.get(eid, []),
+            extra={"human_readable_id": _opt_int(e.get("human_readable_id")), "degree": _opt_int(e.get("degree")),
+                   "frequency": _opt_int(e.get("frequency"))},
+        ))
+    relations = [
+        Relation(
+            id=_text(r["id"]), source=_text(r["source"]), target=_text(r["target"]), description=_text(r.get("description")),
+            weight=_opt_float(r.get("weight")) if r.get("weight") is not None else 0.0,
+            source_chunk_ids=[_text(x) for x in _list(r.get("text_unit_ids"))],
+            extra={"human_readable_id": _opt_int(r.get("human_readable_id")),
+                   "combined_degree": _opt_int(r.get("combined_degree"))},
+        )
+        for r in rows["relationships"]
+    ]
+    titles = {e.id: e.name for e in entities}
+    reports = {str(_opt_int(r["community"])): r for r in rows["community_reports"]}
+    communities = []
+    for c in rows["communities"]:
+        number = str(_opt_int(c["community"]))
+        rep = reports.get(number)
+        parent = _opt_int(c.get("parent"))
+        communities.append(Community(
+            id=number, level=int(c["level"]), parent=None if parent is None or parent < 0 else str(parent),
+            title=_text(rep["title"]) if rep else _text(c.get("title")), report=_text(rep["full_content"]) if rep else "",
+            rating=_opt_float(rep.get("rank")) if rep else None,
+            members=[titles.get(_text(x), _text(x)) for x in _list(c.get("entity_ids"))],
+            extra={"has_report": rep is not None, "rank": _opt_float(rep.get("rank")) if rep else None,
+                   "full_content": _text(rep["full_content"]) if rep else "", "summary": _text(rep["summary"]) if rep else "",
+                   "human_readable_id": _opt_int(c.get("human_readable_id")), "community_title": _text(c.get("title")),
+                   "report_id": _text(rep["id"]) if rep else "", "report_level": _opt_int(rep.get("level")) if rep else None,
+                   "children": [int(x) for x in _list(c.get("children"))]},
+        ))
+    tick("build model")
+    vectors, vector_sources = _read_vectors(folder, layout)
+    if "communities" in vectors:  # LanceDB holds report ids; the model keys communities by number
+        by_report = {c.extra["report_id"]: c.id for c in communities if c.extra["report_id"]}
+        table = vectors["communities"]
+        table.ids = [by_report.get(i, i) for i in table.ids]
+    tick("read vectors")
+    dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
+    _check_embedder(embedder, dimension, folder)
+    manifest = Manifest(
+        source=layout, embedder=embedder or "unknown", dimension=dimension, tokenizer="cl100k_base",
+        settings={"lance_kernel": LANCE_KERNEL[layout], "source_path": str(folder)},
+        vector_sources=vector_sources,
+        title=root.name,
+    )
+    index = Index(manifest=manifest, documents=documents, chunks=chunks, entities=entities,
+                  relations=relations, communities=communities, vectors=vectors, path="")
+    index.manifest.counts = index.counts()
+    tick("done")
+    return index
+
+
+def _check_embedder(embedder: str | None, dimension: int, folder: Path) -> None:
+    if not embedder or embedder == "unknown" or not dimension:
+        return
+    dim = KNOWN_DIMS.get(embedder)  # loading a model just to read its size would be slow
+    if dim and dim != dimension:
+        raise IndexFormatError(
+            f"the LanceDB vectors have dimension {dimension} but embedder {embedder!r} makes {dim}",
+            where=str(folder / "lancedb"),
+            fix="pass the --embedder that built this index",
+        )
+
+
+def describe(index: Index) -> str:
+    """One line for logs: layout, counts and where the vectors came from."""
+    return json.dumps({"source": index.manifest.source, **index.counts(), **index.manifest.vector_sources})
