@@ -229,3 +229,19 @@ def test_budgets_never_exceeded_and_order_kept(report, context, text, top_k):
     for kind in ("communities", "relations", "chunks"):
         orders = [c.order for c in r.candidates(kind) if c.in_context]
         assert orders == list(range(len(orders)))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_single_pass_vector_recall_equals_the_shared_recall(lang):
+    """Our one-pass recall (hits + near misses) must pick exactly what recall_entities picks."""
+    from graphrag_ui.retrieval.recall import recall_entities
+
+    index = golden(lang)
+    texts = [e.description[:60] for e in index.entities[::3]] + ["Riverton", "云港市", "banjo walrus"]
+    for text in texts:
+        for top_k, threshold in ((1, 0.2), (5, 0.2), (20, 0.2), (40, 0.0), (3, 0.5)):
+            ours = run(text, index=index, top_k=top_k, query_better_than_threshold=threshold)
+            shared = recall_entities(
+                index, text, HashEmbedder.vector(text), strategy="vector", top_k=top_k, threshold=threshold
+            )
+            assert ours.selected_ids("entities") == [h.entity.id for h in shared]

@@ -54,37 +54,38 @@ def _recall(index: Index, query: str, params: dict, deps: Deps, out: Retrieval) 
     qvec = deps.vector(query) if strategy != "ilike" and table is not None and len(table) else None
     if strategy != "ilike" and qvec is None:
         out.warnings.append("the index has no entity vectors: vector recall found nothing")
+    if strategy == "vector":
+        return _vector_recall(index, qvec, top_k, threshold, out) if qvec is not None else []
     weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
-    hits = recall_entities(index, query, qvec, strategy=strategy, top_k=top_k, threshold=threshold, weights=weights)
-    if strategy == "vector" and qvec is not None:
-        _explain_vector_misses(index, qvec, top_k, threshold, hits, out)
-    return hits
+    return recall_entities(index, query, qvec, strategy=strategy, top_k=top_k, threshold=threshold, weights=weights)
 
 
-def _explain_vector_misses(index, qvec, top_k: int, threshold: float, hits: list[RecallHit], out: Retrieval) -> None:
-    """Entities just below the threshold or just past top_k, listed as dropped candidates."""
+def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrieval) -> list[RecallHit]:
+    """recall_entities(strategy="vector") plus the near misses, from ONE scoring pass.
+
+    ``vector_topk`` with ``top_k + EXPLAIN_BEYOND`` and no threshold returns the same argsort
+    suffix, so its first ``top_k`` rows, cut at the first score below the threshold, are exactly
+    nano-vectordb's hits; the rest are listed as dropped candidates with the reason.
+    """
     table = index.vectors["entities"]
-    chosen = {h.entity.id for h in hits}
+    hits: list[RecallHit] = []
     stopped = False
     for pos, (row, sim) in enumerate(vector_topk(table, qvec, top_k + EXPLAIN_BEYOND, None)):
-        entity = index.entity_by_id.get(table.ids[row])
+        entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+        stopped = stopped or (pos < top_k and sim < threshold)
         if entity is None:
-            if pos < top_k:
-                out.warnings.append(f"vector row {row} ({table.ids[row]}) names no entity in the graph; skipped")
+            if pos < top_k and not stopped:
+                out.warnings.append(f"vector row {row} ({table.ids[row]}) names no entity in the graph: skipped")
             continue
-        if entity.id in chosen:
+        if pos < top_k and not stopped:
+            hits.append(RecallHit(entity, sim, sim, "", f"entity #{len(hits) + 1} by vector, sim {sim:.3f}"))
             continue
         if pos >= top_k:
             reason = f"beyond top_k ({pos + 1} > {top_k})"
-        elif sim < threshold or stopped:
-            stopped = True
-            reason = (
-                f"below threshold (sim {sim:.3f} < {threshold:g})"
-                if sim < threshold
-                else "after the first score below threshold"
-            )
+        elif sim < threshold:
+            reason = f"below threshold (sim {sim:.3f} < {threshold:g})"
         else:
-            continue
+            reason = "after the first score below threshold (nano-vectordb stops there)"
         out.entities.append(
             Candidate(
                 id=entity.id,
@@ -98,6 +99,7 @@ def _explain_vector_misses(index, qvec, top_k: int, threshold: float, hits: list
                 dropped=reason,
             )
         )
+    return hits
 
 
 def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
