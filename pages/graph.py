@@ -23,8 +23,13 @@ centre = c1.selectbox(t("search_entity", lang), names, key="g_entity", bind="que
 depth = c2.slider(t("depth", lang), 0, 4, 1, key="g_depth", bind="query-params")
 level = c3.selectbox(t("level", lang), levels, key="g_level", bind="query-params")
 communities = [c for c in index.communities if c.level == level]
-labels = {"": "—"} | {c.id: f"{c.id} · {c.title[:40]} ({len(c.members)})" for c in communities}
-community = c4.selectbox(t("community", lang), list(labels), format_func=labels.get, key="g_comm", bind="query-params")
+community = c4.selectbox(
+    t("community", lang),
+    [""] + [c.id for c in communities],
+    key="g_comm",
+    bind="query-params",
+    help="community id at the chosen level; empty = browse around the entity",
+)
 
 if community:
     members = [m for m in index.community_by_id[community].members if m in index.graph]

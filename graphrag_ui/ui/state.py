@@ -90,15 +90,18 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
     """Language switch and index picker (both in the URL); returns (lang, index or None, index key)."""
     with st.sidebar:
         lang = st.selectbox(
-            "Language / 语言", list(LANGUAGES), format_func=LANGUAGES.get, key="lang", bind="query-params"
+            "Language / 语言",
+            list(LANGUAGES),
+            key="lang",
+            bind="query-params",
+            help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
         )
         choices = index_choices()
         if not choices:
             st.error("No index found: build one on the Index page.")
             return lang, None, ""
-        key = st.selectbox(
-            t("index_pick", lang), list(choices), format_func=choice_label, key="index", bind="query-params"
-        )
+        key = st.selectbox(t("index_pick", lang), list(choices), key="index", bind="query-params")
+        st.caption(choice_label(key))
     try:
         return lang, load_index(choices[key]), key
     except UserError as exc:
