@@ -173,13 +173,27 @@ def curate(sample: Path, embedder: str = "use-m3") -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="curate-") as tmp:
         out, cache = Path(tmp) / "index", Path(tmp) / "llm_cache.json"
-        build(sample / "docs", out, llm=cur, llm_id=LLM_ID, cache_path=cache, embedder=embedder)
+        warnings: list[str] = []
+        build(
+            sample / "docs",
+            out,
+            llm=cur,
+            llm_id=LLM_ID,
+            cache_path=cache,
+            embedder=embedder,
+            on_warning=warnings.append,
+        )
+        for text in warnings:
+            print(f"build warning: {text}", file=sys.stderr)
         unused = [i for i in range(len(cur.reports)) if i not in cur.used_reports]
         for i in unused:
             print(
                 f"note: reports.json entry {i} ({cur.reports[i].get('community')}) matched no community",
                 file=sys.stderr,
             )
+        if warnings and not cur.missing:
+            print("the curated answers must build without warnings; fix them and run again", file=sys.stderr)
+            return 1
         if cur.missing:
             print(f"{len(cur.missing)} answers are not curated yet (index and cache left unchanged):\n")
             for item in cur.missing:
