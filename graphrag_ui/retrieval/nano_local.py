@@ -139,7 +139,13 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
             Candidate(
                 id=cid,
                 label=com.title,
-                data={"level": com.level, "title": com.title, "report": com.report, "members": len(com.members)},
+                data={
+                    "level": com.level,
+                    "title": com.title,
+                    "rating": com.rating,
+                    "report": com.report,
+                    "members": len(com.members),
+                },
                 order=pos,
                 why=f"{counts[cid]} of the recalled entities are in it, rating {prep.rating(com):g}, level {com.level}",
                 rank=prep.rating(com),
@@ -156,7 +162,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
             Candidate(
                 id=cid,
                 label=com.title if com else f"Cluster {cid}",
-                data={"level": lvl, "title": com.title if com else ""},
+                data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
                 order=len(out.communities),
                 why="a cluster of a recalled entity",
                 rank=prep.rating(com) if com else None,
@@ -232,7 +238,7 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Ret
                 label=f"{a} — {b}",
                 data={"source": a, "target": b, "description": rel.description, "weight": weight},
                 order=pos,
-                why=f"edge degree {rank}, weight {weight:g}, touches entity #{via + 1} {hits[via].entity.name}",
+                why=f"edge degree {rank}, weight {float(weight)}, touches entity #{via + 1} {hits[via].entity.name}",
                 rank=float(rank),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Relationships", running[pos], limit),
