@@ -97,11 +97,16 @@ _QUESTION_WORDS = {"how", "what", "who", "whom", "which", "when", "where", "why"
 
 
 def default_keywords(query: str) -> dict[str, list[str]]:
-    """Capitalised words / CJK runs are low-level keywords, other longer words high-level."""
-    words = [w for w in re.findall(r"[A-Za-z][\w'-]+|[\u4e00-\u9fff]+", query) if w.lower() not in _QUESTION_WORDS]
-    ll = [w for w in words if w[0].isupper() or "\u4e00" <= w[0] <= "\u9fff"]
-    hl = [w.lower() for w in words if w not in ll and len(w) > 3]
-    return {"high_level_keywords": hl, "low_level_keywords": ll}
+    """Keywords a model might give: the project's offline extractor when importable, else a regex split."""
+    try:
+        from graphrag_ui.llm.keywords import offline_keywords
+    except ImportError:
+        words = [w for w in re.findall(r"[A-Za-z][\w'-]+|[\u4e00-\u9fff]+", query) if w.lower() not in _QUESTION_WORDS]
+        ll = [w for w in words if w[0].isupper() or "\u4e00" <= w[0] <= "\u9fff"]
+        hl = [w.lower() for w in words if w not in ll and len(w) > 3]
+        return {"high_level_keywords": hl, "low_level_keywords": ll}
+    found = offline_keywords(query)
+    return {"high_level_keywords": found.hl, "low_level_keywords": found.ll}
 
 
 def default_reply(body: dict[str, Any]) -> Reply:

@@ -172,7 +172,7 @@ def test_default_test_server_script_returns_keywords(serve, tmp_path):
     url, _ = serve()  # the standalone server's default script
     settings = LLMSettings(model="openai/gpt-4o-mini", api_base=url, timeout=5)
     got = kw.extract_keywords("How did Amabel Quell fund the relief?", settings=settings, use_cache=False)
-    assert got.source == "llm" and "Amabel" in got.ll and "relief" in got.hl
+    assert got.source == "llm" and "Amabel Quell" in got.ll and "relief" in got.hl
 
 
 def test_import_is_light():
