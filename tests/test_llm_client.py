@@ -186,3 +186,31 @@ def test_test_connection_ok_and_failing(serve):
     assert not ok and "500" in message
     ok, message = client.test_connection(LLMSettings())
     assert not ok and "GRAPHRAG_UI_LLM_MODEL" in message
+
+
+def test_async_stream_retries_before_the_first_piece(serve):
+    url, script = serve([Reply(status=503), Reply(text="after a 503", chunk_size=4)])
+
+    async def run():
+        return [p async for p in client.astream(MSGS, settings(url))]
+
+    assert "".join(asyncio.run(run())) == "after a 503" and len(script.requests) == 2
+
+
+def test_explicit_model_does_not_inherit_another_models_api_base(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/local")
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_TIMEOUT", "9")
+    same = client._resolve(None, "openai/local", None, None)
+    other = client._resolve(None, "ollama/llama3", None, None)
+    assert (same.api_base, same.timeout) == ("http://127.0.0.1:1/v1", 9.0)
+    assert (other.model, other.api_base, other.timeout) == ("ollama/llama3", "", 9.0)
+
+
+def test_preload_imports_litellm_in_the_background():
+    client.preload()
+    deadline = time.time() + 60
+    while client._litellm_module is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert client._litellm_module is not None and client._litellm_module.suppress_debug_info is True

@@ -65,8 +65,15 @@ class CallResult:
 def _resolve(
     settings: LLMSettings | None, model: str | None, api_base: str | None, timeout: float | None
 ) -> LLMSettings:
+    """Explicit arguments over ``settings`` over the environment / secrets.toml.
+
+    A model named explicitly that differs from the configured one does not inherit the configured API
+    base or explicit key (they belong to the other model); timeout and retries are kept.
+    """
     if settings is None:
-        settings = LLMSettings.from_env_and_secrets() if model is None else LLMSettings(model=model)
+        settings = LLMSettings.from_env_and_secrets()
+        if model is not None and model != settings.model:
+            settings = LLMSettings(model=model, timeout=settings.timeout, max_retries=settings.max_retries)
     changes: dict[str, Any] = {}
     if model is not None:
         changes["model"] = model
@@ -173,11 +180,14 @@ def complete(
     *,
     model: str | None = None,
     api_base: str | None = None,
-    timeout: float | None = 120,
+    timeout: float | None = None,
     settings: LLMSettings | None = None,
     **extra: Any,
 ) -> str:
-    """Non-streamed answer text (for the index builder). Raises ``LLMError`` with one clear sentence."""
+    """Non-streamed answer text (for the index builder). Raises ``LLMError`` with one clear sentence.
+
+    ``timeout`` defaults to the settings' (``GRAPHRAG_UI_LLM_TIMEOUT``, else 120 s).
+    """
     return call(messages, _resolve(settings, model, api_base, timeout), **extra).text
 
 
@@ -270,7 +280,7 @@ async def acomplete(
     *,
     model: str | None = None,
     api_base: str | None = None,
-    timeout: float | None = 120,
+    timeout: float | None = None,
     settings: LLMSettings | None = None,
     **extra: Any,
 ) -> str:
@@ -280,32 +290,51 @@ async def acomplete(
 async def astream(
     messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any
 ) -> AsyncIterator[str]:
-    """Async generator of text pieces; raises ``LLMError`` (with ``partial``) on failure or a cut stream."""
+    """Async generator of text pieces; raises ``LLMError`` (with ``partial``) on failure or a cut stream.
+
+    Like ``stream``, it retries only while no piece has been yielded.
+    """
+    import asyncio
+
     settings = _resolve(settings, None, None, None)
     kw = _kwargs(settings, messages, True, extra)
     pieces: list[str] = []
     finish = None
-    try:
-        response = await litellm().acompletion(**kw)
-        async for chunk in response:
-            if not chunk.choices:
+    attempt = 0
+    while True:
+        try:
+            response = await litellm().acompletion(**kw)
+            async for chunk in response:
+                if not chunk.choices:
+                    continue
+                piece = getattr(chunk.choices[0].delta, "content", None)
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+                finish = chunk.choices[0].finish_reason or finish
+            break
+        except Exception as exc:
+            if not pieces and attempt < settings.max_retries and is_retryable(exc):
+                await asyncio.sleep(_retry_delay(exc, attempt))
+                attempt += 1
                 continue
-            piece = getattr(chunk.choices[0].delta, "content", None)
-            if piece:
-                pieces.append(piece)
-                yield piece
-            finish = chunk.choices[0].finish_reason or finish
-    except Exception as exc:
-        raise _with_partial(explain(exc, settings), pieces) from None
+            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
     if finish is None:
-        raise _with_partial(
-            LLMError(
-                "the answer stream ended before the model said it was finished",
-                f"model {settings.model}",
-                kind="stream_cut",
-            ),
-            pieces,
+        cut = LLMError(
+            "the answer stream ended before the model said it was finished",
+            f"model {settings.model}",
+            "the partial answer is shown; run the query again",
+            kind="stream_cut",
         )
+        raise _with_partial(cut, pieces)
+
+
+def preload() -> None:
+    """Import litellm in a background thread (it takes seconds), so the first answer does not wait."""
+    import threading
+
+    if _litellm_module is None:
+        threading.Thread(target=litellm, name="litellm-preload", daemon=True).start()
 
 
 def test_connection(settings: LLMSettings) -> tuple[bool, str]:
