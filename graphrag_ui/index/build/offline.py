@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,6 +24,14 @@ _WORD = re.compile(f"[{_LATIN}][{_LATIN}0-9]*(?:['’.&-][{_LATIN}0-9]+)*")
 _GAPS = (" ", "' ", "’ ")  # inside a name: a space, or a plural possessive ("Fishers' Cooperative")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+|(?<=[。！？；])|\n+")
+_JIEBA_TYPES = {
+    "nr": "person",
+    "nrfg": "person",
+    "nrt": "person",
+    "ns": "location",
+    "nt": "organization",
+    "nz": "other",
+}
 MAX_PER_SENTENCE = 8  # pairs grow quadratically; beyond this a sentence is a list, not a statement
 MAX_SENTENCES = 2  # sentences kept per entity and chunk as its description
 
@@ -36,19 +45,31 @@ class Mention:
     end: int
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (abbreviations such as "Dr." do not end one)."""
-    out: list[str] = []
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, blanks trimmed ("Dr." and "J." do not end one)."""
+    raw: list[tuple[int, int]] = []
     pos = 0
     for match in _BOUNDARY.finditer(text):
         piece = text[pos : match.start()]
         last = piece.rsplit(None, 1)[-1].rstrip(".").lower() if piece.strip() else ""
         if piece.endswith(".") and (last in sw.ABBREVIATIONS or len(last) == 1):
             continue  # "Dr. Smith", "J. Smith": keep going
-        out.append(piece)
+        raw.append((pos, match.start()))
         pos = match.end()
-    out.append(text[pos:])
-    return [s.strip() for s in out if s.strip()]
+    raw.append((pos, len(text)))
+    spans = []
+    for start, end in raw:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            spans.append((start, end))
+    return spans
+
+
+def sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
 
 
 def _joins(left: list[re.Match]) -> bool:
@@ -168,46 +189,41 @@ class OfflineExtractor:
             self._jieba = jieba.posseg
         return self._jieba
 
-    def _chinese(self, sentence: str, noun_counts: Counter) -> tuple[list[Mention], list[tuple[int, int, str]]]:
-        """Mentions and verb spans of one Chinese sentence."""
-        mentions, verbs, pos = [], [], 0
-        for pair in self._posseg().lcut(sentence):
-            word, flag = pair.word, pair.flag
-            start, pos = pos, pos + len(word)
-            if len(word) < 2 or not _CJK.search(word) or word in sw.CHINESE:
+    def _chinese(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[list[Mention], list]]:
+        """Mentions and verb spans per sentence, from one jieba pass over the whole chunk."""
+        pairs, pos, located = self._posseg().lcut(text), 0, []
+        for pair in pairs:
+            located.append((pos, pair.word, pair.flag))
+            pos += len(pair.word)
+        noun_counts = Counter(word for _, word, flag in located if flag == "n")
+        out: list[tuple[list[Mention], list]] = [([], []) for _ in spans]
+        starts = [s for s, _ in spans]
+        for start, word, flag in located:
+            if len(word) < 2 or word in sw.CHINESE or not _CJK.search(word):
                 continue
-            etype = {
-                "nr": "person",
-                "nrfg": "person",
-                "nrt": "person",
-                "ns": "location",
-                "nt": "organization",
-                "nz": "other",
-            }.get(flag)
+            i = bisect_right(starts, start) - 1
+            if i < 0 or start + len(word) > spans[i][1]:
+                continue
+            base = spans[i][0]
+            etype = _JIEBA_TYPES.get(flag)
             if etype is None and flag == "n" and noun_counts[word] >= 2:
                 etype = "concept"
             if etype:
-                mentions.append(Mention(word, word, etype, start, pos))
+                out[i][0].append(Mention(word, word, etype, start - base, start - base + len(word)))
             elif flag.startswith("v"):
-                verbs.append((start, pos, word))
-        return mentions, verbs
-
-    def _chinese_nouns(self, text: str) -> Counter:
-        return Counter(p.word for p in self._posseg().lcut(text) if p.flag == "n")
+                out[i][1].append((start - base, start - base + len(word), word))
+        return out
 
     # ---- one chunk -----------------------------------------------------------------------
     def extract(self, text: str) -> Extraction:
         """Entity and relation records of one chunk."""
-        has_cjk = bool(_CJK.search(text))
+        spans = sentence_spans(text)
         word_counts = Counter(m.group() for m in _WORD.finditer(text))
-        noun_counts = self._chinese_nouns(text) if has_cjk else Counter()
+        chinese = self._chinese(text, spans) if _CJK.search(text) else [([], []) for _ in spans]
         per_sentence: list[tuple[str, list[Mention], list[tuple[int, int, str]]]] = []
-        for sentence in sentences(text):
-            mentions = self._english(sentence) + self._concepts(sentence, word_counts)
-            verbs: list[tuple[int, int, str]] = []
-            if has_cjk and _CJK.search(sentence):
-                zh, verbs = self._chinese(sentence, noun_counts)
-                mentions += zh
+        for (start, end), (zh, verbs) in zip(spans, chinese, strict=True):
+            sentence = text[start:end]
+            mentions = self._english(sentence) + self._concepts(sentence, word_counts) + zh
             mentions.sort(key=lambda m: m.start)
             per_sentence.append((sentence, mentions, verbs))
         self._attach_short_forms(per_sentence)

@@ -1,0 +1,129 @@
+"""Builder throughput: chunks/s of the embedder (default use-m3) and of the offline extractor.
+
+Usage: ``python scripts/bench_build.py [--chunks 200] [--chunk-size 1200] [--runs 3] [--lang en|zh|both]``
+
+A corpus of about ``--chunks`` chunks is generated from templates (seeded, so every run sees the
+same text); each stage runs ``--runs`` times and the median is printed. Goal on 2 cores: embedding
+>= 50 chunks/s with use-m3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import graphrag_ui  # noqa: E402,F401  (offline environment first)
+from graphrag_ui import tokens  # noqa: E402
+from graphrag_ui.embed import get_embedder  # noqa: E402
+from graphrag_ui.index.build.chunking import split_text  # noqa: E402
+from graphrag_ui.index.build.offline import OfflineExtractor  # noqa: E402
+
+EN_PEOPLE = ["Alice Chen", "David Okafor", "Marcus Webb", "Hana Sato", "Priya Raman", "Tomas Alvarez", "Elena Petrova"]
+EN_PLACES = ["Riverton", "Kelp Bay", "Lisbon", "Osaka", "Northgate", "Mill Street", "Cape Verde"]
+EN_ORGS = ["Tidewater Institute", "Halden Robotics", "Greenway Foundation", "Riverton Gazette", "Bank of England"]
+EN_TEMPLATES = [
+    "{p1} met {p2} at the {o1} in {l1} to discuss the survey.",
+    "The {o1} opened a new office in {l1}, and {p1} was named its director.",
+    "However, the funding from the {o2} arrived late, so {p2} delayed the launch.",
+    "In the spring {p1} travelled from {l1} to {l2} with a team of engineers.",
+    "The report praised the measurements and the careful documentation of every sensor.",
+    "{p2} said the results would be published by the {o1} before the winter meeting.",
+]
+ZH_PEOPLE = ["张三", "李四", "王芳", "陈明", "刘洋", "赵磊"]
+ZH_PLACES = ["上海", "杭州", "北京", "广州", "成都", "西湖"]
+ZH_ORGS = ["北京大学", "清华大学", "阿里巴巴", "中国科学院", "新华社"]
+ZH_TEMPLATES = [
+    "{p1}和{p2}在{l1}的{o1}讨论了跑步记录和心率数据。",
+    "{o1}在{l1}开设了新的研究中心，{p1}担任主任。",
+    "去年，{p2}从{l1}到{l2}参加了关于睡眠质量的会议。",
+    "报告指出，长期的跑步训练可以改善睡眠和心率。",
+    "{p1}表示，{o2}将在年底前公布研究结果。",
+]
+
+
+def corpus(lang: str, n_chunks: int, chunk_size: int, seed: int = 7) -> list[str]:
+    """Chunks of generated text, about ``n_chunks`` of them."""
+    rng = random.Random(seed)
+    pools = {
+        "en": (EN_TEMPLATES, EN_PEOPLE, EN_PLACES, EN_ORGS, " "),
+        "zh": (ZH_TEMPLATES, ZH_PEOPLE, ZH_PLACES, ZH_ORGS, ""),
+    }
+    langs = ["en", "zh"] if lang == "both" else [lang]
+    chunks: list[str] = []
+    for i, code in enumerate(langs):
+        templates, people, places, orgs, joiner = pools[code]
+        want = n_chunks // len(langs) + (1 if i < n_chunks % len(langs) else 0)
+        sentences, text = [], ""
+        while True:
+            for _ in range(200):
+                p1, p2 = rng.sample(people, 2)
+                l1, l2 = rng.sample(places, 2)
+                o1, o2 = rng.sample(orgs, 2)
+                sentences.append(rng.choice(templates).format(p1=p1, p2=p2, l1=l1, l2=l2, o1=o1, o2=o2))
+            text = joiner.join(sentences)
+            if tokens.count(text) >= want * (chunk_size - 100) + chunk_size:
+                break
+        chunks.extend(split_text(text, chunk_size, 100)[:want])
+    return chunks
+
+
+def median_rate(label: str, n: int, runs: int, fn) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    med = statistics.median(times)
+    rate = n / med if med > 0 else float("inf")
+    print(
+        f"{label:<34} {rate:8.1f} chunks/s   (median {med:.2f} s of {runs} runs: {', '.join(f'{t:.2f}' for t in times)})"
+    )
+    return rate
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--chunk-size", type=int, default=1200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--lang", choices=["en", "zh", "both"], default="both")
+    parser.add_argument("--embedder", default="use-m3")
+    args = parser.parse_args(argv)
+
+    chunks = corpus(args.lang, args.chunks, args.chunk_size)
+    n_tokens = sum(tokens.count(c) for c in chunks)
+    print(f"corpus: {len(chunks)} chunks ({args.lang}), {n_tokens} tokens, chunk size {args.chunk_size}")
+    started = time.perf_counter()
+    embedder = get_embedder(args.embedder)
+    embedder.embed(chunks[:2])  # load the model and warm up
+    print(f"embedder {embedder.id} loaded in {time.perf_counter() - started:.2f} s")
+    median_rate(f"embed chunks ({embedder.id})", len(chunks), args.runs, lambda: embedder.embed(chunks))
+
+    def offline() -> None:
+        extractor = OfflineExtractor(chunks)
+        for chunk in chunks:
+            extractor.extract(chunk)
+
+    OfflineExtractor(["warm up jieba: 张三在上海。"]).extract("张三在上海。")
+    median_rate("offline extractor", len(chunks), args.runs, offline)
+    for code in ("en", "zh") if args.lang == "both" else ():
+        part = [c for c in chunks if (code == "zh") == any("\u4e00" <= ch <= "\u9fff" for ch in c[:50])]
+
+        def offline_part(part=part) -> None:
+            extractor = OfflineExtractor(part)
+            for chunk in part:
+                extractor.extract(chunk)
+
+        median_rate(f"offline extractor, {code} only", len(part), args.runs, offline_part)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
