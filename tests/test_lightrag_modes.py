@@ -199,3 +199,18 @@ def test_specs_expose_1_4_7_names_and_defaults():
     assert defaults["cosine_better_than_threshold"] == 0.2 and defaults["recall"] == "vector"
     assert spec.uses_keywords and not get_mode("lightrag.naive").uses_keywords
     assert "recall" not in get_mode("lightrag.naive").defaults()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=12), st.text(max_size=8), st.text(max_size=60)), max_size=5),
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=12), st.text(min_size=1, max_size=12), st.text(max_size=60)), max_size=5
+    ),
+)
+def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
+    cache = ctx.TokenCache()
+    e_items = [ctx.entity_item(i + 1, *e) for i, e in enumerate(ents)]
+    r_items = [ctx.relation_item(i + 1, *r) for i, r in enumerate(rels)]
+    assert ctx.array_tokens(cache, e_items) == ctx.count(json.dumps(e_items, ensure_ascii=False) + "\n")
+    assert ctx.kg_tokens_for_budget(cache, e_items, r_items) == ctx.count(ctx.kg_context(e_items, r_items, []))

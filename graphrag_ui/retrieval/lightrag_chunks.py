@@ -15,6 +15,7 @@ hits for the raw query; the three lists are merged round-robin (vector, entity, 
 from __future__ import annotations
 
 import base64
+import weakref
 import zlib
 from dataclasses import dataclass, field
 
@@ -50,12 +51,22 @@ def chunk_in_kv(index: Index, cid: str) -> Chunk | None:
     return chunk if chunk is not None and chunk.extra.get("in_kv", True) else None
 
 
+_F16: dict[int, tuple[weakref.ref, dict[str, np.ndarray]]] = {}
+
+
 def f16_vector(index: Index, cid: str) -> np.ndarray | None:
-    """The float16 copy of a chunk's vector as LightRAG's ``get_vectors_by_ids`` returns it."""
+    """The float16 copy of a chunk's vector as LightRAG's ``get_vectors_by_ids`` returns it (cached)."""
+    held = _F16.get(id(index))
+    if held is None or held[0]() is not index:
+        held = (weakref.ref(index), {})
+        _F16[id(index)] = held
+    if cid in held[1]:
+        return held[1][cid]
     chunk = index.chunk_by_id.get(cid)
     if chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
         raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
-        return np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+        held[1][cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+        return held[1][cid]
     table = index.vectors.get("chunks")
     row = _row_of(index, cid)
     if table is None or row is None:

@@ -47,12 +47,16 @@ def system_overhead(kind: str, response_type: str, user_prompt: str) -> int:
 
 @dataclass
 class TokenCache:
-    """Per-index token counts of stored texts (the id-less rest of each item's JSON)."""
+    """Per-index token counts of stored texts (the id-less rest of each item's JSON).
 
-    entity_rest: dict[str, int] = field(default_factory=dict)
-    relation_rest: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    ``rest`` maps an item key to [rest, rest + ",", rest + "]\n"] counts (-1 = not counted yet):
+    the first is what truncation charges, the other two are the item inside the KG context's JSON
+    array (followed by the next item, or closing the array).
+    """
+
+    rest: dict[tuple, list[int]] = field(default_factory=dict)
     chunk: dict[tuple, int] = field(default_factory=dict)
-    id_prefix: dict[int, int] = field(default_factory=dict)
+    id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 _CACHES: dict[int, tuple[weakref.ref, TokenCache]] = {}
@@ -77,10 +81,12 @@ def _rest(item: dict) -> str:
     return text[text.index(",") :]
 
 
-def id_tokens(cache: TokenCache, position: int) -> int:
-    if position not in cache.id_prefix:
-        cache.id_prefix[position] = count('{"id": ' + str(position))
-    return cache.id_prefix[position]
+def id_tokens(cache: TokenCache, position: int, lead: str = "") -> int:
+    """Tokens of ``{"id": N`` (``lead`` = "[" or " " when the item sits inside the JSON array)."""
+    key = (lead, position)
+    if key not in cache.id_prefix:
+        cache.id_prefix[key] = count(lead + '{"id": ' + str(position))
+    return cache.id_prefix[key]
 
 
 def entity_item(position: int, name: str, etype: str, description: str) -> dict:
@@ -91,18 +97,41 @@ def relation_item(position: int, a: str, b: str, description: str) -> dict:
     return {"id": position, "entity1": a, "entity2": b, "description": description}
 
 
+def _item_key(item: dict) -> tuple:
+    return tuple((k, v) for k, v in item.items() if k != "id")
+
+
+_SUFFIXES = ("", ",", "]\n")
+
+
+def _rest_tokens(cache: TokenCache, item: dict, which: int) -> int:
+    counts = cache.rest.setdefault(_item_key(item), [-1, -1, -1])
+    if counts[which] < 0:
+        counts[which] = count(_rest(item) + _SUFFIXES[which])
+    return counts[which]
+
+
 def entity_tokens(cache: TokenCache, item: dict) -> int:
-    key = item["entity"]
-    if key not in cache.entity_rest:
-        cache.entity_rest[key] = count(_rest(item))
-    return id_tokens(cache, item["id"]) + cache.entity_rest[key]
+    """What 1.4.7's truncation charges for one entity or relation item."""
+    return id_tokens(cache, item["id"]) + _rest_tokens(cache, item, 0)
 
 
-def relation_tokens(cache: TokenCache, item: dict) -> int:
-    key = (item["entity1"], item["entity2"], item["description"])
-    if key not in cache.relation_rest:
-        cache.relation_rest[key] = count(_rest(item))
-    return id_tokens(cache, item["id"]) + cache.relation_rest[key]
+relation_tokens = entity_tokens
+
+
+def array_tokens(cache: TokenCache, items: list[dict]) -> int:
+    """Tokens of ``json.dumps(items)`` followed by a newline, from cached per-item counts.
+
+    Exact because every cut falls on a pre-token boundary: ``[{"id": 1`` | ``, "entity": …"},`` |
+    `` {"id": 2`` | … | ``…"}]\n`` (the closing bracket and the newline join the last item's tail).
+    """
+    if not items:
+        return count("[]\n")
+    total = 0
+    for i, item in enumerate(items):
+        total += id_tokens(cache, item["id"], "[" if i == 0 else " ")
+        total += _rest_tokens(cache, item, 2 if i == len(items) - 1 else 1)
+    return total
 
 
 def chunk_tokens(cache: TokenCache, row: dict) -> int:
@@ -141,6 +170,14 @@ def naive_context(chunks: list[dict]) -> str:
     return "\n---Document Chunks(DC)---\n\n```json\n" + _dumps(chunks) + "\n```\n\n"
 
 
-def kg_tokens_for_budget(entities: list[dict], relations: list[dict]) -> int:
-    """Tokens of the KG context with an empty chunk list: what 1.4.7 charges before chunks."""
-    return count(kg_context(entities, relations, []))
+_EMPTY_KG: list[int] = []
+
+
+def kg_tokens_for_budget(cache: TokenCache, entities: list[dict], relations: list[dict]) -> int:
+    """Tokens of the KG context with an empty chunk list: what 1.4.7 charges before chunks.
+
+    The empty template is counted once; each array adds its cached per-item counts.
+    """
+    if not _EMPTY_KG:
+        _EMPTY_KG.append(count(kg_context([], [], [])) - 2 * count("[]\n"))
+    return _EMPTY_KG[0] + array_tokens(cache, entities) + array_tokens(cache, relations)

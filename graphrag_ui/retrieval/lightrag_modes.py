@@ -75,7 +75,7 @@ def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
 
 
 def _preview(text: str) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[:200].split())
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -93,18 +93,26 @@ def _finish_chunks(
     cache = ctx.cache_for(index)
     top = p["chunk_top_k"]
     capped = rows[:top] if top and top > 0 else rows
-    costs = [ctx.chunk_tokens(cache, row) for row in capped]
+    costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
+    running = 0
+    for row in capped:
+        costs.append(ctx.chunk_tokens(cache, row))
+        running += costs[-1]
+        if running > available:
+            break
     keep = ctx.prefix_fit(costs, available)
     running = 0
     listed = set()
     for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
         pick = picks[source]
-        cost = costs[i] if i < len(costs) else ctx.chunk_tokens(cache, row)
+        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count
         running += cost
         if i >= len(capped):
             dropped = f"beyond chunk_top_k {top}"
-        elif i >= keep:
-            dropped = f"over chunk budget {available} tokens (would reach {running})"
+        elif i == keep:
+            dropped = f"over chunk budget {available} tokens ({running})"
+        elif i > keep:
+            dropped = f"over chunk budget {available} tokens (cut before chunk #{keep + 1})"
         else:
             dropped = ""
         data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
@@ -332,7 +340,7 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
 
     sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
-    kg_tokens = ctx.kg_tokens_for_budget(ent_items, rel_items) if merged else 0
+    kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items) if merged else 0
     available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = [_chunk_row(index, cid, source) for cid, source in merged]
     kept = _finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
