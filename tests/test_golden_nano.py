@@ -133,3 +133,45 @@ def test_every_golden_case_uses_the_reference_parameter_names():
     names = {p.name for p in SPEC.params}
     for case in CASES:
         assert set(case["params"]) <= names
+
+
+def _harness():
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "scripts" / "goldens" / "nano_graphrag.py"
+    spec = importlib.util.spec_from_file_location("nano_golden_harness", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_harness_records_follow_nanos_record_grammar():
+    """The scripted LLM's records parse under nano's rules (## / <|COMPLETE|> / <|>, unquoted strength)."""
+    import re
+
+    harness = _harness()
+    corpus = json.loads((harness.CORPUS / "en" / "extraction.json").read_text(encoding="utf-8"))
+    for entry in corpus.values():
+        text = harness.extraction_records(entry)
+        assert text.endswith("<|COMPLETE|>")
+        records = [r.strip() for r in re.split(r"##|<\|COMPLETE\|>", text) if r.strip()]
+        fields = [re.search(r"\((.*)\)", r).group(1).split("<|>") for r in records]
+        entities = [f for f in fields if f[0] == '"entity"']
+        relations = [f for f in fields if f[0] == '"relationship"']
+        assert len(entities) == len(entry["entities"]) and len(relations) == len(entry["relations"])
+        assert all(re.fullmatch(r"[0-9]+", f[-1]) for f in relations)
+
+
+def test_harness_report_is_deterministic_json_from_the_prompt_members():
+    harness = _harness()
+    prompt = (
+        "intro\nText:\n```\n-----Reports-----\n```csv\n\n```\n-----Entities-----\n```csv\n"
+        '"id",\t"entity",\t"type",\t"description",\t"degree"\n'
+        '0,\t"ALICE CHEN",\t"PERSON",\t"Alice leads.",\t3\n1,\t"KELP BAY",\t"GEO",\t"A bay.",\t2\n'
+        "```\n-----Relationships-----\n```csv\n"
+        '"id",\t"source",\t"target",\t"description",\t"rank"\n0,\t"ALICE CHEN",\t"KELP BAY",\t"Surveys it.",\t5\n```\n```'
+    )
+    report = json.loads(harness.community_report(prompt))
+    assert report == json.loads(harness.community_report(prompt))
+    assert report["title"] == "Community around ALICE CHEN and KELP BAY"
+    assert 1.0 <= report["rating"] <= 9.1 and len(report["findings"]) == 3
