@@ -14,7 +14,7 @@ from graphrag_ui.index.importers import lightrag as importer
 from graphrag_ui.retrieval import lightrag_context as ctx
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.lightrag_chunks import Owner, owners_with_chunks, weighted_polling
-from graphrag_ui.retrieval.lightrag_modes import SEED_ORDER
+from graphrag_ui.retrieval.lightrag_explain import SEED_ORDER
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.retrieval.result import Keywords
 

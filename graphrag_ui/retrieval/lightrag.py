@@ -143,8 +143,4 @@ def _run(index, query, params, deps, *, mode: str):
     return retrieve(index, query, mode, params, deps)
 
 
-def local(index, query, params, deps):
-    return retrieve(index, query, "local", params, deps)
-
-
 SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive")]

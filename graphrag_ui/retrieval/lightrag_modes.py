@@ -9,7 +9,6 @@ chunk_top_k and the chunk budget (max_total_tokens minus system prompt, KG conte
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from graphrag_ui import prompts
@@ -17,48 +16,11 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval import lightrag_context as ctx
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.lightrag_chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
+from graphrag_ui.retrieval.lightrag_explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag_search import global_path, local_path, round_robin
-from graphrag_ui.retrieval.result import Budget, Candidate, Keywords, Retrieval, TraceStep
+from graphrag_ui.retrieval.result import Budget, Keywords, Retrieval
 
-SEED_ORDER = (
-    "keywords",
-    "local path",
-    "global path",
-    "round-robin merge",
-    "chunks from entities",
-    "chunks from relations",
-    "vector chunks",
-    "merge",
-    "token control",
-    "assemble",
-)
 NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
-
-
-class Clock:
-    """Collects trace steps (any order) and emits them in the seed's order."""
-
-    def __init__(self) -> None:
-        self.steps: dict[str, TraceStep] = {}
-        self._t = time.perf_counter()
-
-    def lap(self, name: str, detail: str, n_in: int, n_out: int) -> None:
-        now = time.perf_counter()
-        ms = (now - self._t) * 1000
-        self._t = now
-        if name in self.steps:  # a step done in two parts (token control) adds up
-            old = self.steps[name]
-            self.steps[name] = TraceStep(
-                name, f"{old.detail}; {detail}", old.n_in + n_in, old.n_out + n_out, old.ms + ms
-            )
-        else:
-            self.steps[name] = TraceStep(name, detail, n_in, n_out, ms)
-
-    def skip(self) -> None:
-        self._t = time.perf_counter()
-
-    def trace(self) -> list[TraceStep]:
-        return [self.steps[n] for n in SEED_ORDER if n in self.steps]
 
 
 def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
@@ -72,104 +34,6 @@ def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
             "chunk_id": cid,
         }
     return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
-
-
-def _preview(text: str) -> str:
-    text = " ".join(text[:200].split())
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _finish_chunks(
-    r: Retrieval,
-    index: Index,
-    merged: list[tuple[str, str]],
-    rows: list[dict[str, Any]],
-    picks: dict[str, ChunkPick],
-    dropped_dupes: list[tuple[str, str, str]],
-    p: dict[str, Any],
-    available: int,
-) -> list[dict[str, Any]]:
-    """chunk_top_k, then the chunk budget; fills r.chunks and returns the kept rows."""
-    cache = ctx.cache_for(index)
-    top = p["chunk_top_k"]
-    capped = rows[:top] if top and top > 0 else rows
-    costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
-    running = 0
-    for row in capped:
-        costs.append(ctx.chunk_tokens(cache, row))
-        running += costs[-1]
-        if running > available:
-            break
-    keep = ctx.prefix_fit(costs, available)
-    running = 0
-    listed = set()
-    for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
-        pick = picks[source]
-        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count
-        running += cost
-        if i >= len(capped):
-            dropped = f"beyond chunk_top_k {top}"
-        elif i == keep:
-            dropped = f"over chunk budget {available} tokens ({running})"
-        elif i > keep:
-            dropped = f"over chunk budget {available} tokens (cut before chunk #{keep + 1})"
-        else:
-            dropped = ""
-        data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
-        r.chunks.append(
-            Candidate(
-                cid,
-                _preview(row["content"]),
-                data,
-                i,
-                pick.why.get(cid, source),
-                pick.sims.get(cid),
-                None,
-                not dropped,
-                dropped,
-                cost,
-            )
-        )
-        listed.add(cid)
-    order = len(r.chunks)
-    for cid, source, first in dropped_dupes:
-        chunk = index.chunk_by_id[cid]
-        why = picks[source].why.get(cid, source)
-        r.chunks.append(
-            Candidate(
-                cid,
-                _preview(chunk.text),
-                {"source": source, "text": chunk.text},
-                order,
-                why,
-                picks[source].sims.get(cid),
-                None,
-                False,
-                f"round-robin: duplicate of {first} chunk",
-            )
-        )
-        order += 1
-    for pick in picks.values():
-        for cid in pick.candidates + [c for c in pick.why if c not in pick.candidates]:
-            if cid in listed or cid in pick.picked or cid not in index.chunk_by_id:
-                continue
-            listed.add(cid)
-            chunk = index.chunk_by_id[cid]
-            r.chunks.append(
-                Candidate(
-                    cid,
-                    _preview(chunk.text),
-                    {"source": pick.source, "text": chunk.text},
-                    order,
-                    f"candidate of {pick.source} chunks",
-                    pick.sims.get(cid),
-                    None,
-                    False,
-                    pick.why.get(cid, "not picked"),
-                )
-            )
-            order += 1
-    return capped[:keep]
 
 
 def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
@@ -202,7 +66,7 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
     available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
-    kept = _finish_chunks(r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available)
+    kept = finish_chunks(r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available)
     used = sum(c.tokens for c in r.chunks if c.in_context)
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
@@ -301,8 +165,8 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         n_ent + n_rel,
     )
 
-    _fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
-    _fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
+    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
 
     method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
     qvec = deps.vector(query) if method == "VECTOR" else None
@@ -343,7 +207,7 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items) if merged else 0
     available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = [_chunk_row(index, cid, source) for cid, source in merged]
-    kept = _finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
+    kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
     chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
     r.budgets = [
@@ -374,39 +238,6 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         3,
     )
     return r
-
-
-def _fill_graph_candidates(
-    r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
-) -> None:
-    target = r.entities if kind == "entity" else r.relations
-    budget_name = "max_entity_tokens" if kind == "entity" else "max_relation_tokens"
-    running = 0
-    for i, (hit, cost) in enumerate(zip(hits, costs, strict=True)):
-        running += cost
-        dropped = "" if i < keep else f"over {budget_name} {limit} ({running})"
-        target.append(_candidate(hit, kind, i, hit.why, dropped, cost))
-    for j, hit in enumerate(dupes):
-        target.append(_candidate(hit, kind, len(hits) + j, hit.why, f"round-robin: duplicate of {hit.duplicate_of}", 0))
-
-
-def _candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:
-    if kind == "entity":
-        e = hit.entity
-        data = {"name": e.name, "type": e.type, "description": e.description, "path": hit.path, "degree": hit.rank}
-        return Candidate(e.id, e.name, data, order, why, hit.sim, hit.rank, not dropped, dropped, cost)
-    rel = hit.relation
-    data = {
-        "entity1": hit.pair[0],
-        "entity2": hit.pair[1],
-        "description": rel.description,
-        "keywords": rel.keywords,
-        "weight": rel.weight,
-        "path": hit.path,
-    }
-    return Candidate(
-        rel.id, f"{hit.pair[0]} — {hit.pair[1]}", data, order, why, hit.sim, hit.rank, not dropped, dropped, cost
-    )
 
 
 def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: Deps) -> Retrieval:
