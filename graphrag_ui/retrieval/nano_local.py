@@ -27,7 +27,8 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval import nano_csv
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.nano_prep import prepared
-from graphrag_ui.retrieval.recall import STRATEGIES, RecallHit, recall_entities, vector_topk
+from graphrag_ui.retrieval.nano_recall import recall
+from graphrag_ui.retrieval.recall import STRATEGIES, RecallHit
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
 
@@ -36,7 +37,6 @@ FAIL_RESPONSE_NOTE = (
     "no entity scored above query_better_than_threshold: nano-graphrag returns None here and answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
-EXPLAIN_BEYOND = 5  # how many entities past top_k / the threshold to show as dropped candidates
 
 
 def _ms(start: float) -> float:
@@ -45,61 +45,6 @@ def _ms(start: float) -> float:
 
 def _over(section: str, running: int, limit: int) -> str:
     return f"over budget (section {section}: {running}/{limit} tokens)"
-
-
-def _recall(index: Index, query: str, params: dict, deps: Deps, out: Retrieval) -> list[RecallHit]:
-    strategy = params["recall"]
-    top_k, threshold = int(params["top_k"]), float(params["query_better_than_threshold"])
-    table = index.vectors.get("entities")
-    qvec = deps.vector(query) if strategy != "ilike" and table is not None and len(table) else None
-    if strategy != "ilike" and qvec is None:
-        out.warnings.append("the index has no entity vectors: vector recall found nothing")
-    if strategy == "vector":
-        return _vector_recall(index, qvec, top_k, threshold, out) if qvec is not None else []
-    weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
-    return recall_entities(index, query, qvec, strategy=strategy, top_k=top_k, threshold=threshold, weights=weights)
-
-
-def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrieval) -> list[RecallHit]:
-    """recall_entities(strategy="vector") plus the near misses, from ONE scoring pass.
-
-    ``vector_topk`` with ``top_k + EXPLAIN_BEYOND`` and no threshold returns the same argsort
-    suffix, so its first ``top_k`` rows, cut at the first score below the threshold, are exactly
-    nano-vectordb's hits; the rest are listed as dropped candidates with the reason.
-    """
-    table = index.vectors["entities"]
-    hits: list[RecallHit] = []
-    stopped = False
-    for pos, (row, sim) in enumerate(vector_topk(table, qvec, top_k + EXPLAIN_BEYOND, None)):
-        entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
-        stopped = stopped or (pos < top_k and sim < threshold)
-        if entity is None:
-            if pos < top_k and not stopped:
-                out.warnings.append(f"vector row {row} ({table.ids[row]}) names no entity in the graph: skipped")
-            continue
-        if pos < top_k and not stopped:
-            hits.append(RecallHit(entity, sim, sim, "", f"entity #{len(hits) + 1} by vector, sim {sim:.3f}"))
-            continue
-        if pos >= top_k:
-            reason = f"beyond top_k ({pos + 1} > {top_k})"
-        elif sim < threshold:
-            reason = f"below threshold (sim {sim:.3f} < {threshold:g})"
-        else:
-            reason = "after the first score below threshold (nano-vectordb stops there)"
-        out.entities.append(
-            Candidate(
-                id=entity.id,
-                label=entity.name,
-                data={"name": entity.name, "type": entity.type, "description": entity.description},
-                order=len(out.entities),
-                why=f"vector candidate #{pos + 1}, sim {sim:.3f}",
-                score=sim,
-                rank=float(index.graph.degree(entity.name)) if entity.name in index.graph else 0.0,
-                in_context=False,
-                dropped=reason,
-            )
-        )
-    return hits
 
 
 def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
@@ -253,7 +198,7 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     prep = prepared(index)
     start = time.perf_counter()
-    hits = _recall(index, query, params, deps, out)
+    hits = recall(index, query, params, deps, out)
     out.trace.append(
         TraceStep(
             "recall", f"{params['recall']} recall, top_k {params['top_k']}", len(index.entities), len(hits), _ms(start)
