@@ -214,3 +214,21 @@ def test_preload_imports_litellm_in_the_background():
     while client._litellm_module is None and time.time() < deadline:
         time.sleep(0.05)
     assert client._litellm_module is not None and client._litellm_module.suppress_debug_info is True
+
+
+def test_stream_retry_budget_is_bounded(serve):
+    url, script = serve([Reply(status=500)])
+    with pytest.raises(LLMError) as info:
+        client.stream(MSGS, settings(url, max_retries=2))
+    assert info.value.kind == "server" and len(script.requests) == 3
+
+
+def test_errors_raised_by_on_token_are_the_callers_own(serve):
+    url, script = serve([Reply(text="abcdefgh", chunk_size=2)])
+
+    def boom(piece: str) -> None:
+        raise KeyError("ui bug")
+
+    with pytest.raises(KeyError, match="ui bug"):
+        client.stream(MSGS, settings(url), on_token=boom)
+    assert len(script.requests) == 1

@@ -202,20 +202,20 @@ def stream(
     started = time.perf_counter()
     kw = _kwargs(settings, messages, True, extra)
     pieces: list[str] = []
-    attempts = 0
+    attempt = 0
     while True:
         try:
-            response, tries = _call_with_retries(settings, lambda: litellm().completion(**kw))
-            attempts += tries
-            text, usage_obj, finish = _drain(response, pieces, on_token)
+            text, usage_obj, finish = _drain(litellm().completion(**kw), pieces, on_token)
             break
-        except LLMError as exc:
-            raise _with_partial(exc, pieces) from None
-        except Exception as exc:  # failure while reading the stream
-            if not pieces and attempts <= settings.max_retries and is_retryable(exc):
-                time.sleep(_retry_delay(exc, attempts))
+        except _CallbackError as exc:
+            raise exc.original from None  # the caller's own error, not the model's
+        except Exception as exc:  # litellm raises many classes; all are mapped by explain()
+            if not pieces and attempt < settings.max_retries and is_retryable(exc):
+                time.sleep(_retry_delay(exc, attempt))
+                attempt += 1
                 continue
-            raise _with_partial(explain(exc, settings, attempts=max(attempts, 1)), pieces) from None
+            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
+    attempts = attempt + 1
     if finish is None:
         cut = LLMError(
             "the answer stream ended before the model said it was finished",
@@ -239,10 +239,21 @@ def _drain(response: Iterator[Any], pieces: list[str], on_token: Callable[[str],
         if piece:
             pieces.append(piece)
             if on_token is not None:
-                on_token(piece)
+                try:
+                    on_token(piece)
+                except Exception as exc:
+                    raise _CallbackError(exc) from exc
         if choice.finish_reason:
             finish = choice.finish_reason
     return "".join(pieces), usage_obj, finish
+
+
+class _CallbackError(Exception):
+    """Carries an exception raised by the caller's ``on_token`` past the provider-error handling."""
+
+    def __init__(self, original: Exception) -> None:
+        super().__init__(str(original))
+        self.original = original
 
 
 def _with_partial(exc: LLMError, pieces: list[str]) -> LLMError:
