@@ -163,10 +163,11 @@ class Curation:
         raise CurationError(f"unexpected prompt (no known TASK marker): {last[:120]!r}")
 
 
-def curate(sample: Path, embedder: str = "use-m3") -> int:
+def curate(sample: Path, embedder: str = "use-m3", chunk_size: int = 1200, chunk_overlap: int = 100) -> int:
+    """Build ``sample/index`` and ``sample/llm_cache.json``; 0 when done, 1 when something is missing."""
     from graphrag_ui.index.build.pipeline import build
 
-    cur = Curation(sample)
+    cur = Curation(sample, chunk_size, chunk_overlap)
     cur.load()
     if cur.problems:
         print("curated records have problems:\n  " + "\n  ".join(cur.problems), file=sys.stderr)
@@ -181,6 +182,8 @@ def curate(sample: Path, embedder: str = "use-m3") -> int:
             llm_id=LLM_ID,
             cache_path=cache,
             embedder=embedder,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
             on_warning=warnings.append,
         )
         for text in warnings:
@@ -210,10 +213,12 @@ def curate(sample: Path, embedder: str = "use-m3") -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sample", type=Path, help="sample directory, e.g. data/sample/en")
-    parser.add_argument("--embedder", default="use-m3")
+    parser.add_argument("--embedder", default="use-m3", help="embedder of the shipped index (default use-m3)")
+    parser.add_argument("--chunk-size", type=int, default=1200, help="must match the replay command (default 1200)")
+    parser.add_argument("--chunk-overlap", type=int, default=100, help="must match the replay command (default 100)")
     args = parser.parse_args(argv)
     try:
-        return curate(args.sample, args.embedder)
+        return curate(args.sample, args.embedder, args.chunk_size, args.chunk_overlap)
     except CurationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
