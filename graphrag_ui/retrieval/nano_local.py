@@ -51,12 +51,14 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
     level, limit = int(params["level"]), int(params["local_max_token_for_community_report"])
     keys: list[str] = []
     too_deep: dict[str, int] = {}
+    deep_counts: Counter[str] = Counter()
     for hit in hits:
         for lvl, cid in hit.entity.communities:
             if lvl <= level:
                 keys.append(cid)
             else:
                 too_deep.setdefault(cid, lvl)
+                deep_counts[cid] += 1
     counts = Counter(keys)
     reports = {}
     for cid in counts:
@@ -109,7 +111,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
                 order=len(out.communities),
-                why="a cluster of a recalled entity",
+                why=f"{deep_counts[cid]} of the recalled entities are in it, level {lvl}",
                 rank=prep.rating(com) if com else None,
                 in_context=False,
                 dropped=f"level {lvl} > level {level}",
@@ -205,6 +207,8 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         )
     )
     if not hits:
+        for cand in out.entities:
+            cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.warnings.append(FAIL_RESPONSE_NOTE)
         if not index.entities:
             out.warnings.append("the index has no entities")
@@ -232,6 +236,7 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         )
     for cand in dropped_before:
         cand.order = len(out.entities)
+        cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.entities.append(cand)
     out.budgets.append(Budget("Entities", sum(c.tokens for c in out.entities if c.in_context), None))
     out.trace.append(
