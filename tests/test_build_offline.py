@@ -92,3 +92,17 @@ def test_isolated_entities_get_no_community():
     entities = [Entity("ent-a", "A", "x", ""), Entity("ent-b", "B", "x", ""), Entity("ent-c", "C", "x", "")]
     result = cluster(entities, [Relation("rel-ab", "A", "B", "")])
     assert "C" not in result.by_entity and [c.members for c in result.communities] == [["A", "B"]]
+
+
+def test_titles_eras_and_headlines_do_not_become_entities():
+    text = (
+        "CORVANE STAR TAKES THE HERON CUP\n\n"
+        "In 409 AC Warden Tobias Fenn met Dr. Elspeth Marrin at the Guild of Tidewrights. "
+        "The warden said the Master would decide. Later the Lantern Isle ferry left."
+    )
+    found = {e.name: e.type for e in _run(text).entities}
+    assert found["Tobias Fenn"] == "person" and found["Elspeth Marrin"] == "person"
+    assert found["Guild of Tidewrights"] == "organization"
+    assert found["Lantern Isle"] == "location"
+    for wrong in ("AC", "Warden", "Master", "Dr", "CORVANE STAR TAKES THE HERON CUP", "Warden Tobias Fenn"):
+        assert wrong not in found, wrong

@@ -87,16 +87,22 @@ class OfflineExtractor:
 
     def __init__(self, texts: Iterable[str]) -> None:
         self.mid_caps: set[str] = set()
+        self.lowercase: set[str] = set()  # words the corpus also writes in lower case: not name-only words
         for text in texts:
             for sentence in sentences(text):
                 for i, m in enumerate(_WORD.finditer(sentence)):
-                    if i > 0 and m.group()[0].isupper():
+                    if m.group()[0].islower():
+                        self.lowercase.add(_base(m.group()))
+                    elif i > 0:
                         self.mid_caps.add(_base(m.group()))
         self._jieba = None
 
     # ---- English -------------------------------------------------------------------------
     def _english(self, sentence: str) -> list[Mention]:
         words = list(_WORD.finditer(sentence))
+        long_words = [w.group() for w in words if len(w.group()) > 1]
+        if len(long_words) >= 4 and sum(w.isupper() for w in long_words) >= 0.7 * len(long_words):
+            return []  # an ALL-CAPS headline: every word looks like a name; its names recur in the body
         mentions: list[Mention] = []
         i = 0
         while i < len(words):
@@ -104,7 +110,7 @@ class OfflineExtractor:
                 i += 1
                 continue
             j = i + 1  # extend the run over capitalised words and inner connectors
-            while j < len(words) and sentence[words[j - 1].end() : words[j].start()] in _GAPS:
+            while j < len(words) and self._gap_ok(sentence, words[j - 1], words[j]):
                 w = words[j].group()
                 if w[0].isupper():
                     j += 1
@@ -112,6 +118,7 @@ class OfflineExtractor:
                     w in sw.CONNECTORS
                     and j + 1 < len(words)
                     and words[j + 1].group()[0].isupper()
+                    and words[j + 1].group().lower() not in sw.PERSON_TITLES
                     and sentence[words[j].end() : words[j + 1].start()] == " "
                     and _joins(words[i:j])
                 ):
@@ -122,11 +129,16 @@ class OfflineExtractor:
             i = max(j, i + 1)
         return mentions
 
+    @staticmethod
+    def _gap_ok(sentence: str, left: re.Match, right: re.Match) -> bool:
+        gap = sentence[left.end() : right.start()]
+        return gap in _GAPS or (gap == ". " and left.group().lower() in sw.ABBREVIATIONS)  # "Dr. Bob Jones"
+
     def _run(self, sentence: str, words: list[re.Match], i: int, j: int) -> list[Mention]:
         """The mention (if any) made by capitalised words ``words[i:j]``."""
         run = [w.group() for w in words[i:j]]
         start = i
-        while run and (run[0].lower() in sw.ENGLISH or run[0] in sw.CONNECTORS):
+        while run and (run[0].lower() in sw.ENGLISH or run[0] in sw.CONNECTORS or run[0] in sw.ACRONYMS):
             run, start = run[1:], start + 1
         if start == 0 and run and run[0] not in self.mid_caps and not run[0].isupper():
             run, start = run[1:], start + 1  # capitalised only because it opens the sentence
@@ -138,7 +150,12 @@ class OfflineExtractor:
         if not run:
             return []
         run[-1] = _base(run[-1])
-        if len(run) == 1 and (len(run[0]) < 2 or run[0].lower() in sw.ENGLISH):
+        if len(run) == 1 and (
+            len(run[0]) < 2
+            or run[0].lower() in sw.ENGLISH
+            or run[0] in sw.ACRONYMS
+            or run[0].lower() in sw.PERSON_TITLES
+        ):
             return []
         first, last = words[start], words[start + len(run) - 1]
         name = sentence[first.start() : last.start()] + run[-1]
@@ -147,8 +164,7 @@ class OfflineExtractor:
         etype = "person" if titled else self._english_type(run, before, after)
         return [Mention(name.lower(), name, etype, first.start(), first.start() + len(name))]
 
-    @staticmethod
-    def _english_type(run: list[str], before: str, after: str) -> str:
+    def _english_type(self, run: list[str], before: str, after: str) -> str:
         lower = [w.lower().strip(".") for w in run]
         for k, word in enumerate(lower[1:], start=1):
             if word in sw.CONNECTORS:  # "Harbor District of Riverton": the head says what it is
@@ -166,8 +182,10 @@ class OfflineExtractor:
             return "organization"  # acronyms: NASA, IBM
         if len(run) == 1 and before in sw.PLACE_PREPOSITIONS:
             return "location"
-        if 2 <= len(run) <= 3 and all(w[0].isupper() and w[1:].islower() for w in run):
-            return "person"
+        if 2 <= len(run) <= 3 and all(
+            w[0].isupper() and w[1:].islower() and w.lower() not in self.lowercase for w in run
+        ):
+            return "person"  # "Elspeth Marrin": title-case words the text never writes in lower case
         return "other"
 
     @staticmethod

@@ -66,8 +66,12 @@ ABBREVIATIONS = frozenset(
 
 PERSON_TITLES = frozenset(
     """mr mrs ms miss dr prof professor sir lady lord president king queen prince princess captain general senator
-minister judge detective officer uncle aunt saint pope chancellor governor mayor ceo director""".split()
+minister judge detective officer uncle aunt saint pope chancellor governor mayor ceo director master mistress warden
+harbourmaster harbormaster grandmother grandfather mother father sister brother elder chief commander admiral colonel
+lieutenant sergeant bishop abbot count countess duke duchess baron baroness dame reverend rev""".split()
 )
+# Acronyms that are never entities: eras, times of day.
+ACRONYMS = frozenset({"AC", "BC", "AD", "CE", "BCE", "AM", "PM", "OK", "II", "III", "IV"})
 PERSON_VERBS = frozenset("said says told asked replied wrote thinks thought smiled laughed".split())
 
 ORG_WORDS = frozenset(
@@ -75,14 +79,15 @@ ORG_WORDS = frozenset(
 foundation society college school department committee party organization organisation club museum hospital
 laboratory lab labs center centre office commission court army navy press times news union federation academy
 church airlines bureau authority service services systems technologies industries network
-cooperative co-op robotics solutions energy motors pharmaceuticals partners holdings studios media
+cooperative co-op guild guilds line lines robotics solutions energy motors pharmaceuticals partners holdings studios media
 gazette journal herald post tribune daily magazine review radio television tv""".split()
 )
 PLACE_LAST = frozenset(
     """city river mountain mountains lake street road avenue island islands county state province valley sea ocean bay
 park bridge square kingdom republic desert forest coast station airport port harbor harbour region district village
 town peninsula canyon falls hills lane lighthouse tower hall market cafe café restaurant hotel pier wharf
-beach quay plaza gardens garden castle palace cathedral temple""".split()
+beach quay plaza gardens garden castle palace cathedral temple isle isles key keys quarter sound shoals
+reach levee docks dock""".split()
 )
 EVENT_WORDS = frozenset(
     """project program programme war battle festival conference summit treaty act agreement plan initiative mission
