@@ -135,7 +135,7 @@ class Catalog:
         self._lengths: list[int] = []
 
     def count(self) -> int:
-        with self.engine.connect() as conn:
+        with self._guard(), self.engine.connect() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one())
 
     def forward(self, text: str, limit: int) -> list[dict[str, Any]]:

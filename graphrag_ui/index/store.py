@@ -98,8 +98,14 @@ def _manifest_for(index: Index) -> Manifest:
     return manifest
 
 
-def save(index: Index, path: str | Path, progress: Progress | None = None) -> None:
-    """Write ``index`` to the folder ``path`` atomically (replacing an index already there)."""
+def save(
+    index: Index, path: str | Path, progress: Progress | None = None, *, chroma_hnsw: dict[str, Any] | None = None
+) -> None:
+    """Write ``index`` to the folder ``path`` atomically (replacing an index already there).
+
+    ``manifest.counts`` is recomputed from the index; ``chroma_hnsw`` overrides chroma's HNSW build
+    settings (e.g. ``{"ef_construction": 16, "max_neighbors": 4}`` for throw-away benchmark indexes).
+    """
     target = Path(path).absolute()
     _check_target(target)
     manifest = _manifest_for(index)
@@ -127,6 +133,7 @@ def save(index: Index, path: str | Path, progress: Progress | None = None) -> No
                 server,
                 vectorstore.new_prefix(target.name),
                 (lambda d, t: progress("save vectors", d, t)) if progress else None,
+                chroma_hnsw,
             )
         )
         _stage(progress, "save vectors", n_vectors, n_vectors)
