@@ -78,6 +78,7 @@ def prepared(index: Index) -> NanoPrep:
     with _LOCK:
         prep = _CACHE.get(id(index))
         if prep is None or prep.index is not index:
+            tokens.encoding(ENCODING)  # load the BPE once here, not inside the first query's trace
             prep = _CACHE[id(index)] = NanoPrep(index)
             while len(_CACHE) > _MAX_INDEXES:
                 _CACHE.popitem(last=False)
