@@ -232,3 +232,13 @@ def test_errors_raised_by_on_token_are_the_callers_own(serve):
     with pytest.raises(KeyError, match="ui bug"):
         client.stream(MSGS, settings(url), on_token=boom)
     assert len(script.requests) == 1
+
+
+def test_unknown_provider_and_missing_key_are_config_sentences(no_network, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(LLMError) as info:
+        client.call(MSGS, LLMSettings(model="notamodel", timeout=3, max_retries=2))
+    assert info.value.kind == "no_provider" and "openai/gpt-4o-mini" in str(info.value)
+    with pytest.raises(LLMError) as info:
+        client.call(MSGS, LLMSettings(model="gpt-4o-mini", timeout=3, max_retries=2))
+    assert info.value.kind == "no_key" and "OPENAI_API_KEY (currently not set)" in str(info.value)

@@ -1,7 +1,8 @@
 """Every provider failure becomes one sentence: what failed and what to check — never a traceback.
 
 litellm maps each provider's errors onto OpenAI-style exception classes with a ``status_code``; the
-classes are matched by name so this module does not import litellm (whose import is slow).
+classes are matched by name so this module does not import litellm (whose import is slow). One
+classification (``classify``) decides both the message and whether a retry can help.
 """
 
 from __future__ import annotations
@@ -11,14 +12,8 @@ import re
 from graphrag_ui.errors import UserError
 from graphrag_ui.llm.settings import LLMSettings, scrub
 
-RETRYABLE = {
-    "RateLimitError",
-    "InternalServerError",
-    "ServiceUnavailableError",
-    "BadGatewayError",
-    "APIConnectionError",
-}
-RETRYABLE_STATUS = {429, 500, 502, 503, 504, 529}
+RETRYABLE_KINDS = {"rate_limit", "server", "connection"}
+_SERVER_CLASSES = {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
 
 
 class LLMError(UserError):
@@ -39,20 +34,49 @@ def status_of(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def _raw(exc: BaseException) -> str:
+    return str(exc)
+
+
+def classify(exc: BaseException) -> str:
+    """The failure kind: timeout, stream_cut, no_provider, no_key, auth, not_found, context_window,
+    rate_limit, bad_request, connection, server or other."""
+    names, status, text = _names(exc), status_of(exc), _raw(exc)
+    if names & {"Timeout", "APITimeoutError"} or isinstance(exc, TimeoutError):
+        return "timeout"
+    if "MidStreamFallbackError" in names or "incomplete chunked read" in text or "peer closed" in text:
+        return "stream_cut"
+    if "LLM Provider NOT provided" in text or "LiteLLMUnknownProvider" in names:
+        return "no_provider"
+    if "Missing credentials" in text or ("api_key" in text and "must be set" in text):
+        return "no_key"
+    if "AuthenticationError" in names or status == 401 or "PermissionDeniedError" in names or status == 403:
+        return "auth"
+    if "NotFoundError" in names or status == 404:
+        return "not_found"
+    if "ContextWindowExceededError" in names:
+        return "context_window"
+    if "RateLimitError" in names or status == 429:
+        return "rate_limit"
+    if "BadRequestError" in names or status in (400, 422):
+        return "bad_request"
+    if "Connection error" in text or ("APIConnectionError" in names and status in (None, 500)):
+        return "connection"
+    if names & _SERVER_CLASSES or (status is not None and status >= 500):
+        return "server"
+    if isinstance(exc, (ConnectionError, OSError)):
+        return "connection"
+    return "other"
+
+
 def is_retryable(exc: BaseException) -> bool:
-    names = _names(exc)
-    if "Timeout" in names or "APITimeoutError" in names:
-        return False  # the user already waited the whole timeout once
-    if names & {"AuthenticationError", "BadRequestError", "NotFoundError", "PermissionDeniedError"}:
-        return False
-    if "MidStreamFallbackError" in names:
-        return False  # part of the answer was already shown
-    return bool(names & RETRYABLE) or status_of(exc) in RETRYABLE_STATUS
+    """429, 5xx and connection failures; never a timeout (the user already waited it out)."""
+    return classify(exc) in RETRYABLE_KINDS
 
 
 def _detail(exc: BaseException, settings: LLMSettings) -> str:
     """The provider's own message, shortened, without litellm's prefixes and without any key."""
-    text = str(exc).strip()
+    text = _raw(exc).strip()
     for prefix in ("litellm.", "OpenAIException - ", "AnthropicException - "):
         text = text.replace(prefix, "")
     text = text.split("\n", 1)[0]
@@ -69,102 +93,51 @@ def explain(exc: BaseException, settings: LLMSettings, *, attempts: int = 1) -> 
     """Turn a litellm/httpx/OS exception from a call to ``settings.model`` into an ``LLMError``."""
     if isinstance(exc, LLMError):
         return exc
-    names = _names(exc)
+    kind = classify(exc)
     status = status_of(exc)
     model = settings.model or "(no model)"
     where = f"model {model}" + (f" at {settings.api_base}" if settings.api_base else "")
     tried = f" after {attempts} attempts" if attempts > 1 else ""
     detail = _detail(exc, settings)
-
-    if "Timeout" in names or "APITimeoutError" in names or isinstance(exc, TimeoutError):
-        return LLMError(
+    key = f"{settings.key_hint()} (currently {settings.masked_key() or 'not set'})"
+    messages: dict[str, tuple[str, str]] = {
+        "timeout": (
             f"the model did not answer within {settings.timeout:g} s",
-            where,
-            "check that the server is running and reachable, or raise the timeout in Settings",
-            kind="timeout",
-        )
-    if "MidStreamFallbackError" in names or "incomplete chunked read" in detail or "peer closed" in detail:
-        return LLMError(
+            "check that the server is running and reachable, or raise the timeout (GRAPHRAG_UI_LLM_TIMEOUT)",
+        ),
+        "stream_cut": (
             "the answer stream broke off before the model finished",
-            where,
             "the partial answer is shown; run the query again, and check the server's logs if it keeps happening",
-            kind="stream_cut",
-        )
-    if "AuthenticationError" in names or status == 401:
-        return LLMError(
-            "the provider rejected the API key",
-            where,
-            f"check {settings.key_hint()} (currently {settings.masked_key() or 'not set'})",
-            kind="auth",
-        )
-    if "PermissionDeniedError" in names or status == 403:
-        return LLMError(
-            "the provider refused access to this model", where, "check that your key may use this model", kind="auth"
-        )
-    if "NotFoundError" in names or status == 404:
-        return LLMError(
+        ),
+        "no_provider": (
+            "litellm cannot tell which provider serves this model name",
+            "prefix it with the provider, e.g. openai/gpt-4o-mini, anthropic/<model>, ollama/llama3, "
+            "or openai/<name> with an API base for an OpenAI-compatible server",
+        ),
+        "no_key": ("no API key is set for this model", f"set {key}"),
+        "auth": ("the provider rejected the API key or refused access to this model", f"check {key}"),
+        "not_found": (
             f"the model or endpoint was not found ({detail})",
-            where,
             "check the model name (litellm form, e.g. openai/gpt-4o-mini, ollama/llama3) and the API base URL",
-            kind="not_found",
-        )
-    if "ContextWindowExceededError" in names:
-        return LLMError(
+        ),
+        "context_window": (
             "the prompt is longer than the model's context window",
-            where,
             "lower the token budgets or top_k, or choose a model with a larger context",
-            kind="context_window",
-        )
-    if "RateLimitError" in names or status == 429:
-        return LLMError(
+        ),
+        "rate_limit": (
             f"the provider kept refusing with 'rate limit'{tried}",
-            where,
             "wait a minute and try again, or check your plan's quota",
-            kind="rate_limit",
-            retryable=True,
-        )
-    if "BadRequestError" in names or status in (400, 422):
-        return LLMError(
-            f"the provider rejected the request ({detail})",
-            where,
-            "check the model name and its parameters",
-            kind="bad_request",
-        )
-    if "Connection error" in detail or "APIConnectionError" in names and status in (None, 500):
-        return LLMError(
+        ),
+        "bad_request": (f"the provider rejected the request ({detail})", "check the model name and its parameters"),
+        "connection": (
             f"could not connect to the model server{tried}",
-            where,
             "check the API base URL, that the server is running, and your network",
-            kind="connection",
-            retryable=True,
-        )
-    if (
-        status is not None
-        and status >= 500
-        or names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
-    ):
-        return LLMError(
+        ),
+        "server": (
             f"the provider's server failed with status {status or 500}{tried} ({detail})",
-            where,
             "the server is having trouble: try again later, and check its logs if it is yours",
-            kind="server",
-            retryable=True,
-        )
-    if "APIConnectionError" in names or isinstance(exc, (ConnectionError, OSError)):
-        return LLMError(
-            f"could not connect to the model server{tried} ({detail})",
-            where,
-            "check the API base URL, that the server is running, and your network",
-            kind="connection",
-            retryable=True,
-        )
-    if "BadRequestError" in names or "LiteLLMUnknownProvider" in names or "provider" in detail.lower():
-        return LLMError(
-            f"litellm cannot call this model ({detail})",
-            where,
-            "use a litellm model name such as openai/gpt-4o-mini",
-            kind="config",
-        )
-    return LLMError(
-        f"the model call failed: {type(exc).__name__}: {detail}", where, "check the model settings", kind="other"
-    )
+        ),
+        "other": (f"the model call failed: {type(exc).__name__}: {detail}", "check the model settings"),
+    }
+    what, fix = messages[kind]
+    return LLMError(what, where, fix, kind=kind, retryable=kind in RETRYABLE_KINDS)
