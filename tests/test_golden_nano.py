@@ -175,3 +175,15 @@ def test_harness_report_is_deterministic_json_from_the_prompt_members():
     assert report == json.loads(harness.community_report(prompt))
     assert report["title"] == "Community around ALICE CHEN and KELP BAY"
     assert 1.0 <= report["rating"] <= 9.1 and len(report["findings"]) == 3
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_goldens_hold_after_saving_and_loading_the_index(lang, tmp_path):
+    """The app queries a saved index (parquet + chroma); the contexts must survive the round trip."""
+    from graphrag_ui.index import store
+
+    store.save(golden_index(lang), tmp_path / "ix")
+    loaded = store.load(tmp_path / "ix")
+    for case in (c for c in CASES if c["corpus"] == lang):
+        result = SPEC.func(loaded, case["query"], SPEC.resolve(case["params"]), deps())
+        assert result.context == expected(case)[0], case_id(case)
