@@ -192,9 +192,16 @@ def run_case(engine, case: dict) -> dict:
     result = engine.context_builder.build_context(query=case["query"], **kwargs)
     records = result.context_records
     selected = {}
-    for key, kind in (("reports", "communities"), ("entities", "entities"), ("relationships", "relations"), ("sources", "chunks")):
+    for key, kind in (
+        ("reports", "communities"),
+        ("entities", "entities"),
+        ("relationships", "relations"),
+        ("sources", "chunks"),
+    ):
         df = records.get(key)
-        selected[kind] = [str(x) for x in df["id"].tolist()] if df is not None and "id" in getattr(df, "columns", []) else []
+        selected[kind] = (
+            [str(x) for x in df["id"].tolist()] if df is not None and "id" in getattr(df, "columns", []) else []
+        )
     return {
         **hits,
         "context": result.context_chunks,
@@ -229,15 +236,35 @@ def main(langs: list[str]) -> None:
             out = run_case(engine, case)
             tok = engine.context_builder.tokenizer
             assert tok.num_tokens(out["context"]) == len(cl100k.encode(out["context"])), "tokenizer is not cl100k"
-            lines.append({"corpus": lang, "mode": "local", "query": case["query"], "params": case["params"],
-                          "community_level": level, "tokenizer": f"{type(tok).__name__}:cl100k_base", **out})
-        engine = engine_for(config, tables, 2)
-        first, second = gs.QUERIES[lang][2], gs.QUERIES[lang][0]
-        run_case(engine, {"query": first, "params": {}})
-        out = run_case(engine, {"query": second, "params": {}})
-        lines.append({"corpus": lang, "mode": "local", "query": second, "params": {}, "community_level": 2,
-                      "reused_engine_after": first, "tokenizer": "cl100k_base", **out})
-        print(f"[{lang}] {len(gs.cases(lang)) + 1} cases", flush=True)
+            lines.append(
+                {
+                    "corpus": lang,
+                    "mode": "local",
+                    "query": case["query"],
+                    "params": case["params"],
+                    "community_level": level,
+                    "tokenizer": f"{type(tok).__name__}:cl100k_base",
+                    **out,
+                }
+            )
+        # the stale `links` demonstration: a second query on ONE engine (as a notebook or server reuses it)
+        for first in gs.stale_firsts(lang):
+            engine = engine_for(config, tables, 2)
+            run_case(engine, {"query": first, "params": {}})
+            out = run_case(engine, {"query": gs.STALE_SECOND[lang], "params": {}})
+            lines.append(
+                {
+                    "corpus": lang,
+                    "mode": "local",
+                    "query": gs.STALE_SECOND[lang],
+                    "params": {},
+                    "community_level": 2,
+                    "reused_engine_after": first,
+                    "tokenizer": "cl100k_base",
+                    **out,
+                }
+            )
+        print(f"[{lang}] {len(gs.cases(lang)) + 3} cases", flush=True)
     with open(OUT / "cases.jsonl", "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")

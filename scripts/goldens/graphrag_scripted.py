@@ -77,11 +77,13 @@ class ScriptedLLM:
         data = self.extraction[hits[0]]
         records = []
         for ent in data["entities"]:
-            records.append(f'("entity"{TUPLE}{_clean(ent["name"])}{TUPLE}{_clean(ent["type"])}{TUPLE}{_clean(ent["description"])})')
+            records.append(
+                f'("entity"{TUPLE}{_clean(ent["name"])}{TUPLE}{_clean(ent["type"])}{TUPLE}{_clean(ent["description"])})'
+            )
         for rel in data["relations"]:
             records.append(
                 f'("relationship"{TUPLE}{_clean(rel["source"])}{TUPLE}{_clean(rel["target"])}{TUPLE}'
-                f'{_clean(rel["description"])}{TUPLE}{float(rel.get("strength", 1.0)):g})'
+                f"{_clean(rel['description'])}{TUPLE}{float(rel.get('strength', 1.0)):g})"
             )
         return f"\n{RECORD}\n".join(records) + f"\n{COMPLETE}"
 
@@ -198,4 +200,15 @@ def cases(lang: str) -> list[dict]:
         for j in range(2):
             out.append({"query": queries[(i * 2 + j) % len(queries)], "params": dict(params)})
     out.append({"query": "", "params": {}})  # empty query: top-k entities by degree
+    out.append({"query": STALE_SECOND[lang], "params": {}})
     return out
+
+
+# The stale-`links` demonstration: STALE_SECOND asked on an engine that already answered one of
+# STALE_FIRSTS. Its top entity has one relationship, so that relationship's `links` is only ever
+# written by an earlier query; a fresh engine prints no links column for it (docs/differences/ms.md).
+STALE_SECOND = {"en": "Osaka is Hana Sato's home city.", "zh": "吴雨桐来自哪个城市？成都？"}
+
+
+def stale_firsts(lang: str) -> list[str]:
+    return QUERIES[lang][:3]

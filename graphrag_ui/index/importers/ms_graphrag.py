@@ -78,7 +78,9 @@ def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str
     if not path.is_file():
         if not required:
             return None
-        raise IndexFormatError(f"missing {name}.parquet", where=str(folder), fix="give a complete GraphRAG output folder")
+        raise IndexFormatError(
+            f"missing {name}.parquet", where=str(folder), fix="give a complete GraphRAG output folder"
+        )
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several types for broken files
@@ -132,7 +134,9 @@ def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], di
             db = db or lancedb.connect(str(db_dir))
             arrow = db.open_table(name).to_arrow().select(["id", "vector"])
         except Exception as exc:
-            raise IndexFormatError(f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)) from None
+            raise IndexFormatError(
+                f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)
+            ) from None
         ids = [str(i) for i in arrow.column("id").to_pylist()]
         rows = arrow.column("vector").to_pylist()
         dims = {len(r) for r in rows if r is not None}
@@ -184,45 +188,78 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     tick("read tables")
     layout = _layout(folder, rows["text_units"])
     documents = [
-        Document(id=_text(d.get("id")), title=_text(d.get("title")), text=_text(d.get("text")),
-                 extra={"human_readable_id": _opt_int(d.get("human_readable_id"))})
+        Document(
+            id=_text(d.get("id")),
+            title=_text(d.get("title")),
+            text=_text(d.get("text")),
+            extra={"human_readable_id": _opt_int(d.get("human_readable_id"))},
+        )
         for d in doc_rows
     ]
     chunks = []
     for i, tu in enumerate(rows["text_units"]):
-        doc_ids = [_text(x) for x in _list(tu.get("document_ids"))] if "document_ids" in tu else [_text(tu.get("document_id"))]
-        chunks.append(Chunk(
-            id=_text(tu["id"]), doc_id=doc_ids[0] if doc_ids else "", text=_text(tu["text"]), order=i,
-            tokens=_opt_int(tu.get("n_tokens")) or 0,
-            extra={"short_id": str(i), "human_readable_id": _opt_int(tu.get("human_readable_id")), "document_ids": doc_ids,
-                   "entity_ids": [_text(x) for x in _list(tu.get("entity_ids"))],
-                   "relationship_ids": [_text(x) for x in _list(tu.get("relationship_ids"))]},
-        ))
+        doc_ids = (
+            [_text(x) for x in _list(tu.get("document_ids"))]
+            if "document_ids" in tu
+            else [_text(tu.get("document_id"))]
+        )
+        chunks.append(
+            Chunk(
+                id=_text(tu["id"]),
+                doc_id=doc_ids[0] if doc_ids else "",
+                text=_text(tu["text"]),
+                order=i,
+                tokens=_opt_int(tu.get("n_tokens")) or 0,
+                extra={
+                    "short_id": str(i),
+                    "human_readable_id": _opt_int(tu.get("human_readable_id")),
+                    "document_ids": doc_ids,
+                    "entity_ids": [_text(x) for x in _list(tu.get("entity_ids"))],
+                    "relationship_ids": [_text(x) for x in _list(tu.get("relationship_ids"))],
+                },
+            )
+        )
     memberships: dict[str, list[tuple[int, str]]] = {}
     for c in rows["communities"]:
         level, number = _opt_int(c.get("level")), _opt_int(c.get("community"))
         if level is None or number is None:
-            raise IndexFormatError("a community row has no level or community number", where=str(folder / "communities.parquet"))
+            raise IndexFormatError(
+                "a community row has no level or community number", where=str(folder / "communities.parquet")
+            )
         for eid in _list(c.get("entity_ids")):
             memberships.setdefault(_text(eid), []).append((level, str(number)))
     entities = []
     for e in rows["entities"]:
         eid = _text(e["id"])
         text_units = [_text(x) for x in _list(e.get("text_unit_ids"))]
-        entities.append(Entity(
-            id=eid, name=_text(e["title"]), type=_text(e.get("type")), description=_text(e.get("description")),
-            source_chunk_ids=text_units, occurrence=_opt_int(e.get("frequency")) or len(text_units),
-            communities=memberships.get(eid, []),
-            extra={"human_readable_id": _opt_int(e.get("human_readable_id")), "degree": _opt_int(e.get("degree")),
-                   "frequency": _opt_int(e.get("frequency"))},
-        ))
+        entities.append(
+            Entity(
+                id=eid,
+                name=_text(e["title"]),
+                type=_text(e.get("type")),
+                description=_text(e.get("description")),
+                source_chunk_ids=text_units,
+                occurrence=_opt_int(e.get("frequency")) or len(text_units),
+                communities=memberships.get(eid, []),
+                extra={
+                    "human_readable_id": _opt_int(e.get("human_readable_id")),
+                    "degree": _opt_int(e.get("degree")),
+                    "frequency": _opt_int(e.get("frequency")),
+                },
+            )
+        )
     relations = [
         Relation(
-            id=_text(r["id"]), source=_text(r["source"]), target=_text(r["target"]), description=_text(r.get("description")),
+            id=_text(r["id"]),
+            source=_text(r["source"]),
+            target=_text(r["target"]),
+            description=_text(r.get("description")),
             weight=_opt_float(r.get("weight")) if r.get("weight") is not None else 0.0,
             source_chunk_ids=[_text(x) for x in _list(r.get("text_unit_ids"))],
-            extra={"human_readable_id": _opt_int(r.get("human_readable_id")),
-                   "combined_degree": _opt_int(r.get("combined_degree"))},
+            extra={
+                "human_readable_id": _opt_int(r.get("human_readable_id")),
+                "combined_degree": _opt_int(r.get("combined_degree")),
+            },
         )
         for r in rows["relationships"]
     ]
@@ -233,17 +270,28 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         number = str(_opt_int(c["community"]))
         rep = reports.get(number)
         parent = _opt_int(c.get("parent"))
-        communities.append(Community(
-            id=number, level=int(c["level"]), parent=None if parent is None or parent < 0 else str(parent),
-            title=_text(rep["title"]) if rep else _text(c.get("title")), report=_text(rep["full_content"]) if rep else "",
-            rating=_opt_float(rep.get("rank")) if rep else None,
-            members=[titles.get(_text(x), _text(x)) for x in _list(c.get("entity_ids"))],
-            extra={"has_report": rep is not None, "rank": _opt_float(rep.get("rank")) if rep else None,
-                   "full_content": _text(rep["full_content"]) if rep else "", "summary": _text(rep["summary"]) if rep else "",
-                   "human_readable_id": _opt_int(c.get("human_readable_id")), "community_title": _text(c.get("title")),
-                   "report_id": _text(rep["id"]) if rep else "", "report_level": _opt_int(rep.get("level")) if rep else None,
-                   "children": [int(x) for x in _list(c.get("children"))]},
-        ))
+        communities.append(
+            Community(
+                id=number,
+                level=int(c["level"]),
+                parent=None if parent is None or parent < 0 else str(parent),
+                title=_text(rep["title"]) if rep else _text(c.get("title")),
+                report=_text(rep["full_content"]) if rep else "",
+                rating=_opt_float(rep.get("rank")) if rep else None,
+                members=[titles.get(_text(x), _text(x)) for x in _list(c.get("entity_ids"))],
+                extra={
+                    "has_report": rep is not None,
+                    "rank": _opt_float(rep.get("rank")) if rep else None,
+                    "full_content": _text(rep["full_content"]) if rep else "",
+                    "summary": _text(rep["summary"]) if rep else "",
+                    "human_readable_id": _opt_int(c.get("human_readable_id")),
+                    "community_title": _text(c.get("title")),
+                    "report_id": _text(rep["id"]) if rep else "",
+                    "report_level": _opt_int(rep.get("level")) if rep else None,
+                    "children": [int(x) for x in _list(c.get("children"))],
+                },
+            )
+        )
     tick("build model")
     vectors, vector_sources = _read_vectors(folder, layout)
     if "communities" in vectors:  # LanceDB holds report ids; the model keys communities by number
@@ -254,13 +302,24 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
     _check_embedder(embedder, dimension, folder)
     manifest = Manifest(
-        source=layout, embedder=embedder or "unknown", dimension=dimension, tokenizer="cl100k_base",
+        source=layout,
+        embedder=embedder or "unknown",
+        dimension=dimension,
+        tokenizer="cl100k_base",
         settings={"lance_kernel": LANCE_KERNEL[layout], "source_path": str(folder)},
         vector_sources=vector_sources,
         title=root.name,
     )
-    index = Index(manifest=manifest, documents=documents, chunks=chunks, entities=entities,
-                  relations=relations, communities=communities, vectors=vectors, path="")
+    index = Index(
+        manifest=manifest,
+        documents=documents,
+        chunks=chunks,
+        entities=entities,
+        relations=relations,
+        communities=communities,
+        vectors=vectors,
+        path="",
+    )
     index.manifest.counts = index.counts()
     tick("done")
     return index

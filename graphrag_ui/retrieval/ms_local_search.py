@@ -1,0 +1,173 @@
+"""GraphRAG local search, step 1: the index as GraphRAG's query loaders see it, and the entity search.
+
+``read_indexer_entities`` / ``read_indexer_reports`` depend on ``community_level``; the views are
+built once per (index, level) and cached. Entity search reproduces LanceDB's k-NN exactly: squared
+L2 distances computed with LanceDB's own float32 summation order (bit-identical ``_distance``), ties
+broken by row order, ``score = 1 - |distance|``, no threshold, ``k = 2 × top_k_mapped_entities``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from graphrag_ui import tokens
+from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation, VectorTable
+
+ENCODING = "cl100k_base"  # GraphRAG's CLI counts through litellm, which uses cl100k_base for OpenAI models
+
+
+@lru_cache(maxsize=200_000)
+def count(text: str) -> int:
+    """cl100k_base tokens of a table row or header; rows repeat across the cumulative rebuild."""
+    return tokens.count(text, ENCODING)
+
+
+@dataclass
+class EntityView:
+    """An entity as ``read_indexer_entities`` loads it at one community level."""
+
+    entity: Entity
+    short_id: str
+    rank: int | None
+    community_ids: list[str]
+
+
+@dataclass
+class LevelView:
+    level: int
+    entities: dict[str, EntityView]  # by GraphRAG id, only the entities GraphRAG keeps at this level
+    by_id_order: list[EntityView]  # GraphRAG's list order (its groupby sorts by id)
+    reports: dict[str, Community]  # community id -> community with a report, level <= level
+
+
+@dataclass
+class IndexView:
+    """Per-index lookups GraphRAG keeps as dicts and lists, built once."""
+
+    rel_row: dict[str, int]
+    chunks: dict[str, Chunk]
+    unit_short_id: dict[str, str]
+    levels: dict[int, LevelView] = field(default_factory=dict)
+
+
+_VIEWS: dict[int, IndexView] = {}  # cache keyed by id(index), dropped when the index is collected
+
+
+def index_view(index: Index) -> IndexView:
+    view = _VIEWS.get(id(index))
+    if view is None:
+        view = IndexView(
+            rel_row={r.id: i for i, r in enumerate(index.relations)},
+            chunks={c.id: c for c in index.chunks},
+            unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
+        )
+        _VIEWS[id(index)] = view
+        weakref.finalize(index, _VIEWS.pop, id(index), None)
+    return view
+
+
+def community_ids_at(entity: Entity, level: int) -> list[str]:
+    """GraphRAG's ``Entity.community_ids``: a Python set of the community numbers at levels <= level,
+    filled in communities.parquet row order, listed in set iteration order (ties in the report sort
+    follow it). Numbers hash to themselves, so this order is the same in every process."""
+    numbers = {int(cid) for lvl, cid in entity.communities if lvl <= level}
+    return [str(n) for n in numbers]
+
+
+def level_view(index: Index, level: int) -> LevelView:
+    view = index_view(index)
+    cached = view.levels.get(level)
+    if cached is not None:
+        return cached
+    entities: dict[str, EntityView] = {}
+    for e in index.entities:
+        ids = community_ids_at(e, level)
+        if not ids:  # no community at or below the level: read_indexer_entities drops the entity
+            continue
+        hid = e.extra.get("human_readable_id")
+        entities.setdefault(e.id, EntityView(e, "" if hid is None else str(hid), e.extra.get("degree"), ids))
+    present = {c.id for c in index.communities if c.level <= level}
+    reports = {
+        c.id: c
+        for c in index.communities
+        if c.extra.get("has_report", bool(c.report)) and c.id in present and _report_level(c) <= level
+    }
+    cached = LevelView(level, entities, sorted(entities.values(), key=lambda v: v.entity.id), reports)
+    view.levels[level] = cached
+    return cached
+
+
+def _report_level(c: Community) -> int:
+    lvl = c.extra.get("report_level")
+    return c.level if lvl is None else int(lvl)
+
+
+# --- LanceDB k-NN --------------------------------------------------------------------------------
+
+
+def lance_distances(matrix: np.ndarray, query: np.ndarray, kernel: str) -> np.ndarray:
+    """Squared L2 distances, float32, bit-identical to LanceDB's ``_distance``.
+
+    ``ivf_flat`` (rows covered by an IVF_FLAT index, GraphRAG 2.x): 8 float32 lanes accumulated with
+    fused multiply-add over the dimension, then a halving tree sum. ``flat`` (rows scanned without an
+    index, GraphRAG 3.x): 16 lanes accumulated as ``acc + d*d`` (two roundings), then a left-to-right
+    sum of the lanes. A dimension that is not a multiple of the lane count is zero-padded.
+    """
+    lanes = 8 if kernel == "ivf_flat" else 16
+    diff = matrix.astype(np.float32, copy=False) - query.astype(np.float32, copy=False)
+    n, dim = diff.shape
+    if dim % lanes:
+        diff = np.pad(diff, ((0, 0), (0, lanes - dim % lanes)))
+    blocks = diff.reshape(n, -1, lanes)
+    acc = np.zeros((n, lanes), dtype=np.float32)
+    if kernel == "ivf_flat":
+        for j in range(blocks.shape[1]):
+            b = blocks[:, j, :].astype(np.float64)
+            acc = (b * b + acc).astype(np.float32)
+        while acc.shape[1] > 1:
+            half = acc.shape[1] // 2
+            acc = acc[:, :half] + acc[:, half:]
+        return acc[:, 0]
+    for j in range(blocks.shape[1]):
+        b = blocks[:, j, :]
+        acc = acc + b * b
+    total = np.zeros(n, dtype=np.float32)
+    for j in range(lanes):
+        total = total + acc[:, j]
+    return total
+
+
+@dataclass
+class VectorHit:
+    row: int
+    id: str
+    distance: float
+    score: float  # GraphRAG's 1 - |distance|
+
+
+def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
+    """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order."""
+    if k <= 0 or not len(table):
+        return []
+    dist = lance_distances(table.matrix, np.asarray(query, dtype=np.float32), kernel)
+    if k < len(dist):
+        cut = np.partition(dist, k - 1)[k - 1]
+        rows = np.flatnonzero(dist <= cut)
+    else:
+        rows = np.arange(len(dist))
+    rows = rows[np.lexsort((rows, dist[rows]))][:k]
+    return [VectorHit(int(r), table.ids[r], float(dist[r]), 1 - abs(float(dist[r]))) for r in rows]
+
+
+def relations_of(index: Index, names: list[str]) -> list[Relation]:
+    """Relations touching any of ``names``, in relationships.parquet order, each once."""
+    row = index_view(index).rel_row
+    seen: dict[str, Relation] = {}
+    for name in names:
+        for rel in index.relations_by_entity.get(name, ()):
+            seen.setdefault(rel.id, rel)
+    return sorted(seen.values(), key=lambda r: row[r.id])

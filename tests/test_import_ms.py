@@ -1,0 +1,177 @@
+"""The msgraphrag importer on real GraphRAG 2.7.0 / 3.3.0 output, and on broken folders."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import GOLDENS
+
+from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index import importers
+from graphrag_ui.index.importers import ms_graphrag
+
+SRC = {"graphrag-2": GOLDENS / "graphrag-2" / "en", "graphrag-3": GOLDENS / "graphrag-3" / "en"}
+
+
+@pytest.fixture(scope="module", params=sorted(SRC))
+def imported(request):
+    return request.param, ms_graphrag.import_dir(SRC[request.param], embedder="hash")
+
+
+def test_tables_rows_and_ids_as_stored(imported):
+    layout, index = imported
+    folder = SRC[layout]
+    ents = pq.read_table(folder / "entities.parquet").to_pylist()
+    assert [e.id for e in index.entities] == [r["id"] for r in ents]
+    assert [e.name for e in index.entities] == [r["title"] for r in ents]
+    first, row = index.entities[0], ents[0]
+    assert first.extra["human_readable_id"] == row["human_readable_id"]
+    assert first.extra["degree"] == row["degree"] and first.extra["frequency"] == row["frequency"]
+    assert first.source_chunk_ids == list(row["text_unit_ids"])
+    rels = pq.read_table(folder / "relationships.parquet").to_pylist()
+    assert [(r.id, r.source, r.target) for r in index.relations] == [(r["id"], r["source"], r["target"]) for r in rels]
+    assert index.relations[0].extra["combined_degree"] == rels[0]["combined_degree"]
+    units = pq.read_table(folder / "text_units.parquet").to_pylist()
+    assert [c.id for c in index.chunks] == [u["id"] for u in units]
+    assert [c.extra["short_id"] for c in index.chunks] == [str(i) for i in range(len(units))]
+    assert index.manifest.source == layout and index.manifest.tokenizer == "cl100k_base"
+    assert index.manifest.embedder == "hash" and index.manifest.dimension == 256
+
+
+def test_communities_and_memberships(imported):
+    _, index = imported
+    comm_rows = pq.read_table(SRC[imported[0]] / "communities.parquet").to_pylist()
+    reports = {r["community"]: r for r in pq.read_table(SRC[imported[0]] / "community_reports.parquet").to_pylist()}
+    assert [c.id for c in index.communities] == [str(r["community"]) for r in comm_rows]
+    for c, row in zip(index.communities, comm_rows, strict=True):
+        rep = reports[row["community"]]
+        assert c.level == row["level"] and c.title == rep["title"] and c.report == rep["full_content"]
+        assert c.rating == rep["rank"] and c.extra["summary"] == rep["summary"]
+        assert c.parent == (None if row["parent"] < 0 else str(row["parent"]))
+    member_of = {}
+    for row in comm_rows:
+        for eid in row["entity_ids"]:
+            member_of.setdefault(eid, []).append((row["level"], str(row["community"])))
+    for e in index.entities:
+        assert e.communities == member_of.get(e.id, [])
+
+
+def test_vectors_kept_in_lancedb_row_order(imported):
+    layout, index = imported
+    import lancedb
+
+    names = {k: v[0] if layout == "graphrag-2" else v[1] for k, v in ms_graphrag.LANCE_TABLES.items()}
+    arrow = lancedb.connect(str(SRC[layout] / "lancedb")).open_table(names["entities"]).to_arrow()
+    table = index.vectors["entities"]
+    assert table.ids == arrow.column("id").to_pylist()
+    assert table.matrix.dtype == np.float32
+    assert np.array_equal(table.matrix, np.asarray(arrow.column("vector").to_pylist(), dtype=np.float32))
+    assert set(index.vectors) == {"entities", "chunks", "communities"}
+    assert set(index.vectors["communities"].ids) <= {c.id for c in index.communities}
+    assert index.manifest.vector_sources["entities"] == f"lancedb:{names['entities']}"
+    assert index.manifest.settings["lance_kernel"] == ms_graphrag.LANCE_KERNEL[layout]
+
+
+def test_detect_and_auto():
+    for folder in SRC.values():
+        assert ms_graphrag.detect(folder)
+        assert importers.detect(folder) == "msgraphrag"
+    assert not ms_graphrag.detect(GOLDENS)
+
+
+def test_output_parent_folder_is_accepted(tmp_path):
+    shutil.copytree(SRC["graphrag-3"], tmp_path / "output")
+    assert ms_graphrag.detect(tmp_path)
+    assert len(ms_graphrag.import_dir(tmp_path).entities) > 0
+
+
+def test_import_writes_nothing(tmp_path):
+    src = tmp_path / "out"
+    shutil.copytree(SRC["graphrag-2"], src)
+    before = sorted((p.relative_to(src), p.stat().st_mtime_ns) for p in src.rglob("*"))
+    ms_graphrag.import_dir(src)
+    assert sorted((p.relative_to(src), p.stat().st_mtime_ns) for p in src.rglob("*")) == before
+
+
+def test_float64_vectors_of_older_2x_become_float32(tmp_path):
+    """Early 2.x wrote `vector: list<double>` (seed 004); the rows are kept, as float32."""
+    import lancedb
+
+    src = tmp_path / "out"
+    shutil.copytree(SRC["graphrag-2"], src, ignore=shutil.ignore_patterns("lancedb"))
+    ids = [r["id"] for r in pq.read_table(src / "entities.parquet").to_pylist()]
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(len(ids), 8))
+    data = pa.table(
+        {
+            "id": ids,
+            "text": ["t"] * len(ids),
+            "vector": pa.array(vecs.tolist(), pa.list_(pa.float64())),
+            "attributes": ["{}"] * len(ids),
+        }
+    )
+    lancedb.connect(str(src / "lancedb")).create_table("default-entity-description", data=data)
+    index = ms_graphrag.import_dir(src)
+    assert index.vectors["entities"].matrix.dtype == np.float32
+    assert np.allclose(index.vectors["entities"].matrix, vecs.astype(np.float32))
+    assert index.manifest.dimension == 8 and index.manifest.embedder == "unknown"
+
+
+def _broken(tmp_path, mutate) -> str:
+    src = tmp_path / "out"
+    shutil.copytree(SRC["graphrag-3"], src)
+    mutate(src)
+    with pytest.raises(IndexFormatError) as err:
+        ms_graphrag.import_dir(src)
+    return str(err.value)
+
+
+def test_missing_table(tmp_path):
+    msg = _broken(tmp_path, lambda p: (p / "relationships.parquet").unlink())
+    assert "relationships.parquet" in msg and "missing" in msg
+
+
+def test_truncated_parquet(tmp_path):
+    def cut(p):
+        data = (p / "entities.parquet").read_bytes()
+        (p / "entities.parquet").write_bytes(data[: len(data) // 2])
+
+    msg = _broken(tmp_path, cut)
+    assert "entities.parquet" in msg and "cannot read Parquet" in msg
+
+
+def test_missing_column(tmp_path):
+    def drop(p):
+        table = pq.read_table(p / "entities.parquet").drop(["degree"])
+        pq.write_table(table, p / "entities.parquet")
+
+    msg = _broken(tmp_path, drop)
+    assert "degree" in msg and "entities.parquet" in msg
+
+
+def test_wrong_dimension_for_embedder(tmp_path):
+    with pytest.raises(IndexFormatError, match="dimension 256"):
+        ms_graphrag.import_dir(SRC["graphrag-2"], embedder="use-m3")
+
+
+def test_corrupt_lancedb_table(tmp_path):
+    def smash(p):
+        for f in (p / "lancedb" / "entity_description.lance" / "data").iterdir():
+            f.write_bytes(b"not lance")
+
+    msg = _broken(tmp_path, smash)
+    assert "entity_description.lance" in msg
+
+
+def test_empty_missing_and_foreign_directories(tmp_path):
+    with pytest.raises(IndexFormatError, match="empty"):
+        ms_graphrag.import_dir(tmp_path)
+    with pytest.raises(IndexFormatError, match="not a directory"):
+        ms_graphrag.import_dir(tmp_path / "nope")
+    (tmp_path / "graph_chunk_entity_relation.graphml").write_text("<graphml/>")
+    with pytest.raises(IndexFormatError, match="nano-graphrag/LightRAG"):
+        ms_graphrag.import_dir(tmp_path)
