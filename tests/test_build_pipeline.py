@@ -104,6 +104,14 @@ def test_llm_build_with_gleaning_merge_and_reports(docs, tmp_path):
         "chunks": 2,
         "communities": len(index.communities),
     }
+    from graphrag_ui.embed import HashEmbedder
+
+    row = index.vectors["entities"].ids.index(acme.id)
+    assert (index.vectors["entities"].matrix[row] == HashEmbedder.vector(f"Acme Corp\n{acme.description}")).all()
+    rel = index.relation_between("Bob Jones", "Oslo")
+    row = index.vectors["relations"].ids.index(rel.id)
+    expected = HashEmbedder.vector(f"home\tBob Jones\nOslo\n{rel.description}")
+    assert (index.vectors["relations"].matrix[row] == expected).all()
     cache = json.loads((tmp_path / "cache.json").read_text(encoding="utf-8"))
     kinds = sorted(v["kind"] for v in cache.values())
     assert kinds.count("extract") == 2 and kinds.count("glean") == 2 and kinds.count("report") == len(index.communities)
