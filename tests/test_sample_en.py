@@ -7,6 +7,7 @@ roughly half a minute on two cores.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import networkx as nx
@@ -37,6 +38,10 @@ BYTE_IDENTICAL = [
         for ext in ("npy", "ids.json")
     ),
 ]
+
+
+def _tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -102,13 +107,13 @@ def test_replay_rebuild_is_identical(rebuilt):
         assert (rebuilt / name).read_bytes() == (INDEX / name).read_bytes(), name
 
 
-def test_replay_rebuild_has_the_same_chroma_vectors(rebuilt):
+def test_replay_rebuild_has_the_same_chroma_vectors(rebuilt, tmp_path):
     import chromadb
 
-    def contents(folder: Path) -> dict[str, tuple[list[str], np.ndarray]]:
-        client = chromadb.PersistentClient(
-            path=str(folder / "chroma"), settings=chromadb.Settings(anonymized_telemetry=False)
-        )
+    def contents(folder: Path, name: str) -> dict[str, tuple[list[str], np.ndarray]]:
+        copy = tmp_path / name  # a persistent client rewrites its files: read a copy, never the shipped folder
+        shutil.copytree(folder / "chroma", copy)
+        client = chromadb.PersistentClient(path=str(copy), settings=chromadb.Settings(anonymized_telemetry=False))
         out = {}
         for col in client.list_collections():
             got = client.get_collection(col.name).get(include=["embeddings"])
@@ -116,7 +121,9 @@ def test_replay_rebuild_has_the_same_chroma_vectors(rebuilt):
             out[col.name] = ([got["ids"][i] for i in order], np.asarray(got["embeddings"])[order])
         return out
 
-    shipped, again = contents(INDEX), contents(rebuilt)
+    before = _tree_bytes(INDEX)
+    shipped, again = contents(INDEX, "shipped"), contents(rebuilt, "rebuilt")
+    assert _tree_bytes(INDEX) == before, "reading the sample must not change its files"
     assert sorted(shipped) == sorted(again) == ["chunks", "communities", "entities", "relations"]
     for kind, (ids, matrix) in shipped.items():
         assert again[kind][0] == ids
