@@ -203,3 +203,14 @@ def test_no_key_leaks_anywhere(serve, tmp_path, monkeypatch, caplog):
     for text in outputs:
         assert SECRET not in text
     assert SECRET.encode() not in db
+
+
+def test_history_goes_between_system_and_question_and_changes_the_key(serve, cache):
+    url, script = serve([Reply(text="one"), Reply(text="two")])
+    history = [{"role": "user", "content": "Who is Amabel?"}, {"role": "assistant", "content": "An organiser."}]
+    first = answering.answer(retrieval(), settings(url), stream=False, cache=cache, history=history)
+    sent = script.requests[0]["body"]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"] and sent[1:3] == history
+    assert sent[-1]["content"] == "Who organised the flood relief?"
+    plain = answering.answer(retrieval(), settings(url), stream=False, cache=cache)
+    assert (first.text, plain.text, plain.cached) == ("one", "two", False)

@@ -52,20 +52,25 @@ class AnswerResult:
         return asdict(self)
 
 
-def messages_for(retrieval: Retrieval) -> list[dict[str, str]]:
-    """The messages the mode prepared, or ones built from its context when it left them empty."""
+def messages_for(retrieval: Retrieval, history: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The messages the mode prepared (or ones built from its context), with ``history`` before the question."""
     if retrieval.messages:
-        return retrieval.messages
-    params = retrieval.params or {}
-    family, _, mode = retrieval.mode.partition(".")
-    return prompts.build_messages(
-        family,
-        mode or family,
-        retrieval.context,
-        retrieval.query,
-        response_type=str(params.get("response_type") or prompts.DEFAULT_RESPONSE_TYPE),
-        user_prompt=str(params.get("user_prompt") or ""),
-    )
+        messages = list(retrieval.messages)
+    else:
+        params = retrieval.params or {}
+        family, _, mode = retrieval.mode.partition(".")
+        messages = prompts.build_messages(
+            family,
+            mode or family,
+            retrieval.context,
+            retrieval.query,
+            response_type=str(params.get("response_type") or prompts.DEFAULT_RESPONSE_TYPE),
+            user_prompt=str(params.get("user_prompt") or ""),
+        )
+    if history:
+        turns = [{"role": str(m["role"]), "content": str(m["content"])} for m in history]
+        messages = [*messages[:-1], *turns, messages[-1]]
+    return messages
 
 
 def answer_key(retrieval: Retrieval, messages: list[dict[str, str]], settings: LLMSettings) -> str:
@@ -90,10 +95,15 @@ def answer(
     on_token: Callable[[str], None] | None = None,
     use_cache: bool = True,
     cache: LLMCache | None = None,
+    history: list[dict[str, str]] | None = None,
 ) -> AnswerResult:
-    """Answer ``retrieval.query`` from its context; never raises for a provider failure."""
+    """Answer ``retrieval.query`` from its context; never raises for a provider failure.
+
+    ``history`` (earlier user/assistant turns) goes between the system prompt and the question, as
+    LightRAG sends its conversation history; it is part of the cache key through the messages.
+    """
     started = time.perf_counter()
-    messages = messages_for(retrieval)
+    messages = messages_for(retrieval, history)
     emit = on_token if (stream and on_token is not None) else None
 
     if not retrieval.context.strip():
