@@ -209,3 +209,23 @@ def test_cache_records_each_call_and_replays_it(tmp_path):
     assert replay(msgs, "extract", "a.txt chunk 0") == "answer hi"
     with pytest.raises(UserError, match=r"replay cache miss for the report call of community 7"):
         replay([{"role": "user", "content": "other"}], "report", "community 7")
+
+
+def test_a_failing_model_names_the_call_and_keeps_earlier_answers(tmp_path):
+    path = tmp_path / "cache.json"
+    answers = iter(["first"])
+
+    def llm(messages):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise UserError("LLM openai/x failed: RateLimitError", fix="check the key") from None
+
+    cached = CachedLLM(llm, "openai/x", path)
+    cached([{"role": "user", "content": "1"}], "extract", "a.txt chunk 0")
+    with pytest.raises(UserError) as info:
+        cached([{"role": "user", "content": "2"}], "extract", "a.txt chunk 1")
+    text = str(info.value)
+    assert "RateLimitError (during the extract call of a.txt chunk 1)" in text
+    assert "check the key" in text and "the 1 answers so far are kept in" in text and "resume" in text
+    assert len(json.loads(path.read_text(encoding="utf-8"))) == 1

@@ -86,7 +86,15 @@ class CachedLLM:
                 where=str(self.path) if self.path else "LLM cache",
                 fix="the cache was made from other documents, settings or prompts; rebuild with --llm MODEL to fill it",
             )
-        answer = self.llm(messages)
+        try:
+            answer = self.llm(messages)
+        except UserError as exc:  # e.g. the provider refused: say which call, and that nothing is lost
+            kept = f"the {len(self.entries)} answers so far are kept in {self.path}; " if self.path else ""
+            raise UserError(
+                f"{exc.what} (during the {kind} call of {ref})",
+                where=exc.where,
+                fix=(f"{exc.fix}; " if exc.fix else "") + kept + "run the same command again to resume",
+            ) from None
         if not isinstance(answer, str):
             raise UserError(f"the LLM returned {type(answer).__name__} instead of text for the {kind} call of {ref}")
         with self._lock:
