@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui import prompts
-from graphrag_ui.index.model import Index
+from graphrag_ui.index.model import Chunk, Index
 from graphrag_ui.retrieval import lightrag_context as ctx
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.lightrag_chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
@@ -23,16 +23,24 @@ from graphrag_ui.retrieval.result import Budget, Keywords, Retrieval
 NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
 
 
+def _vector_fields(chunk: Chunk) -> tuple[str, str, int | None]:
+    """(content, file_path, created_at) of a chunk as the chunk vector store returns it.
+
+    Imported LightRAG chunks carry the vector row's own fields (``extra["vdb"]``, defaults as 1.4.7);
+    chunks of other indexes have none, so their text and file path stand in.
+    """
+    vdb = chunk.extra.get("vdb")
+    if vdb is None:
+        return chunk.text, chunk.extra.get("file_path", "unknown_source"), None
+    return vdb.get("content", chunk.text), vdb.get("file_path", "unknown_source"), vdb.get("created_at")
+
+
 def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
     """The chunk dict 1.4.7 measures and prints: vector hits carry the vector store's fields."""
     chunk = index.chunk_by_id[cid]
     if source == "vector":
-        vdb = chunk.extra.get("vdb", {})
-        return {
-            "content": vdb.get("content", chunk.text),
-            "file_path": vdb.get("file_path", "unknown_source"),
-            "chunk_id": cid,
-        }
+        content, file_path, _ = _vector_fields(chunk)
+        return {"content": content, "file_path": file_path, "chunk_id": cid}
     return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
 
 
@@ -52,17 +60,9 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         return r
     rows = []
     for cid in pick.picked:
-        chunk = index.chunk_by_id[cid]
-        vdb = chunk.extra.get("vdb", {})
-        rows.append(
-            {
-                "content": vdb.get("content", chunk.text),
-                "created_at": vdb.get("created_at"),
-                "file_path": vdb.get("file_path", "unknown_source"),
-                "source_type": "vector",
-                "chunk_id": cid,
-            }
-        )
+        content, file_path, created_at = _vector_fields(index.chunk_by_id[cid])
+        row = {"content": content, "created_at": created_at, "file_path": file_path}
+        rows.append({**row, "source_type": "vector", "chunk_id": cid})
     sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
     available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
