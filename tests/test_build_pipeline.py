@@ -289,3 +289,18 @@ def test_cli_real_llm_over_http_then_offline_replay(docs, tmp_path, no_network):
     )
     assert replay.returncode == 0, replay.stderr
     assert _tables(tmp_path / "live") == _tables(tmp_path / "replay")
+
+
+def test_a_bad_output_folder_is_refused_before_building(docs, tmp_path):
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine", encoding="utf-8")
+
+    def never(messages):
+        raise AssertionError("no LLM call may happen before the output folder is checked")
+
+    with pytest.raises(UserError, match="not empty and holds no index"):
+        build(docs, taken, llm=never, embedder="hash")
+    with pytest.raises(UserError, match="would replace the documents"):
+        build(docs, docs, extractor="offline", embedder="hash")
+    assert (taken / "notes.txt").read_text(encoding="utf-8") == "mine"

@@ -180,10 +180,26 @@ def build_index(
     return index
 
 
+def _check_out(docs_dir: str | Path, out_dir: str | Path) -> None:
+    """Refuse a bad output folder before the (possibly long and paid) build, not after it."""
+    out, docs = Path(out_dir).absolute(), Path(docs_dir).absolute()
+    if out == docs or docs.is_relative_to(out):
+        raise UserError("the index folder would replace the documents", where=str(out), fix="choose another --out")
+    if out.exists() and not out.is_dir():
+        raise UserError("exists and is not a folder", where=str(out), fix="choose another --out")
+    if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
+        raise UserError(
+            "the folder is not empty and holds no index; refusing to replace it",
+            where=str(out),
+            fix="choose an empty or new folder, or an existing index folder to overwrite",
+        )
+
+
 def build(docs_dir: str | Path, out_dir: str | Path, **kwargs) -> Index:
     """``build_index`` then save with the store (atomically) at ``out_dir``."""
     from graphrag_ui.index import store
 
+    _check_out(docs_dir, out_dir)
     if kwargs.get("extractor", "llm") == "llm" and not kwargs.get("replay") and not kwargs.get("cache_path"):
         kwargs["cache_path"] = default_cache_path(out_dir)
     index = build_index(docs_dir, **kwargs)
