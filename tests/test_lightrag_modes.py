@@ -214,3 +214,18 @@ def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
     r_items = [ctx.relation_item(i + 1, *r) for i, r in enumerate(rels)]
     assert ctx.array_tokens(cache, e_items) == ctx.count(json.dumps(e_items, ensure_ascii=False) + "\n")
     assert ctx.kg_tokens_for_budget(cache, e_items, r_items) == ctx.count(ctx.kg_context(e_items, r_items, []))
+
+
+def test_vector_pick_ignores_float16_copies_after_a_reembed():
+    from graphrag_ui.index.importers import lightrag as imp
+    from graphrag_ui.retrieval.lightrag_chunks import f16_vector
+
+    fresh = imp.import_dir(GOLDENS / "lightrag-1.4.7" / "en", embedder="hash")
+    cid = fresh.chunks[0].id
+    stored = f16_vector(fresh, cid)
+    fresh2 = imp.import_dir(GOLDENS / "lightrag-1.4.7" / "en", embedder="hash")
+    fresh2.manifest.vector_sources["chunks"] = "re-embedded with use-m3"
+    row = fresh2.vectors["chunks"].ids.index(cid)
+    fresh2.vectors["chunks"].matrix[row] = 0.5
+    assert stored is not None and not (f16_vector(fresh2, cid) == stored).all()
+    assert (f16_vector(fresh2, cid) == 0.5).all()

@@ -63,7 +63,9 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     if cid in held[1]:
         return held[1][cid]
     chunk = index.chunk_by_id.get(cid)
-    if chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
+    # the copies belong to the imported vectors; after a re-embed only the table is current
+    imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
+    if imported and chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
         raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
         held[1][cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
         return held[1][cid]
@@ -152,7 +154,7 @@ def vector_similarity_pick(
     sims: dict[str, float] = {}
     for cid in candidates:
         vec = f16_vector(index, cid)
-        if vec is None:
+        if vec is None or vec.shape != q.shape:
             return [], {}
         v64 = vec.astype(np.float64)
         sims[cid] = float(np.dot(q, v64) / (q_norm * np.linalg.norm(v64)))
