@@ -1,6 +1,6 @@
 """Builder throughput: chunks/s of the embedder (default use-m3) and of the offline extractor.
 
-Usage: ``python scripts/bench_build.py [--chunks 200] [--chunk-size 1200] [--runs 3] [--lang en|zh|both]``
+Usage: ``python scripts/bench_build.py [--chunks 200] [--chunk-size 1200 [300 ...]] [--runs 3] [--lang en|zh|both]``
 
 A corpus of about ``--chunks`` chunks is generated from templates (seeded, so every run sees the
 same text); each stage runs ``--runs`` times and the median is printed. Goal on 2 cores: embedding
@@ -88,22 +88,10 @@ def median_rate(label: str, n: int, runs: int, fn) -> float:
     return rate
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chunks", type=int, default=200)
-    parser.add_argument("--chunk-size", type=int, default=1200)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--lang", choices=["en", "zh", "both"], default="both")
-    parser.add_argument("--embedder", default="use-m3")
-    args = parser.parse_args(argv)
-
-    chunks = corpus(args.lang, args.chunks, args.chunk_size)
+def bench(args: argparse.Namespace, chunk_size: int, embedder) -> None:
+    chunks = corpus(args.lang, args.chunks, chunk_size)
     n_tokens = sum(tokens.count(c) for c in chunks)
-    print(f"corpus: {len(chunks)} chunks ({args.lang}), {n_tokens} tokens, chunk size {args.chunk_size}")
-    started = time.perf_counter()
-    embedder = get_embedder(args.embedder)
-    embedder.embed(chunks[:2])  # load the model and warm up
-    print(f"embedder {embedder.id} loaded in {time.perf_counter() - started:.2f} s")
+    print(f"\ncorpus: {len(chunks)} chunks ({args.lang}), {n_tokens} tokens, chunk size {chunk_size}")
     median_rate(f"embed chunks ({embedder.id})", len(chunks), args.runs, lambda: embedder.embed(chunks))
 
     def offline() -> None:
@@ -111,7 +99,6 @@ def main(argv: list[str] | None = None) -> int:
         for chunk in chunks:
             extractor.extract(chunk)
 
-    OfflineExtractor(["warm up jieba: 张三在上海。"]).extract("张三在上海。")
     median_rate("offline extractor", len(chunks), args.runs, offline)
     for code in ("en", "zh") if args.lang == "both" else ():
         part = [c for c in chunks if (code == "zh") == any("\u4e00" <= ch <= "\u9fff" for ch in c[:50])]
@@ -122,6 +109,24 @@ def main(argv: list[str] | None = None) -> int:
                 extractor.extract(chunk)
 
         median_rate(f"offline extractor, {code} only", len(part), args.runs, offline_part)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--chunk-size", type=int, nargs="+", default=[1200], help="one or more chunk sizes")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--lang", choices=["en", "zh", "both"], default="both")
+    parser.add_argument("--embedder", default="use-m3")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    embedder = get_embedder(args.embedder)
+    embedder.embed(["warm up", "预热"])  # load the model
+    OfflineExtractor(["张三在上海。"]).extract("张三在上海。")  # load jieba's dictionary
+    print(f"embedder {embedder.id} and jieba loaded in {time.perf_counter() - started:.2f} s")
+    for size in args.chunk_size:
+        bench(args, size, embedder)
     return 0
 
 

@@ -146,3 +146,23 @@ def test_stale_links_fixed_and_reproducible(indexes, version):
         assert _run(index, reused, links_state=state).context == reused["context"]
         differs += reused["context"] != fresh["context"]
     assert differs >= 2, "the golden set shows the stale links difference in both corpora"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_contexts_hold_after_cli_import_and_store_roundtrip(tmp_path, version):
+    """The app's path: `python -m graphrag_ui import msgraphrag SRC --out DIR`, then store.load."""
+    from graphrag_ui.cli import main
+    from graphrag_ui.index import store
+
+    out = tmp_path / "ix"
+    assert main(["import", "auto", str(GOLDENS / version / "en"), "--out", str(out), "--embedder", "hash"]) == 0
+    loaded = store.load(out)
+    assert loaded.manifest.source == version and loaded.manifest.settings["lance_kernel"]
+    for case in [c for c in _cases(version) if c["corpus"] == "en" and "reused_engine_after" not in c][:12]:
+        result = _run(loaded, case)
+        expected = case["context"]
+        if expected.startswith(ARTEFACT):
+            expected = expected[len(ARTEFACT) + 2 :]
+        if not case["params"].get("include_community_rank"):
+            assert result.context == expected
+            assert _selected(result) == case["selected"]

@@ -1,8 +1,6 @@
 """Golden fixtures for Microsoft GraphRAG 2.7.0 local search (run inside its own throwaway venv).
 
-    python3 -m venv /tmp/goldens-venv-graphrag2
-    /tmp/goldens-venv-graphrag2/bin/pip install graphrag==2.7.0
-    PYTHONHASHSEED=0 /tmp/goldens-venv-graphrag2/bin/python scripts/goldens/graphrag_2x.py
+    python3 scripts/goldens/graphrag_2x.py        # creates /tmp/goldens-venv-graphrag2 on first use, re-runs itself there
 
 What it does, per corpus (scripts/goldens/corpus/{en,zh}):
 1. runs the library's own indexing pipeline (``graphrag.api.build_index``, standard method) with a
@@ -34,6 +32,10 @@ sys.path.insert(0, str(HERE))
 
 import graphrag_scripted as gs  # noqa: E402
 
+VENV = "/tmp/goldens-venv-graphrag2"
+REQUIREMENTS = ["graphrag==2.7.0", "pandas==2.2.3", "pyarrow==20.0.0"]
+if __name__ == "__main__":
+    gs.ensure_venv(VENV, REQUIREMENTS)
 gs.deterministic_uuid4()  # before graphrag binds `from uuid import uuid4`
 
 VERSION = "2.7.0"

@@ -1,8 +1,6 @@
 """Golden fixtures for Microsoft GraphRAG 3.3.0 local search (run inside its own throwaway venv).
 
-    python3 -m venv /tmp/goldens-venv-graphrag3
-    /tmp/goldens-venv-graphrag3/bin/pip install graphrag==3.3.0
-    PYTHONHASHSEED=0 /tmp/goldens-venv-graphrag3/bin/python scripts/goldens/graphrag_3x.py
+    python3 scripts/goldens/graphrag_3x.py        # creates /tmp/goldens-venv-graphrag3 on first use, re-runs itself there
 
 Same recipe as graphrag_2x.py, with 3.x plumbing: the scripted completion and embedding models are
 registered with graphrag_llm's ``register_completion`` / ``register_embedding`` (subclasses of its own
@@ -27,6 +25,10 @@ sys.path.insert(0, str(HERE))
 
 import graphrag_scripted as gs  # noqa: E402
 
+VENV = "/tmp/goldens-venv-graphrag3"
+REQUIREMENTS = ["graphrag==3.3.0"]
+if __name__ == "__main__":
+    gs.ensure_venv(VENV, REQUIREMENTS)
 gs.deterministic_uuid4()  # before graphrag binds `from uuid import uuid4`
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 

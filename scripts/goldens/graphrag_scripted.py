@@ -35,6 +35,22 @@ def hash_vector(text: str) -> list[float]:
     return [float(x) for x in HashEmbedder.vector(text)]
 
 
+def ensure_venv(venv: str, requirements: list[str]) -> None:
+    """Re-run this script inside its own throwaway venv (created on first use) with PYTHONHASHSEED=0."""
+    import os
+    import subprocess
+
+    here = Path(sys.prefix).resolve()
+    if here == Path(venv).resolve() and os.environ.get("PYTHONHASHSEED") == "0":
+        return
+    python = Path(venv) / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *requirements], check=True)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    os.execve(str(python), [str(python), *sys.argv], env)
+
+
 def deterministic_uuid4(seed: int = 0) -> None:
     """GraphRAG ids are uuid4: draw them from a seeded generator so a rerun gives the same files."""
     import random
