@@ -74,6 +74,12 @@ def test_offline_english_alias_and_proper_noun_phrases():
     assert got.hl == ["shape"]
 
 
+def test_offline_words_that_are_part_of_a_name_are_also_low_level():
+    index = make_index([("Great Flood of 409", []), ("Relief Committee", ["the committee"])])
+    got = kw.offline_keywords("Who organised the flood relief?", index)
+    assert got.ll == ["flood", "relief"] and got.hl == ["organised", "flood", "relief"]
+
+
 def test_offline_chinese_catalog_and_jieba():
     got = kw.offline_keywords("跑完马拉松以后，hrv和深睡会怎样变化？张伟在北京的训练计划", ZH)
     assert got.ll[:3] == ["马拉松", "心率变异性", "深度睡眠"]

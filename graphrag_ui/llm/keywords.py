@@ -148,6 +148,7 @@ class _Catalog:
 
     def __init__(self, index: Index) -> None:
         self.lookup: dict[tuple[str, ...], str] = {}
+        self.name_words: set[str] = set()  # Latin words that occur inside some name ("flood" of "Great Flood")
         self.max_len = 0
         for entity in index.entities:
             display = entity.name.strip().strip('"').strip()
@@ -156,6 +157,7 @@ class _Catalog:
                 if key and len(key) <= MAX_NAME_UNITS:
                     self.lookup.setdefault(key, display)
                     self.max_len = max(self.max_len, len(key))
+                self.name_words.update(u for u in key if len(u) > 3 and u.isascii() and u not in _EN_STOP)
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping (start, end, name) matches, longest first, returned in question order."""
@@ -246,7 +248,8 @@ def _latin_words(text: str) -> tuple[list[str], list[str]]:
 
 def offline_keywords(query: str, index: Index | None = None) -> Keywords:
     """Keywords with no model: catalog matches and proper nouns (ll), remaining content words (hl)."""
-    matches = catalog(index).find(query) if index is not None else []
+    names = catalog(index) if index is not None else None
+    matches = names.find(query) if names is not None else []
     ll = [name for _, _, name in matches]
     hl: list[str] = []
     # the stretches of the question not covered by a catalog match
@@ -266,8 +269,10 @@ def offline_keywords(query: str, index: Index | None = None) -> Keywords:
             phrases, words = _latin_words(piece)
             ll.extend(phrases)
             hl.extend(words)
+            if names is not None:  # a word that is part of an entity name also counts as concrete
+                ll.extend(w for w in words if w in names.name_words)
     ll = _normalise(ll)
-    lowered = {w.lower() for w in ll}
+    lowered = {w.lower() for w in ll if w not in hl}
     hl = [w for w in _normalise(hl) if w.lower() not in lowered]
     return Keywords(hl=hl, ll=ll, source="offline")
 
