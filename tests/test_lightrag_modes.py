@@ -229,3 +229,13 @@ def test_vector_pick_ignores_float16_copies_after_a_reembed():
     fresh2.vectors["chunks"].matrix[row] = 0.5
     assert stored is not None and not (f16_vector(fresh2, cid) == stored).all()
     assert (f16_vector(fresh2, cid) == 0.5).all()
+
+
+def test_budget_sections_add_up_to_the_total():
+    for mode in ("local", "hybrid", "mix", "naive"):
+        r = run(mode, {"max_total_tokens": 4000, "top_k": 8})
+        sections = {b.section: b.used for b in r.budgets}
+        total = sections.pop("total")
+        assert sum(sections.values()) == total, (mode, sections, total)
+        if mode != "naive":
+            assert sections["kg template"] > 0

@@ -204,18 +204,19 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
 
     sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
-    kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items) if merged else 0
+    kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items)  # 1.4.7 counts it only with chunks
     available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = [_chunk_row(index, cid, source) for cid, source in merged]
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
     chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
+    ent_used, rel_used = sum(ent_costs[:n_ent]), sum(rel_costs[:n_rel])
     r.budgets = [
-        Budget("entities", sum(ent_costs[:n_ent]), p["max_entity_tokens"]),
-        Budget("relations", sum(rel_costs[:n_rel]), p["max_relation_tokens"]),
+        Budget("entities", ent_used, p["max_entity_tokens"]),
+        Budget("relations", rel_used, p["max_relation_tokens"]),
         Budget("chunks", chunk_used, available if merged else None),
         Budget("system prompt", sys_tokens, None),
-        Budget("kg context", kg_tokens, None),
+        Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
         Budget("query", q_tokens, None),
         Budget("buffer", ctx.BUFFER_TOKENS, None),
         Budget("total", kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"]),
