@@ -48,9 +48,6 @@ class Clock:
         else:
             self.steps[name] = TraceStep(name, detail, n_in, n_out, ms)
 
-    def skip(self) -> None:
-        self._t = time.perf_counter()
-
     def trace(self) -> list[TraceStep]:
         return [self.steps[n] for n in SEED_ORDER if n in self.steps]
 
