@@ -173,3 +173,12 @@ def test_store_round_trip_keeps_what_retrieval_needs(tmp_path):
     for kind in ("entities", "relations", "chunks"):
         assert loaded.vectors[kind].ids == index.vectors[kind].ids
         assert np.array_equal(loaded.vectors[kind].matrix, index.vectors[kind].matrix)
+    # and the stored index still gives 1.4.7's exact contexts
+    from test_golden_lightrag147 import CASES, TIE_CASES, expected_context, run_case
+
+    checked = 0
+    for case_id, case in CASES:
+        if case["corpus"] == "zh" and case_id not in TIE_CASES and case["note"] != "both_empty_short":
+            assert run_case(case, index=loaded).context == expected_context(case["context"]), case_id
+            checked += 1
+    assert checked >= 60
