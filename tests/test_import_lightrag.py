@@ -182,3 +182,27 @@ def test_store_round_trip_keeps_what_retrieval_needs(tmp_path):
             assert run_case(case, index=loaded).context == expected_context(case["context"]), case_id
             checked += 1
     assert checked >= 60
+
+
+def test_relation_rows_keep_their_own_endpoint_order(broken):
+    """The global path prints a relation as its vector row names it (src_id, tgt_id), as 1.4.7 does."""
+    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.retrieval.deps import Deps
+    from graphrag_ui.retrieval.registry import get_mode
+    from graphrag_ui.retrieval.result import Keywords
+
+    path = broken / "vdb_relationships.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for row in data["data"]:
+        row["src_id"], row["tgt_id"] = row["tgt_id"], row["src_id"]  # legacy rows: reverse order
+    path.write_text(json.dumps(data), encoding="utf-8")
+    index = importer.import_dir(broken, embedder="hash")
+    spec = get_mode("lightrag.global")
+    deps = Deps(embed=HashEmbedder().embed, keywords=Keywords(["location"], [], "user"))
+    result = spec.func(index, "Where is the institute?", spec.resolve({"top_k": 5}), deps)
+    rows = {frozenset((r["src_id"], r["tgt_id"])): (r["src_id"], r["tgt_id"]) for r in data["data"]}
+    pairs = [(c.data["entity1"], c.data["entity2"]) for c in result.relations if c.in_context]
+    assert pairs and all(rows[frozenset(p)] == p for p in pairs)
+    assert any(a > b for a, b in pairs)  # not re-sorted
+    first = result.relations[0].data
+    assert [c.label for c in result.entities][:2] == [first["entity1"], first["entity2"]]
