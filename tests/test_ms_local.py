@@ -68,6 +68,19 @@ def test_lance_distances_are_squared_l2_and_ties_keep_row_order():
     assert hits[0].score == 1.0 and hits[2].score == -1.0  # GraphRAG's 1 - |distance|
 
 
+def test_large_tables_prefilter_to_the_same_hits_as_the_exact_kernel():
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(6000, 32)).astype(np.float32)
+    m[100:300] = m[7]  # a block of exact ties
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    table = VectorTable(ids=[f"r{i}" for i in range(len(m))], matrix=m)
+    for kernel in ("ivf_flat", "flat"):
+        for q in (m[7], rng.normal(size=32).astype(np.float32)):
+            d = lance_distances(m, q, kernel)
+            expected = [f"r{i}" for i in np.lexsort((np.arange(len(m)), d))[:40]]
+            assert [h.id for h in lance_knn(table, q, 40, kernel)] == expected
+
+
 def test_community_ids_follow_python_set_order():
     e = Entity(id="x", name="X", type="", description="", communities=[(0, "9"), (1, "1"), (2, "17")])
     assert community_ids_at(e, 2) == [str(n) for n in {9, 1, 17}]

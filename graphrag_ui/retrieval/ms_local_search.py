@@ -149,18 +149,43 @@ class VectorHit:
     score: float  # GraphRAG's 1 - |distance|
 
 
+_NORMS: dict[int, np.ndarray] = {}  # id(VectorTable) -> squared row norms (float64), dropped with the table
+EXACT_ROWS = 4096  # below this, every row gets the exact kernel
+
+
+def _squared_norms(table: VectorTable) -> np.ndarray:
+    norms = _NORMS.get(id(table))
+    if norms is None or len(norms) != len(table):
+        m = table.matrix.astype(np.float64)
+        norms = np.einsum("ij,ij->i", m, m)
+        _NORMS[id(table)] = norms
+        weakref.finalize(table, _NORMS.pop, id(table), None)
+    return norms
+
+
 def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
-    """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order."""
+    """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order.
+
+    Large tables are pre-filtered with float64 ``|x|² + |q|² − 2x·q`` (one BLAS product): only rows
+    within a safe margin of the k-th approximate distance can be in the top k (the float32 kernel is
+    within ~1e-6 relative of the true distance, the margin is 1e-4), and only they get the exact kernel.
+    """
     if k <= 0 or not len(table):
         return []
-    dist = lance_distances(table.matrix, np.asarray(query, dtype=np.float32), kernel)
+    q = np.asarray(query, dtype=np.float32)
+    rows = np.arange(len(table))
+    if len(table) > EXACT_ROWS and k < len(table):
+        q64 = q.astype(np.float64)
+        approx = _squared_norms(table) + float(q64 @ q64) - 2.0 * (table.matrix @ q).astype(np.float64)
+        kth = np.partition(approx, k - 1)[k - 1]
+        rows = np.flatnonzero(approx <= kth + 1e-4 * max(abs(kth), 1e-6) + 1e-9)
+    dist = lance_distances(table.matrix[rows], q, kernel)
     if k < len(dist):
         cut = np.partition(dist, k - 1)[k - 1]
-        rows = np.flatnonzero(dist <= cut)
-    else:
-        rows = np.arange(len(dist))
-    rows = rows[np.lexsort((rows, dist[rows]))][:k]
-    return [VectorHit(int(r), table.ids[r], float(dist[r]), 1 - abs(float(dist[r]))) for r in rows]
+        keep = np.flatnonzero(dist <= cut)
+        rows, dist = rows[keep], dist[keep]
+    order = np.lexsort((rows, dist))[:k]
+    return [VectorHit(int(rows[i]), table.ids[rows[i]], float(dist[i]), 1 - abs(float(dist[i]))) for i in order]
 
 
 def relations_of(index: Index, names: list[str]) -> list[Relation]:
