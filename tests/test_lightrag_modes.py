@@ -239,3 +239,19 @@ def test_budget_sections_add_up_to_the_total():
         assert sum(sections.values()) == total, (mode, sections, total)
         if mode != "naive":
             assert sections["kg template"] > 0
+
+
+def test_missing_vector_kinds_are_explained():
+    from dataclasses import replace
+
+    bare = replace(index("en"), vectors={"entities": index("en").vectors["entities"]})
+    r = run("global", {}, ll=())  # global path on the full index works
+    assert r.relations
+    spec = get_mode("lightrag.hybrid")
+    deps = Deps(embed=HashEmbedder().embed, keywords=Keywords(["location"], ["Kelp Bay"], "user"))
+    out = spec.func(bare, QUERY, spec.resolve({}), deps)
+    assert any("no relations vectors" in w for w in out.warnings)
+    assert all(c.data["path"] == "local" for c in out.entities)
+    naive = get_mode("lightrag.naive")
+    none = naive.func(bare, QUERY, naive.resolve({}), deps)
+    assert none.context == "" and any("no chunks vectors" in w for w in none.warnings)

@@ -44,7 +44,13 @@ def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
     return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
 
 
+def _missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
+    if not len(index.vectors.get(kind, ())):
+        r.warnings.append(f"this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)")
+
+
 def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    _missing_vectors(index, "chunks", r, "the chunk search")
     top = p["chunk_top_k"] or p["top_k"]
     pick = vector_chunks(index, deps.vector(query), top, p["cosine_better_than_threshold"])
     clock.lap(
@@ -120,7 +126,10 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
             len(index.entities),
             len(local_e) + len(local_r),
         )
+    if run_local:
+        _missing_vectors(index, "entities", r, "the local path")
     if run_global:
+        _missing_vectors(index, "relations", r, "the global path")
         global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
         clock.lap(
             "global path",
@@ -129,6 +138,7 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
             len(global_r) + len(global_e),
         )
     if run_vector:
+        _missing_vectors(index, "chunks", r, "the chunk search")
         top = p["chunk_top_k"] or p["top_k"]
         vec_pick = vector_chunks(index, deps.vector(query), top, threshold)
         clock.lap(
