@@ -185,3 +185,16 @@ def test_budgets_never_exceeded_and_order_kept(index, total, cp, tp, k):
     assert flags == sorted(flags, reverse=True)  # the entity table is a prefix of the mapped entities
     chunks = [c.in_context for c in result.chunks]
     assert chunks == sorted(chunks, reverse=True)  # sources stop at the first unit that does not fit
+
+
+def test_runs_on_an_index_from_another_source():
+    """A nano-graphrag import has no GraphRAG short ids or ranks: row numbers and graph degrees stand in."""
+    from graphrag_ui.index.importers import nano_graphrag
+
+    nano = nano_graphrag.import_dir(GOLDENS / "nano" / "en", embedder="hash")
+    result = run(nano, query="Who directs the Tidewater Institute?")
+    assert "-----Entities-----" in result.context and "-----Sources-----" in result.context
+    entities = [c for c in result.entities if c.in_context]
+    assert entities and all(c.data["short_id"].isdigit() for c in entities)
+    assert all(c.rank == nano.graph.degree(c.label) for c in entities)
+    assert any(c.in_context for c in result.relations)

@@ -20,7 +20,7 @@ from typing import Any
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.ms_local_context import Section, build_local, build_reports, build_sources
-from graphrag_ui.retrieval.ms_local_search import EntityView, LevelView, lance_knn, level_view
+from graphrag_ui.retrieval.ms_local_search import EntityView, LevelView, index_view, lance_knn, level_view
 from graphrag_ui.retrieval.recall import STRATEGIES, recall_entities
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
@@ -220,8 +220,9 @@ def run(
             for r in (row.key for row in local.relations.rows)
         },
     )
+    rel_rank = index_view(index).rel_rank
     for cand in out.relations:
-        cand.rank = float(rel_by_id[cand.id].extra.get("combined_degree") or 0)
+        cand.rank = float(rel_rank[cand.id])
     out.warnings += local.relations.notes
     out.trace.append(
         TraceStep(

@@ -117,8 +117,8 @@ class LocalResult:
     links: dict[str, int]  # relation id -> GraphRAG's `links` attribute after this query
 
 
-def _sort_by_rank(rels: list[Relation]) -> list[Relation]:
-    return sorted(rels, key=lambda r: r.extra.get("combined_degree") or 0, reverse=True)
+def _sort_by_rank(rels: list[Relation], rank: dict[str, int]) -> list[Relation]:
+    return sorted(rels, key=lambda r: rank[r.id], reverse=True)
 
 
 def filter_relationships(
@@ -130,14 +130,15 @@ def filter_relationships(
     when GraphRAG writes it, and starts empty for every query (GraphRAG keeps it on shared objects).
     Returns the selection and, for every touched relation left out, the reason.
     """
+    rank = index_view(index).rel_rank
     names = {v.entity.name for v in prefix}
     cands = relations_of(index, [v.entity.name for v in prefix])
     in_net = [r for r in cands if r.source in names and r.target in names]
     if len(in_net) > 1:
-        in_net = _sort_by_rank(in_net)
+        in_net = _sort_by_rank(in_net, rank)
     out = [r for r in cands if r.source in names and r.target not in names]
     out += [r for r in cands if r.target in names and r.source not in names]
-    out = _sort_by_rank(out)
+    out = _sort_by_rank(out, rank)
     if len(out) <= 1:
         return in_net + out, {}
     partners: dict[str, set[str]] = {}
@@ -148,14 +149,14 @@ def filter_relationships(
             partners.setdefault(r.target, set()).add(r.source)
     for r in out:
         links[r.id] = len(partners[r.source]) if r.source in partners else len(partners[r.target])
-    out.sort(key=lambda r: (links[r.id], r.extra.get("combined_degree") or 0), reverse=True)
+    out.sort(key=lambda r: (links[r.id], rank[r.id]), reverse=True)
     cap = top_k * len(prefix)
     dropped = {r.id: f"beyond top_k (out-network cap top_k_relationships×{len(prefix)} = {cap})" for r in out[cap:]}
     return in_net + out[:cap], dropped
 
 
 def _relationship_table(
-    rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int]
+    rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], short: dict[str, str]
 ) -> tuple[str, list[tuple[Relation, int]], int]:
     """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens used)."""
     if not rels:
@@ -167,8 +168,7 @@ def _relationship_table(
     used = count(text)
     fitted = []
     for r in rels:
-        hid = r.extra.get("human_readable_id")
-        cells = ["" if hid is None else str(hid), r.source, r.target, r.description or ""]
+        cells = [short[r.id], r.source, r.target, r.description or ""]
         if include_weight:
             cells.append(str(r.weight if r.weight else ""))
         if "links" in header:
@@ -230,7 +230,7 @@ def build_local(
     accepted = 0
     for i in range(len(selected)):
         sel, drops = filter_relationships(index, selected[: i + 1], top_k, links)
-        rel_text, fitted, _ = _relationship_table(sel, budget, include_weight, links)
+        rel_text, fitted, _ = _relationship_table(sel, budget, include_weight, links, index_view(index).rel_short)
         total = entity_tokens + count(rel_text)  # + the (empty) claims table GraphRAG also counts
         if total > budget:
             name = selected[i].entity.name
@@ -251,9 +251,9 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
     position = {r.id: i for i, r in enumerate(sel)}
     accepted_names = {v.entity.name for v in selected[:accepted]}
     ordered = sel + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
+    short = index_view(index).rel_short
     for order, r in enumerate(ordered):
-        hid = r.extra.get("human_readable_id")
-        row = Row(r.id, "" if hid is None else str(hid), order)
+        row = Row(r.id, short[r.id], order)
         if r.id in fitted:
             row.in_context, row.tokens = True, fitted[r.id]
             row.why = "in-network" if r.source in accepted_names and r.target in accepted_names else "out-network"

@@ -49,6 +49,8 @@ class IndexView:
     """Per-index lookups GraphRAG keeps as dicts and lists, built once."""
 
     rel_row: dict[str, int]
+    rel_rank: dict[str, int]  # combined_degree (GraphRAG's relationship rank)
+    rel_short: dict[str, str]  # human_readable_id as GraphRAG prints it
     chunks: dict[str, Chunk]
     unit_short_id: dict[str, str]
     levels: dict[int, LevelView] = field(default_factory=dict)
@@ -60,8 +62,11 @@ _VIEWS: dict[int, IndexView] = {}  # cache keyed by id(index), dropped when the 
 def index_view(index: Index) -> IndexView:
     view = _VIEWS.get(id(index))
     if view is None:
+        degree = dict(index.graph.degree())
         view = IndexView(
             rel_row={r.id: i for i, r in enumerate(index.relations)},
+            rel_rank={r.id: _rel_rank(r, degree) for r in index.relations},
+            rel_short={r.id: _short(r.extra, i) for i, r in enumerate(index.relations)},
             chunks={c.id: c for c in index.chunks},
             unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
         )
@@ -70,12 +75,29 @@ def index_view(index: Index) -> IndexView:
     return view
 
 
+def _short(extra: dict, row: int) -> str:
+    """GraphRAG's printed id (human_readable_id); indexes from other sources use the row number."""
+    if "human_readable_id" not in extra:
+        return str(row)
+    hid = extra["human_readable_id"]
+    return "" if hid is None else str(hid)
+
+
+def _rel_rank(rel: Relation, degree: dict[str, int]) -> int:
+    if "combined_degree" in rel.extra:
+        return rel.extra["combined_degree"] or 0
+    return degree.get(rel.source, 0) + degree.get(rel.target, 0)
+
+
 def community_ids_at(entity: Entity, level: int) -> list[str]:
     """GraphRAG's ``Entity.community_ids``: a Python set of the community numbers at levels <= level,
     filled in communities.parquet row order, listed in set iteration order (ties in the report sort
-    follow it). Numbers hash to themselves, so this order is the same in every process."""
-    numbers = {int(cid) for lvl, cid in entity.communities if lvl <= level}
-    return [str(n) for n in numbers]
+    follow it). Numbers hash to themselves, so this order is the same in every process. Non-numeric
+    ids (indexes from other sources) keep their listed order."""
+    ids = [cid for lvl, cid in entity.communities if lvl <= level]
+    if all(cid.lstrip("-").isdigit() for cid in ids):
+        return [str(n) for n in {int(cid) for cid in ids}]
+    return list(dict.fromkeys(ids))
 
 
 def level_view(index: Index, level: int) -> LevelView:
@@ -84,12 +106,12 @@ def level_view(index: Index, level: int) -> LevelView:
     if cached is not None:
         return cached
     entities: dict[str, EntityView] = {}
-    for e in index.entities:
+    for row, e in enumerate(index.entities):
         ids = community_ids_at(e, level)
         if not ids:  # no community at or below the level: read_indexer_entities drops the entity
             continue
-        hid = e.extra.get("human_readable_id")
-        entities.setdefault(e.id, EntityView(e, "" if hid is None else str(hid), e.extra.get("degree"), ids))
+        rank = e.extra["degree"] if "degree" in e.extra else index.graph.degree(e.name)
+        entities.setdefault(e.id, EntityView(e, _short(e.extra, row), rank, ids))
     present = {c.id for c in index.communities if c.level <= level}
     reports = {
         c.id: c
