@@ -111,6 +111,7 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         )
     weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
     if run_local:
+        _missing_vectors(index, "entities", r, "the local path")
         local_e, local_r = local_path(
             index,
             ll_text,
@@ -126,8 +127,6 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
             len(index.entities),
             len(local_e) + len(local_r),
         )
-    if run_local:
-        _missing_vectors(index, "entities", r, "the local path")
     if run_global:
         _missing_vectors(index, "relations", r, "the global path")
         global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
