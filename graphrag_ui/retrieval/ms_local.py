@@ -177,7 +177,7 @@ def run(
         min_rank=float(params["min_community_rank"]),
     )
     out.warnings += reports.notes
-    comms = index.community_by_id
+    comms = {row.key: index.community_by_id[row.key] for row in reports.rows if row.key in index.community_by_id}
     _apply_rows(
         out.communities,
         reports,

@@ -138,17 +138,32 @@ def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], di
                 f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)
             ) from None
         ids = [str(i) for i in arrow.column("id").to_pylist()]
-        rows = arrow.column("vector").to_pylist()
-        dims = {len(r) for r in rows if r is not None}
-        if len(dims) > 1 or any(r is None for r in rows):
-            raise IndexFormatError(f"vectors of different dimensions {sorted(dims)} (or missing)", where=str(lance_dir))
-        matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), dims.pop() if dims else 0)
+        matrix = _matrix(arrow.column("vector").combine_chunks(), lance_dir)
         tables[kind] = VectorTable(ids=ids, matrix=matrix)
         sources[kind] = f"lancedb:{name}"
     dims = {kind: t.matrix.shape[1] for kind, t in tables.items() if len(t)}
     if len(set(dims.values())) > 1:
         raise IndexFormatError(f"LanceDB tables disagree on the vector dimension: {dims}", where=str(db_dir))
     return tables, sources
+
+
+def _matrix(col, where: Path) -> np.ndarray:
+    """A vector column as an (n, dim) float32 matrix, column-wise (no Python lists)."""
+    import pyarrow as pa
+
+    if col.null_count:
+        raise IndexFormatError(f"{col.null_count} row(s) have no vector", where=str(where))
+    if pa.types.is_fixed_size_list(col.type):
+        dim = col.type.list_size
+    elif pa.types.is_list(col.type) or pa.types.is_large_list(col.type):  # early 2.x: list<double>
+        lengths = np.diff(col.offsets.to_numpy())
+        if len(set(lengths.tolist())) > 1:
+            raise IndexFormatError(f"vectors of different dimensions {sorted(set(lengths.tolist()))}", where=str(where))
+        dim = int(lengths[0]) if len(lengths) else 0
+    else:
+        raise IndexFormatError(f"the vector column has type {col.type}, not a list of floats", where=str(where))
+    flat = col.flatten().to_numpy(zero_copy_only=False)
+    return np.asarray(flat, dtype=np.float32).reshape(len(col), dim)
 
 
 def _layout(folder: Path, text_units: list[dict]) -> str:
