@@ -206,6 +206,18 @@ def _pylist(column: pa.ChunkedArray) -> list:
     return [flat[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
 
 
+def _community_refs(column: pa.ChunkedArray) -> list:
+    """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
+    if column.null_count:
+        return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
+    array = column.combine_chunks()
+    levels, ids = (child.to_pylist() for child in array.flatten().flatten())
+    pairs = list(zip(levels, ids, strict=True))
+    offsets = array.offsets.to_pylist()
+    base = offsets[0]
+    return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
+
+
 def read_table(name: str, path: Path) -> list:
     """Rows of table ``name`` from ``path``, in file order."""
     cls, fields = SCHEMAS[name]
@@ -219,11 +231,11 @@ def read_table(name: str, path: Path) -> list:
     missing = [f for f in wanted if f not in table.column_names]
     if missing:
         raise IndexFormatError(f"missing columns {missing}", where=str(path), fix="rebuild or re-import the index")
-    cols = [_pylist(table.column(f)) for f in wanted]
+    cols = [
+        _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))
+        for f in wanted
+    ]
     cols[-1] = [decode_extra(s) for s in cols[-1]]
-    if name == "entities":
-        i = wanted.index("communities")
-        cols[i] = [[(ref["level"], ref["id"]) for ref in refs] if refs is not None else refs for refs in cols[i]]
     return [cls(*values) for values in zip(*cols, strict=True)]
 
 

@@ -85,6 +85,8 @@ def _client(info: dict[str, Any], folder: Path):
 
 def _check(kind: str, table: VectorTable) -> np.ndarray:
     matrix = np.ascontiguousarray(table.matrix, dtype=np.float32)
+    if not table.ids and matrix.size == 0 and matrix.ndim != 2:
+        matrix = matrix.reshape(0, 0)  # an empty kind given as a 1-d empty array
     if matrix.ndim != 2 or matrix.shape[0] != len(table.ids):
         raise UserError(
             f"vectors.{kind}: matrix shape {matrix.shape} does not match {len(table.ids)} ids",
