@@ -190,3 +190,10 @@ def test_ragged_vectors(tmp_path):
     with pytest.raises(IndexFormatError, match="1 row\\(s\\) have no vector") as err:
         ms_graphrag.import_dir(src)
     assert "default-entity-description.lance" in str(err.value)
+
+
+def test_graphrag_1x_output_is_refused_clearly(tmp_path):
+    shutil.copy(SRC["graphrag-2"] / "entities.parquet", tmp_path / "create_final_entities.parquet")
+    assert importers.detect(tmp_path) == "msgraphrag"
+    with pytest.raises(IndexFormatError, match="0.x/1.x output"):
+        ms_graphrag.import_dir(tmp_path)

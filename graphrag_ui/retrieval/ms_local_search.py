@@ -20,7 +20,7 @@ from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation, V
 ENCODING = "cl100k_base"  # GraphRAG's CLI counts through litellm, which uses cl100k_base for OpenAI models
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=50_000)
 def count(text: str) -> int:
     """cl100k_base tokens of a table row or header; rows repeat across the cumulative rebuild."""
     return tokens.count(text, ENCODING)

@@ -66,8 +66,13 @@ def output_dir(path: str | Path) -> Path:
     return folder
 
 
+LEGACY = "create_final_entities.parquet"  # GraphRAG 0.x/1.x table names
+
+
 def detect(path: str | Path) -> bool:
     folder = output_dir(path)
+    if (folder / LEGACY).is_file() or (folder / "output" / LEGACY).is_file():
+        return True  # routed here so that import_dir can say clearly that 1.x is not supported
     return (folder / "entities.parquet").is_file() and (folder / "relationships.parquet").is_file()
 
 
@@ -182,6 +187,13 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     if not any(root.iterdir()):
         raise IndexFormatError("the directory is empty", where=str(root))
     folder = output_dir(root)
+    legacy = next((f for f in (folder / LEGACY, folder / "output" / LEGACY) if f.is_file()), None)
+    if legacy is not None and not (folder / "entities.parquet").is_file():
+        raise IndexFormatError(
+            "this is GraphRAG 0.x/1.x output (create_final_*.parquet), which is not supported",
+            where=str(legacy.parent),
+            fix="re-index with GraphRAG 2.x or 3.x (`graphrag index`), then import its output folder",
+        )
     if not (folder / "entities.parquet").is_file():
         if (folder / "graph_chunk_entity_relation.graphml").is_file():
             raise IndexFormatError(
