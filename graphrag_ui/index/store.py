@@ -17,6 +17,10 @@ a folder only if its manifest exists and every table and vector count matches it
 
 Vectors: see ``vectorstore.py`` (chroma, optionally a chroma server via ``CHROMA_HOST`` /
 ``CHROMA_PORT``, plus the ``.npy`` mirror that makes loading fast and bit-exact).
+A crash can leave hidden siblings: ``.NAME.tmp-*`` (an unfinished save; never loadable, safe to
+delete) and, only if it struck between the two renames, ``.NAME.old-*`` (the previous complete
+index; ``load`` of the missing target says so and how to restore it).
+
 ``load`` does not cache: the app keeps loaded indexes itself.
 """
 
@@ -194,6 +198,13 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
     """The manifest of the index at ``path`` and its storage section, checked for format."""
     folder = Path(path)
     if not folder.is_dir():
+        leftovers = sorted(folder.parent.glob(f".{folder.name}.old-*")) if folder.name else []
+        if leftovers:
+            raise IndexFormatError(
+                "no index folder here: a save was interrupted while swapping folders",
+                where=str(folder),
+                fix=f"the previous complete index is {leftovers[-1]}; rename it to {folder.name} (or save again)",
+            )
         raise IndexFormatError("no index folder here", where=str(folder), fix="give the folder `save`/build wrote")
     file = folder / MANIFEST
     if not file.is_file():
