@@ -87,7 +87,7 @@ def search_entities(
                     why=why,
                     score=score,
                     in_context=False,
-                    dropped=f"not loaded at community_level {lv.level} (no community at that level or above it); "
+                    dropped=f"not loaded at community_level {lv.level} (in no community of level ≤ {lv.level}): "
                     "GraphRAG skips it"
                     if entity
                     else "vector id names no entity: GraphRAG skips it",

@@ -10,7 +10,7 @@ What it does, per corpus (scripts/goldens/corpus/{en,zh}):
 3. for every case, loads the tables exactly as ``graphrag.api.local_search`` does (read_indexer_*,
    get_embedding_store, get_local_search_engine) with a fresh engine per case, calls
    ``build_context(query, **factory params + overrides)`` and writes the context string and the
-   record ids to cases.jsonl; plus one case run on a *reused* engine (stale ``links``).
+   record ids to cases.jsonl; plus three runs of one query on a *reused* engine (stale ``links``).
 
 Tokenizer: the chat model config sets ``encoding_model: cl100k_base``, so the factory's tokenizer is
 tiktoken cl100k_base — the encoding litellm uses for OpenAI models, i.e. what the CLI counts with
