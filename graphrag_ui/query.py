@@ -1,8 +1,9 @@
 """Run one retrieval the way the CLI, the batch runner and the app all do.
 
 This is the glue above the pure modes: it picks the query embedder from the index manifest (and
-refuses a mismatch), resolves LightRAG keywords (user → LLM → offline), times the query embedding
-apart from the context build, and returns the mode's ``Retrieval``.
+refuses a mismatch, by id or by vector dimension), resolves LightRAG keywords (user → LLM →
+offline), times the query embedding apart from the context build, and returns the mode's
+``Retrieval``.
 """
 
 from __future__ import annotations
@@ -13,29 +14,59 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.embed import check_compatible, get_embedder
-from graphrag_ui.errors import UserError
+from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.retrieval.result import Keywords, Retrieval
 
 
+def index_dimension(index: Index) -> int:
+    """The width of the index's stored vectors (the manifest's, when it has no vectors)."""
+    for table in index.vectors.values():
+        if table.matrix.ndim == 2 and table.matrix.shape[1]:
+            return int(table.matrix.shape[1])
+    return int(index.manifest.dimension or 0)
+
+
+def _check_dimension(index: Index, embedder_id: str, dim: int) -> None:
+    want = index_dimension(index)
+    if dim and want and dim != want:
+        raise EmbedderMismatchError(
+            f"the index's vectors have {want} dimensions (embedder {index.manifest.embedder!r}) "
+            f"but the query embedder {embedder_id!r} makes {dim}",
+            fix="query with the embedder that made the index, or re-embed it: "
+            f"`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
+        )
+
+
 def query_embedder_id(index: Index, override: str | None = None) -> str:
-    """The embedder a query must use: the index's own, unless the caller insists on another."""
+    """The embedder a query must use: the index's own, unless the caller insists on another.
+
+    An imported index whose manifest says ``unknown`` accepts an explicit override (the user
+    knows what built the source); the vector width is still checked when the query is embedded.
+    """
     wanted = override or index.manifest.embedder
-    check_compatible(index.manifest.embedder, wanted)
+    if not (override and index.manifest.embedder == "unknown"):
+        check_compatible(index.manifest.embedder, wanted)
     return wanted
 
 
 def resolve_keywords(
-    index: Index, query: str, hl: list[str] | None, ll: list[str] | None, llm_settings: Any = None
+    index: Index,
+    query: str,
+    hl: list[str] | None,
+    ll: list[str] | None,
+    llm_settings: Any = None,
+    warnings: list[str] | None = None,
 ) -> Keywords:
-    """User keywords win; otherwise the LLM (when configured) or the offline extractor."""
-    if hl or ll:
-        return Keywords(list(hl or []), list(ll or []), "user")
+    """User keywords win; otherwise the LLM (when configured) or the offline extractor.
+
+    Notices (offline extraction, a failed model call) are appended to ``warnings``.
+    """
     from graphrag_ui.llm import keywords as kw
 
-    return kw.extract_keywords(query, index=index, settings=llm_settings)
+    return kw.extract_keywords(query, index=index, settings=llm_settings, user_hl=hl, user_ll=ll, warnings=warnings)
 
 
 def run_query(
@@ -54,32 +85,40 @@ def run_query(
     spec = get_mode(mode)
     resolved = spec.resolve(params)
     if not isinstance(query, str):
-        raise UserError("the question must be text")
-    embed_model = get_embedder(query_embedder_id(index, embedder))
+        raise UserError(f"the question must be text, got {type(query).__name__}")
+    embedder_id = query_embedder_id(index, embedder)
+    embed_model = get_embedder(embedder_id)
+    _check_dimension(index, embedder_id, int(getattr(embed_model, "dim", 0) or 0))
     embed_ms = 0.0
 
     def timed_embed(texts: list[str]) -> np.ndarray:
         nonlocal embed_ms
         start = time.perf_counter()
         try:
-            return embed_model.embed(texts)
+            rows = embed_model.embed(texts)
         finally:
             embed_ms += (time.perf_counter() - start) * 1000
+        rows = np.asarray(rows, dtype=np.float32)
+        if rows.ndim == 2:  # an API embedder only knows its width after the first call
+            _check_dimension(index, embedder_id, rows.shape[1])
+        return rows
 
+    notes: list[str] = []
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()
-        keywords = resolve_keywords(index, query, hl, ll, llm_settings)
+        keywords = resolve_keywords(index, query, hl, ll, llm_settings, notes)
         kw_ms = (time.perf_counter() - start) * 1000
-    deps = Deps(embed=timed_embed, keywords=keywords or Keywords())
+    elif not spec.uses_keywords and (hl or ll):
+        notes.append(f"mode {mode} does not use keywords: the given hl/ll keywords were ignored")
+    deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
     start = time.perf_counter()
     result = spec.func(index, query, resolved, deps)
     total_ms = (time.perf_counter() - start) * 1000
     result.timings_ms.update(
         {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
     )
-    if keywords is not None and keywords.source == "offline" and spec.uses_keywords:
-        note = "no LLM configured: keywords come from the offline extractor (edit them, or configure a model)"
+    for note in notes:
         if note not in result.warnings:
             result.warnings.append(note)
     return result

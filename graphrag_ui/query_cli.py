@@ -1,4 +1,10 @@
-"""``python -m graphrag_ui query --index DIR --mode MODE [...] "QUESTION"`` and its ``--batch`` form."""
+"""``python -m graphrag_ui query --index DIR --mode MODE [...] "QUESTION"`` and its ``--batch`` form.
+
+One question prints a summary and the prompt (or the model's answer when one is configured);
+``--context-only`` prints exactly the context string (no added newline, UTF-8), ``--json`` the whole
+``Retrieval``. ``--batch CASES.jsonl`` runs many cases in one process, one JSON line in, one out; a
+bad line becomes an ``error`` row and the other lines still run.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,17 @@ import argparse
 import json
 import sys
 import time
+import traceback
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.registry import MODE_MODULES
+from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.retrieval.result import KINDS, Retrieval
+
+DEFAULT_MODE = "nano.local"
+CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -24,9 +34,9 @@ def _split(value: str | None) -> list[str] | None:
 def _params(pairs: list[str]) -> dict[str, str]:
     params = {}
     for pair in pairs:
-        if "=" not in pair:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
             raise UserError(f"--param expects name=value, got {pair!r}")
-        name, value = pair.split("=", 1)
         params[name.strip()] = value.strip()
     return params
 
@@ -34,11 +44,12 @@ def _params(pairs: list[str]) -> dict[str, str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question", nargs="?", help="the question (omit with --batch)")
     parser.add_argument("--index", required=True, help="index directory (e.g. data/sample/en/index)")
-    parser.add_argument("--mode", choices=list(MODE_MODULES), default="nano.local")
+    parser.add_argument("--mode", default=DEFAULT_MODE, help=f"retrieval mode (default {DEFAULT_MODE})")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a mode parameter")
     parser.add_argument("--recall", choices=["vector", "ilike", "hybrid"], help="entity recall strategy")
     parser.add_argument("--hl", help="high-level keywords, comma-separated (LightRAG modes)")
     parser.add_argument("--ll", help="low-level keywords, comma-separated (LightRAG modes)")
+    parser.add_argument("--embedder", help="query embedder (only for an index whose manifest says 'unknown')")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--context-only", action="store_true", help="print exactly the context string")
     out.add_argument("--json", action="store_true", help="print the Retrieval as JSON")
@@ -47,28 +58,84 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="do not use the answer cache")
 
 
+def _emit(text: str, stream: IO[str] | None = None) -> None:
+    """Write ``text`` as UTF-8 bytes, unchanged (no newline, no locale encoding)."""
+    stream = stream or sys.stdout
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream (e.g. pytest's capture): write the text itself
+        stream.write(text)
+    else:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+
+
 def _load(path: str):
     from graphrag_ui.index import store
 
+    if not Path(path).is_dir():
+        raise UserError("no such index folder", where=path, fix="give the folder `build` or `import` wrote")
     return store.load(path)
 
 
-def _case_result(index, case: dict[str, Any]) -> dict[str, Any]:
-    params = dict(case.get("params") or {})
+def _check_mode(name: str) -> None:
+    if name not in mode_names():
+        get_mode(name)  # raises a clear error for an unknown or unavailable mode
+        raise UserError(f"mode {name!r} is not available", fix=f"modes: {', '.join(mode_names())}")
+
+
+def _settings():
+    from graphrag_ui.llm.settings import LLMSettings
+
+    return LLMSettings.from_env_and_secrets()
+
+
+def _keywords_field(case: dict[str, Any], name: str) -> list[str] | None:
+    value = case.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _split(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise UserError(f"'{name}' must be a list of strings or a comma-separated string, got {value!r}")
+
+
+def _validate_case(case: Any, default_mode: str) -> dict[str, Any]:
+    if not isinstance(case, dict):
+        raise UserError(f"each line must be a JSON object, got {type(case).__name__}")
+    if not isinstance(case.get("query"), str):
+        raise UserError("each case needs a 'query' string")
+    mode = case.get("mode", default_mode)
+    if not isinstance(mode, str):
+        raise UserError(f"'mode' must be a string, got {mode!r}")
+    _check_mode(mode)
+    params = case.get("params") or {}
+    if not isinstance(params, dict):
+        raise UserError(f"'params' must be an object of reference field names, got {params!r}")
+    return {"mode": mode, "params": dict(params)}
+
+
+def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: Any = None) -> dict[str, Any]:
+    """Run one batch case and return its output row (raises UserError for a bad case)."""
+    checked = _validate_case(case, default_mode)
+    params = checked["params"]
     if case.get("recall"):
         params["recall"] = case["recall"]
     start = time.perf_counter()
     result = run_query(
         index,
-        case.get("mode", "nano.local"),
+        checked["mode"],
         case["query"],
         params,
-        hl=case.get("hl_keywords"),
-        ll=case.get("ll_keywords"),
+        hl=_keywords_field(case, "hl_keywords"),
+        ll=_keywords_field(case, "ll_keywords"),
+        llm_settings=settings,
     )
     total = (time.perf_counter() - start) * 1000
     return {
-        **case,
+        "input": case,
+        "mode": result.mode,
         "context": result.context,
         "selected": {kind: result.selected_ids(kind) for kind in KINDS},
         "keywords": {"hl": result.keywords.hl, "ll": result.keywords.ll, "source": result.keywords.source},
@@ -77,31 +144,56 @@ def _case_result(index, case: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_batch(index, cases_path: str, out_path: str | None) -> int:
+def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = DEFAULT_MODE, settings=None) -> int:
+    """Run every line of ``cases_path``; returns 1 when any line failed (its row says why)."""
     path = Path(cases_path)
     if not path.is_file():
-        raise UserError("no such file", where=cases_path)
-    sink = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
-    failures = 0
+        raise UserError("no such batch file", where=cases_path, fix="give a JSONL file, one case per line")
     try:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the batch file: {exc}", where=cases_path) from None
+    try:
+        sink = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
+    except OSError as exc:
+        raise UserError(f"cannot write the results: {exc.strerror}", where=out_path) from None
+    failures = done = 0
+    try:
+        for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                case = json.loads(line)
-                if not isinstance(case, dict) or "query" not in case:
-                    raise UserError("each line needs a JSON object with at least 'query'")
-                row = _case_result(index, case)
-            except (UserError, json.JSONDecodeError) as exc:
+                row = {"line": number, **case_result(index, json.loads(line), default_mode, settings)}
+                done += 1
+            except json.JSONDecodeError as exc:
                 failures += 1
-                row = {"line": number, "error": f"{cases_path}:{number}: {exc}"}
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                row = {"line": number, "input": line, "error": f"{cases_path}:{number}: not JSON ({exc})"}
+            except UserError as exc:
+                failures += 1
+                row = {"line": number, "input": _parsed(line), "error": f"{cases_path}:{number}: {exc}"}
+            except Exception as exc:  # noqa: BLE001 - a bug in one mode must not stop the other cases
+                failures += 1
+                print(f"{cases_path}:{number}: internal error", file=sys.stderr)
+                traceback.print_exc(file=sys.stderr)
+                error = f"{cases_path}:{number}: internal error {type(exc).__name__}: {exc} (please report it)"
+                row = {"line": number, "input": _parsed(line), "error": error}
+            sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            sink.flush()
     finally:
         if out_path:
             sink.close()
+    where = f"; results in {out_path}" if out_path else ""
+    print(f"{done} case(s) ran, {failures} failed{where}", file=sys.stderr)
     if failures:
-        print(f"{failures} case(s) failed; see the 'error' fields", file=sys.stderr)
+        print("see the 'error' field of the failed lines", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _parsed(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return line
 
 
 def _summary(result: Retrieval) -> str:
@@ -120,28 +212,46 @@ def _summary(result: Retrieval) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    index = _load(args.index)
+def _check_args(args: argparse.Namespace) -> None:
     if args.batch:
-        return run_batch(index, args.batch, args.out)
+        if args.question:
+            raise UserError("give either a question or --batch CASES.jsonl, not both")
+        if args.context_only or args.json:
+            raise UserError("--context-only and --json are for one question; --batch always writes JSON lines")
+        if args.param or args.recall or args.hl or args.ll or args.embedder:
+            raise UserError("with --batch, give params, recall and keywords per case in the JSONL file")
+        return
+    if args.out:
+        raise UserError("--out is for --batch (one question prints to the terminal)")
     if not args.question:
         raise UserError("give a question, or --batch CASES.jsonl")
+    _check_mode(args.mode)
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    index = _load(args.index)
+    settings = _settings()
+    if args.batch:
+        return run_batch(index, args.batch, args.out, args.mode, settings)
     params = _params(args.param)
     if args.recall:
         params["recall"] = args.recall
-    settings = None
-    if not (args.context_only or args.json):
-        from graphrag_ui.llm.settings import LLMSettings
-
-        settings = LLMSettings.from_env_and_secrets()
     result = run_query(
-        index, args.mode, args.question, params, hl=_split(args.hl), ll=_split(args.ll), llm_settings=settings
+        index,
+        args.mode,
+        args.question,
+        params,
+        hl=_split(args.hl),
+        ll=_split(args.ll),
+        llm_settings=settings,
+        embedder=args.embedder,
     )
     if args.context_only:
-        sys.stdout.write(result.context)
+        _emit(result.context)
         return 0
     if args.json:
-        print(result.to_json())
+        _emit(result.to_json() + "\n")
         return 0
     print(_summary(result))
     return _answer(result, settings, use_cache=not args.no_cache)
