@@ -140,9 +140,8 @@ async def build(lang: str, workdir: Path, embed_fn):
     from lightrag.kg.shared_storage import initialize_pipeline_status
     from lightrag.utils import EmbeddingFunc
 
-    common.freeze_time(
-        [operate, utils, lr_main, nano_vector_db_impl, json_kv_impl, json_doc_status_impl, networkx_impl]
-    )
+    del operate, utils, lr_main, nano_vector_db_impl, json_kv_impl, json_doc_status_impl, networkx_impl  # loaded
+    common.freeze_time([m for name, m in sys.modules.items() if name.startswith("lightrag") and m is not None])
     docs, extraction = common.load_corpus(lang)
 
     async def fake_llm(prompt, system_prompt=None, history_messages=None, **kwargs):
@@ -175,8 +174,8 @@ async def build(lang: str, workdir: Path, embed_fn):
     )
     await rag.initialize_storages()
     await initialize_pipeline_status()
-    for name, text in docs:  # one at a time: the graph's node/edge order is then fixed
-        await rag.ainsert(text, split_by_character="\n\n", file_paths=name)
+    for i, (name, text) in enumerate(docs):  # one at a time: the graph's node/edge order is then fixed
+        await rag.ainsert(text, split_by_character="\n\n", file_paths=name, track_id=f"golden-{i}")
     await rag.finalize_storages()
     return docs, extraction
 

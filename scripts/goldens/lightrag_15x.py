@@ -81,8 +81,8 @@ async def one_corpus(lang: str, workdir: Path) -> list[dict]:
 
     rag = make()
     await rag.initialize_storages()
-    for name, text in docs:
-        await rag.ainsert(text, split_by_character="\n\n", file_paths=name)
+    for i, (name, text) in enumerate(docs):
+        await rag.ainsert(text, split_by_character="\n\n", file_paths=name, track_id=f"golden-{i}")
     await rag.finalize_storages()
     del lr_main
 

@@ -109,12 +109,24 @@ def copy_workdir(src: Path, dest: Path, skip: tuple[str, ...] = ("kv_store_llm_r
 
 
 def freeze_time(modules: list) -> None:
-    """Replace ``time`` inside LightRAG modules with a clock stuck at FROZEN_TIME."""
-    import time as real_time
-    import types
+    """Stop LightRAG's clocks at FROZEN_TIME so regenerating gives the same files.
 
-    fake = types.SimpleNamespace(**{k: getattr(real_time, k) for k in dir(real_time) if not k.startswith("__")})
-    fake.time = lambda: float(FROZEN_TIME)
+    ``time.time`` is replaced process-wide (the golden child process does nothing else; some
+    LightRAG modules import ``time`` inside functions), and every ``datetime`` class a LightRAG
+    module imported is replaced by one whose ``now()`` is fixed.
+    """
+    import datetime as dt
+    import time as real_time
+
+    real_time.time = lambda: float(FROZEN_TIME)
+    ticks = iter(range(1, 1 << 62))  # 1.5 orders vector writes by time_ns: keep it increasing
+    real_time.time_ns = lambda: FROZEN_TIME * 1_000_000_000 + next(ticks)
+
+    class FrozenDatetime(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls.fromtimestamp(FROZEN_TIME, tz or dt.UTC)
+
     for module in modules:
-        if getattr(module, "time", None) is real_time:
-            module.time = fake
+        if getattr(module, "datetime", None) is dt.datetime:
+            module.datetime = FrozenDatetime
