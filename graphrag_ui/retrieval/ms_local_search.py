@@ -171,17 +171,19 @@ class VectorHit:
     score: float  # GraphRAG's 1 - |distance|
 
 
-_NORMS: dict[int, np.ndarray] = {}  # id(VectorTable) -> squared row norms (float64), dropped with the table
+_NORMS: dict[int, tuple[int, np.ndarray]] = {}  # id(table) -> (id(matrix), squared row norms), dropped with the table
 EXACT_ROWS = 4096  # below this, every row gets the exact kernel
 
 
 def _squared_norms(table: VectorTable) -> np.ndarray:
-    norms = _NORMS.get(id(table))
-    if norms is None or len(norms) != len(table):
-        m = table.matrix.astype(np.float64)
-        norms = np.einsum("ij,ij->i", m, m)
-        _NORMS[id(table)] = norms
+    cached = _NORMS.get(id(table))
+    if cached is not None and cached[0] == id(table.matrix) and len(cached[1]) == len(table):
+        return cached[1]
+    m = table.matrix.astype(np.float64)
+    norms = np.einsum("ij,ij->i", m, m)
+    if cached is None:
         weakref.finalize(table, _NORMS.pop, id(table), None)
+    _NORMS[id(table)] = (id(table.matrix), norms)
     return norms
 
 
