@@ -267,9 +267,9 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
         clock.lap("keywords", "naive mode uses no keywords", 0, 0)
     else:
         if not kw.ll and mode in ("local", "hybrid", "mix"):
-            r.warnings.append("low_level_keywords is empty")
+            r.warnings.append("low-level keywords are empty: the local (entity) path finds nothing")
         if not kw.hl and mode in ("global", "hybrid", "mix"):
-            r.warnings.append("high_level_keywords is empty")
+            r.warnings.append("high-level keywords are empty: the global (relation) path finds nothing")
         if not kw.hl and not kw.ll:
             if len(query) < NAIVE_SHORT_QUERY:
                 effective = "naive"
