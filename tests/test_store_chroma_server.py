@@ -120,3 +120,11 @@ def test_unreachable_server_is_a_clear_error(chroma_server, tmp_path, monkeypatc
     monkeypatch.setenv("CHROMA_PORT", "eighty")
     with pytest.raises(UserError, match="CHROMA_PORT must be a number"):
         store.load(tmp_path / "idx")
+
+
+def test_save_to_an_unreachable_server_fails_cleanly(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
+    monkeypatch.setenv("CHROMA_PORT", str(_free_port()))
+    with pytest.raises(UserError, match="cannot reach the chroma server"):
+        store.save(small_index(), tmp_path / "idx")
+    assert list(tmp_path.iterdir()) == []

@@ -45,9 +45,7 @@ def reembed_index(
             progress(stage, 0, len(texts))
         report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None
         matrix = np.asarray(embedder.embed(texts, report), dtype=np.float32)
-        new[kind] = VectorTable(ids, matrix)
-        if progress:
-            progress(stage, len(texts), len(texts))
+        new[kind] = VectorTable(ids, matrix)  # the embedder reported the last batch (done == total)
     dim = next((t.matrix.shape[1] for t in new.values()), int(embedder.dim or 0))
     for kind in empty:
         new[kind] = VectorTable([], np.zeros((0, dim), dtype=np.float32))
@@ -73,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--embedder",
         default=DEFAULT_EMBEDDER,
-        help=f"embedder id: use-m3 (default), chroma-minilm, litellm:<model>, hash (default {DEFAULT_EMBEDDER})",
+        help=f"embedder id: use-m3, chroma-minilm, litellm:<model> or hash (default {DEFAULT_EMBEDDER})",
     )
     parser.add_argument(
         "--style",

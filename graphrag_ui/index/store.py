@@ -140,7 +140,6 @@ def save(
                 chroma_hnsw,
             )
         )
-        _stage(progress, "save vectors", n_vectors, n_vectors)
         _stage(progress, "save catalog", 0, len(index.entities))
         from graphrag_ui.index import catalog
 
