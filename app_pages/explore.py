@@ -10,7 +10,7 @@ from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import t
-from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
+from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
 lang = state.language()
@@ -61,6 +61,7 @@ except UserError as exc:
     st.stop()
 
 warnings_box(result)
+empty_state(result, lang)
 left, right = st.columns([2, 3], gap="large")
 with left:
     answer_panel(result, lang)

@@ -27,9 +27,15 @@ def progress_bar():
 
 
 def finish(label: str, folder: Path) -> None:
+    """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    st.success(f"Ready: {label}. Pick it in the sidebar.")
-    st.session_state["index"] = key
+    state.open_index_next_run(key, f"Ready: {label} is open now (and listed in the sidebar picker).")
+    st.rerun()
+
+
+flash = state.pop_flash()
+if flash:
+    st.success(flash, icon=":material/check_circle:")
 
 
 tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(

@@ -9,6 +9,7 @@ string tooltips as plain text, so descriptions can never run script.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -38,6 +39,16 @@ PALETTE = [
     "#17becf",
 ]
 NO_COMMUNITY = "#c7c7c7"
+SHAPES = {"seed": "star", "centre": "star", "context": "dot", "neighbour": "dot", "nearby": "dot", "dropped": "diamond"}
+STRONG = {"seed", "context", "centre", "nearby"}  # drawn opaque; the rest is faded
+ROLE_TEXT = {
+    "seed": "recalled entity",
+    "context": "endpoint of a relation in the context",
+    "dropped": "considered but dropped",
+    "neighbour": "1-hop neighbour (not retrieved)",
+    "centre": "searched entity / community member",
+    "nearby": "within the chosen neighbourhood depth",
+}
 PHYSICS = {
     "edges": {"smooth": False, "font": {"size": 10, "align": "middle"}},
     "nodes": {"font": {"size": 13}},
@@ -116,7 +127,7 @@ def retrieval_subgraph(index: Index, result: Retrieval, cap: int = MAX_NODES, le
 
 def neighbourhood(index: Index, centres: list[str], depth: int, cap: int = MAX_NODES, level: int = 0) -> GraphSpec:
     """Entities within ``depth`` hops of ``centres`` (breadth-first, so the cap keeps the nearest)."""
-    roles = {c: "seed" for c in centres if c in index.graph}
+    roles = {c: "centre" for c in centres if c in index.graph}
     frontier = list(roles)
     order = list(roles)
     for _ in range(max(depth, 0)):
@@ -124,7 +135,7 @@ def neighbourhood(index: Index, centres: list[str], depth: int, cap: int = MAX_N
         for name in frontier:
             for nbr in index.graph.neighbors(name):
                 if nbr not in roles:
-                    roles[nbr] = "neighbour"
+                    roles[nbr] = "nearby"
                     order.append(nbr)
                     nxt.append(nbr)
         frontier = nxt
@@ -155,8 +166,85 @@ def _plain(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+@dataclass
+class GraphElements:
+    """vis-network data shared by the standalone pyvis page and the clickable component."""
+
+    nodes: list[dict]
+    edges: list[dict]
+    legend: list[dict]  # community, title, colour, nodes drawn
+
+
+def elements(index: Index, spec: GraphSpec) -> GraphElements:
+    """The ONE node/edge builder: colour = community, size = degree, star = recalled (seed) entity.
+
+    Every text is plain data (labels are drawn on the canvas, string titles render as text).
+    """
+    drawn = set(spec.nodes)
+    sub: nx.Graph = index.graph.subgraph(drawn)
+    palette: dict[str, int] = {}
+    legend: dict[str, dict] = {}
+    degrees = dict(index.graph.degree(spec.nodes))
+    nodes = []
+    for name in spec.nodes:
+        entity = index.entity_by_name.get(name)
+        community = community_of(entity, spec.level)
+        colour = colour_for(community, palette)
+        role = spec.roles.get(name, "neighbour")
+        if community not in legend:
+            title = index.community_by_id[community].title if community in index.community_by_id else ""
+            legend[community] = {"community": community or "none", "title": title, "colour": colour, "nodes": 0}
+        legend[community]["nodes"] += 1
+        title_lines = [name, f"type: {entity.type if entity else '?'}", f"degree: {degrees.get(name, 0)}"]
+        title_lines.append(f"role: {ROLE_TEXT.get(role, role)}")
+        if name in spec.why:
+            title_lines.append(f"why: {spec.why[name]}")
+        if entity is not None:
+            title_lines.append(_plain(entity.description))
+        nodes.append(
+            {
+                "id": name,
+                "label": name if len(name) <= 40 else name[:40] + "…",
+                "title": "\n".join(title_lines),
+                "color": {"background": colour, "border": "#111111" if role in {"seed", "centre"} else colour},
+                "borderWidth": 3 if role in {"seed", "centre"} else 1,
+                "shape": SHAPES.get(role, "dot"),
+                "size": 10 + min(degrees.get(name, 0), 30),
+                "opacity": 1.0 if role in STRONG else 0.55,
+            }
+        )
+    edges = []
+    for a, b in sorted(_pair(*e) for e in sub.edges()):
+        rel = index.relation_between(a, b)
+        in_context = (a, b) in spec.context_edges
+        weight = rel.weight if rel else 1.0
+        edges.append(
+            {
+                "from": a,
+                "to": b,
+                "title": _plain(f"{a} — {b}\nweight: {weight:g}\n{rel.description if rel else ''}"),
+                "label": f"{weight:g}",
+                "width": 3 if in_context else 1,
+                "dashes": not in_context and bool(spec.context_edges),
+                "color": "#d62728" if in_context else "#9aa0a6",
+            }
+        )
+    rows = sorted(legend.values(), key=lambda r: (-r["nodes"], r["community"]))
+    return GraphElements(nodes, edges, rows)
+
+
+def options(dark: bool = False) -> dict:
+    """Physics and look, tuned so ~400 nodes settle in about a second (see ui_anchors §3.4)."""
+    opts = json.loads(json.dumps(PHYSICS))
+    font = "#fafafa" if dark else "#262730"
+    opts["nodes"]["font"]["color"] = font
+    opts["edges"]["font"]["color"] = font
+    opts["edges"]["font"]["strokeColor"] = "#0e1117" if dark else "#ffffff"
+    return opts
+
+
 def render(index: Index, spec: GraphSpec, height: int = 620, dark: bool = False) -> tuple[str, list[dict]]:
-    """Standalone HTML for ``spec`` plus the legend rows (community, colour, members drawn)."""
+    """Standalone HTML for ``spec`` (pyvis, fully inlined) plus the legend rows."""
     from pyvis.network import Network
 
     net = Network(
@@ -167,51 +255,35 @@ def render(index: Index, spec: GraphSpec, height: int = 620, dark: bool = False)
         bgcolor="#0e1117" if dark else "#ffffff",
         font_color="#fafafa" if dark else "#262730",
     )
-    drawn = set(spec.nodes)
-    sub: nx.Graph = index.graph.subgraph(drawn)
-    palette: dict[str, int] = {}
-    legend: dict[str, dict] = {}
-    degrees = dict(index.graph.degree(spec.nodes))
-    for name in spec.nodes:
-        entity = index.entity_by_name.get(name)
-        community = community_of(entity, spec.level)
-        colour = colour_for(community, palette)
-        role = spec.roles.get(name, "neighbour")
-        row = legend.setdefault(community or "-", {"community": community or "none", "colour": colour, "nodes": 0})
-        row["nodes"] += 1
-        title_lines = [name, f"type: {entity.type if entity else '?'}", f"degree: {degrees.get(name, 0)}"]
-        title_lines.append(f"role: {role}")
-        if name in spec.why:
-            title_lines.append(f"why: {spec.why[name]}")
-        if entity is not None:
-            title_lines.append(_plain(entity.description))
-        net.add_node(
-            name,
-            label=name if len(name) <= 40 else name[:40] + "…",
-            title="\n".join(title_lines),
-            color={"background": colour, "border": "#111111" if role == "seed" else colour},
-            borderWidth=4 if role == "seed" else 1,
-            shape="star" if role == "seed" else ("dot" if role != "dropped" else "diamond"),
-            size=10 + min(degrees.get(name, 0), 30),
-            opacity=1.0 if role in {"seed", "context"} else 0.55,
-        )
-    for a, b in sorted(sub.edges(), key=lambda e: _pair(*e)):
-        rel = index.relation_between(a, b)
-        in_context = _pair(a, b) in spec.context_edges
-        weight = rel.weight if rel else 1.0
-        net.add_edge(
-            a,
-            b,
-            title=_plain(f"{a} — {b}\nweight: {weight:g}\n{rel.description if rel else ''}"),
-            label=f"{weight:g}",
-            width=3 if in_context else 1,
-            dashes=not in_context and bool(spec.context_edges),
-            color="#d62728" if in_context else "#9aa0a6",
-        )
-    net.options = json.loads(json.dumps(PHYSICS))
-    html = _REMOTE_TAG.sub("", net.generate_html())
-    rows = sorted(legend.values(), key=lambda r: (-r["nodes"], r["community"]))
-    return html, rows
+    built = elements(index, spec)
+    for node in built.nodes:
+        net.add_node(node["id"], **{k: v for k, v in node.items() if k != "id"})
+    for edge in built.edges:
+        net.add_edge(edge["from"], edge["to"], **{k: v for k, v in edge.items() if k not in {"from", "to"}})
+    net.options = options(dark)
+    page = _REMOTE_TAG.sub("", net.generate_html())
+    page = page.replace("</body>", _legend_html(built.legend, dark) + _PAINT_HOOK + "</body>", 1)
+    return page, built.legend
+
+
+# records the first paint so benchmarks and tests can wait for a drawn graph
+_PAINT_HOOK = (
+    "<script>network.once('afterDrawing', function () {"
+    " document.body.dataset.painted = String(performance.now()); });</script>"
+)
+
+
+def _legend_html(legend: list[dict], dark: bool) -> str:
+    """A small static legend inside the standalone page (escaped text only)."""
+    fg = "#fafafa" if dark else "#262730"
+    items = "".join(
+        f'<span style="margin-right:12px;white-space:nowrap"><span style="display:inline-block;width:10px;'
+        f'height:10px;border-radius:50%;background:{row["colour"]};margin-right:4px"></span>'
+        f"{html.escape(row['title'] or row['community'])[:40]} ({row['nodes']})</span>"
+        for row in legend[:12]
+    )
+    keys = "★ recalled · ● context / neighbour · ◆ dropped · red edge = relation in the context"
+    return f'<div style="font:12px sans-serif;color:{fg};padding:4px 8px">{keys}<br>{items}</div>'
 
 
 def remote_references(html: str) -> list[str]:

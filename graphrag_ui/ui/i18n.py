@@ -59,6 +59,48 @@ _STRINGS: dict[str, dict[str, str]] = {
     "community": {"en": "Community", "zh": "社区"},
     "stats": {"en": "Index statistics", "zh": "索引统计"},
     "run_recall": {"en": "Recall text", "zh": "召回文本"},
+    "empty_result": {
+        "en": "{mode} found nothing for this question: no entity, relation, community or chunk made it into the "
+        "context. The dropped rows in each tab say why; try another mode, a lower threshold or different keywords.",
+        "zh": "{mode} 没有为这个问题找到任何内容：没有实体、关系、社区或文本块进入上下文。各标签页中被丢弃的行说明了原因；"
+        "请尝试其他模式、更低的阈值或不同的关键词。",
+    },
+    "graph_empty": {
+        "en": "Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.",
+        "zh": "没有可绘制的内容：该模式没有召回实体或关系。请换一种模式或调大 top_k。",
+    },
+    "graph_view": {"en": "Graph view", "zh": "图谱视图"},
+    "view_interactive": {"en": "Interactive (click a node)", "zh": "交互式（点击节点）"},
+    "view_standalone": {"en": "Standalone (pyvis)", "zh": "独立页面（pyvis）"},
+    "graph_view_help": {
+        "en": "Interactive: click a node to see its details beside the graph. Standalone: the same graph as the "
+        "self-contained pyvis page you can download.",
+        "zh": "交互式：点击节点即可在旁边查看详情。独立页面：与可下载的 pyvis 独立网页相同的图谱。",
+    },
+    "click_or_pick": {"en": "Click a node in the graph, or pick one", "zh": "点击图中的节点，或在此选择"},
+    "node_missing": {"en": "{name} is not an entity of this index.", "zh": "{name} 不是该索引中的实体。"},
+    "type": {"en": "Type", "zh": "类型"},
+    "degree": {"en": "Degree", "zh": "度"},
+    "role": {"en": "Role in this view", "zh": "在此视图中的角色"},
+    "why": {"en": "Why selected", "zh": "入选原因"},
+    "description": {"en": "Description", "zh": "描述"},
+    "aliases": {"en": "Aliases", "zh": "别名"},
+    "source_chunks": {"en": "Source chunks", "zh": "来源文本块"},
+    "report": {"en": "Community report", "zh": "社区报告"},
+    "community_help": {
+        "en": "A community id at the chosen level; empty = browse around the entity.",
+        "zh": "所选层级的社区编号；留空则围绕实体浏览。",
+    },
+    "graph_caption": {
+        "en": "Colour = community · size = degree · ★ = searched entity. Hover a node for a summary; click it for "
+        "details.",
+        "zh": "颜色 = 社区 · 大小 = 度 · ★ = 搜索的实体。悬停查看摘要，点击查看详情。",
+    },
+    "unexpected": {
+        "en": "Something went wrong while drawing this page ({what}). Try again or change the last setting; if it "
+        "persists, pick another index and report the server log.",
+        "zh": "绘制此页面时出错（{what}）。请重试或撤销上一次修改；若仍然出错，请换一个索引并提交服务器日志。",
+    },
 }
 
 

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.ui import graph_view, tables
+from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.i18n import t
 
 
 def warnings_box(result: Retrieval) -> None:
     for warning in result.warnings:
         st.warning(warning, icon="⚠️")
+
+
+def empty_state(result: Retrieval, lang: str) -> bool:
+    """One clear line when a mode put nothing into its context (the dropped rows still explain why)."""
+    if any(kept for kept, _ in tables.counts(result).values()):
+        return False
+    st.info(t("empty_result", lang, mode=result.mode), icon=":material/search_off:")
+    return True
 
 
 def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
@@ -45,52 +56,19 @@ def budget_chart(result: Retrieval, lang: str) -> None:
 
 
 def graph_panel(index: Index, result: Retrieval, lang: str, key: str) -> None:
+    """The retrieved subgraph inside its 1-hop neighbourhood; standalone pyvis view by default here."""
     spec = graph_view.retrieval_subgraph(index, result)
-    if not spec.nodes:
-        st.info(t("none", lang))
-        return
-    if spec.capped:
-        st.caption(t("capped", lang, n=len(spec.nodes), total=spec.total))
-    html, legend = _graph_html(index, index.path, result.to_json(indent=None), spec)
-    st.iframe(html, height=650, tab_index=0, alt="Knowledge graph of the retrieved entities")
-    st.caption("★ recalled entity · ● in context / neighbour · ◆ dropped · red edges: relations in the context")
-    st.dataframe(legend, hide_index=True, width="stretch", key=f"{key}_legend")
-    st.download_button(
-        t("download_graph", lang),
-        html.encode("utf-8"),
+    cache_key = hashlib.sha1(result.to_json(indent=None).encode("utf-8")).hexdigest()
+    show_graph(
+        index,
+        spec,
+        lang,
+        key=key,
+        cache_key=cache_key,
+        default_view="standalone",
+        side_by_side=False,
         file_name="retrieval-graph.html",
-        mime="text/html",
-        key=f"{key}_graph_dl",
     )
-    names = spec.nodes
-    chosen = st.selectbox(t("node_details", lang), names, key=f"{key}_node")
-    node_details(index, chosen, spec.why.get(chosen, ""))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _graph_html(
-    _index: Index, index_path: str, retrieval_json: str, _spec: graph_view.GraphSpec
-) -> tuple[str, list[dict]]:
-    return graph_view.render(_index, _spec)
-
-
-def node_details(index: Index, name: str | None, why: str = "") -> None:
-    entity = index.entity_by_name.get(name) if name else None
-    if entity is None:
-        return
-    with st.container(border=True):
-        st.markdown(f"**{_md(entity.name)}** · `{_md(entity.type)}` · degree {index.graph.degree(entity.name)}")
-        if why:
-            st.caption(why)
-        st.text(entity.description.replace("<SEP>", "\n"))
-        if entity.aliases:
-            st.caption("aliases: " + ", ".join(entity.aliases))
-        st.caption(f"communities: {entity.communities} · chunks: {len(entity.source_chunk_ids)}")
-
-
-def _md(text: str) -> str:
-    """Escape Markdown control characters in short labels."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]<>()#+-.!|~" else ch for ch in text)
 
 
 def context_panel(result: Retrieval, lang: str, key: str) -> None:

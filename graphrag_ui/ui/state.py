@@ -86,8 +86,21 @@ def language() -> str:
     return st.session_state.get("lang", "en")
 
 
+def open_index_next_run(key: str, message: str) -> None:
+    """Select ``key`` in the picker on the next run (a widget's value cannot change after it is drawn)."""
+    st.session_state["_pending_index"] = key
+    st.session_state["_flash"] = message
+
+
+def pop_flash() -> str | None:
+    return st.session_state.pop("_flash", None)
+
+
 def sidebar_frame() -> tuple[str, Index | None, str]:
     """Language switch and index picker (both in the URL); returns (lang, index or None, index key)."""
+    pending = st.session_state.pop("_pending_index", None)
+    if pending:
+        st.session_state["index"] = pending
     with st.sidebar:
         lang = st.selectbox(
             "Language / 语言",

@@ -1,0 +1,286 @@
+"""AppTest drives every page headless: mode switch, sliders, URL state, compare, recall, graph, import, build."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.retrieval.registry import mode_names
+from graphrag_ui.ui.graph_view import remote_references
+from graphrag_ui.ui.index_ops import MAX_UPLOAD_BYTES, check_uploads
+from graphrag_ui.ui.state import register_index
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ui_fixtures import IMG_DESC, PAYLOAD_MARKERS, SCRIPT_NAME, SVG_NAME, save_evil_index  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+COUNT = re.compile(r"\((\d+)\)$")
+RAW_TAG = re.compile(r"(?<!\\)<(script|img|svg)", re.I)
+
+
+@pytest.fixture()
+def app(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
+    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(ROOT)
+
+    def make(page: str | None = None, **params: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        for key, value in params.items():
+            at.query_params[key] = value
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return make
+
+
+def tab_counts(at: AppTest) -> dict[str, int]:
+    out = {}
+    for tab in at.tabs:
+        match = COUNT.search(tab.label)
+        if match:
+            out[tab.label.split(" (")[0]] = int(match.group(1))
+    return out
+
+
+def test_explore_runs_every_mode_without_errors(app):
+    at = app(index="sample:en")
+    counts = tab_counts(at)
+    assert counts["Entities"] > 0 and counts["Chunks"] > 0 and counts["Relations"] > 0
+    for mode in mode_names():
+        at.selectbox(key="mode").set_value(mode).run()
+        assert not at.exception, (mode, [e.value for e in at.exception])
+        assert sum(tab_counts(at).values()) > 0, mode
+
+
+def test_slider_change_and_url_state(app):
+    at = app(index="sample:en", mode="nano.local")
+    before = tab_counts(at)["Entities"]
+    at.slider(key="nano_top_k").set_value(2).run()
+    after = tab_counts(at)["Entities"]
+    assert after <= 2 < before
+    shared = app(index="sample:en", mode="nano.local", nano_top_k="2")
+    assert tab_counts(shared)["Entities"] == after
+    assert shared.slider(key="nano_top_k").value == 2
+
+
+def test_lightrag_keywords_are_editable(app):
+    at = app(index="sample:en", mode="lightrag.local")
+    assert any("offline" in w.value for w in at.warning)
+    entity = at.text_area(key="q").value.split()[0]
+    at.text_input(key="ll").set_value(entity).run()
+    assert not any("offline" in w.value for w in at.warning)
+
+
+def test_language_switch(app):
+    at = app(index="sample:zh", lang="zh")
+    assert at.title[0].value == "检索探索"
+    assert "实体" in " ".join(t.label for t in at.tabs)
+
+
+def test_compare_page_shows_overlap(app):
+    at = app("app_pages/compare.py", index="sample:en")
+    frames = [df.value for df in at.dataframe]
+    assert any("jaccard" in frame.columns for frame in frames)
+    overlap = next(frame for frame in frames if "jaccard" in frame.columns)
+    assert list(overlap["kind"]) == ["Entities", "Relations", "Communities", "Chunks"]
+    assert overlap["jaccard"].between(0, 1).all()
+
+
+def test_recall_page_seed_003(app):
+    at = app("app_pages/recall.py", index="sample:zh")
+    at.text_input(key="rq").set_value("跑步数据").run()
+    assert not at.exception
+    names = {frame.value.columns.tolist().__str__() for frame in at.dataframe}
+    assert any("sim term" in n for n in names)
+    at.slider(key="w_sim").set_value(0.0).run()
+    merged = next(df.value for df in at.dataframe if "sim term" in df.value.columns)
+    assert (merged["sim term"] == 0).all()
+
+
+def iframes(at: AppTest) -> list:
+    return [el for el in at.main if el.type == "iframe"]
+
+
+def components(at: AppTest) -> list:
+    return [el for el in at.main if el.type == "bidi_component"]
+
+
+def test_graph_page_clickable_and_standalone_views(app):
+    at = app("app_pages/graph.py", index="sample:en")
+    # default: the clickable vis-network component, fed with the same node/edge data as the pyvis page
+    (component,) = components(at)
+    data = json.loads(component.proto.json)
+    assert data["nodes"] and data["edges"] and "vis.Network" not in json.dumps(data["options"])
+    assert "vis" in data["vislib"][:2000] and remote_references(data["vislib"]) == []
+    # a click (state injected as the frontend would send it) opens the details panel
+    first = data["nodes"][0]["id"]
+    at.session_state["g_node"] = first
+    at.run()
+    assert not at.exception
+    assert any(first in md.value for md in at.markdown)
+    # the standalone pyvis page: inlined, no remote tags, same node ids
+    at.session_state["g_view"] = "standalone"
+    at.run()
+    (frame,) = iframes(at)
+    html = frame.proto.srcdoc
+    assert "vis.Network" in html and remote_references(html) == []
+    assert json.dumps(first)[1:-1] in html or first in html
+
+
+@pytest.fixture()
+def evil(tmp_path, monkeypatch):
+    """The malicious index, registered in the app's home like a user-added folder."""
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
+    folder = save_evil_index(tmp_path)
+    return register_index("evil", folder)
+
+
+def test_graph_page_cannot_run_injected_script(app, evil):
+    at = app("app_pages/graph.py", index=evil)
+    assert not at.error, [e.value for e in at.error]
+    # interactive view: texts travel as JSON data only (rendered by vis DataSet / textContent)
+    (component,) = components(at)
+    data = json.loads(component.proto.json)
+    names = {n["id"] for n in data["nodes"]}
+    assert SCRIPT_NAME in names and SVG_NAME in names
+    # the details panel shows the payloads as plain text, never as markup
+    at.session_state["g_node"] = SCRIPT_NAME
+    at.run()
+    assert any(IMG_DESC in txt.value for txt in at.text)
+    for md in at.markdown:  # Markdown never gets a live tag: every "<" from the index is escaped
+        assert not RAW_TAG.search(md.value), md.value
+    # standalone pyvis page: no injected tag survives; the payload is there, but escaped as data
+    at.session_state["g_view"] = "standalone"
+    at.run()
+    (frame,) = iframes(at)
+    html = frame.proto.srcdoc
+    for marker in PAYLOAD_MARKERS:
+        assert marker not in html, marker
+    assert "\\u003c/script\\u003e\\u003cscript\\u003ewindow.__pwned" in html
+    assert remote_references(html) == []
+
+
+def test_explore_on_the_malicious_index(app, evil):
+    at = app(index=evil, mode="nano.local", q="MARA QUAY " + IMG_DESC)
+    assert not at.error, [e.value for e in at.error]
+    assert tab_counts(at)["Entities"] == 3
+    at.session_state["main_tabs"] = "Graph"
+    at.run()
+    for frame in iframes(at):
+        for marker in PAYLOAD_MARKERS:
+            assert marker not in frame.proto.srcdoc, marker
+
+
+def test_index_page_imports_a_golden_directory(app, tmp_path):
+    at = app("app_pages/index.py", index="sample:en")
+    at.text_input(key="imp_src").set_value(str(ROOT / "tests" / "goldens" / "nano" / "en")).run()
+    at.text_input(key="imp_name").set_value("golden-nano").run()
+    at.text_input(key="imp_emb").set_value("hash").run()
+    at.button(key="imp_btn").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Ready" in s.value for s in at.success)
+    assert (tmp_path / "home" / "indexes" / "golden-nano" / "manifest.json").is_file()
+
+
+def test_index_page_reports_a_bad_source_clearly(app, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    at = app("app_pages/index.py", index="sample:en")
+    at.text_input(key="imp_src").set_value(str(empty)).run()
+    at.text_input(key="imp_name").set_value("bad").run()
+    at.button(key="imp_btn").click().run()
+    assert not at.exception
+    assert at.error and "empty" in at.error[0].value
+    assert not (tmp_path / "home" / "indexes" / "bad").exists()
+
+
+def test_empty_result_has_a_clear_empty_state(app, evil):
+    at = app(index=evil, mode="nano.local", q="Who keeps the harbour lamp?")
+    assert not at.exception and not at.error
+    assert tab_counts(at)["Entities"] == 0
+    assert any("found nothing" in info.value for info in at.info), [i.value for i in at.info]
+
+
+DOC_A = "Mara Quay keeps the harbour lamp at Greywater. The Lantern Guild pays Mara Quay each winter.\n" * 3
+DOC_B = "The Lantern Guild built the Greywater lighthouse in 377. Tobias Fenn repaired its lens.\n" * 3
+
+
+def test_index_page_builds_from_two_small_documents(app, tmp_path):
+    at = app("app_pages/index.py", index="sample:en")
+    at.file_uploader(key="b_files").set_value(
+        [("harbour.txt", DOC_A.encode(), "text/plain"), ("guild.md", DOC_B.encode(), "text/markdown")]
+    ).run()
+    at.text_input(key="b_name").set_value("two docs").run()
+    at.text_input(key="b_emb").set_value("hash").run()
+    assert at.radio(key="b_extractor").value == "offline"
+    at.button(key="b_btn").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Ready" in s.value for s in at.success)
+    built = tmp_path / "home" / "indexes" / "two-docs"
+    manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["documents"] == 2 and manifest["counts"]["entities"] > 0
+    # the new index is registered and opens in the sidebar picker
+    at.switch_page("app_pages/explore.py").run()
+    assert "path:two-docs" in at.selectbox(key="index").options
+
+
+def test_index_page_rejects_bad_uploads_with_a_clear_error(app, tmp_path):
+    at = app("app_pages/index.py", index="sample:en")
+    at.file_uploader(key="b_files").set_value([("notes.txt", b"caf\xe9 au lait", "text/plain")]).run()
+    at.text_input(key="b_name").set_value("latin1").run()
+    at.button(key="b_btn").click().run()
+    assert not at.exception
+    assert at.error and "notes.txt" in at.error[0].value and "UTF-8" in at.error[0].value
+    assert not (tmp_path / "home" / "indexes" / "latin1").exists()
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ([], "no documents uploaded"),
+        ([("a.pdf", b"%PDF-1.4")], "a.pdf: only .txt and .md"),
+        ([("big.txt", b"x" * (MAX_UPLOAD_BYTES + 1))], "big.txt: file is larger than 5 MB"),
+        ([("bin.txt", b"ab\x00cd")], "bin.txt: this looks like a binary file"),
+        ([("latin.md", b"\xff\xfe text")], "latin.md: not UTF-8 text (byte 0)"),
+        ([("blank.txt", b"  \n ")], "blank.txt: the file is empty"),
+        ([("ok.txt", b"fine"), ("bad.txt", b"\xff")], "bad.txt: not UTF-8"),
+    ],
+)
+def test_check_uploads_names_the_bad_file(files, expected):
+    with pytest.raises(UserError) as caught:
+        check_uploads(files)
+    assert str(caught.value).startswith(expected)
+
+
+def test_check_uploads_accepts_text_up_to_the_limit():
+    data = ("é" * (MAX_UPLOAD_BYTES // 2)).encode("utf-8")
+    assert len(data) == MAX_UPLOAD_BYTES
+    assert check_uploads([("dir/notes.md", data), ("b.TXT", "中文".encode())]) == [
+        ("notes.md", data.decode("utf-8")),
+        ("b.TXT", "中文"),
+    ]
+
+
+def test_unexpected_errors_become_one_line_not_a_traceback(app, monkeypatch):
+    from graphrag_ui.ui import tables
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated failure\nsecond line")
+
+    monkeypatch.setattr(tables, "counts", broken)
+    at = app(index="sample:en", mode="nano.local")
+    assert not at.exception
+    (error,) = at.error
+    assert "RuntimeError: simulated failure" in error.value and "second line" not in error.value
+    assert "Try again" in error.value
