@@ -206,3 +206,49 @@ def test_relation_rows_keep_their_own_endpoint_order(broken):
     assert any(a > b for a, b in pairs)  # not re-sorted
     first = result.relations[0].data
     assert [c.label for c in result.entities][:2] == [first["entity1"], first["entity2"]]
+
+
+def test_graphml_reader_matches_networkx_on_odd_files(tmp_path):
+    """Typed attributes and an edge to an undeclared node: same as nx.read_graphml; a repeated edge
+    (LightRAG never writes one; networkx would return a MultiGraph) collapses into the first."""
+    from graphrag_ui.index.importers.lightrag_files import read_graphml
+
+    path = tmp_path / "g.graphml"
+    path.write_text(
+        """<?xml version='1.0' encoding='utf-8'?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="node" attr.name="description" attr.type="string"/>
+  <key id="d1" for="edge" attr.name="weight" attr.type="double"/>
+  <key id="d2" for="edge" attr.name="created_at" attr.type="long"/>
+  <key id="d3" for="edge" attr.name="description" attr.type="string"/>
+  <graph edgedefault="undirected">
+    <node id="B"><data key="d0">b &amp; &lt;SEP&gt; "q"</data></node>
+    <node id="A"/>
+    <node id="C"/>
+    <edge source="B" target="C"><data key="d1">2.5</data><data key="d3">first</data></edge>
+    <edge source="A" target="B"><data key="d1">1</data><data key="d2">17</data></edge>
+    <edge source="A" target="Z"><data key="d1">3</data></edge>
+  </graph>
+</graphml>""",
+        encoding="utf-8",
+    )
+    nodes, edges = read_graphml(path)
+    graph = nx.read_graphml(path)
+    assert not graph.is_multigraph()
+    assert [n for n, _ in nodes] == list(graph.nodes)
+    assert dict(nodes)["B"] == graph.nodes["B"] == {"description": 'b & <SEP> "q"'}
+    assert [(a, b) for a, b, _ in edges] == [("B", "C"), ("A", "B"), ("A", "Z")]
+    rebuilt = nx.Graph()
+    rebuilt.add_nodes_from(n for n, _ in nodes)
+    for a, b, data in edges:
+        rebuilt.add_edge(a, b, **data)
+    for name in graph.nodes:
+        assert list(rebuilt.adj[name]) == list(graph.adj[name])
+        for nbr in graph.adj[name]:
+            assert rebuilt.edges[name, nbr] == graph.edges[name, nbr]
+    assert isinstance(graph.edges["A", "B"]["created_at"], int)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("</graph>", '<edge source="C" target="B"><data key="d3">second</data></edge></graph>'))
+    _, edges = read_graphml(path)
+    assert [(a, b) for a, b, _ in edges] == [("B", "C"), ("A", "B"), ("A", "Z")]
+    assert edges[0][2] == {"weight": 2.5, "description": "second"}
