@@ -127,3 +127,18 @@ def test_seed001_both_keywords_empty_short_query_runs_naive(case):
     assert result.context == expected_context(case["naive_context"])
     assert result.selected_ids("chunks") == case["naive_selected"]["chunks"]
     assert any("fell back to naive" in w for w in result.warnings)
+
+
+def test_query_service_path_gives_the_same_contexts():
+    """Through graphrag_ui.query.run_query (embedder from the manifest, user keywords, timings)."""
+    from graphrag_ui.query import run_query
+
+    picked = [c for cid, c in CASES if cid.endswith("-00") or cid.endswith("-07")]
+    assert len(picked) >= 10
+    for case in picked:
+        kwargs = {} if case["mode"] == "naive" else {"hl": case["hl_keywords"], "ll": case["ll_keywords"]}
+        result = run_query(
+            golden_index(case["corpus"]), "lightrag." + case["mode"], case["query"], case["params"], **kwargs
+        )
+        assert result.context == expected_context(case["context"])
+        assert {"embed", "context"} <= set(result.timings_ms)
