@@ -198,3 +198,26 @@ def test_runs_on_an_index_from_another_source():
     assert entities and all(c.data["short_id"].isdigit() for c in entities)
     assert all(c.rank == nano.graph.degree(c.label) for c in entities)
     assert any(c.in_context for c in result.relations)
+
+
+def test_relationship_table_tokens_add_up_row_by_row():
+    """The local budget check re-counts whole relationship tables in GraphRAG; we add header + rows.
+    cl100k never merges across a newline followed by a non-space, so both agree on every golden table."""
+    import json
+
+    from graphrag_ui.retrieval.ms_local_search import count_text
+
+    checked = 0
+    for version in ("graphrag-2", "graphrag-3"):
+        for line in (GOLDENS / version / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+            context = json.loads(line)["context"]
+            if "-----Relationships-----" not in context:
+                continue
+            table = (
+                "-----Relationships-----" + context.split("-----Relationships-----", 1)[1].split("\n\n", 1)[0] + "\n"
+            )
+            head, *rows = table.splitlines(keepends=True)
+            head += rows.pop(0)
+            assert count_text(table) == count_text(head) + sum(count_text(r) for r in rows)
+            checked += 1
+    assert checked > 100

@@ -169,6 +169,7 @@ def run(
         out.warnings.append("no entity was mapped to the query: the context has no entity-based sections")
     t = time.perf_counter()
     reports = build_reports(
+        index,
         selected,
         lv,
         limits[0],

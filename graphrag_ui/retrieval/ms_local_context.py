@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from graphrag_ui.index.model import Chunk, Community, Index, Relation
-from graphrag_ui.retrieval.ms_local_search import EntityView, LevelView, count, index_view, relations_of
+from graphrag_ui.retrieval.ms_local_search import EntityView, LevelView, count, count_text, index_view, relations_of
 
 
 @dataclass
@@ -53,10 +53,18 @@ def _rank(c: Community) -> float | None:
 
 
 def build_reports(
-    selected: list[EntityView], lv: LevelView, budget: int, *, include_rank: bool, use_summary: bool, min_rank: float
+    index: Index,
+    selected: list[EntityView],
+    lv: LevelView,
+    budget: int,
+    *,
+    include_rank: bool,
+    use_summary: bool,
+    min_rank: float,
 ) -> Section:
     """Communities of the selected entities, by (#matched entities, rating), until the budget is full."""
     section = Section("", 0, budget)
+    iv = index_view(index)
     if not selected or not lv.reports:
         return section
     matches: dict[str, int] = {}
@@ -82,7 +90,7 @@ def build_reports(
             continue
         text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
         cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
-        row.tokens = count("|".join(cells) + "\n")
+        row.tokens = iv.tokens("|".join(cells) + "\n")
         if full or used + row.tokens > budget:
             full = True
             row.dropped = f"over budget (Reports: {used}+{row.tokens} > {budget} tokens)"
@@ -156,31 +164,47 @@ def filter_relationships(
 
 
 def _relationship_table(
-    rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], short: dict[str, str]
+    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int]
 ) -> tuple[str, list[tuple[Relation, int]], int]:
-    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens used)."""
+    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+
+    The text's token count is the header's plus the rows': cl100k never merges across a newline
+    that is followed by a non-space character, and every row starts with its id or ``|`` (checked:
+    a row starting with whitespace falls back to counting the whole text)."""
     if not rels:
         return "", [], 0
+    view = index_view(index)
+    short = view.rel_short
     header = ["id", "source", "target", "description"] + (["weight"] if include_weight else [])
     if rels[0].id in links:  # the attribute columns come from the first selected relationship
         header.append("links")
-    text = "-----Relationships-----\n" + "|".join(header) + "\n"
-    used = count(text)
+    head = "-----Relationships-----\n" + "|".join(header) + "\n"
+    used = count(head)
+    lines = [head]
+    additive = True
     fitted = []
+    has_links = "links" in header
+    cache = view.rel_lines
     for r in rels:
-        cells = [short[r.id], r.source, r.target, r.description or ""]
-        if include_weight:
-            cells.append(str(r.weight if r.weight else ""))
-        if "links" in header:
-            cells.append(str(links[r.id]) if links.get(r.id) else "")
-        line = "|".join(cells) + "\n"
-        t = count(line)
+        key = (r.id, include_weight, has_links, links.get(r.id) if has_links else None)
+        hit = cache.get(key)
+        if hit is None:
+            cells = [short[r.id], r.source, r.target, r.description or ""]
+            if include_weight:
+                cells.append(str(r.weight if r.weight else ""))
+            if has_links:
+                cells.append(str(links[r.id]) if links.get(r.id) else "")
+            line = "|".join(cells) + "\n"
+            hit = cache[key] = (line, view.tokens(line))
+        line, t = hit
         if used + t > budget:
             break
-        text += line
+        lines.append(line)
+        additive = additive and not line[:1].isspace()
         used += t
         fitted.append((r, t))
-    return text, fitted, used
+    text = "".join(lines)
+    return text, fitted, used if additive else count_text(text)
 
 
 def build_local(
@@ -206,13 +230,14 @@ def build_local(
         header = ["id", "entity", "description"] + (["number of relationships"] if include_entity_rank else [])
         entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
         used = count(entity_text)
+        iv = index_view(index)
         full = False
         for order, view in enumerate(selected):
             cells = [view.short_id, view.entity.name, view.entity.description or ""]
             if include_entity_rank:
                 cells.append(str(view.rank))
             line = "|".join(cells) + "\n"
-            row = Row(view.entity.id, view.short_id, order, tokens=count(line))
+            row = Row(view.entity.id, view.short_id, order, tokens=iv.tokens(line))
             ents.rows.append(row)
             if full or used + row.tokens > budget:
                 full = True
@@ -222,16 +247,16 @@ def build_local(
             used += row.tokens
             row.in_context = True
         ents.used = used
-    entity_tokens = count(entity_text)
+    entity_tokens = count_text(entity_text)
     final_parts: list[str] = []
     final_fit: list[tuple[Relation, int]] = []
     final_sel: list[Relation] = []
     final_drops: dict[str, str] = {}
-    accepted = 0
+    accepted = final_used = 0
     for i in range(len(selected)):
         sel, drops = filter_relationships(index, selected[: i + 1], top_k, links)
-        rel_text, fitted, _ = _relationship_table(sel, budget, include_weight, links, index_view(index).rel_short)
-        total = entity_tokens + count(rel_text)  # + the (empty) claims table GraphRAG also counts
+        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
+        total = entity_tokens + rel_tokens  # + the (empty) claims table GraphRAG also counts
         if total > budget:
             name = selected[i].entity.name
             rels.notes.append(
@@ -239,8 +264,8 @@ def build_local(
             )
             break
         final_parts = [rel_text, ""]  # [relationships, claims]: GraphRAG always has a (here empty) claims table
-        final_fit, final_sel, final_drops, accepted = fitted, sel, drops, i + 1
-    rels.used = count(final_parts[0]) if final_parts else 0
+        final_fit, final_sel, final_drops, accepted, final_used = fitted, sel, drops, i + 1, rel_tokens
+    rels.used = final_used
     _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
     return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, links)
@@ -301,7 +326,7 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
             unit.id,
             short,
             order,
-            tokens=count(line),
+            tokens=view.tokens(line),
             why=f"text unit of {selected[i].entity.name} (entity #{i + 1}), {n} of its relationships",
         )
         section.rows.append(row)

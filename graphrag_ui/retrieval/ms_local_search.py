@@ -20,9 +20,14 @@ from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation, V
 ENCODING = "cl100k_base"  # GraphRAG's CLI counts through litellm, which uses cl100k_base for OpenAI models
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=4096)
 def count(text: str) -> int:
-    """cl100k_base tokens of a table row or header; rows repeat across the cumulative rebuild."""
+    """cl100k_base tokens of a short text (table headers): cached process-wide."""
+    return tokens.count(text, ENCODING)
+
+
+def count_text(text: str) -> int:
+    """cl100k_base tokens of a whole section (not cached: each is built once)."""
     return tokens.count(text, ENCODING)
 
 
@@ -54,6 +59,15 @@ class IndexView:
     chunks: dict[str, Chunk]
     unit_short_id: dict[str, str]
     levels: dict[int, LevelView] = field(default_factory=dict)
+    row_tokens: dict[str, int] = field(default_factory=dict)  # table row -> tokens, counted once per index
+    rel_lines: dict[tuple, tuple[str, int]] = field(default_factory=dict)  # (id, weight?, links?, links) -> row
+
+    def tokens(self, row: str) -> int:
+        """Tokens of a table row (stored texts are counted once per index, not once per query)."""
+        n = self.row_tokens.get(row)
+        if n is None:
+            n = self.row_tokens[row] = tokens.count(row, ENCODING)
+        return n
 
 
 _VIEWS: dict[int, IndexView] = {}  # cache keyed by id(index), dropped when the index is collected
