@@ -68,6 +68,12 @@ def test_names_inside_a_question(saved):
     assert kinds(hits) == [("北京", "name in query"), ("ALICE", "name in query")]
 
 
+def test_quoted_nano_names_are_found_inside_a_question(saved):
+    hits = find(saved, "Who is Zed?", 5)
+    assert kinds(hits) == [('"ZED"', "name in query")] and hits[0]["matched_text"] == '"ZED"'
+    assert kinds(find(saved, "zed", 5)) == [('"ZED"', "name")]
+
+
 def test_alias_inside_a_question_and_word_boundaries(saved):
     hits = find(saved, "Tell me about the alice and the start of art.", 10)
     names = kinds(hits)

@@ -15,7 +15,8 @@ Whole questions. A question rarely sits inside an entity name, but names often s
 question ("what did 张三 do in 北京?"). So besides the seed's forward match the catalog also
 reports entities whose name or alias occurs in the text ("name in query", "alias in query"),
 found by looking every substring of the text (up to the longest name) up in an in-memory map
-built once per catalog, not by scanning rows per query. Names shorter than 2 characters are not
+built once per catalog, not by scanning rows per query; quotes around a name are ignored there
+(nano-graphrag keeps ``"ALICE"`` with its quotes, and a question says ALICE). Names shorter than 2 characters are not
 looked up that way (a one-letter entity would match nearly every question), and a name that
 starts or ends with a letter or digit must not continue a word of the text ("ART" is not in
 "start"); CJK characters need no word boundary.
@@ -40,6 +41,7 @@ from graphrag_ui.index.model import Entity, Index
 CATALOG_FILE = "catalog.sqlite"
 ALIAS_SEP = "\n"
 MIN_REVERSE_LEN = 2
+QUOTES = "\"'“”‘’「」『』"
 KINDS = ("name", "alias", "name in query", "alias in query")  # best first
 
 
@@ -177,9 +179,9 @@ class Catalog:
                 with self._guard(), self.engine.connect() as conn:
                     for r in conn.execute(query).mappings():
                         row = dict(r)
-                        reverse.setdefault(fold(row["name"]), []).append((row, "name in query"))
+                        reverse.setdefault(_bare(row["name"]), []).append((row, "name in query"))
                         for alias in row["aliases"].split(ALIAS_SEP) if row["aliases"] else []:
-                            reverse.setdefault(fold(alias), []).append((row, "alias in query"))
+                            reverse.setdefault(_bare(alias), []).append((row, "alias in query"))
                 self._reverse = {k: v for k, v in reverse.items() if len(k) >= MIN_REVERSE_LEN and k.strip()}
                 self._lengths = sorted({len(k) for k in self._reverse})
             return self._reverse
@@ -218,6 +220,11 @@ class _NoLock:
         return None
 
 
+def _bare(name: str) -> str:
+    """Folded name without surrounding quotes (nano-graphrag stores ``"ALICE"`` with its quotes)."""
+    return fold(name).strip(QUOTES).strip()
+
+
 def _is_cjk(ch: str) -> bool:
     o = ord(ch)
     return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
@@ -227,8 +234,8 @@ def _wordish(ch: str) -> bool:
     return (ch.isalnum() or ch == "_") and not _is_cjk(ch)
 
 
-def _original_alias(row: dict[str, Any], folded_alias: str) -> str:
-    return next((a for a in row["aliases"].split(ALIAS_SEP) if fold(a) == folded_alias), folded_alias)
+def _original_alias(row: dict[str, Any], bare_alias: str) -> str:
+    return next((a for a in row["aliases"].split(ALIAS_SEP) if _bare(a) == bare_alias), bare_alias)
 
 
 def _hit(row: Any, kind: str, matched_text: str) -> dict[str, Any]:
