@@ -197,3 +197,16 @@ def test_graphrag_1x_output_is_refused_clearly(tmp_path):
     assert importers.detect(tmp_path) == "msgraphrag"
     with pytest.raises(IndexFormatError, match="0.x/1.x output"):
         ms_graphrag.import_dir(tmp_path)
+
+
+def test_cli_import_of_a_broken_folder_writes_nothing(tmp_path, capsys):
+    from graphrag_ui.cli import main
+
+    src = tmp_path / "out"
+    shutil.copytree(SRC["graphrag-3"], src)
+    (src / "communities.parquet").unlink()
+    target = tmp_path / "ix"
+    assert main(["import", "msgraphrag", str(src), "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "communities.parquet" in err and "Traceback" not in err
+    assert not target.exists()
