@@ -135,6 +135,7 @@ class Catalog:
         self._query_lock = threading.Lock()
         self._reverse: dict[str, list[tuple[dict[str, Any], str]]] | None = None
         self._lengths: list[int] = []
+        self._longest = 0
 
     def count(self) -> int:
         with self._guard(), self.engine.connect() as conn:
@@ -168,23 +169,36 @@ class Catalog:
     def _guard(self):
         return self._query_lock if self._serialize else _NoLock()
 
-    def _reverse_map(self) -> dict[str, list[tuple[dict[str, Any], str]]]:
+    def _reverse_map(self) -> dict[str, list[tuple[tuple, str]]]:
+        """bare name/alias -> [(row, kind)], rows as (entity_id, name, aliases, type, occurrence)."""
         with self._lock:
             if self._reverse is None:
                 t = self.table
-                reverse: dict[str, list[tuple[dict[str, Any], str]]] = {}
+                reverse: dict[str, list[tuple[tuple, str]]] = {}
+                longest = 0
                 query = sa.select(t.c.entity_id, t.c.name, t.c.aliases, t.c.type, t.c.occurrence_count).order_by(
                     t.c.row
                 )
                 with self._guard(), self.engine.connect() as conn:
-                    for r in conn.execute(query).mappings():
-                        row = dict(r)
-                        reverse.setdefault(_bare(row["name"]), []).append((row, "name in query"))
-                        for alias in row["aliases"].split(ALIAS_SEP) if row["aliases"] else []:
-                            reverse.setdefault(_bare(alias), []).append((row, "alias in query"))
+                    rows = conn.execute(query).all()
+                for row in rows:
+                    row = tuple(row)
+                    key = _bare(row[1])
+                    longest = max(longest, len(fold(row[1])))
+                    reverse.setdefault(key, []).append((row, "name in query"))
+                    for alias in row[2].split(ALIAS_SEP) if row[2] else []:
+                        longest = max(longest, len(fold(alias)))
+                        reverse.setdefault(_bare(alias), []).append((row, "alias in query"))
+                self._longest = longest
                 self._reverse = {k: v for k, v in reverse.items() if len(k) >= MIN_REVERSE_LEN and k.strip()}
                 self._lengths = sorted({len(k) for k in self._reverse})
             return self._reverse
+
+    def could_contain(self, text: str) -> bool:
+        """False when ``text`` is longer than every name and alias: the forward ILIKE cannot match."""
+        self._reverse_map()
+        needle = fold(text)
+        return len(needle) <= self._longest or ALIAS_SEP in needle
 
     def contained(self, text: str) -> list[dict[str, Any]]:
         """Entities whose folded name or alias occurs in ``text`` at word boundaries."""
@@ -203,13 +217,14 @@ class Catalog:
                 if not hits or (end < n and _wordish(folded[end - 1]) and _wordish(folded[end])):
                     continue
                 for row, kind in hits:
-                    hit = _hit(
-                        row, kind, row["name"] if kind == "name in query" else _original_alias(row, folded[start:end])
-                    )
-                    old = found.get(row["entity_id"])
+                    old = found.get(row[0])
                     if old is None or KINDS.index(kind) < KINDS.index(old["matched"]):
-                        found[row["entity_id"]] = hit
+                        matched = row[1] if kind == "name in query" else _original_alias(row[2], folded[start:end])
+                        found[row[0]] = _hit(dict(zip(_ROW_KEYS, row, strict=True)), kind, matched)
         return list(found.values())
+
+
+_ROW_KEYS = ("entity_id", "name", "aliases", "type", "occurrence_count")
 
 
 class _NoLock:
@@ -234,8 +249,8 @@ def _wordish(ch: str) -> bool:
     return (ch.isalnum() or ch == "_") and not _is_cjk(ch)
 
 
-def _original_alias(row: dict[str, Any], bare_alias: str) -> str:
-    return next((a for a in row["aliases"].split(ALIAS_SEP) if _bare(a) == bare_alias), bare_alias)
+def _original_alias(aliases: str, bare_alias: str) -> str:
+    return next((a for a in aliases.split(ALIAS_SEP) if _bare(a) == bare_alias), bare_alias)
 
 
 def _hit(row: Any, kind: str, matched_text: str) -> dict[str, Any]:
@@ -268,7 +283,8 @@ def find_entities_by_name_or_alias(
     if limit <= 0 or not text:
         return []
     best: dict[str, dict[str, Any]] = {}
-    for hit in catalog.forward(text, limit) + catalog.contained(text):
+    forward = catalog.forward(text, limit) if catalog.could_contain(text) else []  # skip a useless scan
+    for hit in forward + catalog.contained(text):
         old = best.get(hit["entity_id"])
         if old is None or _order(hit) < _order(old):
             best[hit["entity_id"]] = hit
