@@ -9,6 +9,7 @@ offline), times the query embedding apart from the context build, and returns th
 from __future__ import annotations
 
 import time
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,62 @@ def _check_dimension(index: Index, embedder_id: str, dim: int) -> None:
             fix="query with the embedder that made the index, or re-embed it: "
             f"`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
         )
+
+
+LONG_QUESTION_CHARS = 2000
+
+
+def _script(ch: str) -> str:
+    """The Unicode script of a letter, from its name ("LATIN", "CJK", "DEVANAGARI", ...)."""
+    if ch.isascii():
+        return "LATIN"
+    name = unicodedata.name(unicodedata.normalize("NFKC", ch)[:1] or ch, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+def _scripts(text: str) -> set[str]:
+    return {_script(ch) for ch in set(text) if ch.isalpha()} - {""}
+
+
+def name_scripts(index: Index) -> set[str]:
+    """Scripts used by entity names and aliases; computed once per entity list (cached on the index)."""
+    cached = getattr(index, "_name_scripts", None)
+    if cached is not None and cached[0] is index.entities and cached[1] == len(index.entities):
+        return cached[2]
+    chars: set[str] = set()
+    for entity in index.entities:
+        chars.update(entity.name)
+        for alias in entity.aliases or []:
+            chars.update(alias)
+    scripts = _scripts("".join(chars))
+    index._name_scripts = (index.entities, len(index.entities), scripts)  # type: ignore[attr-defined]
+    return scripts
+
+
+def question_warnings(index: Index, query: str) -> list[str]:
+    """What about the question or the index makes this retrieval unreliable, said once for every mode."""
+    notes = []
+    if not index.entities and not index.chunks:
+        notes.append("the index is empty (0 entities, 0 chunks): there is nothing to retrieve")
+    if not any(ch.isalnum() for ch in query):
+        notes.append(
+            "the question has no words (only spaces, punctuation or symbols): name matching finds nothing "
+            "and its embedding carries no meaning, so whatever is recalled is arbitrary"
+        )
+    elif len(query) > LONG_QUESTION_CHARS:
+        notes.append(
+            f"the question is {len(query):,} characters long: its embedding is an average over all of it, so "
+            "recall by similarity is blurred; ask a shorter question"
+        )
+    if index.entities:
+        foreign = sorted(_scripts(query) - name_scripts(index))
+        if foreign and len(foreign) == len(_scripts(query)):
+            written = ", ".join(s.title() for s in foreign)
+            notes.append(
+                f"the question is written in {written}, which no entity name in this index uses: name "
+                "matching cannot find anything, only the embedding can relate it to the index"
+            )
+    return notes
 
 
 def query_embedder_id(index: Index, override: str | None = None) -> str:
@@ -103,7 +160,7 @@ def run_query(
             _check_dimension(index, embedder_id, rows.shape[1])
         return rows
 
-    notes: list[str] = []
+    notes = question_warnings(index, query)
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()

@@ -1,0 +1,306 @@
+"""Properties every retrieval mode in the registry must keep, whatever the question and parameters.
+
+* no section exceeds its budget (``Budget.used <= Budget.limit``);
+* truncation keeps order: in-context items appear in the order they were found in;
+* dedup keys hold: no id twice among a kind's in-context items; LightRAG relations unique by
+  unordered pair;
+* every parameter works at its minimum, maximum and default (each choice, both booleans);
+* an empty index, a question of only spaces or punctuation, a 20,000-character question and one in a
+  script no entity uses each give a valid Retrieval with a warning, never an exception.
+
+Indexes: a small synthetic index (power-law graph, communities, hash vectors), the golden fixtures
+of each family imported with our importers, and an empty index built in code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import cache
+
+import numpy as np
+import pytest
+from conftest import GOLDENS, ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphrag_ui.embed import HashEmbedder
+from graphrag_ui.errors import UserError
+from graphrag_ui.index.model import VECTOR_KINDS, Index, Manifest, VectorTable
+from graphrag_ui.query import run_query
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.result import KINDS, Retrieval
+from graphrag_ui.retrieval.schema import ParamSpec
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from make_synthetic_index import make_index  # noqa: E402
+
+MODES = mode_names()
+INDEXES = ("synthetic", "nano-en", "lightrag-zh", "graphrag-en")
+QUICK = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+
+@cache
+def index_named(name: str) -> Index:
+    if name == "synthetic":
+        return make_index(300, 900, 150, 7, HashEmbedder.dim, "hash")
+    if name == "empty":
+        return empty_index()
+    from graphrag_ui.index.importers import lightrag, ms_graphrag, nano_graphrag
+
+    if name == "nano-en":
+        return nano_graphrag.import_dir(GOLDENS / "nano" / "en", embedder="hash")
+    if name == "lightrag-zh":
+        return lightrag.import_dir(GOLDENS / "lightrag-1.4.7" / "zh", embedder="hash")
+    return ms_graphrag.import_dir(GOLDENS / "graphrag-3" / "en", embedder="hash")
+
+
+def empty_index() -> Index:
+    """0 entities, 0 chunks, empty vector tables of the hash embedder's width."""
+    manifest = Manifest(source="build", embedder="hash", dimension=HashEmbedder.dim)
+    vectors = {k: VectorTable([], np.zeros((0, HashEmbedder.dim), np.float32)) for k in VECTOR_KINDS}
+    return Index(manifest, [], [], [], [], [], vectors=vectors)
+
+
+def lightrag_known_overshoot(result: Retrieval, budget) -> bool:
+    """LightRAG bug reported to its owner (see the xfail tests below): when the fixed parts (system
+    prompt, KG context, query, buffer) already exceed ``max_total_tokens``, the chunks section gets a
+    negative limit and the total section reports more than its limit although no chunk was added."""
+    if not result.mode.startswith("lightrag.") or budget.section not in {"chunks", "total"}:
+        return False
+    chunks = next((b for b in result.budgets if b.section == "chunks"), None)
+    no_chunks = chunks is None or chunks.used == 0
+    return no_chunks and (budget.section == "total" or (budget.limit is not None and budget.limit < 0))
+
+
+def ms_header_only(result: Retrieval, budget) -> bool:
+    """ms.local bug reported to its owner (MS_HEADERS below): a section with budget 0 still prints its header."""
+    kinds = {"local": ("entities", "relations"), "text units": ("chunks",), "reports": ("communities",)}
+    if result.mode != "ms.local" or budget.section not in kinds:
+        return False
+    return not any(c.in_context for kind in kinds[budget.section] for c in result.candidates(kind))
+
+
+def check(result: Retrieval, index: Index, mode: str, exempt: bool = True) -> None:
+    """The invariants, with messages that name the mode and the item.
+
+    ``exempt`` tolerates the two reported budget bugs (so random inputs can test everything else);
+    the parameter sweep runs without it, so those bugs show there as strict xfails.
+    """
+    assert isinstance(result, Retrieval) and isinstance(result.context, str)
+    assert result.mode == mode
+    for budget in result.budgets:
+        assert budget.used >= 0, f"{mode}: section {budget.section} uses {budget.used} tokens"
+        known = exempt and (lightrag_known_overshoot(result, budget) or ms_header_only(result, budget))
+        if budget.limit is not None and not known:
+            assert budget.used <= budget.limit, f"{mode}: section {budget.section} {budget.used} > {budget.limit}"
+    for kind in KINDS:
+        items = result.candidates(kind)
+        kept = [c for c in items if c.in_context]
+        orders = [c.order for c in kept]
+        assert orders == sorted(orders) and len(set(orders)) == len(orders), f"{mode} {kind}: order {orders}"
+        ids = [c.id for c in kept]
+        assert len(ids) == len(set(ids)), f"{mode} {kind}: duplicate ids in context {ids}"
+        for c in items:
+            assert c.in_context == (c.dropped == ""), f"{mode} {kind} {c.id}: in_context={c.in_context} {c.dropped!r}"
+            assert c.tokens >= 0
+    if mode.startswith("lightrag."):
+        pairs = [frozenset((c.data["entity1"], c.data["entity2"])) for c in result.relations if c.in_context]
+        assert len(pairs) == len(set(pairs)), f"{mode}: a relation pair twice in context"
+    if not result.context:
+        assert all(not c.in_context for kind in KINDS for c in result.candidates(kind))
+    again = Retrieval.from_dict(json.loads(result.to_json()))
+    assert again.context == result.context and again.selected_ids("entities") == result.selected_ids("entities")
+
+
+# ------------------------------------------------------------------ hypothesis: questions, params, keywords
+
+
+def param_strategy(p: ParamSpec) -> st.SearchStrategy:
+    if p.type == "int":
+        return st.integers(int(p.min if p.min is not None else 0), int(p.max if p.max is not None else 1000))
+    if p.type == "float":
+        lo = p.min if p.min is not None else -1.0
+        return st.floats(lo, p.max if p.max is not None else lo + 10, allow_nan=False)
+    if p.type == "bool":
+        return st.booleans()
+    if p.type == "choice":
+        return st.sampled_from(p.choices)
+    return st.sampled_from([p.default, "", "Bullet Points", "用中文回答"])
+
+
+@st.composite
+def cases(draw, index: Index, mode: str):
+    spec = get_mode(mode)
+    names = [e.name for e in index.entities[:200]] or ["nothing"]
+    words = st.sampled_from(names) | st.sampled_from(["what", "how", "关系", "数据", "and", "?", " "])
+    text = st.lists(words, max_size=6).map(" ".join) | st.text(max_size=60)
+    query = draw(text)
+    params = draw(st.fixed_dictionaries({}, optional={p.name: param_strategy(p) for p in spec.params}))
+    keyword_lists = st.lists(st.sampled_from(names) | st.text(min_size=1, max_size=12), max_size=3)
+    hl, ll = draw(keyword_lists), draw(keyword_lists)
+    return query, params, hl, ll
+
+
+@pytest.mark.parametrize("index_name", INDEXES)
+@pytest.mark.parametrize("mode", MODES)
+def test_invariants_hold_for_any_question_and_parameters(mode, index_name):
+    index = index_named(index_name)
+
+    @QUICK
+    @given(cases(index, mode))
+    def run(case):
+        query, params, hl, ll = case
+        if params.get("text_unit_prop", 0.5) + params.get("community_prop", 0.15) > 1:
+            with pytest.raises(UserError, match="community_prop \\+ text_unit_prop"):
+                run_query(index, mode, query, params, hl=hl or None, ll=ll or None)
+            return
+        check(run_query(index, mode, query, params, hl=hl or None, ll=ll or None), index, mode)
+
+    run()
+
+
+# ------------------------------------------------------------------ every parameter at min, max, default
+
+
+def extremes(p: ParamSpec) -> list:
+    if p.type in {"int", "float"}:
+        return [v for v in (p.min, p.max, p.default) if v is not None]
+    if p.type == "bool":
+        return [True, False]
+    if p.type == "choice":
+        return list(p.choices)
+    return [p.default, ""]
+
+
+# known bugs found by this sweep, reported to the modes' owners; each flips (strict) once fixed
+MS_HEADERS = (
+    "ms_local.py: at a section budget of 0 the section header is still emitted (as GraphRAG does) and its "
+    "tokens are reported as used > limit (e.g. local 13 > 0, text units 7 > 0)"
+)
+MS_SHARES = (
+    "ms_local.py: the schema allows {name}=1.0 but with the other share at its default the mode raises "
+    "UserError 'community_prop + text_unit_prop = 1.15 exceeds 1'"
+)
+LR_TOTAL = "lightrag_modes.py: max_total_tokens=0 gives a negative chunks Budget limit and a total Budget used > limit"
+KNOWN = {("ms.local", "max_context_tokens", 0): MS_HEADERS, ("ms.local", "text_unit_prop", 0.0): MS_HEADERS}
+KNOWN |= {("ms.local", name, 1.0): MS_SHARES.format(name=name) for name in ("text_unit_prop", "community_prop")}
+KNOWN |= {(m, "max_total_tokens", 0): LR_TOTAL for m in MODES if m.startswith("lightrag.")}
+
+
+def sweep() -> list:
+    cases = []
+    for mode in MODES:
+        for p in get_mode(mode).params:
+            for value in dict.fromkeys(extremes(p)):
+                reason = KNOWN.get((mode, p.name, value))
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                cases.append(pytest.param(mode, p.name, value, marks=marks, id=f"{mode}-{p.name}={value!r}"))
+    return cases
+
+
+def _sweep_query(index: Index) -> str:
+    return f"How is {index.entities[3].name} related to {index.entities[40].name}?"
+
+
+@pytest.mark.parametrize(("mode", "name", "value"), sweep())
+def test_every_parameter_at_its_min_max_and_default(mode, name, value):
+    index = index_named("synthetic")
+    spec = get_mode(mode)
+    result = run_query(index, mode, _sweep_query(index), {name: value}, hl=["trade"], ll=[index.entities[3].name])
+    assert result.params[name] == next(p for p in spec.params if p.name == name).coerce(value)
+    check(result, index, mode, exempt=False)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_all_parameters_at_their_min_or_max_together(mode):
+    index = index_named("synthetic")
+    spec = get_mode(mode)
+    for bound in ("min", "max"):
+        params = {p.name: getattr(p, bound) for p in spec.params if getattr(p, bound) is not None}
+        if mode == "ms.local" and bound == "max":
+            params["community_prop"] = 1.0 - params["text_unit_prop"]  # GraphRAG refuses shares above 1
+        result = run_query(index, mode, _sweep_query(index), params, hl=["trade"], ll=[index.entities[3].name])
+        check(result, index, mode)
+
+
+# ------------------------------------------------------------------ hostile inputs: a warning, never an exception
+
+LONG = ("the harbour and the kelp forest and the research station " * 400)[:20_000]
+HOSTILE = {
+    "only spaces": "     ",
+    "only punctuation": "?!…,;:-- «» ()。，？",
+    "emoji": "🚀🌈🔥🤖",
+    "20,000 characters": LONG,
+    "Devanagari": "नमस्ते दुनिया, यह क्या है?",
+}
+
+
+@pytest.mark.parametrize("what", list(HOSTILE))
+@pytest.mark.parametrize("index_name", ["synthetic", "nano-en", "lightrag-zh"])
+@pytest.mark.parametrize("mode", MODES)
+def test_hostile_questions_give_a_warning_not_an_exception(mode, index_name, what):
+    index = index_named(index_name)
+    assert len(LONG) == 20_000
+    result = run_query(index, mode, HOSTILE[what])
+    check(result, index, mode)
+    assert result.warnings, f"{mode} on {index_name}: no warning for a question of {what}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("question", ["Who runs the institute?", "", "   ", "跑步数据"])
+def test_empty_index_gives_an_empty_context_and_a_warning(mode, question):
+    index = index_named("empty")
+    result = run_query(index, mode, question, hl=["x"] if question == "" else None)
+    check(result, index, mode)
+    assert result.context == "" and all(not result.candidates(k) for k in KINDS)
+    assert any("index is empty" in w for w in result.warnings)
+
+
+def test_empty_index_without_any_vector_table():
+    index = empty_index()
+    index.vectors = {}
+    for mode in MODES:
+        result = run_query(index, mode, "anything at all")
+        check(result, index, mode)
+        assert result.context == "" and result.warnings
+
+
+def test_script_warning_only_when_no_entity_uses_the_script():
+    from graphrag_ui.query import question_warnings
+
+    zh = index_named("lightrag-zh")
+    assert not any("written in" in w for w in question_warnings(zh, "吴雨桐的跑步数据"))
+    assert any("written in Devanagari" in w for w in question_warnings(zh, HOSTILE["Devanagari"]))
+    assert not any("written in" in w for w in question_warnings(zh, "Tell me about 吴雨桐"))  # mixed: Han is known
+
+
+# ------------------------------------------------------------------ known bugs (owners: the LightRAG modes)
+
+
+def _tiny_total(mode: str) -> Retrieval:
+    index = index_named("synthetic")
+    query = _sweep_query(index)
+    return run_query(index, mode, query, {"max_total_tokens": 0}, hl=["trade"], ll=[index.entities[3].name])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lightrag_modes.py: with max_total_tokens below the fixed parts the chunks Budget limit is "
+    "negative (e.g. -1775) instead of 0",
+)
+@pytest.mark.parametrize("mode", [m for m in MODES if m.startswith("lightrag.")])
+def test_lightrag_chunk_budget_limit_is_never_negative(mode):
+    chunks = [b for b in _tiny_total(mode).budgets if b.section == "chunks" and b.limit is not None]
+    assert chunks and all(b.limit >= 0 for b in chunks)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lightrag_modes.py: the 'total' Budget reports used > max_total_tokens (system prompt, query, buffer "
+    "and KG context are never cut by it); clamp, or do not present it as a limit",
+)
+@pytest.mark.parametrize("mode", [m for m in MODES if m.startswith("lightrag.")])
+def test_lightrag_total_budget_is_not_exceeded(mode):
+    total = next(b for b in _tiny_total(mode).budgets if b.section == "total")
+    assert total.used <= total.limit
