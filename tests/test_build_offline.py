@@ -106,3 +106,10 @@ def test_titles_eras_and_headlines_do_not_become_entities():
     assert found["Lantern Isle"] == "location"
     for wrong in ("AC", "Warden", "Master", "Dr", "CORVANE STAR TAKES THE HERON CUP", "Warden Tobias Fenn"):
         assert wrong not in found, wrong
+
+
+def test_chinese_words_tagged_nr_without_a_surname_are_not_people():
+    found = {e.name: e.type for e in _run("王磊受伤后在医院康复，他的顾问很专业，安静地陪他训练。").entities}
+    assert found["王磊"] == "person"
+    for word in ("康复", "顾问", "安静"):
+        assert found.get(word) != "person", word

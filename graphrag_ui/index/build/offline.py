@@ -224,6 +224,8 @@ class OfflineExtractor:
                 continue
             base = spans[i][0]
             etype = _JIEBA_TYPES.get(flag)
+            if flag == "nr" and not (word[0] in sw.SURNAMES or word.startswith(sw.COMPOUND_SURNAMES)):
+                etype = None  # "nr" without a surname is usually an ordinary word (安静, 顾问)
             if etype is None and flag == "n" and noun_counts[word] >= 2:
                 etype = "concept"
             if etype:

@@ -99,6 +99,14 @@ PLACE_PREPOSITIONS = frozenset("in near from to across into toward towards".spli
 
 NOUN_SUFFIXES = ("tion", "sion", "ment", "ness", "ity", "ism", "ogy", "ence", "ance", "ship", "ware", "ics")
 
+# The ~100 most common Chinese surnames: jieba tags many ordinary words "nr" (安静, 康复, 顾问);
+# a two- or three-character "person" must start with one of these (transliterations are tagged nrt).
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪"
+    "范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤欧阳诸葛司马上官"
+)
+COMPOUND_SURNAMES = ("欧阳", "诸葛", "司马", "上官", "皇甫", "令狐", "慕容", "东方", "尉迟", "长孙")
+
 # Chinese generic nouns that jieba tags as nouns but that say nothing about the topic.
 CHINESE = frozenset(
     """时候 东西 方面 情况 时间 地方 人们 事情 部分 过程 结果 方式 原因 问题 内容 样子 办法 一些 这些 那些 其中 之后 之前 以后
