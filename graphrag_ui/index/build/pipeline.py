@@ -5,6 +5,11 @@ Same documents, settings and LLM cache give the same tables and vectors: ids are
 every order is the documents' (sorted paths) and chunks' order, and Leiden runs with a fixed seed.
 Problems with single items (a bad file, a malformed record or report) are warnings passed to
 ``on_warning`` (default: the ``graphrag_ui.build`` logger); they never discard what was extracted.
+
+Progress stages, in order, each reported as ``progress(stage, done, total)``: ``read documents``,
+``chunk``, ``extract``, ``merge entities``, ``merge relations`` (these two include any summary calls),
+``communities``, ``reports``, ``embed entities``, ``embed relations``, ``embed chunks``,
+``embed communities``; ``build`` then passes the callback on to ``store.save`` for its own stages.
 """
 
 from __future__ import annotations
