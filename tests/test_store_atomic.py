@@ -91,3 +91,40 @@ def test_crash_between_the_two_renames(tmp_path):
     assert len(olds) == 1 and store.load(olds[0]).entities == old.entities
     with pytest.raises(IndexFormatError, match=r"interrupted while swapping.*previous complete index is .*\.idx\.old-"):
         store.load(out)
+
+
+def test_concurrent_saves_to_one_target_leave_one_complete_index(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    real_rename = os.rename
+
+    def slow_rename(a, b):  # widen the window between the two renames of a swap
+        real_rename(a, b)
+        time.sleep(0.2)
+
+    monkeypatch.setattr(os, "rename", slow_rename)
+    out = tmp_path / "idx"
+    versions = []
+    for i in range(4):
+        index = small_index()
+        index.entities[0].description = f"version {i}"
+        index.refresh()
+        versions.append(index)
+    errors = []
+
+    def save(index):
+        try:
+            store.save(index, out)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=save, args=(v,)) for v in versions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    loaded = store.load(out)
+    assert loaded.entities[0].description in {f"version {i}" for i in range(4)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]

@@ -27,6 +27,7 @@ index; ``load`` of the missing target says so and how to restore it).
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import gc
 import json
 import os
@@ -172,7 +173,27 @@ def _write_manifest(folder: Path, manifest: Manifest, storage: dict[str, Any]) -
 
 
 def _swap(tmp: Path, target: Path) -> None:
-    """Put ``tmp`` at ``target``; the previous index there is removed only after the swap."""
+    """Put ``tmp`` at ``target``; the previous index there is removed only after the swap.
+
+    The two renames run under an exclusive ``flock`` on the parent folder, so two saves to the
+    same target (two processes, or threads) never interleave them.
+    """
+    fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        old = _swap_locked(tmp, target)
+    finally:
+        os.close(fd)  # closing releases the lock
+    if old is not None:
+        try:
+            previous = json.loads((old / MANIFEST).read_text(encoding="utf-8")).get("storage", {})
+            vectorstore.delete_collections(previous.get("chroma", {}), old)
+        except Exception:  # noqa: BLE001 - the old index is gone from view either way
+            pass
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _swap_locked(tmp: Path, target: Path) -> Path | None:
     old = None
     if target.exists():
         old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
@@ -184,13 +205,7 @@ def _swap(tmp: Path, target: Path) -> None:
             os.rename(old, target)
         raise
     _fsync_dir(target.parent)
-    if old is not None:
-        try:
-            previous = json.loads((old / MANIFEST).read_text(encoding="utf-8")).get("storage", {})
-            vectorstore.delete_collections(previous.get("chroma", {}), old)
-        except Exception:  # noqa: BLE001 - the old index is gone from view either way
-            pass
-        shutil.rmtree(old, ignore_errors=True)
+    return old
 
 
 def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
