@@ -98,6 +98,7 @@ def test_llm_build_with_gleaning_merge_and_reports(docs, tmp_path):
     assert com.rating == 6.5 and com.extra["report_source"] == "llm"
     assert {"extract", "reports", "embed entities", "embed chunks"} <= stages
     assert index.manifest.settings["llm"] == "scripted" and index.manifest.settings["gleaning"] == 1
+    assert index.manifest.title == Path(tmp_path).name  # the folder is called docs: its parent names it
     assert {k: len(v) for k, v in index.vectors.items()} == {
         "entities": 5,
         "relations": 5,
@@ -169,7 +170,8 @@ def test_bad_files_get_one_clear_message_each_and_the_rest_is_built(docs, tmp_pa
     (docs / "empty.md").write_text("  \n", encoding="utf-8")
     (docs / "image.png").write_bytes(b"\x00")
     warnings: list[str] = []
-    index = build_index(docs, extractor="offline", embedder="hash", on_warning=warnings.append)
+    index = build_index(docs, extractor="offline", embedder="hash", on_warning=warnings.append, title="Uploads")
+    assert index.manifest.title == "Uploads"
     assert [d.title for d in index.documents] == ["alice.txt", "bob.md"]
     text = "\n".join(warnings)
     assert "binary.txt: looks like a binary file" in text

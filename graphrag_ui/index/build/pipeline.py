@@ -99,8 +99,13 @@ def build_index(
     on_warning: Callable[[str], None] | None = None,
     llm_workers: int = 1,
     summary_max_tokens: int = SUMMARY_MAX_TOKENS,
+    title: str | None = None,
 ) -> Index:
-    """Build the canonical index of the .txt/.md documents under ``docs_dir`` (see the module doc)."""
+    """Build the canonical index of the .txt/.md documents under ``docs_dir`` (see the module doc).
+
+    ``title`` names the index in its manifest (default: the folder's name, or its parent's when the
+    folder is called ``docs``); ``llm_workers`` > 1 runs that many LLM calls at once.
+    """
     warn = on_warning or log.warning
     if extractor not in ("llm", "offline"):
         raise UserError(f"unknown extractor {extractor!r}", fix="use llm or offline")
@@ -172,7 +177,7 @@ def build_index(
         tokenizer=tokens.DEFAULT_ENCODING,
         settings=settings,
         vector_sources={kind: f"build:{emb.id}" for kind in ("entities", "relations", "chunks", "communities")},
-        title=_title(docs_dir),
+        title=title if title is not None else _title(docs_dir),
         language=language,
     )
     index = Index(manifest, docs, chunks, merged.entities, merged.relations, clustering.communities)
