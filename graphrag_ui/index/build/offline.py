@@ -294,12 +294,20 @@ class OfflineExtractor:
                     if sentence not in pair[0] and len(pair[0]) < MAX_SENTENCES:
                         pair[0].append(sentence)
         for key, m in first.items():
-            description = " ".join(said[key][:MAX_SENTENCES])
+            description = _join(said[key][:MAX_SENTENCES])
             result.entities.append(EntityRecord(m.name, _best_type(types[key]), description, [], mentions[key]))
         for (a, b), (said_both, strength, words) in pairs.items():
-            desc = " ".join(said_both)
+            desc = _join(said_both)
             result.relations.append(RelationRecord(first[a].name, first[b].name, desc, ", ".join(words), strength))
         return result
+
+
+def _join(parts: list[str]) -> str:
+    """Sentences as one text: a space after Latin punctuation, nothing after Chinese (。！？)."""
+    out = parts[0] if parts else ""
+    for part in parts[1:]:
+        out += part if out.endswith(("。", "！", "？", "；")) else " " + part
+    return out
 
 
 def _best_type(votes: Counter) -> str:
