@@ -168,6 +168,7 @@ def test_bad_files_get_one_clear_message_each_and_the_rest_is_built(docs, tmp_pa
     (docs / "binary.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (docs / "gbk.txt").write_bytes("北京大学的张三教授".encode("gbk"))
     (docs / "empty.md").write_text("  \n", encoding="utf-8")
+    (docs / "wide.txt").write_text("Alice", encoding="utf-16")
     (docs / "image.png").write_bytes(b"\x00")
     warnings: list[str] = []
     index = build_index(docs, extractor="offline", embedder="hash", on_warning=warnings.append, title="Uploads")
@@ -177,11 +178,13 @@ def test_bad_files_get_one_clear_message_each_and_the_rest_is_built(docs, tmp_pa
     assert "binary.txt: looks like a binary file" in text
     assert "gbk.txt: is not UTF-8 text (byte 0x" in text and "re-save the file as UTF-8" in text
     assert "empty.md: is empty" in text and "image.png: ignored" in text
+    assert "wide.txt: is UTF-16 text, not UTF-8" in text
     assert {p["path"] for p in index.manifest.settings["skipped_files"]} == {
         "binary.txt",
         "gbk.txt",
         "empty.md",
         "image.png",
+        "wide.txt",
     }
 
 

@@ -53,6 +53,8 @@ def _candidate_files(root: Path) -> tuple[list[Path], list[Path]]:
 
 def decode(data: bytes, where: str) -> str:
     """UTF-8 text of ``data`` (a BOM is dropped); a UserError naming the file otherwise."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UserError("is UTF-16 text, not UTF-8", where=where, fix="re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise UserError("looks like a binary file (it contains NUL bytes)", where=where, fix="give .txt/.md text files")
     try:
