@@ -229,3 +229,14 @@ def test_a_failing_model_names_the_call_and_keeps_earlier_answers(tmp_path):
     assert "RateLimitError (during the extract call of a.txt chunk 1)" in text
     assert "check the key" in text and "the 1 answers so far are kept in" in text and "resume" in text
     assert len(json.loads(path.read_text(encoding="utf-8"))) == 1
+
+
+def test_records_glued_together_or_in_a_numbered_list_are_split():
+    text = (
+        '1. ("entity"<|>"Alice"<|>"person"<|>"A (young) biologist.")("entity"<|>Bob<|>person<|>Bob.)\n'
+        '2. ("relationship"<|>Alice<|>Bob<|>Friends.<|>friendship<|>6)<|COMPLETE|>'
+    )
+    warnings: list[str] = []
+    ext = parse_records(text, "x", warnings.append)
+    assert [(e.name, e.description) for e in ext.entities] == [("Alice", "A (young) biologist."), ("Bob", "Bob.")]
+    assert [(r.source, r.target, r.strength) for r in ext.relations] == [("Alice", "Bob", 6.0)] and warnings == []

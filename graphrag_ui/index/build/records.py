@@ -22,6 +22,8 @@ RECORD_SEP = "##"
 COMPLETE = "<|COMPLETE|>"
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 _SPACE = re.compile(r"\s+")
+# records written back to back with no separator: ...)("entity"<|>...
+_GLUED = re.compile(r'(?<=\))\s*(?=\(\s*"?(?:entity|relationship|relation|content_keywords)"?\s*<\|>)', re.IGNORECASE)
 
 
 @dataclass
@@ -68,10 +70,10 @@ def _pieces(text: str) -> list[tuple[int, str]]:
     """(1-based line number, raw record text) for each record-like piece of ``text``."""
     out: list[tuple[int, str]] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
-        for piece in line.split(RECORD_SEP):
-            piece = piece.replace(COMPLETE, "").strip()
-            if piece:
-                out.append((lineno, piece))
+        for part in line.split(RECORD_SEP):
+            for piece in _GLUED.split(part.replace(COMPLETE, "")):
+                if piece.strip():
+                    out.append((lineno, piece.strip()))
     return out
 
 
