@@ -1,0 +1,418 @@
+"""Context-build timings of every retrieval mode, and how they compare with the reference libraries.
+
+    .venv/bin/python scripts/bench_retrieval.py [--sizes 1000 10000 100000] [--queries 30]
+                                               [--modes nano.local ms.local ...] [--no-reference]
+
+1. Synthetic indexes (scripts/make_synthetic_index.py; hash vectors, 3 relations and 0.5 chunks per
+   entity; generated once and cached under --cache, default /tmp/bench_retrieval). Each query goes
+   through ``graphrag_ui.query.run_query`` (the CLI's and the app's path) with explicit keywords; the
+   context-build time is ``timings_ms["context"]`` (query embedding excluded, printed apart). The
+   first query of a mode is "cold" (per-index token-count caches fill); p50/p95 are over the rest.
+   Similarity thresholds are set to 0 so every query does the full work (no early "nothing found").
+   Goals (issue 4): p50 <= 50 ms at 10k entities and <= 300 ms at 100k, every mode.
+2. Reference ratio, where the golden harness venvs exist (scripts/goldens/*.py create them): the
+   reference's own context builder on the golden working dir vs ours on the imported copy, same
+   queries and parameters, both including the (hash) query embedding. nano-graphrag 0.0.8.2:
+   ``_build_local_query_context``; LightRAG 1.4.7: ``aquery(only_need_context=True)`` with the
+   golden keywords; GraphRAG 3.3.0: ``LocalSearchMixedContext.build_context``. Goal: ours >= 5x
+   faster (ratio ours/reference <= 0.2).
+
+The reference side runs this same file inside the library's venv (``--inner LIB``), which needs only
+numpy and graphrag_ui.embed's HashEmbedder from this checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDENS = ROOT / "tests" / "goldens"
+TIKTOKEN_DIR = ROOT / ".venv/lib/python3.11/site-packages/litellm/litellm_core_utils/tokenizers"
+VENVS = {
+    "nano": Path(os.environ.get("NANO_GOLDENS_VENV", "/tmp/goldens-venv-nano")),
+    "lightrag147": Path("/tmp/goldens-venv-lightrag147"),
+    "graphrag3": Path("/tmp/goldens-venv-graphrag3"),
+}
+GOALS_MS = {10_000: 50.0, 100_000: 300.0}
+LIGHTRAG_QUERY_FIELDS = {"top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_total_tokens"}
+LIGHTRAG_QUERY_FIELDS |= {"response_type", "user_prompt"}
+REPEAT = 15
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+# ============================================================== part 1: synthetic indexes (our venv)
+
+
+def synthetic_index(n: int, cache: Path):
+    from graphrag_ui.index import store
+
+    folder = cache / f"synthetic-{n}"
+    if not (folder / "manifest.json").is_file():
+        print(f"generating {folder} ...", flush=True)
+        args = ["--entities", str(n), "--relations", str(3 * n), "--chunks", str(n // 2), "--vectors", "hash"]
+        script = ROOT / "scripts" / "make_synthetic_index.py"
+        subprocess.run([sys.executable, str(script), *args, "--out", str(folder)], check=True, capture_output=True)
+    start = time.perf_counter()
+    index = store.load(folder)
+    return index, time.perf_counter() - start
+
+
+def synthetic_cases(index, n_queries: int) -> list[tuple[str, list[str], list[str]]]:
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    cases = []
+    for i in rng.choice(len(index.entities), n_queries, replace=False):
+        entity = index.entities[int(i)]
+        rels = index.relations_by_entity.get(entity.name) or index.relations[:1]
+        words = rels[0].description.split()[:2] if rels else ["partners"]
+        cases.append((f"what is known about {entity.name} and its partners", words, [entity.name]))
+    return cases
+
+
+def full_work_params(spec) -> dict:
+    return {
+        p.name: 0.0 for p in spec.params if p.name in {"query_better_than_threshold", "cosine_better_than_threshold"}
+    }
+
+
+def bench_synthetic(sizes: list[int], n_queries: int, modes: list[str], cache: Path) -> list[str]:
+    from graphrag_ui.query import run_query
+    from graphrag_ui.retrieval.registry import get_mode
+
+    missed = []
+    print("\n== synthetic indexes: context build per mode (ms; query embedding excluded) ==")
+    for n in sizes:
+        index, load_s = synthetic_index(n, cache)
+        cases = synthetic_cases(index, n_queries)
+        print(
+            f"\n{n:,} entities, {len(index.relations):,} relations, {len(index.chunks):,} chunks, "
+            f"{len(index.communities):,} communities (loaded in {load_s:.2f} s), {len(cases)} queries"
+        )
+        print(f"{'mode':<16} {'cold':>8} {'p50':>8} {'p95':>8} {'embed p50':>10}  in context (e/r/c/k)  goal")
+        for mode in modes:
+            spec = get_mode(mode)
+            params = full_work_params(spec)
+            context, embed, kept = [], [], []
+            for query, hl, ll in cases:
+                result = run_query(index, mode, query, params, hl=hl, ll=ll)
+                context.append(result.timings_ms["context"])
+                embed.append(result.timings_ms["embed"])
+                kept.append([len(result.selected_ids(k)) for k in ("entities", "relations", "chunks", "communities")])
+            warm = context[1:] or context
+            p50 = statistics.median(warm)
+            goal = GOALS_MS.get(n)
+            verdict = "" if goal is None else ("ok" if p50 <= goal else f"MISSED (> {goal:.0f})")
+            if verdict.startswith("MISSED"):
+                missed.append(f"{mode} at {n:,}: p50 {p50:.1f} ms > {goal:.0f} ms")
+            mean = "/".join(f"{sum(k[i] for k in kept) / len(kept):.0f}" for i in range(4))
+            print(
+                f"{mode:<16} {context[0]:>8.1f} {p50:>8.1f} {pct(warm, 95):>8.1f} "
+                f"{statistics.median(embed):>10.2f}  {mean:<20} {verdict}",
+                flush=True,
+            )
+    return missed
+
+
+# ============================================================== part 2: reference libraries
+
+
+def golden_cases(lib: str) -> list[dict]:
+    """(corpus, mode, query, params, keywords) of the golden cases this bench times."""
+    out = []
+    if lib == "nano":
+        for line in (GOLDENS / "nano" / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+            c = json.loads(line)
+            out.append({"corpus": c["corpus"], "mode": "nano.local", "query": c["query"], "params": c["params"]})
+    elif lib == "lightrag147":
+        for line in (GOLDENS / "lightrag-1.4.7" / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+            c = json.loads(line)
+            if c["mode"] in {"local", "hybrid", "naive"} and set(c["params"]) <= LIGHTRAG_QUERY_FIELDS:
+                keep = {k: c[k] for k in ("corpus", "query", "params", "hl_keywords", "ll_keywords")}
+                out.append({**keep, "mode": f"lightrag.{c['mode']}"})
+    else:
+        for line in (GOLDENS / "graphrag-3" / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+            c = json.loads(line)
+            if "reused_engine_after" not in c:
+                params = {**c["params"], "community_level": c["community_level"]}
+                out.append({"corpus": c["corpus"], "mode": "ms.local", "query": c["query"], "params": params})
+    return out
+
+
+def golden_dir(lib: str, corpus: str) -> Path:
+    return GOLDENS / {"nano": "nano", "lightrag147": "lightrag-1.4.7", "graphrag3": "graphrag-3"}[lib] / corpus
+
+
+def ours(lib: str, cases: list[dict]) -> list[float]:
+    """Median ms per case of our mode on the imported golden dir (hash embedding included, as theirs)."""
+    import numpy as np
+
+    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.index.importers import lightrag, ms_graphrag, nano_graphrag
+    from graphrag_ui.retrieval.deps import Deps
+    from graphrag_ui.retrieval.registry import get_mode
+    from graphrag_ui.retrieval.result import Keywords
+
+    importer = {"nano": nano_graphrag, "lightrag147": lightrag, "graphrag3": ms_graphrag}[lib]
+    indexes = {corpus: importer.import_dir(golden_dir(lib, corpus), embedder="hash") for corpus in ("en", "zh")}
+    medians = []
+    for case in cases:
+        spec = get_mode(case["mode"])
+        params = spec.resolve(case["params"])
+        keywords = Keywords(case.get("hl_keywords", []), case.get("ll_keywords", []), "user")
+        times = []
+        for _ in range(REPEAT + 1):
+            deps = Deps(embed=lambda texts: np.stack([HashEmbedder.vector(t) for t in texts]), keywords=keywords)
+            start = time.perf_counter()
+            spec.func(indexes[case["corpus"]], case["query"], params, deps)
+            times.append((time.perf_counter() - start) * 1000)
+        medians.append(statistics.median(times[1:]))
+    return medians
+
+
+def theirs(lib: str, cases: list[dict]) -> list[float] | str:
+    """Run this file inside the library's venv; returns per-case medians or why it could not."""
+    python = VENVS[lib] / "bin" / "python"
+    if not python.exists():
+        return f"no venv at {VENVS[lib]} (run scripts/goldens/ to create it)"
+    with tempfile.TemporaryDirectory(prefix=f"bench-{lib}-") as tmp:
+        for corpus in ("en", "zh"):  # the reference may write into its working dir: give it a copy
+            shutil.copytree(golden_dir(lib, corpus), Path(tmp) / corpus)
+        (Path(tmp) / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+        env = dict(os.environ, PYTHONHASHSEED="0", TIKTOKEN_CACHE_DIR=str(TIKTOKEN_DIR), LOG_LEVEL="WARNING")
+        done = subprocess.run(
+            [str(python), __file__, "--inner", lib, "--workdir", tmp], capture_output=True, text=True, env=env
+        )
+        if done.returncode != 0:
+            return "reference run failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench_reference(libs: list[str]) -> list[str]:
+    missed = []
+    print("\n== reference libraries on their golden working dirs (ms per query, median over cases) ==")
+    print(f"{'reference':<34} {'cases':>5} {'theirs p50':>11} {'ours p50':>9} {'ours/theirs':>12}  goal (<= 0.20)")
+    labels = {
+        "nano": "nano-graphrag 0.0.8.2 local",
+        "lightrag147": "LightRAG 1.4.7 {mode}",
+        "graphrag3": "GraphRAG 3.3.0 local build_context",
+    }
+    for lib in libs:
+        cases = golden_cases(lib)
+        ref = theirs(lib, cases)
+        if isinstance(ref, str):
+            print(f"{labels[lib].format(mode='*'):<34} skipped: {ref}")
+            missed.append(f"{lib}: not measured ({ref})")
+            continue
+        mine = ours(lib, cases)
+        for mode in dict.fromkeys(c["mode"] for c in cases):
+            idx = [i for i, c in enumerate(cases) if c["mode"] == mode]
+            t, o = statistics.median(ref[i] for i in idx), statistics.median(mine[i] for i in idx)
+            ratio = statistics.median(mine[i] / ref[i] for i in idx)
+            verdict = "ok" if ratio <= 0.2 else "MISSED"
+            if verdict == "MISSED":
+                missed.append(f"{mode} vs reference: ours/theirs {ratio:.2f} > 0.20")
+            label = labels[lib].format(mode=mode.split(".")[1])
+            print(f"{label:<34} {len(idx):>5} {t:>11.2f} {o:>9.2f} {ratio:>12.3f}  {verdict}", flush=True)
+    return missed
+
+
+# ============================================================== inside a reference venv
+
+
+def _timed(run, repeat: int = REPEAT) -> float:
+    run()  # warm-up, as ours
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+async def _timed_async(make, repeat: int = REPEAT) -> float:
+    """Like _timed for a coroutine factory, timed inside the running loop (no loop start-up cost)."""
+    await make()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        await make()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def _hash_vectors(texts):
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from graphrag_ui.embed import HashEmbedder
+
+    return np.stack([HashEmbedder.vector(t) for t in texts])
+
+
+def inner_nano(workdir: Path, cases: list[dict]) -> list[float]:
+    import asyncio
+
+    from nano_graphrag import GraphRAG, QueryParam
+    from nano_graphrag._op import _build_local_query_context
+    from nano_graphrag._utils import wrap_embedding_func_with_attrs
+
+    @wrap_embedding_func_with_attrs(embedding_dim=256, max_token_size=8192)
+    async def hash_embed(texts):
+        return _hash_vectors(texts)
+
+    async def no_llm(*args, **kwargs):
+        raise RuntimeError("no LLM at query time")
+
+    rags: dict = {}
+
+    async def all_cases() -> list[float]:
+        return [await one(case) for case in cases]
+
+    async def one(case: dict) -> float:
+        params = dict(case["params"])
+        threshold = params.pop("query_better_than_threshold", 0.2)
+        key = (case["corpus"], threshold)
+        if key not in rags:
+            rags[key] = GraphRAG(
+                working_dir=str(workdir / case["corpus"]),
+                embedding_func=hash_embed,
+                best_model_func=no_llm,
+                cheap_model_func=no_llm,
+                enable_llm_cache=False,
+                query_better_than_threshold=threshold,
+            )
+        rag = rags[key]
+        param = QueryParam(mode="local", only_need_context=True, **params)
+
+        graph, vdb, reports, chunks = (
+            rag.chunk_entity_relation_graph,
+            rag.entities_vdb,
+            rag.community_reports,
+            rag.text_chunks,
+        )
+        return await _timed_async(lambda: _build_local_query_context(case["query"], graph, vdb, reports, chunks, param))
+
+    return asyncio.run(all_cases())
+
+
+def inner_lightrag(workdir: Path, cases: list[dict]) -> list[float]:
+    import asyncio
+
+    from lightrag import LightRAG, QueryParam
+    from lightrag.utils import EmbeddingFunc
+
+    async def embed(texts, **kwargs):
+        return _hash_vectors(texts)
+
+    async def no_llm(*args, **kwargs):
+        if "User Query:" in (args[0] if args else ""):  # 1.4.7 asks for keywords when a list is empty
+            return json.dumps({"high_level_keywords": [], "low_level_keywords": []})
+        raise RuntimeError("no LLM at query time")
+
+    async def all_cases() -> list[float]:
+        rags = {}
+        for corpus in ("en", "zh"):
+            rag = LightRAG(
+                working_dir=str(workdir / corpus),
+                llm_model_func=no_llm,
+                llm_model_name="scripted",
+                embedding_func=EmbeddingFunc(embedding_dim=256, func=embed, max_token_size=8192),
+                enable_llm_cache=False,
+            )
+            await rag.initialize_storages()
+            rags[corpus] = rag
+        out = []
+        for case in cases:
+            param = QueryParam(
+                mode=case["mode"].split(".")[1],
+                only_need_context=True,
+                enable_rerank=False,
+                hl_keywords=case["hl_keywords"],
+                ll_keywords=case["ll_keywords"],
+                **case["params"],
+            )
+            rag = rags[case["corpus"]]
+            out.append(await _timed_async(lambda rag=rag, param=param, q=case["query"]: rag.aquery(q, param=param)))
+        for rag in rags.values():
+            await rag.finalize_storages()
+        return out
+
+    return asyncio.run(all_cases())
+
+
+def inner_graphrag3(workdir: Path, cases: list[dict]) -> list[float]:
+    sys.argv = sys.argv[:1]
+    sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
+    import graphrag_3x as g3  # the golden harness: config, table reading and engine exactly as the CLI
+
+    out = []
+    engines: dict = {}
+    for case in cases:
+        key = (case["corpus"], case["params"]["community_level"])
+        if key not in engines:
+            dest = workdir / case["corpus"]
+            config = g3.make_config(workdir / f"root-{case['corpus']}", dest / "lancedb")
+            config.output_storage.base_dir = str(dest)
+            engines[key] = g3.engine_for(config, g3.load_tables(config), key[1])
+        engine = engines[key]
+        params = {k: v for k, v in case["params"].items() if k != "community_level"}
+        kwargs = {**engine.context_builder_params, **params}
+        out.append(_timed(lambda e=engine, q=case["query"], kw=kwargs: e.context_builder.build_context(query=q, **kw)))
+    return out
+
+
+def inner(lib: str, workdir: Path) -> None:
+    cases = json.loads((workdir / "cases.json").read_text(encoding="utf-8"))
+    run = {"nano": inner_nano, "lightrag147": inner_lightrag, "graphrag3": inner_graphrag3}[lib]
+    medians = run(workdir, cases)
+    print(json.dumps(medians))
+
+
+# ============================================================== main
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    ap.add_argument("--queries", type=int, default=30)
+    ap.add_argument("--modes", nargs="+", help="default: every mode in the registry")
+    ap.add_argument("--cache", default="/tmp/bench_retrieval", help="where the synthetic indexes are kept")
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference-library comparison")
+    ap.add_argument("--only-reference", action="store_true", help="skip the synthetic indexes")
+    ap.add_argument("--inner", choices=list(VENVS), help=argparse.SUPPRESS)
+    ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.inner:
+        inner(args.inner, Path(args.workdir))
+        return 0
+    sys.path.insert(0, str(ROOT))
+    import graphrag_ui  # noqa: F401  (offline environment)
+    from graphrag_ui.retrieval.registry import mode_names
+
+    missed = []
+    if not args.only_reference:
+        cache = Path(args.cache)
+        cache.mkdir(parents=True, exist_ok=True)
+        missed += bench_synthetic(args.sizes, args.queries, args.modes or mode_names(), cache)
+    if not args.no_reference:
+        missed += bench_reference(list(VENVS))
+    print("\nall goals met" if not missed else "\ngoals missed:\n  " + "\n  ".join(missed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
