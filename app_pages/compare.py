@@ -23,9 +23,8 @@ if index is None:
     st.stop()
 
 suggested = [q.get("question", "") for q in state.questions_for(index_key) if isinstance(q, dict)]
-query = st.text_area(
-    t("question", lang), value=suggested[0] if suggested else "", key="cq", bind="query-params", height=80
-)
+state.seed_widget("cq", suggested[0] if suggested else "")
+query = st.text_area(t("question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()
 sides = {}
 columns = st.columns(2, gap="large")

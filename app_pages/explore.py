@@ -36,8 +36,8 @@ with top[1]:
     if suggested:
         st.selectbox(t("suggested", lang), [""] + suggested, key="suggestion", on_change=_use_suggestion)
 with top[0]:
-    default_q = suggested[0] if suggested else ""
-    query = st.text_area(t("question", lang), value=default_q, key="q", bind="query-params", height=90)
+    state.seed_widget("q", suggested[0] if suggested else "")
+    query = st.text_area(t("question", lang), key="q", bind="query-params", height=90)
 
 spec = get_mode(mode)
 with st.sidebar:

@@ -86,6 +86,17 @@ def language() -> str:
     return st.session_state.get("lang", "en")
 
 
+def seed_widget(key: str, value: str) -> None:
+    """Start a URL-bound text widget at ``value`` without making it the widget default.
+
+    A bound widget leaves its default out of the URL, and a page opened from a URL that lacks the
+    key showed an empty box while the script still used the default. Seeding the session instead
+    keeps the value in the URL, so a shared link always carries the question.
+    """
+    if key not in st.session_state and key not in st.query_params:
+        st.session_state[key] = value
+
+
 def open_index_next_run(key: str, message: str) -> None:
     """Select ``key`` in the picker on the next run (a widget's value cannot change after it is drawn)."""
     st.session_state["_pending_index"] = key
