@@ -9,9 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import graphrag_ui  # noqa: E402,F401  (sets the offline environment)
-
 import pytest  # noqa: E402
+
+import graphrag_ui  # noqa: E402,F401  (sets the offline environment)
 
 SAMPLES = ROOT / "data" / "sample"
 GOLDENS = ROOT / "tests" / "goldens"
