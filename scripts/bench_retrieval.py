@@ -46,6 +46,7 @@ GOALS_MS = {10_000: 50.0, 100_000: 300.0}
 LIGHTRAG_QUERY_FIELDS = {"top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_total_tokens"}
 LIGHTRAG_QUERY_FIELDS |= {"response_type", "user_prompt"}
 REPEAT = 15
+REFERENCE = ROOT / "scripts" / "bench_retrieval_reference.py"
 
 
 def pct(values: list[float], q: float) -> float:
@@ -156,8 +157,8 @@ def golden_dir(lib: str, corpus: str) -> Path:
     return GOLDENS / {"nano": "nano", "lightrag147": "lightrag-1.4.7", "graphrag3": "graphrag-3"}[lib] / corpus
 
 
-def ours(lib: str, cases: list[dict]) -> list[float]:
-    """Median ms per case of our mode on the imported golden dir (hash embedding included, as theirs)."""
+def ours(lib: str, cases: list[dict], dirs: dict[str, Path]) -> list[float]:
+    """Median ms per case of our mode on the imported working dirs (hash embedding included, as theirs)."""
     import numpy as np
 
     from graphrag_ui.embed import HashEmbedder
@@ -167,14 +168,15 @@ def ours(lib: str, cases: list[dict]) -> list[float]:
     from graphrag_ui.retrieval.result import Keywords
 
     importer = {"nano": nano_graphrag, "lightrag147": lightrag, "graphrag3": ms_graphrag}[lib]
-    indexes = {corpus: importer.import_dir(golden_dir(lib, corpus), embedder="hash") for corpus in ("en", "zh")}
+    indexes = {corpus: importer.import_dir(folder, embedder="hash") for corpus, folder in dirs.items()}
+    repeat = int(os.environ.get("BENCH_REPEAT", REPEAT))
     medians = []
     for case in cases:
         spec = get_mode(case["mode"])
-        params = spec.resolve(case["params"])
+        params = spec.resolve({**case["params"], **case.get("instance", {})})
         keywords = Keywords(case.get("hl_keywords", []), case.get("ll_keywords", []), "user")
         times = []
-        for _ in range(REPEAT + 1):
+        for _ in range(repeat + 1):
             deps = Deps(embed=lambda texts: np.stack([HashEmbedder.vector(t) for t in texts]), keywords=keywords)
             start = time.perf_counter()
             spec.func(indexes[case["corpus"]], case["query"], params, deps)
@@ -183,203 +185,161 @@ def ours(lib: str, cases: list[dict]) -> list[float]:
     return medians
 
 
-def theirs(lib: str, cases: list[dict]) -> list[float] | str:
-    """Run this file inside the library's venv; returns per-case medians or why it could not."""
+def theirs(lib: str, cases: list[dict], dirs: dict[str, Path]) -> list[float] | str:
+    """Time the reference in its venv (scripts/bench_retrieval_reference.py); per-case medians or why not."""
     python = VENVS[lib] / "bin" / "python"
     if not python.exists():
         return f"no venv at {VENVS[lib]} (run scripts/goldens/ to create it)"
     with tempfile.TemporaryDirectory(prefix=f"bench-{lib}-") as tmp:
-        for corpus in ("en", "zh"):  # the reference may write into its working dir: give it a copy
-            shutil.copytree(golden_dir(lib, corpus), Path(tmp) / corpus)
+        for corpus, folder in dirs.items():  # the reference may write into its working dir: give it a copy
+            shutil.copytree(folder, Path(tmp) / corpus)
         (Path(tmp) / "cases.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-        env = dict(os.environ, PYTHONHASHSEED="0", TIKTOKEN_CACHE_DIR=str(TIKTOKEN_DIR), LOG_LEVEL="WARNING")
         done = subprocess.run(
-            [str(python), __file__, "--inner", lib, "--workdir", tmp], capture_output=True, text=True, env=env
+            [str(python), str(REFERENCE), "time", lib, tmp], capture_output=True, text=True, env=venv_env()
         )
         if done.returncode != 0:
             return "reference run failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def bench_reference(libs: list[str]) -> list[str]:
+def venv_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONHASHSEED="0", TIKTOKEN_CACHE_DIR=str(TIKTOKEN_DIR), LOG_LEVEL="WARNING")
+
+
+def compare(lib: str, label: str, cases: list[dict], dirs: dict[str, Path]) -> list[str]:
+    """Print theirs vs ours per mode; return the missed goals."""
+    ref = theirs(lib, cases, dirs)
+    if isinstance(ref, str):
+        print(f"{label.format(mode='*'):<40} skipped: {ref}")
+        return [f"{label.format(mode='*')}: not measured ({ref})"]
+    mine = ours(lib, cases, dirs)
     missed = []
-    print("\n== reference libraries on their golden working dirs (ms per query, median over cases) ==")
-    print(f"{'reference':<34} {'cases':>5} {'theirs p50':>11} {'ours p50':>9} {'ours/theirs':>12}  goal (<= 0.20)")
-    labels = {
-        "nano": "nano-graphrag 0.0.8.2 local",
-        "lightrag147": "LightRAG 1.4.7 {mode}",
-        "graphrag3": "GraphRAG 3.3.0 local build_context",
-    }
-    for lib in libs:
-        cases = golden_cases(lib)
-        ref = theirs(lib, cases)
-        if isinstance(ref, str):
-            print(f"{labels[lib].format(mode='*'):<34} skipped: {ref}")
-            missed.append(f"{lib}: not measured ({ref})")
-            continue
-        mine = ours(lib, cases)
-        for mode in dict.fromkeys(c["mode"] for c in cases):
-            idx = [i for i, c in enumerate(cases) if c["mode"] == mode]
-            t, o = statistics.median(ref[i] for i in idx), statistics.median(mine[i] for i in idx)
-            ratio = statistics.median(mine[i] / ref[i] for i in idx)
-            verdict = "ok" if ratio <= 0.2 else "MISSED"
-            if verdict == "MISSED":
-                missed.append(f"{mode} vs reference: ours/theirs {ratio:.2f} > 0.20")
-            label = labels[lib].format(mode=mode.split(".")[1])
-            print(f"{label:<34} {len(idx):>5} {t:>11.2f} {o:>9.2f} {ratio:>12.3f}  {verdict}", flush=True)
+    for mode in dict.fromkeys(c["mode"] for c in cases):
+        idx = [i for i, c in enumerate(cases) if c["mode"] == mode]
+        t, o = statistics.median(ref[i] for i in idx), statistics.median(mine[i] for i in idx)
+        ratio = statistics.median(mine[i] / ref[i] for i in idx)
+        verdict = "ok" if ratio <= 0.2 else "MISSED"
+        name = label.format(mode=mode.split(".")[1])
+        if verdict == "MISSED":
+            missed.append(f"{name}: ours/theirs {ratio:.2f} > 0.20")
+        print(f"{name:<40} {len(idx):>5} {t:>11.2f} {o:>9.2f} {ratio:>12.3f}  {verdict}", flush=True)
     return missed
 
 
-# ============================================================== inside a reference venv
+HEADER = f"{'reference':<40} {'cases':>5} {'theirs p50':>11} {'ours p50':>9} {'ours/theirs':>12}  goal (<= 0.20)"
+LABELS = {
+    "nano": "nano-graphrag 0.0.8.2 local",
+    "lightrag147": "LightRAG 1.4.7 {mode}",
+    "graphrag3": "GraphRAG 3.3.0 local build_context",
+}
 
 
-def _timed(run, repeat: int = REPEAT) -> float:
-    run()  # warm-up, as ours
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+def bench_reference(libs: list[str]) -> list[str]:
+    missed = []
+    print("\n== reference libraries on their golden working dirs (ms per query, median over cases) ==")
+    print(HEADER)
+    for lib in libs:
+        dirs = {corpus: golden_dir(lib, corpus) for corpus in ("en", "zh")}
+        missed += compare(lib, LABELS[lib], golden_cases(lib), dirs)
+    return missed
 
 
-async def _timed_async(make, repeat: int = REPEAT) -> float:
-    """Like _timed for a coroutine factory, timed inside the running loop (no loop start-up cost)."""
-    await make()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        await make()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+# ============================================================== part 3: golden-style indexes at scale
 
 
-def _hash_vectors(texts):
-    import numpy as np
-
-    sys.path.insert(0, str(ROOT))
-    from graphrag_ui.embed import HashEmbedder
-
-    return np.stack([HashEmbedder.vector(t) for t in texts])
-
-
-def inner_nano(workdir: Path, cases: list[dict]) -> list[float]:
-    import asyncio
-
-    from nano_graphrag import GraphRAG, QueryParam
-    from nano_graphrag._op import _build_local_query_context
-    from nano_graphrag._utils import wrap_embedding_func_with_attrs
-
-    @wrap_embedding_func_with_attrs(embedding_dim=256, max_token_size=8192)
-    async def hash_embed(texts):
-        return _hash_vectors(texts)
-
-    async def no_llm(*args, **kwargs):
-        raise RuntimeError("no LLM at query time")
-
-    rags: dict = {}
-
-    async def all_cases() -> list[float]:
-        return [await one(case) for case in cases]
-
-    async def one(case: dict) -> float:
-        params = dict(case["params"])
-        threshold = params.pop("query_better_than_threshold", 0.2)
-        key = (case["corpus"], threshold)
-        if key not in rags:
-            rags[key] = GraphRAG(
-                working_dir=str(workdir / case["corpus"]),
-                embedding_func=hash_embed,
-                best_model_func=no_llm,
-                cheap_model_func=no_llm,
-                enable_llm_cache=False,
-                query_better_than_threshold=threshold,
-            )
-        rag = rags[key]
-        param = QueryParam(mode="local", only_need_context=True, **params)
-
-        graph, vdb, reports, chunks = (
-            rag.chunk_entity_relation_graph,
-            rag.entities_vdb,
-            rag.community_reports,
-            rag.text_chunks,
-        )
-        return await _timed_async(lambda: _build_local_query_context(case["query"], graph, vdb, reports, chunks, param))
-
-    return asyncio.run(all_cases())
+def dump_rows(index) -> dict:
+    """The rows the reference writers need, from one of our synthetic indexes."""
+    return {
+        "entities": [
+            {
+                "name": e.name,
+                "type": e.type,
+                "description": e.description,
+                "chunks": e.source_chunk_ids,
+                "communities": [list(c) for c in e.communities],
+            }
+            for e in index.entities
+        ],
+        "relations": [
+            {
+                "source": r.source,
+                "target": r.target,
+                "description": r.description,
+                "keywords": r.keywords,
+                "weight": r.weight,
+                "chunks": r.source_chunk_ids,
+            }
+            for r in index.relations
+        ],
+        "chunks": [
+            {"id": c.id, "doc": c.doc_id, "text": c.text, "order": c.order, "tokens": c.tokens} for c in index.chunks
+        ],
+        "documents": [{"id": d.id, "text": d.text} for d in index.documents],
+        "communities": [
+            {
+                "id": c.id,
+                "level": c.level,
+                "title": c.title,
+                "report": c.report,
+                "rating": c.rating or 0.0,
+                "members": c.members,
+            }
+            for c in index.communities
+        ],
+    }
 
 
-def inner_lightrag(workdir: Path, cases: list[dict]) -> list[float]:
-    import asyncio
-
-    from lightrag import LightRAG, QueryParam
-    from lightrag.utils import EmbeddingFunc
-
-    async def embed(texts, **kwargs):
-        return _hash_vectors(texts)
-
-    async def no_llm(*args, **kwargs):
-        if "User Query:" in (args[0] if args else ""):  # 1.4.7 asks for keywords when a list is empty
-            return json.dumps({"high_level_keywords": [], "low_level_keywords": []})
-        raise RuntimeError("no LLM at query time")
-
-    async def all_cases() -> list[float]:
-        rags = {}
-        for corpus in ("en", "zh"):
-            rag = LightRAG(
-                working_dir=str(workdir / corpus),
-                llm_model_func=no_llm,
-                llm_model_name="scripted",
-                embedding_func=EmbeddingFunc(embedding_dim=256, func=embed, max_token_size=8192),
-                enable_llm_cache=False,
-            )
-            await rag.initialize_storages()
-            rags[corpus] = rag
-        out = []
-        for case in cases:
-            param = QueryParam(
-                mode=case["mode"].split(".")[1],
-                only_need_context=True,
-                enable_rerank=False,
-                hl_keywords=case["hl_keywords"],
-                ll_keywords=case["ll_keywords"],
-                **case["params"],
-            )
-            rag = rags[case["corpus"]]
-            out.append(await _timed_async(lambda rag=rag, param=param, q=case["query"]: rag.aquery(q, param=param)))
-        for rag in rags.values():
-            await rag.finalize_storages()
-        return out
-
-    return asyncio.run(all_cases())
+def scaled_dir(lib: str, n: int, cache: Path, index) -> Path | str:
+    """A working dir of ``lib`` holding the synthetic index's rows, written by the library itself (cached)."""
+    folder = cache / f"golden-style-{lib}-{n}"
+    if (folder / "graph_chunk_entity_relation.graphml").is_file():
+        return folder
+    python = VENVS[lib] / "bin" / "python"
+    if not python.exists():
+        return f"no venv at {VENVS[lib]}"
+    print(f"writing {folder} with {lib}'s own storages ...", flush=True)
+    dump = cache / f"rows-{n}.json"
+    if not dump.is_file():
+        dump.write_text(json.dumps(dump_rows(index), ensure_ascii=False), encoding="utf-8")
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    done = subprocess.run(
+        [str(python), str(REFERENCE), "write", lib, str(dump), str(tmp)], capture_output=True, text=True, env=venv_env()
+    )
+    if done.returncode != 0:
+        return "writing failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
+    tmp.rename(folder)
+    return folder
 
 
-def inner_graphrag3(workdir: Path, cases: list[dict]) -> list[float]:
-    sys.argv = sys.argv[:1]
-    sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
-    import graphrag_3x as g3  # the golden harness: config, table reading and engine exactly as the CLI
-
-    out = []
-    engines: dict = {}
-    for case in cases:
-        key = (case["corpus"], case["params"]["community_level"])
-        if key not in engines:
-            dest = workdir / case["corpus"]
-            config = g3.make_config(workdir / f"root-{case['corpus']}", dest / "lancedb")
-            config.output_storage.base_dir = str(dest)
-            engines[key] = g3.engine_for(config, g3.load_tables(config), key[1])
-        engine = engines[key]
-        params = {k: v for k, v in case["params"].items() if k != "community_level"}
-        kwargs = {**engine.context_builder_params, **params}
-        out.append(_timed(lambda e=engine, q=case["query"], kw=kwargs: e.context_builder.build_context(query=q, **kw)))
-    return out
-
-
-def inner(lib: str, workdir: Path) -> None:
-    cases = json.loads((workdir / "cases.json").read_text(encoding="utf-8"))
-    run = {"nano": inner_nano, "lightrag147": inner_lightrag, "graphrag3": inner_graphrag3}[lib]
-    medians = run(workdir, cases)
-    print(json.dumps(medians))
+def bench_scaled(n: int, n_queries: int, cache: Path) -> list[str]:
+    index, _ = synthetic_index(n, cache)
+    queries = synthetic_cases(index, n_queries)
+    missed = []
+    print(f"\n== golden-style working dirs of {n:,} entities (the synthetic rows, written by each library) ==")
+    print(HEADER)
+    os.environ["BENCH_REPEAT"] = "5"
+    for lib, modes in (
+        ("nano", ["nano.local"]),
+        ("lightrag147", ["lightrag.local", "lightrag.hybrid", "lightrag.naive"]),
+    ):
+        folder = scaled_dir(lib, n, cache, index)
+        if isinstance(folder, str):
+            print(f"{LABELS[lib].format(mode='*'):<40} skipped: {folder}")
+            missed.append(f"{lib} at {n:,}: not measured ({folder})")
+            continue
+        cases = []
+        for mode in modes:
+            for query, hl, ll in queries:
+                case = {"corpus": "scaled", "mode": mode, "query": query}
+                if lib == "nano":
+                    cases.append({**case, "params": {"query_better_than_threshold": 0.0}})
+                else:
+                    keywords = {"hl_keywords": hl, "ll_keywords": ll} if mode != "lightrag.naive" else {}
+                    cases.append({**case, "params": {}, "instance": {"cosine_better_than_threshold": 0.0}, **keywords})
+        missed += compare(lib, LABELS[lib] + f" @{n // 1000}k", cases, {"scaled": folder})
+    os.environ.pop("BENCH_REPEAT", None)
+    return missed
 
 
 # ============================================================== main
@@ -393,12 +353,18 @@ def main() -> int:
     ap.add_argument("--cache", default="/tmp/bench_retrieval", help="where the synthetic indexes are kept")
     ap.add_argument("--no-reference", action="store_true", help="skip the reference-library comparison")
     ap.add_argument("--only-reference", action="store_true", help="skip the synthetic indexes")
-    ap.add_argument("--inner", choices=list(VENVS), help=argparse.SUPPRESS)
-    ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    ap.add_argument("--scaled", type=int, default=10_000, help="entities of the golden-style reference index (0: skip)")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=0,
+        help="set OPENBLAS_NUM_THREADS (and OMP/MKL) for both sides; 0 keeps the environment's (the app's) setting",
+    )
     args = ap.parse_args()
-    if args.inner:
-        inner(args.inner, Path(args.workdir))
-        return 0
+    if args.blas_threads:  # must happen before numpy loads; the reference venvs inherit it too
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.blas_threads)
+    print(f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default (OpenBLAS picks one per core)')}")
     sys.path.insert(0, str(ROOT))
     import graphrag_ui  # noqa: F401  (offline environment)
     from graphrag_ui.retrieval.registry import mode_names
@@ -410,6 +376,8 @@ def main() -> int:
         missed += bench_synthetic(args.sizes, args.queries, args.modes or mode_names(), cache)
     if not args.no_reference:
         missed += bench_reference(list(VENVS))
+        if args.scaled:
+            missed += bench_scaled(args.scaled, min(args.queries, 12), Path(args.cache))
     print("\nall goals met" if not missed else "\ngoals missed:\n  " + "\n  ".join(missed))
     return 0
 

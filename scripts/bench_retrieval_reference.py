@@ -1,0 +1,320 @@
+"""The reference-library half of scripts/bench_retrieval.py; runs INSIDE a golden harness venv.
+
+    python bench_retrieval_reference.py time  {nano|lightrag147|graphrag3} WORKDIR
+        times the library's own context builder for WORKDIR/cases.json (each case names its corpus,
+        i.e. the working dir WORKDIR/<corpus>) and prints a JSON list of per-case medians (ms)
+    python bench_retrieval_reference.py write {nano|lightrag147} DUMP.json OUTDIR
+        writes a "golden-style" working dir at any size: the rows of DUMP.json (dumped from one of our
+        synthetic indexes) stored through the library's OWN storage classes, so the files are exactly
+        what the library reads; our importer then reads the same files
+
+Needs only the library, numpy and graphrag_ui.embed.HashEmbedder from this checkout (the query
+embedder on both sides, so both times include the same cheap hash embedding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPEAT = int(os.environ.get("BENCH_REPEAT", "15"))
+
+
+def hash_vectors(texts):
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from graphrag_ui.embed import HashEmbedder
+
+    return np.stack([HashEmbedder.vector(t) for t in texts])
+
+
+def timed(run, repeat: int = REPEAT) -> float:
+    run()  # warm-up, as on our side
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+async def timed_async(make, repeat: int = REPEAT) -> float:
+    """Like ``timed`` for a coroutine factory, measured inside the running loop."""
+    await make()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        await make()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+async def no_llm(*args, **kwargs):
+    if "User Query:" in (args[0] if args else ""):  # LightRAG 1.4.7 asks for keywords when a list is empty
+        return json.dumps({"high_level_keywords": [], "low_level_keywords": []})
+    raise RuntimeError("no LLM at query time")
+
+
+# ------------------------------------------------------------------ nano-graphrag 0.0.8.2
+
+
+def nano_rag(workdir: Path, threshold: float = 0.2):
+    from nano_graphrag import GraphRAG
+    from nano_graphrag._utils import wrap_embedding_func_with_attrs
+
+    @wrap_embedding_func_with_attrs(embedding_dim=256, max_token_size=8192)
+    async def hash_embed(texts):
+        return hash_vectors(texts)
+
+    return GraphRAG(
+        working_dir=str(workdir),
+        embedding_func=hash_embed,
+        best_model_func=no_llm,
+        cheap_model_func=no_llm,
+        enable_llm_cache=False,
+        query_better_than_threshold=threshold,
+    )
+
+
+def time_nano(workdir: Path, cases: list[dict]) -> list[float]:
+    from nano_graphrag import QueryParam
+    from nano_graphrag._op import _build_local_query_context
+
+    rags: dict = {}
+
+    async def one(case: dict) -> float:
+        params = dict(case["params"])
+        threshold = params.pop("query_better_than_threshold", 0.2)
+        key = (case["corpus"], threshold)
+        if key not in rags:
+            rags[key] = nano_rag(workdir / case["corpus"], threshold)
+        rag = rags[key]
+        param = QueryParam(mode="local", only_need_context=True, **params)
+        stores = (rag.chunk_entity_relation_graph, rag.entities_vdb, rag.community_reports, rag.text_chunks)
+        return await timed_async(lambda: _build_local_query_context(case["query"], *stores, param))
+
+    async def run() -> list[float]:
+        return [await one(case) for case in cases]
+
+    return asyncio.run(run())
+
+
+def write_nano(dump: dict, out: Path) -> None:
+    from nano_graphrag._utils import compute_mdhash_id
+
+    rag = nano_rag(out)
+
+    async def run() -> None:
+        graph = rag.chunk_entity_relation_graph
+        for e in dump["entities"]:
+            clusters = json.dumps([{"level": level, "cluster": cid} for level, cid in e["communities"]])
+            node = {"entity_type": e["type"], "description": e["description"], "source_id": "<SEP>".join(e["chunks"])}
+            await graph.upsert_node(e["name"], node_data={**node, "clusters": clusters})
+        for r in dump["relations"]:
+            edge = {"weight": r["weight"], "description": r["description"], "source_id": "<SEP>".join(r["chunks"])}
+            await graph.upsert_edge(r["source"], r["target"], edge_data={**edge, "order": 1})
+        await rag.text_chunks.upsert(
+            {
+                c["id"]: {
+                    "tokens": c["tokens"],
+                    "content": c["text"],
+                    "chunk_order_index": c["order"],
+                    "full_doc_id": c["doc"],
+                }
+                for c in dump["chunks"]
+            }
+        )
+        await rag.full_docs.upsert({d["id"]: {"content": d["text"]} for d in dump["documents"]})
+        reports = {}
+        for c in dump["communities"]:
+            report_json = {"title": c["title"], "summary": c["report"][:200], "rating": c["rating"], "findings": []}
+            reports[c["id"]] = {
+                "report_string": c["report"],
+                "report_json": report_json,
+                "level": c["level"],
+                "title": c["title"],
+                "edges": [],
+                "nodes": c["members"],
+                "chunk_ids": [],
+                "occurrence": 1.0,
+                "sub_communities": [],
+            }
+        await rag.community_reports.upsert(reports)
+        await rag.entities_vdb.upsert(
+            {
+                compute_mdhash_id(e["name"], prefix="ent-"): {
+                    "content": e["name"] + e["description"],
+                    "entity_name": e["name"],
+                }
+                for e in dump["entities"]
+            }
+        )
+        for store in (graph, rag.text_chunks, rag.full_docs, rag.community_reports, rag.entities_vdb):
+            await store.index_done_callback()
+
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ LightRAG 1.4.7
+
+
+async def lightrag_instance(workdir: Path, config: dict):
+    from lightrag import LightRAG
+    from lightrag.utils import EmbeddingFunc
+
+    async def embed(texts, **kwargs):
+        return hash_vectors(texts)
+
+    rag = LightRAG(
+        working_dir=str(workdir),
+        llm_model_func=no_llm,
+        llm_model_name="scripted",
+        embedding_func=EmbeddingFunc(embedding_dim=256, func=embed, max_token_size=8192),
+        enable_llm_cache=False,
+        **config,
+    )
+    await rag.initialize_storages()
+    return rag
+
+
+def time_lightrag(workdir: Path, cases: list[dict]) -> list[float]:
+    from lightrag import QueryParam
+
+    async def run() -> list[float]:
+        rags: dict = {}
+        out = []
+        for case in cases:
+            config = case.get("instance", {})
+            key = (case["corpus"], json.dumps(config, sort_keys=True))
+            if key not in rags:
+                rags[key] = await lightrag_instance(workdir / case["corpus"], config)
+            param = QueryParam(
+                mode=case["mode"].split(".")[1],
+                only_need_context=True,
+                enable_rerank=False,
+                hl_keywords=case.get("hl_keywords", []),
+                ll_keywords=case.get("ll_keywords", []),
+                **case["params"],
+            )
+            rag = rags[key]
+            out.append(await timed_async(lambda rag=rag, param=param, q=case["query"]: rag.aquery(q, param=param)))
+        for rag in rags.values():
+            await rag.finalize_storages()
+        return out
+
+    return asyncio.run(run())
+
+
+def write_lightrag(dump: dict, out: Path) -> None:
+    from lightrag.utils import compute_mdhash_id
+
+    sep, path = "<SEP>", "synthetic.txt"
+
+    async def run() -> None:
+        rag = await lightrag_instance(out, {})
+        graph = rag.chunk_entity_relation_graph
+        for e in dump["entities"]:
+            node = {"entity_id": e["name"], "entity_type": e["type"], "description": e["description"]}
+            await graph.upsert_node(
+                e["name"], {**node, "source_id": sep.join(e["chunks"]), "file_path": path, "created_at": 0}
+            )
+        for r in dump["relations"]:
+            edge = {"weight": r["weight"], "description": r["description"], "keywords": r["keywords"]}
+            edge |= {"source_id": sep.join(r["chunks"]), "file_path": path, "created_at": 0}
+            await graph.upsert_edge(r["source"], r["target"], edge)
+        chunk_rows = {
+            c["id"]: {
+                "content": c["text"],
+                "tokens": c["tokens"],
+                "chunk_order_index": c["order"],
+                "full_doc_id": c["doc"],
+                "file_path": path,
+            }
+            for c in dump["chunks"]
+        }
+        await rag.text_chunks.upsert(chunk_rows)
+        await rag.chunks_vdb.upsert(chunk_rows)
+        await rag.full_docs.upsert({d["id"]: {"content": d["text"], "file_path": path} for d in dump["documents"]})
+        await rag.entities_vdb.upsert(
+            {
+                compute_mdhash_id(e["name"], prefix="ent-"): {
+                    "content": f"{e['name']}\n{e['description']}",
+                    "entity_name": e["name"],
+                    "source_id": sep.join(e["chunks"]),
+                    "description": e["description"],
+                    "entity_type": e["type"],
+                    "file_path": path,
+                }
+                for e in dump["entities"]
+            }
+        )
+        await rag.relationships_vdb.upsert(
+            {
+                compute_mdhash_id(r["source"] + r["target"], prefix="rel-"): {
+                    "src_id": r["source"],
+                    "tgt_id": r["target"],
+                    "source_id": sep.join(r["chunks"]),
+                    "content": f"{r['keywords']}\t{r['source']}\n{r['target']}\n{r['description']}",
+                    "keywords": r["keywords"],
+                    "description": r["description"],
+                    "weight": r["weight"],
+                    "file_path": path,
+                }
+                for r in dump["relations"]
+            }
+        )
+        await rag.doc_status.upsert({d["id"]: {"status": "processed", "file_path": path} for d in dump["documents"]})
+        await rag._insert_done()
+        await rag.finalize_storages()
+
+    asyncio.run(run())
+
+
+# ------------------------------------------------------------------ GraphRAG 3.3.0
+
+
+def time_graphrag3(workdir: Path, cases: list[dict]) -> list[float]:
+    sys.argv = sys.argv[:1]
+    sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
+    import graphrag_3x as g3  # the golden harness: config, table reading and engine exactly as the CLI
+
+    out = []
+    engines: dict = {}
+    for case in cases:
+        key = (case["corpus"], case["params"]["community_level"])
+        if key not in engines:
+            dest = workdir / case["corpus"]
+            config = g3.make_config(workdir / f"root-{case['corpus']}", dest / "lancedb")
+            config.output_storage.base_dir = str(dest)
+            engines[key] = g3.engine_for(config, g3.load_tables(config), key[1])
+        engine = engines[key]
+        params = {k: v for k, v in case["params"].items() if k != "community_level"}
+        kwargs = {**engine.context_builder_params, **params}
+        out.append(timed(lambda e=engine, q=case["query"], kw=kwargs: e.context_builder.build_context(query=q, **kw)))
+    return out
+
+
+def main() -> int:
+    action, lib, *rest = sys.argv[1:]
+    if action == "time":
+        workdir = Path(rest[0])
+        cases = json.loads((workdir / "cases.json").read_text(encoding="utf-8"))
+        run = {"nano": time_nano, "lightrag147": time_lightrag, "graphrag3": time_graphrag3}[lib]
+        print(json.dumps(run(workdir, cases)))
+    elif action == "write":
+        dump = json.loads(Path(rest[0]).read_text(encoding="utf-8"))
+        {"nano": write_nano, "lightrag147": write_lightrag}[lib](dump, Path(rest[1]))
+    else:
+        raise SystemExit(f"unknown action {action!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
