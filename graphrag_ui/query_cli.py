@@ -249,6 +249,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.context_only:
         _emit(result.context)
+        for warning in result.warnings:  # stdout stays exactly the context
+            print(f"warning: {warning}", file=sys.stderr)
         return 0
     if args.json:
         _emit(result.to_json() + "\n")

@@ -17,8 +17,14 @@
    golden keywords; GraphRAG 3.3.0: ``LocalSearchMixedContext.build_context``. Goal: ours >= 5x
    faster (ratio ours/reference <= 0.2).
 
-The reference side runs this same file inside the library's venv (``--inner LIB``), which needs only
-numpy and graphrag_ui.embed's HashEmbedder from this checkout.
+3. The same at scale (--scaled N, default 10,000 entities): the synthetic index's rows written into a
+   nano / LightRAG 1.4.7 working dir by the library's OWN storage classes (cached under --cache), our
+   importer reads the same files; thresholds 0, golden-style keywords, BLAS threads as in 1.
+
+The reference side is scripts/bench_retrieval_reference.py, run with the library venv's python; it
+needs only the library, numpy and graphrag_ui.embed's HashEmbedder from this checkout.
+On a busy machine OpenBLAS's threads make a 30k x 256 matrix-vector product ~100x slower (8 ms vs
+0.06 ms measured); --blas-threads 1 shows the single-threaded numbers for both sides.
 """
 
 from __future__ import annotations

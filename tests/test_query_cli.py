@@ -144,7 +144,7 @@ def test_context_only_prints_the_reference_context_byte_for_byte(golden_indexes,
     done = subprocess.run([*argv, case["query"]], capture_output=True, cwd=ROOT, env=clean_env(), timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == case["expected"].encode("utf-8")
-    assert done.stderr == b""
+    assert all(line.startswith("warning: ") for line in done.stderr.decode().splitlines())
 
 
 @pytest.mark.parametrize("lib", list(GOLDEN_CASES))
@@ -217,6 +217,12 @@ def test_user_keywords_win(capsys):
     result = Retrieval.from_dict(json.loads(out))
     assert (result.keywords.hl, result.keywords.ll, result.keywords.source) == (["训练", "比赛"], ["吴雨桐"], "user")
     assert OFFLINE_NOTICE not in result.warnings
+
+
+def test_context_only_says_why_a_context_is_empty_on_stderr(capsys):
+    code, out, err = cli(capsys, "--index", str(EN), "--mode", "lightrag.naive", "--context-only", "?!")
+    assert code == 0 and "warning:" not in out
+    assert "warning: the question has no words" in err
 
 
 def test_keywords_for_a_mode_without_keywords_are_ignored_with_a_warning(capsys):
