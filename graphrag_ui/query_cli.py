@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
 from graphrag_ui.retrieval.result import KINDS, Retrieval
 
 DEFAULT_MODE = "nano.local"
@@ -44,7 +44,7 @@ def _params(pairs: list[str]) -> dict[str, str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question", nargs="?", help="the question (omit with --batch)")
     parser.add_argument("--index", required=True, help="index directory (e.g. data/sample/en/index)")
-    parser.add_argument("--mode", default=DEFAULT_MODE, help=f"retrieval mode (default {DEFAULT_MODE})")
+    parser.add_argument("--mode", default=DEFAULT_MODE, help=f"{', '.join(MODE_MODULES)} (default {DEFAULT_MODE})")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a mode parameter")
     parser.add_argument("--recall", choices=["vector", "ilike", "hybrid"], help="entity recall strategy")
     parser.add_argument("--hl", help="high-level keywords, comma-separated (LightRAG modes)")

@@ -58,7 +58,7 @@ def _golden_cases() -> dict[str, list[tuple[str, str, dict]]]:
     tied chunks, fail response and empty keyword lists (the CLI fills empty lists offline), GraphRAG's
     "[]" artefact, unstable rating sort and reused-engine cases.
     """
-    out: dict[str, list] = {"nano": [], "lightrag-1.4.7": [], "graphrag-3": []}
+    out: dict[str, list] = {"nano": [], "lightrag-1.4.7": [], "graphrag-2": [], "graphrag-3": []}
     for line in (GOLDENS / "nano" / "cases.jsonl").read_text(encoding="utf-8").splitlines():
         c = json.loads(line)
         if c["context"] is not None:  # set-ordered ties: we print nano's output with insertion order
@@ -80,13 +80,14 @@ def _golden_cases() -> dict[str, list[tuple[str, str, dict]]]:
         if uses_keywords:
             case.update(hl_keywords=c["hl_keywords"], ll_keywords=c["ll_keywords"])
         out["lightrag-1.4.7"].append((c["corpus"], name, case))
-    for n, line in enumerate((GOLDENS / "graphrag-3" / "cases.jsonl").read_text(encoding="utf-8").splitlines()):
-        c = json.loads(line)
-        if "reused_engine_after" in c or c["context"].startswith("[]") or c["params"].get("include_community_rank"):
-            continue
-        params = {**c["params"], "community_level": c["community_level"]}
-        case = {"mode": "ms.local", "query": c["query"], "params": params, "expected": c["context"]}
-        out["graphrag-3"].append((c["corpus"], f"{c['corpus']}-{n:02d}", case))
+    for version in ("graphrag-2", "graphrag-3"):
+        for n, line in enumerate((GOLDENS / version / "cases.jsonl").read_text(encoding="utf-8").splitlines()):
+            c = json.loads(line)
+            if "reused_engine_after" in c or c["context"].startswith("[]") or c["params"].get("include_community_rank"):
+                continue
+            params = {**c["params"], "community_level": c["community_level"]}
+            case = {"mode": "ms.local", "query": c["query"], "params": params, "expected": c["context"]}
+            out[version].append((c["corpus"], f"{c['corpus']}-{n:02d}", case))
     return out
 
 
@@ -118,7 +119,7 @@ def _param_args(params: dict) -> list[str]:
 def test_golden_cases_cover_every_family():
     assert len(GOLDEN_CASES["nano"]) >= 20
     assert len(GOLDEN_CASES["lightrag-1.4.7"]) >= 80
-    assert len(GOLDEN_CASES["graphrag-3"]) >= 30
+    assert len(GOLDEN_CASES["graphrag-3"]) >= 30 and len(GOLDEN_CASES["graphrag-2"]) >= 30
 
 
 PICKS = [
@@ -130,6 +131,7 @@ PICKS = [
     ("lightrag-1.4.7", "zh", "zh-naive-03"),
     ("graphrag-3", "zh", "zh-45"),
     ("graphrag-3", "en", "en-08"),
+    ("graphrag-2", "en", "en-00"),
 ]
 
 
