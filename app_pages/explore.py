@@ -10,7 +10,7 @@ from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import t
-from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, warnings_box
+from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
 lang = state.language()
@@ -51,7 +51,7 @@ with st.sidebar:
         ll = split_keywords(st.text_input(t("ll", lang), key="ll", bind="query-params", help=t("keywords_help", lang)))
 
 if not query.strip():
-    st.info(t("question", lang) + " …")
+    st.info(t("ask_something", lang), icon=":material/help:")
     st.stop()
 
 try:
@@ -67,3 +67,4 @@ with left:
     answer_panel(result, lang)
 with right:
     result_tabs(index, result, lang)
+run_summary(result)

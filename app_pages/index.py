@@ -77,7 +77,11 @@ with tab_import:
             st.error(str(exc))
 with tab_build:
     uploads = st.file_uploader(
-        "Documents (.txt / .md, UTF-8, ≤ 5 MB each)", type=["txt", "md"], accept_multiple_files=True, key="b_files"
+        "Documents (.txt / .md, UTF-8, ≤ 5 MB each)",
+        type=["txt", "md"],
+        accept_multiple_files=True,
+        key="b_files",
+        max_upload_size=index_ops.MAX_UPLOAD_BYTES // (1024 * 1024),  # the browser refuses larger files
     )
     name = st.text_input("Name of the new index", key="b_name")
     extractor = st.radio("Extractor", ["offline", "llm"], horizontal=True, key="b_extractor")

@@ -84,9 +84,18 @@ def blocked():
     assert urls == [], f"requests left the machine: {urls[:5]}"
 
 
+GRIDS_DRAWN = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .filter((e) => e.offsetParent !== null).every((e) => e.getBoundingClientRect().width > 150)"""
+
+
 def shot(page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.wait_for_timeout(300)  # let charts and the canvas finish their last frame
+    settle(page)
+    try:  # data grids size themselves a moment after they are attached
+        page.wait_for_function(GRIDS_DRAWN, timeout=5_000)
+    except playwright.TimeoutError:
+        pass
+    page.wait_for_timeout(400)  # let charts and the canvas finish their last frame
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 

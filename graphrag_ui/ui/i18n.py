@@ -65,6 +65,14 @@ _STRINGS: dict[str, dict[str, str]] = {
         "zh": "{mode} 没有为这个问题找到任何内容：没有实体、关系、社区或文本块进入上下文。各标签页中被丢弃的行说明了原因；"
         "请尝试其他模式、更低的阈值或不同的关键词。",
     },
+    "why_dropped": {"en": "why dropped", "zh": "丢弃原因"},
+    "tokens_used": {"en": "Tokens in the context", "zh": "上下文 token 数"},
+    "headroom": {"en": "Headroom under the limits", "zh": "剩余额度"},
+    "sections_full": {"en": "Sections at their limit", "zh": "已满的部分"},
+    "ask_something": {
+        "en": "Type a question (or pick a suggested one) to see what each mode retrieves.",
+        "zh": "输入一个问题（或选择示例问题），查看各检索模式召回的内容。",
+    },
     "graph_empty": {
         "en": "Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.",
         "zh": "没有可绘制的内容：该模式没有召回实体或关系。请换一种模式或调大 top_k。",

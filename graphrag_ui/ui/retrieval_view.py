@@ -18,6 +18,14 @@ def warnings_box(result: Retrieval) -> None:
         st.warning(warning, icon="⚠️")
 
 
+def run_summary(result: Retrieval) -> None:
+    """One line that reproduces the run: mode, every parameter, timing and what went in (last on the page)."""
+    params = " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()))
+    total = sum(result.timings_ms.values())
+    kept = ", ".join(f"{n} {kind}" for kind, (n, _) in tables.counts(result).items())
+    st.caption(f"run: {result.mode} · {params} · {total:.1f} ms · in the context: {kept}")
+
+
 def empty_state(result: Retrieval, lang: str) -> bool:
     """One clear line when a mode put nothing into its context (the dropped rows still explain why)."""
     if any(kept for kept, _ in tables.counts(result).values()):
@@ -26,16 +34,51 @@ def empty_state(result: Retrieval, lang: str) -> bool:
     return True
 
 
+def _column_config(lang: str) -> dict:
+    cc = st.column_config
+    return {
+        "order": cc.NumberColumn("#", width="small", help="order in which the mode found the item"),
+        "label": cc.TextColumn(width="medium"),
+        "score": cc.NumberColumn(format="%.4f", help="similarity or the reference's score"),
+        "rank": cc.NumberColumn(help="degree or the reference's rank"),
+        "tokens": cc.NumberColumn(help="tokens this row adds to the context"),
+        "why": cc.TextColumn(t("why", lang), width="large"),
+        "dropped": cc.TextColumn(t("why_dropped", lang), width="medium"),
+        "id": cc.TextColumn(width="small"),
+    }
+
+
+def _ordered(frame) -> list[str]:
+    first = ["order", "label", "score", "rank", "tokens", "why", "dropped"]
+    head = [c for c in first if c in frame.columns]
+    return head + [c for c in frame.columns if c not in head and c != "id"] + (["id"] if "id" in frame.columns else [])
+
+
 def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
     kept, dropped = tables.split_tables(result, kind)
+    config = _column_config(lang)
     st.caption(f"{t('in_context', lang)}: {len(kept)}")
     if kept.empty:
         st.info(t("none", lang))
     else:
-        st.dataframe(kept, hide_index=True, width="stretch", key=f"{key}_{kind}_kept")
+        st.dataframe(
+            kept,
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_{kind}_kept",
+            column_order=_ordered(kept),
+            column_config=config,
+        )
     if not dropped.empty:
         st.caption(f"{t('dropped', lang)}: {len(dropped)}")
-        st.dataframe(dropped, hide_index=True, width="stretch", key=f"{key}_{kind}_dropped")
+        st.dataframe(
+            dropped,
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_{kind}_dropped",
+            column_order=_ordered(dropped),
+            column_config=config,
+        )
     both = tables.candidate_rows(kind, result.candidates(kind))
     st.download_button(
         t("download_csv", lang),
@@ -43,15 +86,43 @@ def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
         file_name=f"{kind}.csv",
         mime="text/csv",
         key=f"{key}_{kind}_csv",
+        icon=":material/download:",
+        on_click="ignore",
     )
 
 
 def budget_chart(result: Retrieval, lang: str) -> None:
+    """Per section: used (solid) then headroom (grey) up to its limit; truncated sections are marked."""
+    import altair as alt
+
     frame = tables.budget_frame(result)
     if frame.empty:
         st.info(t("none", lang))
         return
-    st.bar_chart(frame.set_index("section")[["used", "headroom"]], horizontal=True, stack=True)
+    used, limit = int(frame["used"].sum()), int(frame["limit"].fillna(frame["used"]).sum())
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("tokens_used", lang), f"{used:,}")
+    c2.metric(t("headroom", lang), f"{max(limit - used, 0):,}")
+    c3.metric(t("sections_full", lang), int((frame["headroom"] <= frame["limit"].fillna(0) * 0.02).sum()))
+    long = frame.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
+    long["order"] = (long["part"] == "headroom").astype(int)
+    chart = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("section:N", sort=list(frame["section"]), title=None),
+            x=alt.X("tokens:Q", stack="zero", title="tokens"),
+            color=alt.Color(
+                "part:N",
+                scale=alt.Scale(domain=["used", "headroom"], range=["#4e79a7", "#d9dde3"]),
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=["section", "part", "tokens"],
+        )
+        .properties(height=max(90, 34 * len(frame)))
+    )
+    st.altair_chart(chart, width="stretch")
     st.dataframe(frame, hide_index=True, width="stretch")
 
 
@@ -80,6 +151,8 @@ def context_panel(result: Retrieval, lang: str, key: str) -> None:
         file_name="context.txt",
         mime="text/plain",
         key=f"{key}_ctx_dl",
+        icon=":material/download:",
+        on_click="ignore",
     )
     c2.download_button(
         t("download_json", lang),
@@ -87,6 +160,8 @@ def context_panel(result: Retrieval, lang: str, key: str) -> None:
         file_name="retrieval.json",
         mime="application/json",
         key=f"{key}_json_dl",
+        icon=":material/download:",
+        on_click="ignore",
     )
 
 
@@ -107,7 +182,17 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -
             budget_chart(result, lang)
     with tabs[6]:
         if tabs[6].open:
-            st.dataframe(tables.trace_frame(result), hide_index=True, width="stretch")
+            trace = tables.trace_frame(result)
+            slowest = float(trace["ms"].max()) if not trace.empty else 1.0
+            st.dataframe(
+                trace,
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "ms": st.column_config.ProgressColumn("ms", min_value=0.0, max_value=slowest, format="%.2f"),
+                    "detail": st.column_config.TextColumn(width="large"),
+                },
+            )
             st.caption(", ".join(f"{k}: {v:.1f} ms" for k, v in result.timings_ms.items()))
     with tabs[7]:
         if tabs[7].open:
