@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index import store
 from graphrag_ui.index.model import Entity, Index, Manifest, VectorTable
-from graphrag_ui.retrieval.recall import DEFAULT_WEIGHTS, explain_recall, recall_entities, vector_topk
+from graphrag_ui.retrieval.recall import DEFAULT_WEIGHTS, explain_recall, recall_entities, top_order, vector_topk
 
 E = HashEmbedder()
 
@@ -50,6 +50,30 @@ def test_order_is_exactly_numpys_argsort_semantics(matrix, query, top_k):
     scores = matrix @ unit.astype(np.float32)
     expected = [] if top_k == 0 else [(int(r), float(scores[r])) for r in np.argsort(scores)[-top_k:][::-1]]
     assert vector_topk(t, query, top_k) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 400),
+    distinct=st.sampled_from([3, 50, 10_000]),  # few values: ties everywhere; many: the partition path
+    top_k=st.integers(1, 60),
+    nan=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_top_order_is_argsort_suffix_reversed_at_any_size(n, distinct, top_k, nan, seed):
+    rng = np.random.default_rng(seed)
+    scores = (rng.integers(0, distinct, n) / distinct).astype(np.float32)
+    if nan:
+        scores[rng.integers(0, n)] = np.nan
+    assert top_order(scores, top_k).tolist() == np.argsort(scores)[-top_k:][::-1].tolist()
+
+
+def test_top_order_partition_path_on_a_large_table():
+    rng = np.random.default_rng(5)
+    scores = rng.normal(size=100_000).astype(np.float32)
+    assert top_order(scores, 40).tolist() == np.argsort(scores)[-40:][::-1].tolist()
+    scores[np.argsort(scores)[-41]] = scores[np.argsort(scores)[-40]]  # a tie straddling the cut
+    assert top_order(scores, 40).tolist() == np.argsort(scores)[-40:][::-1].tolist()
 
 
 def test_scores_are_float32_dot_products_with_the_normalised_query():

@@ -36,6 +36,27 @@ def normalise(vec: np.ndarray) -> np.ndarray:
     return vec / norm if norm > 0 else vec
 
 
+FULL_SORT_BELOW = 64  # rows; below this a full argsort costs less than the checks
+
+
+def top_order(scores: np.ndarray, top_k: int) -> np.ndarray:
+    """Exactly ``np.argsort(scores)[-top_k:][::-1]``, without sorting every score when that is provable.
+
+    When the ``top_k`` best scores are all distinct and strictly above every other score, argsort
+    can only place them last in value order, so a partition plus a sort of those ``top_k`` gives the
+    same rows. Any tie inside or at the edge of the top (or a NaN) falls back to the full argsort,
+    whose tie order is what the reference produced.
+    """
+    n = len(scores)
+    if top_k >= n or n < FULL_SORT_BELOW:
+        return np.argsort(scores)[-top_k:][::-1]
+    part = np.argpartition(scores, n - top_k)[n - top_k :]
+    top = scores[part]
+    if np.isnan(top).any() or np.count_nonzero(scores >= top.min()) != top_k or np.unique(top).size != top_k:
+        return np.argsort(scores)[-top_k:][::-1]
+    return part[np.argsort(top)[::-1]]
+
+
 def vector_topk(
     table: VectorTable, query_vec: np.ndarray, top_k: int, threshold: float | None = None
 ) -> list[tuple[int, float]]:
@@ -48,7 +69,7 @@ def vector_topk(
     if len(table) == 0 or top_k <= 0:
         return []
     scores = table.matrix @ normalise(query_vec)
-    order = np.argsort(scores)[-top_k:][::-1]
+    order = top_order(scores, top_k)
     hits: list[tuple[int, float]] = []
     for row in order:
         score = float(scores[row])
