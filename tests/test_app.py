@@ -177,6 +177,7 @@ def test_explore_on_the_malicious_index(app, evil):
     assert tab_counts(at)["Entities"] == 3
     at.session_state["main_tabs"] = "Graph"
     at.run()
+    assert iframes(at), "the Graph tab shows the standalone pyvis page by default"
     for frame in iframes(at):
         for marker in PAYLOAD_MARKERS:
             assert marker not in frame.proto.srcdoc, marker
@@ -284,3 +285,25 @@ def test_unexpected_errors_become_one_line_not_a_traceback(app, monkeypatch):
     (error,) = at.error
     assert "RuntimeError: simulated failure" in error.value and "second line" not in error.value
     assert "Try again" in error.value
+
+
+def test_budget_tab_totals_and_downloads(app):
+    at = app(index="sample:en", mode="lightrag.hybrid")
+    at.session_state["main_tabs"] = "Budget"
+    at.run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    from graphrag_ui.query import run_query
+    from graphrag_ui.ui.state import index_choices, load_index
+
+    result = run_query(load_index(index_choices()["sample:en"]), "lightrag.hybrid", at.text_area(key="q").value, {})
+    total = next(b for b in result.budgets if b.section == "total")
+    assert metrics["Tokens in the context"] == f"{total.used:,}"
+    assert metrics["Headroom under the limits"] == f"{total.limit - total.used:,}"
+    # context tab: copyable code block and both downloads
+    at.session_state["main_tabs"] = "Context"
+    at.run()
+    shown = [code.value for code in at.code if code.language == "plaintext"]
+    assert [text.rstrip() for text in shown] == [result.context.rstrip()]  # st.code trims the last newline
+    labels = {b.label for b in at.get("download_button")}
+    assert {"Download context", "Download Retrieval JSON"} <= labels

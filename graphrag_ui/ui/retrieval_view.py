@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import pandas as pd
 import streamlit as st
 
 from graphrag_ui.index.model import Index
@@ -99,18 +100,26 @@ def budget_chart(result: Retrieval, lang: str) -> None:
     if frame.empty:
         st.info(t("none", lang))
         return
-    used, limit = int(frame["used"].sum()), int(frame["limit"].fillna(frame["used"]).sum())
+    frame["limit"] = pd.to_numeric(frame["limit"], errors="coerce")
+    is_total = frame["section"] == "total"
+    parts = frame[~is_total]
+    if is_total.any():
+        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
+    else:
+        used, limit = int(parts["used"].sum()), parts["limit"].sum(min_count=1)
+    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
+    full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
     c1, c2, c3 = st.columns(3)
     c1.metric(t("tokens_used", lang), f"{used:,}")
-    c2.metric(t("headroom", lang), f"{max(limit - used, 0):,}")
-    c3.metric(t("sections_full", lang), int((frame["headroom"] <= frame["limit"].fillna(0) * 0.02).sum()))
-    long = frame.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
+    c2.metric(t("headroom", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
+    c3.metric(t("sections_full", lang), f"{full} / {len(limited)}")
+    long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
     long["order"] = (long["part"] == "headroom").astype(int)
     chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
-            y=alt.Y("section:N", sort=list(frame["section"]), title=None),
+            y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
             x=alt.X("tokens:Q", stack="zero", title="tokens"),
             color=alt.Color(
                 "part:N",
@@ -120,10 +129,15 @@ def budget_chart(result: Retrieval, lang: str) -> None:
             order=alt.Order("order:Q"),
             tooltip=["section", "part", "tokens"],
         )
-        .properties(height=max(90, 34 * len(frame)))
+        .properties(height={"step": 26})
     )
     st.altair_chart(chart, width="stretch")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={"limit": st.column_config.NumberColumn(help="empty: the section has no limit of its own")},
+    )
 
 
 def graph_panel(index: Index, result: Retrieval, lang: str, key: str) -> None:
