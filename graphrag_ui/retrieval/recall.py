@@ -50,11 +50,12 @@ def top_order(scores: np.ndarray, top_k: int) -> np.ndarray:
     n = len(scores)
     if top_k >= n or n < FULL_SORT_BELOW:
         return np.argsort(scores)[-top_k:][::-1]
-    part = np.argpartition(scores, n - top_k)[n - top_k :]
-    top = scores[part]
-    if np.isnan(top).any() or np.count_nonzero(scores >= top.min()) != top_k or np.unique(top).size != top_k:
+    kth = np.partition(scores, n - top_k)[n - top_k]  # the k-th best score (NaN sorts last: then no hit)
+    rows = np.flatnonzero(scores >= kth)
+    top = scores[rows]
+    if rows.size != top_k or np.unique(top).size != top_k:
         return np.argsort(scores)[-top_k:][::-1]
-    return part[np.argsort(top)[::-1]]
+    return rows[np.argsort(top)[::-1]]
 
 
 def vector_topk(
