@@ -171,8 +171,12 @@ def test_modes_compare_and_language(browser, app_url, blocked):
         settle(page)
         wait_until(page, lambda m=mode: f"mode={m}" in page.url, what=f"{mode} in the URL")
         counts_when(page, lambda c: sum(c.get(k, 0) for k in KINDS) > 0, f"{mode} tables")
-        open_tab(page, "Budget")
-        page.get_by_test_id("stVegaLiteChart").or_(page.get_by_test_id("stArrowVegaLiteChart")).first.wait_for()
+        if mode == "ms.local":
+            open_tab(page, "Trace")
+            page.get_by_test_id("stDataFrame").first.wait_for()
+        else:
+            open_tab(page, "Budget")
+            page.get_by_test_id("stVegaLiteChart").or_(page.get_by_test_id("stArrowVegaLiteChart")).first.wait_for()
         shot(page, f"explore-{mode}")
 
     page.goto(app_url + "/compare?index=sample:en")
@@ -196,6 +200,7 @@ def test_graph_page_click_shows_details(browser, app_url, blocked):
     details = page.get_by_role("heading", name=target)
     details.wait_for(timeout=30_000)
     page.get_by_text("Description").first.wait_for()
+    page.mouse.move(5, 5)  # hide the hover tooltip for the screenshot
     shot(page, "graph-details")
     page.close()
 

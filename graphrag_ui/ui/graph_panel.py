@@ -116,7 +116,9 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
             st.markdown(f"**{t('why', lang)}** ")
             st.text(why)
         st.markdown(f"**{t('description', lang)}**")
-        st.text(entity.description.replace("<SEP>", "\n") or "—")
+        description = entity.description.replace("<SEP>", "\n") or "—"
+        with st.container(height=220 if len(description) > 500 else "content", border=False):
+            st.text(description)
         if entity.aliases:
             st.caption(t("aliases", lang) + ": " + ", ".join(entity.aliases))
         rows = []

@@ -54,7 +54,14 @@ PHYSICS = {
     "nodes": {"font": {"size": 13}},
     "physics": {
         "solver": "barnesHut",
-        "barnesHut": {"gravitationalConstant": -6000, "springLength": 120, "springConstant": 0.03, "damping": 0.3},
+        "barnesHut": {
+            "gravitationalConstant": -9000,
+            "centralGravity": 0.25,
+            "springLength": 150,
+            "springConstant": 0.03,
+            "damping": 0.3,
+            "avoidOverlap": 0.1,
+        },
         "stabilization": {"enabled": True, "iterations": 200, "updateInterval": 25},
     },
     "layout": {"improvedLayout": False, "randomSeed": 7},
