@@ -1,0 +1,78 @@
+"""graph_view: one node/edge builder for both views, the 400-node cap, roles, colours and safety."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from graphrag_ui.index.model import Community, Entity, Index, Manifest, Relation
+from graphrag_ui.ui import graph_view
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ui_fixtures import PAYLOAD_MARKERS, SCRIPT_NAME, evil_index  # noqa: E402
+
+
+def star_index(leaves: int) -> Index:
+    """A hub with ``leaves`` neighbours in two communities; relation weights 1..leaves."""
+    names = ["HUB"] + [f"LEAF {i:03d}" for i in range(leaves)]
+    entities = [
+        Entity(f"e{i}", name, "THING", f"desc {i}", communities=[(0, "c0" if i % 2 else "c1")])
+        for i, name in enumerate(names)
+    ]
+    relations = [Relation(f"r{i}", "HUB", n, f"hub to {n}", weight=float(i + 1)) for i, n in enumerate(names[1:])]
+    communities = [
+        Community("c0", 0, None, "odd", "", None, names[1::2]),
+        Community("c1", 0, None, "even", "", None, names[0::2]),
+    ]
+    manifest = Manifest(source="build", embedder="hash", dimension=8)
+    return Index(manifest, [], [], entities, relations, communities)
+
+
+def test_neighbourhood_is_capped_at_400_with_the_total_kept():
+    index = star_index(500)
+    spec = graph_view.neighbourhood(index, ["HUB"], 1)
+    assert len(spec.nodes) == graph_view.MAX_NODES == 400
+    assert spec.total == 501 and spec.capped
+    assert spec.nodes[0] == "HUB" and spec.roles["HUB"] == "centre"
+    small = graph_view.neighbourhood(index, ["LEAF 001"], 1)
+    assert small.nodes == ["LEAF 001", "HUB"] and not small.capped
+
+
+def test_elements_colour_by_community_size_by_degree_and_label_weights():
+    index = star_index(6)
+    built = graph_view.elements(index, graph_view.neighbourhood(index, ["HUB"], 1))
+    nodes = {n["id"]: n for n in built.nodes}
+    assert nodes["HUB"]["shape"] == "star" and nodes["HUB"]["size"] > nodes["LEAF 000"]["size"]
+    assert nodes["LEAF 000"]["color"]["background"] != nodes["LEAF 001"]["color"]["background"]
+    assert nodes["LEAF 000"]["color"]["background"] == nodes["LEAF 002"]["color"]["background"]
+    assert {e["label"] for e in built.edges} == {"1", "2", "3", "4", "5", "6"}
+    assert sorted((r["title"], r["nodes"]) for r in built.legend) == [("even", 4), ("odd", 3)]
+
+
+def test_standalone_page_and_component_share_the_same_data():
+    index = star_index(12)
+    spec = graph_view.neighbourhood(index, ["HUB"], 1)
+    built = graph_view.elements(index, spec)
+    page, legend = graph_view.render(index, spec)
+    assert legend == built.legend
+    # pyvis writes our node/edge dicts as JSON into the page: every id, label, title and colour is there
+    found = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))
+    assert [n["id"] for n in found] == [n["id"] for n in built.nodes]
+    for ours, theirs in zip(built.nodes, found, strict=True):
+        assert {k: theirs[k] for k in ours} == ours
+    assert (
+        json.loads(re.search(r"var options = (\{.*?\});\n", page).group(1))["physics"]
+        == graph_view.options()["physics"]
+    )
+    assert graph_view.remote_references(page) == []
+
+
+def test_payloads_stay_data_in_the_standalone_page():
+    index = evil_index()
+    page, _ = graph_view.render(index, graph_view.neighbourhood(index, [SCRIPT_NAME], 1))
+    for marker in PAYLOAD_MARKERS:
+        assert marker not in page
+    found = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))
+    assert SCRIPT_NAME in {n["id"] for n in found}
