@@ -123,12 +123,17 @@ def test_graph_page_clickable_and_standalone_views(app):
     data = json.loads(component.proto.json)
     assert data["nodes"] and data["edges"] and "vis.Network" not in json.dumps(data["options"])
     assert "vis" in data["vislib"][:2000] and remote_references(data["vislib"]) == []
-    # a click (state injected as the frontend would send it) opens the details panel
+    # a click (the component's trigger value, as the frontend sends it) opens the details panel
     first = data["nodes"][0]["id"]
-    at.session_state["g_node"] = first
+    at.session_state["g_graph"] = {"node_click": first}
     at.run()
     assert not at.exception
+    assert at.selectbox(key="g_node").value == first
     assert any(first in md.value for md in at.markdown)
+    # clicking a node that is not drawn (stale click) changes nothing
+    at.session_state["g_graph"] = {"node_click": "no such node"}
+    at.run()
+    assert at.selectbox(key="g_node").value == first
     # the standalone pyvis page: inlined, no remote tags, same node ids
     at.session_state["g_view"] = "standalone"
     at.run()
