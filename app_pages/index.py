@@ -26,10 +26,11 @@ def progress_bar():
     return update
 
 
-def finish(label: str, folder: Path) -> None:
+def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    state.open_index_next_run(key, f"Ready: {label} is open now (and listed in the sidebar picker).")
+    message = f"Ready: {label} is open now (and listed in the sidebar picker)."
+    state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
 
 
@@ -39,7 +40,7 @@ if flash:
 
 
 tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(
-    [t("stats", lang), "Open folder", "Import", "Build from documents", "Re-embed"]
+    [t("stats", lang), t("open_folder", lang), t("import", lang), t("build", lang), t("reembed", lang)]
 )
 with tab_stats:
     if index is not None:
@@ -51,42 +52,39 @@ with tab_stats:
         c2.bar_chart(histogram.set_index("degree"))
         st.dataframe(sizes, hide_index=True, width="stretch")
 with tab_open:
-    folder = st.text_input("Index folder (made by build, import or reembed)", key="open_path")
-    if st.button("Open", key="open_btn") and folder:
+    folder = st.text_input(t("index_folder", lang), key="open_path")
+    if st.button(t("open", lang), key="open_btn") and folder:
         path = Path(folder).expanduser()
         if not (path / "manifest.json").is_file():
             st.error(f"{path}: no manifest.json here — this is not an index folder (import a source folder instead).")
         else:
             finish(path.name, path)
 with tab_import:
-    kind = st.selectbox("Source kind", ["auto", "nano", "lightrag", "msgraphrag"], key="imp_kind")
-    src = st.text_input("Source folder (working dir / GraphRAG output)", key="imp_src")
-    name = st.text_input("Name of the new index", key="imp_name")
-    embedder = st.text_input(
-        "Embedder that made the source vectors (e.g. hash, litellm:text-embedding-3-small)", key="imp_emb"
-    )
-    if st.button("Import", key="imp_btn"):
+    kind = st.selectbox(t("source_kind", lang), ["auto", "nano", "lightrag", "msgraphrag"], key="imp_kind")
+    src = st.text_input(t("source_folder", lang), key="imp_src")
+    name = st.text_input(t("new_name", lang), key="imp_name")
+    embedder = st.text_input(t("source_embedder", lang), key="imp_emb")
+    if st.button(t("import", lang), key="imp_btn", type="primary"):
         from graphrag_ui.index.importers.command import import_source
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
             found, imported = import_source(kind, src, out, embedder or None, progress_bar())
-            st.write(f"detected **{found}** · " + ", ".join(f"{v} {k}" for k, v in imported.counts().items()))
-            finish(out.name, out)
+            finish(out.name, out, f"detected {found} · " + ", ".join(f"{v} {k}" for k, v in imported.counts().items()))
         except UserError as exc:
             st.error(str(exc))
 with tab_build:
     uploads = st.file_uploader(
-        "Documents (.txt / .md, UTF-8, ≤ 5 MB each)",
+        t("documents", lang),
         type=["txt", "md"],
         accept_multiple_files=True,
         key="b_files",
         max_upload_size=index_ops.MAX_UPLOAD_BYTES // (1024 * 1024),  # the browser refuses larger files
     )
-    name = st.text_input("Name of the new index", key="b_name")
-    extractor = st.radio("Extractor", ["offline", "llm"], horizontal=True, key="b_extractor")
-    embedder = st.text_input("Embedder", value=DEFAULT_EMBEDDER, key="b_emb")
-    if st.button("Build", key="b_btn"):
+    name = st.text_input(t("new_name", lang), key="b_name")
+    extractor = st.radio(t("extractor", lang), ["offline", "llm"], horizontal=True, key="b_extractor")
+    embedder = st.text_input(t("embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
+    if st.button(t("build", lang), key="b_btn", type="primary"):
         from graphrag_ui.llm.settings import LLMSettings
 
         try:
@@ -100,8 +98,7 @@ with tab_build:
                 llm_model=LLMSettings.from_env_and_secrets().model,
                 progress=progress_bar(),
             )
-            st.write(", ".join(f"{v} {k}" for k, v in built.counts().items()))
-            finish(out.name, out)
+            finish(out.name, out, ", ".join(f"{v} {k}" for k, v in built.counts().items()))
         except UserError as exc:
             st.error(str(exc))
 with tab_reembed:

@@ -65,6 +65,28 @@ _STRINGS: dict[str, dict[str, str]] = {
         "zh": "{mode} 没有为这个问题找到任何内容：没有实体、关系、社区或文本块进入上下文。各标签页中被丢弃的行说明了原因；"
         "请尝试其他模式、更低的阈值或不同的关键词。",
     },
+    "open_folder": {"en": "Open folder", "zh": "打开文件夹"},
+    "import": {"en": "Import", "zh": "导入"},
+    "build": {"en": "Build from documents", "zh": "从文档构建"},
+    "reembed": {"en": "Re-embed", "zh": "重新嵌入"},
+    "open": {"en": "Open", "zh": "打开"},
+    "index_folder": {
+        "en": "Index folder (made by build, import or reembed)",
+        "zh": "索引文件夹（由构建、导入或重新嵌入生成）",
+    },
+    "source_kind": {"en": "Source kind", "zh": "来源类型"},
+    "source_folder": {
+        "en": "Source folder (working dir / GraphRAG output)",
+        "zh": "来源文件夹（工作目录 / GraphRAG 输出）",
+    },
+    "new_name": {"en": "Name of the new index", "zh": "新索引名称"},
+    "source_embedder": {
+        "en": "Embedder that made the source vectors (e.g. hash, litellm:text-embedding-3-small)",
+        "zh": "生成来源向量的嵌入模型（例如 hash、litellm:text-embedding-3-small）",
+    },
+    "documents": {"en": "Documents (.txt / .md, UTF-8, ≤ 5 MB each)", "zh": "文档（.txt / .md，UTF-8，每个 ≤ 5 MB）"},
+    "extractor": {"en": "Extractor", "zh": "抽取器"},
+    "embedder": {"en": "Embedder", "zh": "嵌入模型"},
     "why_dropped": {"en": "why dropped", "zh": "丢弃原因"},
     "tokens_used": {"en": "Tokens in the context", "zh": "上下文 token 数"},
     "headroom": {"en": "Headroom under the limits", "zh": "剩余额度"},
