@@ -27,7 +27,7 @@ chromium:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 run: setup
-	STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
+	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
 	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
 
 test: setup-test

@@ -27,6 +27,9 @@ def configure() -> None:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # Retrieval does many small matrix-vector products; OpenBLAS's thread hand-off makes each one up
+    # to 100x slower on a busy 2-core machine, and the embedder gains nothing from a second thread.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         folder = _litellm_tokenizer_dir()
         if folder:
