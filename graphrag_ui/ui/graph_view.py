@@ -60,7 +60,6 @@ PHYSICS = {
             "springLength": 150,
             "springConstant": 0.03,
             "damping": 0.3,
-            "avoidOverlap": 0.1,
         },
         "stabilization": {"enabled": True, "iterations": 200, "updateInterval": 25},
     },
