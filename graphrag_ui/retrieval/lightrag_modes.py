@@ -78,11 +78,11 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
     r.context = ctx.naive_context(units)
     r.budgets = [
-        Budget("chunks", used, available),
+        Budget("chunks", used, max(available, 0)),
         Budget("system prompt", sys_tokens, None),
         Budget("query", q_tokens, None),
         Budget("buffer", ctx.BUFFER_TOKENS, None),
-        Budget("total", sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"]),
+        _total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"]),
     ]
     clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
     return r
@@ -223,12 +223,12 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     r.budgets = [
         Budget("entities", ent_used, p["max_entity_tokens"]),
         Budget("relations", rel_used, p["max_relation_tokens"]),
-        Budget("chunks", chunk_used, available if merged else None),
+        Budget("chunks", chunk_used, max(available, 0) if merged else None),
         Budget("system prompt", sys_tokens, None),
         Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
         Budget("query", q_tokens, None),
         Budget("buffer", ctx.BUFFER_TOKENS, None),
-        Budget("total", kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"]),
+        _total_budget(r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"]),
     ]
     if not ent_items and not rel_items:
         for cand in r.chunks:
@@ -301,3 +301,15 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
             user_prompt=p["user_prompt"],
         )
     return r
+
+
+def _total_budget(r: Retrieval, used: int, max_total_tokens: int) -> Budget:
+    """``max_total_tokens`` only sizes the chunk budget in 1.4.7: the system prompt, KG context, query
+    and buffer are never cut by it. When they alone exceed it, say so instead of showing a broken limit."""
+    if used <= max_total_tokens:
+        return Budget("total", used, max_total_tokens)
+    r.warnings.append(
+        f"the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
+        f"{max_total_tokens}: LightRAG 1.4.7 does not cut them, it only leaves no room for chunks"
+    )
+    return Budget("total", used, None)

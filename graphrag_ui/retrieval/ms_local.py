@@ -150,6 +150,12 @@ def run(
     start = time.perf_counter()
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     cp, tp = float(params["community_prop"]), float(params["text_unit_prop"])
+    if cp + tp > 1:  # GraphRAG raises ValueError; a slider at its max should still show a result
+        out.warnings.append(
+            f"community_prop {cp:g} + text_unit_prop {tp:g} exceeds 1 (GraphRAG refuses this): "
+            f"community_prop lowered to {max(1 - tp, 0):g} so the text units keep their share"
+        )
+        cp = max(1 - tp, 0.0)
     limits = budgets(int(params["max_context_tokens"]), cp, tp)
     lv = level_view(index, int(params["community_level"]))
     t = time.perf_counter()
@@ -257,14 +263,26 @@ def run(
     parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
     out.context = "\n\n".join(parts)
     out.budgets = [
-        Budget("reports", reports.used, limits[0]),
-        Budget("local", local.used, limits[1]),
-        Budget("text units", sources.used, limits[2]),
+        _section_budget(out, "reports", reports.used, limits[0]),
+        _section_budget(out, "local", local.used, limits[1]),
+        _section_budget(out, "text units", sources.used, limits[2]),
     ]
     out.messages = _messages(out.context, query, params)
     out.trace.append(TraceStep("assemble", f"{len(parts)} sections joined by blank lines", len(parts), 1, _ms(t)))
     out.timings_ms["context"] = _ms(start)
     return out
+
+
+def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budget:
+    """GraphRAG writes a section's header even when its budget cannot hold it; say so rather than
+    showing a limit that was never enforced."""
+    if used <= limit:
+        return Budget(section, used, limit)
+    out.warnings.append(
+        f"the {section} budget ({limit} tokens) is smaller than its header ({used} tokens): "
+        "GraphRAG prints the header with no rows"
+    )
+    return Budget(section, used, None)
 
 
 def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
