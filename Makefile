@@ -21,10 +21,10 @@ $(VENV)/.testtools: $(VENV)/.runtime requirements-test.txt
 setup: $(VENV)/.runtime
 setup-test: $(VENV)/.testtools chromium
 
-# Browser tests use Debian's chromium, never a downloaded browser.
+# Browser tests use Debian's chromium, never a downloaded browser (and a CJK font for the zh sample).
 chromium:
-	@command -v chromium >/dev/null || test -x /usr/bin/chromium || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+	@(command -v chromium >/dev/null && test -d /usr/share/fonts/truetype/wqy) || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null)
 
 run: setup
 	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
