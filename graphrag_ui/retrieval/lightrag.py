@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from graphrag_ui.retrieval.lightrag_modes import retrieve
-from graphrag_ui.retrieval.recall import STRATEGIES
+from graphrag_ui.retrieval.recall import recall_params
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
 
 TOP_K = ParamSpec(
@@ -85,16 +85,6 @@ RESPONSE_TYPE = ParamSpec(
 USER_PROMPT = ParamSpec(
     "user_prompt", "str", "", "extra instruction for the answer (its tokens count against max_total_tokens)"
 )
-RECALL = ParamSpec(
-    "recall",
-    "choice",
-    "vector",
-    "entity recall of the local path: vector (LightRAG's own), ilike (name match), hybrid (seed 003)",
-    choices=STRATEGIES,
-)
-W_ILIKE = ParamSpec("w_ilike", "float", 1.0, "hybrid recall: weight of an ILIKE name match", 0.0, 5.0, 0.1)
-W_SIM = ParamSpec("w_sim", "float", 0.7, "hybrid recall: weight of the vector similarity", 0.0, 5.0, 0.1)
-W_OCC = ParamSpec("w_occ", "float", 0.2, "hybrid recall: weight of log(occurrences + 1)", 0.0, 5.0, 0.1)
 
 _KG_COMMON = (
     TOP_K,
@@ -108,7 +98,7 @@ _KG_COMMON = (
     RESPONSE_TYPE,
     USER_PROMPT,
 )
-_RECALL = (RECALL, W_ILIKE, W_SIM, W_OCC)
+_RECALL = recall_params("vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
 _NAIVE = (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT)
 
 SUMMARIES = {

@@ -21,7 +21,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.ms_local_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms_local_search import EntityView, LevelView, index_view, lance_knn, level_view
-from graphrag_ui.retrieval.recall import STRATEGIES, recall_entities
+from graphrag_ui.retrieval.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
 
@@ -353,16 +353,7 @@ PARAMS = (
     ParamSpec("use_community_summary", "bool", False, "Use the report summary instead of its full content."),
     ParamSpec("min_community_rank", "float", 0, "Skip reports rated below this.", 0, 10, 0.5),
     ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
-    ParamSpec(
-        "recall",
-        "choice",
-        "vector",
-        "Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).",
-        choices=STRATEGIES,
-    ),
-    ParamSpec("w_ilike", "float", 1.0, "Hybrid/ILIKE score weight of a name or alias match.", 0.0, 5.0, 0.1),
-    ParamSpec("w_sim", "float", 0.7, "Hybrid score weight of the vector similarity.", 0.0, 5.0, 0.1),
-    ParamSpec("w_occ", "float", 0.2, "Hybrid score weight of log(occurrence + 1).", 0.0, 5.0, 0.1),
+    *recall_params("LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003)."),
 )
 
 SPECS = [

@@ -28,7 +28,7 @@ from graphrag_ui.retrieval import nano_csv
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.nano_prep import prepared
 from graphrag_ui.retrieval.nano_recall import recall
-from graphrag_ui.retrieval.recall import STRATEGIES, RecallHit
+from graphrag_ui.retrieval.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
 
@@ -351,16 +351,7 @@ PARAMS = (
         0.01,
     ),
     ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
-    ParamSpec(
-        "recall",
-        "choice",
-        "vector",
-        "Entity recall: vector (nano), ilike (catalog) or hybrid (seed 003).",
-        choices=STRATEGIES,
-    ),
-    ParamSpec("w_ilike", "float", 1.0, "Hybrid/ILIKE score weight of a name or alias match.", 0.0, 5.0, 0.1),
-    ParamSpec("w_sim", "float", 0.7, "Hybrid score weight of the vector similarity.", 0.0, 5.0, 0.1),
-    ParamSpec("w_occ", "float", 0.2, "Hybrid score weight of log(occurrence + 1).", 0.0, 5.0, 0.1),
+    *recall_params("vector (nano), ilike (catalog) or hybrid (seed 003)."),
 )
 
 SPECS = [

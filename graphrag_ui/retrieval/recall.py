@@ -196,3 +196,16 @@ def explain_recall(
             }
         )
     return RecallBreakdown(ilike, vector, merged, vector_ran=len(ilike) < top_k)
+
+
+def recall_params(vector_help: str) -> tuple:
+    """The recall strategy and its seed-003 weights, as every entity-starting mode exposes them."""
+    from graphrag_ui.retrieval.schema import ParamSpec
+
+    w_ilike, w_sim, w_occ = DEFAULT_WEIGHTS
+    return (
+        ParamSpec("recall", "choice", "vector", f"Entity recall: {vector_help}", choices=STRATEGIES),
+        ParamSpec("w_ilike", "float", w_ilike, "Hybrid/ILIKE score weight of a name or alias match.", 0.0, 5.0, 0.1),
+        ParamSpec("w_sim", "float", w_sim, "Hybrid score weight of the vector similarity.", 0.0, 5.0, 0.1),
+        ParamSpec("w_occ", "float", w_occ, "Hybrid score weight of log(occurrence + 1).", 0.0, 5.0, 0.1),
+    )
