@@ -174,4 +174,4 @@ def test_graph_matches_a_numpy_forward_pass(embedder):
     )
     real = mask.astype(bool)  # padded positions are never pooled; compare the real tokens
     assert got.shape == (*ids.shape, 384)
-    assert np.abs(got[real] - want[real]).max() < 1e-3
+    assert np.abs(got[real] - want[real]).max() < 1e-4  # measured 1.6e-6
