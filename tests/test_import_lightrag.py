@@ -211,7 +211,7 @@ def test_relation_rows_keep_their_own_endpoint_order(broken):
 def test_graphml_reader_matches_networkx_on_odd_files(tmp_path):
     """Typed attributes and an edge to an undeclared node: same as nx.read_graphml; a repeated edge
     (LightRAG never writes one; networkx would return a MultiGraph) collapses into the first."""
-    from graphrag_ui.index.importers.lightrag_files import read_graphml
+    from graphrag_ui.index.importers.workdir_files import read_graphml
 
     path = tmp_path / "g.graphml"
     path.write_text(

@@ -19,7 +19,8 @@ import re
 from pathlib import Path
 
 from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.index.importers.lightrag_files import GRAPHML, read_graphml, read_kv, read_vdb
+from graphrag_ui.index.importers.lightrag_files import read_vdb
+from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
 

@@ -17,26 +17,23 @@ import base64
 import binascii
 import hashlib
 import json
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
 
 KIND = "nano"
 SOURCE = "nano-graphrag"
-GRAPHML = "graph_chunk_entity_relation.graphml"
 CHUNKS = "kv_store_text_chunks.json"
 DOCS = "kv_store_full_docs.json"
 REPORTS = "kv_store_community_reports.json"
 VDB_ENTITIES = "vdb_entities.json"
 VDB_CHUNKS = "vdb_chunks.json"
-_NS = "{http://graphml.graphdrawing.org/xmlns}"
-_CASTS = {"double": float, "float": float, "long": int, "int": int, "string": str}
 # files only LightRAG writes next to the same graphml name
 _LIGHTRAG_MARKERS = ("vdb_relationships.json", "kv_store_doc_status.json")
 
@@ -61,93 +58,9 @@ def split_sep(value: str) -> list[str]:
     return [p.strip() for p in value.split(SEP) if p.strip()]
 
 
-def _read_json(path: Path, required: bool) -> Any:
-    if not path.is_file():
-        if required:
-            raise IndexFormatError(
-                "file is missing", where=str(path), fix="point at a complete nano-graphrag working_dir"
-            )
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise IndexFormatError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); the file looks truncated or corrupt",
-            where=str(path),
-        ) from None
-    except UnicodeDecodeError:
-        raise IndexFormatError("not UTF-8 text", where=str(path)) from None
-
-
-def _read_kv(path: Path, required: bool) -> dict[str, dict]:
-    data = _read_json(path, required)
-    if data is None:
-        return {}
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise IndexFormatError("expected a JSON object of id -> record objects", where=str(path))
-    return data
-
-
-def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, str, dict]]]:
-    """Nodes and edges in file order, attributes typed from the ``<key>`` declarations."""
-    if not path.is_file():
-        raise IndexFormatError("file is missing", where=str(path), fix="point at a nano-graphrag working_dir")
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise IndexFormatError(f"not valid GraphML/XML ({exc})", where=str(path)) from None
-    graph = root.find(f"{_NS}graph")
-    if root.tag != f"{_NS}graphml" or graph is None:
-        raise IndexFormatError("no <graphml><graph> element: this is not a GraphML graph", where=str(path))
-    keys = {
-        k.get("id", ""): (k.get("attr.name", k.get("id", "")), _CASTS.get(k.get("attr.type", "string"), str))
-        for k in root.findall(f"{_NS}key")
-    }
-
-    def attrs(elem: ET.Element, what: str) -> dict:
-        out: dict[str, Any] = {}
-        for data in elem.findall(f"{_NS}data"):
-            name, cast = keys.get(data.get("key", ""), (data.get("key", ""), str))
-            try:
-                out[name] = cast(data.text or "")
-            except ValueError:
-                raise IndexFormatError(
-                    f"{what}: attribute {name!r} is not a number: {data.text!r}", where=str(path)
-                ) from None
-        return out
-
-    nodes: list[tuple[str, dict]] = []
-    seen: set[str] = set()
-    for node in graph.findall(f"{_NS}node"):
-        name = node.get("id")
-        if name is None:
-            raise IndexFormatError("a <node> has no id", where=str(path))
-        if name not in seen:
-            seen.add(name)
-            nodes.append((name, attrs(node, f"node {name}")))
-    edges: list[tuple[str, str, dict]] = []
-    edge_at: dict[frozenset, int] = {}
-    for edge in graph.findall(f"{_NS}edge"):
-        src, tgt = edge.get("source"), edge.get("target")
-        if src is None or tgt is None:
-            raise IndexFormatError("an <edge> lacks source or target", where=str(path))
-        data = attrs(edge, f"edge {src} -> {tgt}")
-        for end in (src, tgt):
-            if end not in seen:  # networkx adds endpoints it has not seen as bare nodes
-                seen.add(end)
-                nodes.append((end, {}))
-        key = frozenset((src, tgt))
-        if key in edge_at:  # an undirected graph keeps one edge; networkx updates its data
-            edges[edge_at[key]][2].update(data)
-        else:
-            edge_at[key] = len(edges)
-            edges.append((src, tgt, data))
-    return nodes, edges
-
-
 def read_vdb(path: Path, required: bool) -> tuple[int, list[dict], np.ndarray] | None:
     """nano-vectordb file -> (dim, data rows, float32 matrix) with shape checks."""
-    raw = _read_json(path, required)
+    raw = read_json(path, required)
     if raw is None:
         return None
     if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= raw.keys():
@@ -316,10 +229,10 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
 
     nodes, edges = read_graphml(folder / GRAPHML)
     tick("read graph")
-    chunk_kv = _read_kv(folder / CHUNKS, required=True)
-    doc_kv = _read_kv(folder / DOCS, required=False)
+    chunk_kv = read_kv(folder / CHUNKS, required=True)
+    doc_kv = read_kv(folder / DOCS, required=False)
     tick("read chunks")
-    report_kv = _read_kv(folder / REPORTS, required=False)
+    report_kv = read_kv(folder / REPORTS, required=False)
     tick("read community reports")
     vdb_ent = read_vdb(folder / VDB_ENTITIES, required=False)
     tick("read entity vectors")
