@@ -15,14 +15,8 @@ from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
-lang = state.language()
-index = st.session_state.get("_index")
-index_key = st.session_state.get("_index_key", "")
-st.title(t("compare", lang))
-if index is None:
-    st.stop()
-
-suggested = [q.get("question", "") for q in state.questions_for(index_key) if isinstance(q, dict)]
+lang, index, index_key = state.open_page("compare")
+suggested = state.suggested_questions(index_key)
 state.seed_widget("cq", suggested[0] if suggested else "")
 query = st.text_area(t("question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()

@@ -13,14 +13,8 @@ from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
-lang = state.language()
-index = st.session_state.get("_index")
-index_key = st.session_state.get("_index_key", "")
-st.title(t("explore", lang))
-if index is None:
-    st.stop()
-
-suggested = [q.get("question", "") for q in state.questions_for(index_key) if isinstance(q, dict)]
+lang, index, index_key = state.open_page("explore")
+suggested = state.suggested_questions(index_key)
 
 
 def _use_suggestion() -> None:

@@ -8,11 +8,7 @@ from graphrag_ui.ui import graph_view, state
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.i18n import t
 
-lang = state.language()
-index = st.session_state.get("_index")
-st.title(t("graph", lang))
-if index is None:
-    st.stop()
+lang, index, _ = state.open_page("graph")
 
 by_degree = sorted(index.entities, key=lambda e: (-index.graph.degree(e.name), e.name))
 names = [e.name for e in by_degree]

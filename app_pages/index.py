@@ -11,10 +11,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.ui import index_ops, state
 from graphrag_ui.ui.i18n import t
 
-lang = state.language()
-index = st.session_state.get("_index")
-index_key = st.session_state.get("_index_key", "")
-st.title(t("index", lang))
+lang, index, index_key = state.open_page("index", require_index=False)
 
 
 def progress_bar():

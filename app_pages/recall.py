@@ -11,11 +11,7 @@ from graphrag_ui.retrieval.recall import explain_recall
 from graphrag_ui.ui import state
 from graphrag_ui.ui.i18n import t
 
-lang = state.language()
-index = st.session_state.get("_index")
-st.title(t("recall", lang))
-if index is None:
-    st.stop()
+lang, index, _ = state.open_page("recall")
 st.caption(
     "score = w_ilike·ilike + w_sim·sim + w_occ·log(occurrence+1). ILIKE runs first; vector recall only "
     "fills in when ILIKE finds fewer than the limit."

@@ -145,3 +145,21 @@ def questions_for(index_key: str) -> list[dict]:
     except json.JSONDecodeError:
         return []
     return data if isinstance(data, list) else data.get("questions", [])
+
+
+def suggested_questions(index_key: str) -> list[str]:
+    """The question texts of a sample's questions.json (none for other indexes)."""
+    return [q.get("question", "") for q in questions_for(index_key) if isinstance(q, dict)]
+
+
+def open_page(title_key: str, *, require_index: bool = True) -> tuple[str, Index | None, str]:
+    """Every page's start: the title in the UI language and the index the frame opened.
+
+    With ``require_index`` the page stops here when no index could be opened (the frame has already
+    said why in the sidebar)."""
+    lang = language()
+    index = st.session_state.get("_index")
+    st.title(t(title_key, lang))
+    if require_index and index is None:
+        st.stop()
+    return lang, index, st.session_state.get("_index_key", "")
