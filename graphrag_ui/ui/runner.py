@@ -10,6 +10,7 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import run_query
 from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.ui import state
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -44,7 +45,8 @@ def retrieve(
     from graphrag_ui.llm.settings import LLMSettings
 
     model = LLMSettings.from_env_and_secrets().model or ""
-    stamp = json.dumps(index.manifest.counts, sort_keys=True) + index.path
+    # the on-disk version, as the index loader keys it: a re-embed in place must not reuse old results
+    stamp = f"{index.path}@{state.index_version(index.path)}"
     data = _cached(
         index,
         index_key,

@@ -75,11 +75,15 @@ def _load(path: str, stamp: float) -> Index:
     return store.load(path)
 
 
+def index_version(path: str | Path) -> float:
+    """When the index at ``path`` was last written (its manifest is written last, atomically)."""
+    manifest = Path(path) / "manifest.json"
+    return manifest.stat().st_mtime if manifest.exists() else 0.0
+
+
 def load_index(path: Path) -> Index:
     """The index at ``path``, loaded once per process and per on-disk version."""
-    manifest = Path(path) / "manifest.json"
-    stamp = manifest.stat().st_mtime if manifest.exists() else 0.0
-    return _load(str(path), stamp)
+    return _load(str(path), index_version(path))
 
 
 def language() -> str:
