@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -78,3 +79,17 @@ def test_retrieval_round_trips_through_json():
     assert data.selected_ids("entities") == ["e1"]
     assert data.entities[1].dropped == "over budget"
     assert data.keywords.source == "user"
+
+
+def test_staged_retrieval_round_trips_through_json():
+    from graphrag_ui.retrieval.stages import Batch, ModelCall, Point, Rating, Stages
+
+    stages = Stages(
+        batches=[Batch(0, ["7"], "id|title\n7|Harbour", 5, 8000, [{"role": "system", "content": "map"}])],
+        ratings=[Rating("7", 0, 3.0, True, "rated 3 ≥ 1")],
+        calls=[ModelCall("map", "batch 0", 120, 30, 12.5, None, False, True, "", '{"points": []}', [])],
+        points=[Point(0, "the harbour matters", 80.0, ["7"], True, "score 80", "", 6)],
+    )
+    staged = Retrieval(mode="ms.global", query="q", params={}, stages=stages)
+    assert Retrieval.from_dict(json.loads(staged.to_json())) == staged
+    assert Retrieval.from_dict(Retrieval(mode="nano.local", query="q", params={}).to_dict()).stages is None

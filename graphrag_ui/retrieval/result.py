@@ -10,6 +10,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from graphrag_ui.retrieval.stages import Stages
+
 KINDS = ("entities", "relations", "communities", "chunks")
 
 
@@ -68,6 +70,7 @@ class Retrieval:
     messages: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)  # e.g. {"embed": .., "context": ..}
+    stages: Stages | None = None  # map-reduce modes only: batches, model calls, points (see stages.py)
 
     def candidates(self, kind: str) -> list[Candidate]:
         return getattr(self, kind)
@@ -90,6 +93,8 @@ class Retrieval:
             data[kind] = [Candidate(**c) for c in data.get(kind, [])]
         data["budgets"] = [Budget(**b) for b in data.get("budgets", [])]
         data["trace"] = [TraceStep(**t) for t in data.get("trace", [])]
+        if data.get("stages") is not None:
+            data["stages"] = Stages.from_dict(data["stages"])
         return cls(**data)
 
 

@@ -1,0 +1,114 @@
+"""The stages of a map-reduce retrieval (``ms.global``, ``nano.global``) as plain data.
+
+A map-reduce mode's context builder is pure: it returns the batches it would send to the model, each
+with its exact map prompt. The model calls (rating, map, reduce) happen in ``graphrag_ui.llm.map_reduce``
+and are recorded back here — every call, every parsed point, why each point was kept or dropped — so
+the UI, the CLI and the JSON export show the whole run without the retrieval importing the model
+client. Without a model the batches and prompts are complete and ``status`` says the model stages
+did not run; nothing is invented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# status values
+NEEDS_MODEL = "needs_model"  # batches and map prompts are built; no model ran
+DONE = "done"  # map and reduce ran; the reduce context and messages are final
+FAILED = "failed"  # a model stage failed; ``note`` says which and why
+
+
+@dataclass
+class Batch:
+    """One map batch: the reports it holds, in order, and the exact text and prompt sent for it."""
+
+    index: int  # 0-based batch number, in the order the reference builds them
+    community_ids: list[str]  # the reports in this batch, in context order
+    context: str  # the exact batch context (what the reference puts into its map prompt)
+    tokens: int  # tokens of ``context`` by the reference's own counting
+    limit: int  # the per-batch token budget
+    messages: list[dict[str, str]] = field(default_factory=list)  # the exact map prompt
+
+
+@dataclass
+class Rating:
+    """Dynamic community selection: one community's relevance rating and what followed from it."""
+
+    community_id: str
+    level: int
+    rating: float | None  # None: the model's answer had no usable rating
+    kept: bool
+    why: str  # e.g. "rated 3 ≥ threshold 1: kept, its 4 children rated next"
+
+
+@dataclass
+class ModelCall:
+    """One model call of a stage, as it happened (or came from the answer cache)."""
+
+    stage: str  # "rate" | "map" | "reduce"
+    label: str  # what it was for, e.g. "batch 2" or "community 14"
+    prompt_tokens: int = 0
+    answer_tokens: int = 0
+    ms: float = 0.0
+    cost_usd: float | None = None
+    cached: bool = False
+    ok: bool = True
+    error: str = ""  # one line when not ok (what the model returned, truncated)
+    raw: str = ""  # the model's answer text (truncated for display by the UI, kept whole here)
+    parsed: list[dict[str, Any]] = field(default_factory=list)  # points or ratings read from ``raw``
+
+
+@dataclass
+class Point:
+    """A key point from a map answer, and whether it reached the reduce context."""
+
+    batch: int
+    description: str
+    score: float
+    community_ids: list[str]  # the reports of the batch it came from
+    in_context: bool = False
+    why: str = ""  # why kept, e.g. "score 80, #2 of 14 kept points"
+    dropped: str = ""  # why dropped: "score 0", "over the reduce budget (12,000 tokens)", ...
+    tokens: int = 0
+
+
+@dataclass
+class Stages:
+    status: str = NEEDS_MODEL
+    note: str = ""  # plain words for the user: what ran, what needs a model, what failed
+    batches: list[Batch] = field(default_factory=list)
+    ratings: list[Rating] = field(default_factory=list)
+    calls: list[ModelCall] = field(default_factory=list)
+    points: list[Point] = field(default_factory=list)
+    reduce_context: str = ""  # the exact reduce context, when the map stage ran
+    reduce_messages: list[dict[str, str]] = field(default_factory=list)  # the exact reduce prompt
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Stages:
+        data = dict(data)
+        data["batches"] = [Batch(**b) for b in data.get("batches", [])]
+        data["ratings"] = [Rating(**r) for r in data.get("ratings", [])]
+        data["calls"] = [ModelCall(**c) for c in data.get("calls", [])]
+        data["points"] = [Point(**p) for p in data.get("points", [])]
+        return cls(**data)
+
+
+class MapReduceHooks(Protocol):
+    """What a map-reduce mode gives the runner in ``graphrag_ui.llm.map_reduce`` (all pure).
+
+    A mode module sets ``ModeSpec.extra["map_reduce"]`` to an object with these methods. The runner
+    calls the model for each batch's ``messages``, hands the answers to ``parse_map`` and the
+    collected points to ``reduce``; it owns concurrency, caching, timing and error records.
+    """
+
+    def parse_map(self, answer: str) -> list[tuple[str, float]]:
+        """(description, score) pairs exactly as the reference reads a map answer; malformed
+        answers are handled as the reference handles them (raise ``ValueError`` with one line when
+        the reference would treat the answer as failed)."""
+        ...
+
+    def reduce(self, points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
+        """Sort, filter and budget ``points`` as the reference does (setting ``in_context``, ``why``,
+        ``dropped`` and ``tokens`` on each), and return the reduce context and reduce messages."""
+        ...
