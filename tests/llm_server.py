@@ -44,6 +44,7 @@ class Reply:
     cut_after: int | None = None  # streaming: close the connection after this many content chunks
     chunk_size: int = 8  # characters per streamed chunk
     usage: bool = True  # include token usage in the reply
+    finish: str = "stop"  # the finish reason sent ("length": the model hit its output limit)
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -109,6 +110,25 @@ def default_keywords(query: str) -> dict[str, list[str]]:
     return {"high_level_keywords": found.hl, "low_level_keywords": found.ll}
 
 
+def is_map_prompt(text: str) -> bool:
+    """A global-search map prompt (GraphRAG's and nano-graphrag's both ask for JSON ``points``)."""
+    return '"points"' in text and '"description"' in text and '"score"' in text
+
+
+def map_points(context: str) -> dict[str, list[dict[str, Any]]]:
+    """Points a model might give for one map batch: one scored from the batch text, one scored 0.
+
+    The score is derived from the text, so different batches rank differently and reruns agree.
+    """
+    rows = [line.strip() for line in context.splitlines() if line.count("|") >= 2 or line.count(",") >= 3]
+    row = rows[1] if len(rows) > 1 else (rows[0] if rows else "the data")
+    score = 10 + int(hashlib.sha256(context.encode()).hexdigest(), 16) % 90
+    first = f"The reports describe {row[:80]}."
+    return {
+        "points": [{"description": first, "score": score}, {"description": "Nothing else is relevant.", "score": 0}]
+    }
+
+
 def default_reply(body: dict[str, Any]) -> Reply:
     messages = body.get("messages") or []
     last = str(messages[-1].get("content", "")) if messages else ""
@@ -116,6 +136,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
         query = last.split("## Question", 1)[-1].split("## JSON", 1)[0].strip()
         return Reply(text=json.dumps(default_keywords(query), ensure_ascii=False))
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    if is_map_prompt(system) or is_map_prompt(last):
+        return Reply(text=json.dumps(map_points(system or last), ensure_ascii=False))
     name = first_entity(system)
     if name:
         text = f"According to the retrieved context, {name} is the entity most relevant to your question."
@@ -218,7 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
             payload = {
                 **base,
                 "object": "chat.completion",
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": reply.finish}],
             }
             if reply.usage:
                 payload["usage"] = usage
@@ -254,7 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(2)
                 return
             event(chunk({"content": piece}))
-        event(chunk({}, "stop"))
+        event(chunk({}, reply.finish))
         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
             event({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
         event("[DONE]")

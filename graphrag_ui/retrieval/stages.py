@@ -94,18 +94,38 @@ class Stages:
         return cls(**data)
 
 
+class MalformedAnswer(ValueError):
+    """A map answer the reference does not fail on but replaces with fallback points.
+
+    GraphRAG, for one, reads an answer that is not JSON as a single point with score 0 and carries on;
+    ``parse_map`` raises this (with that fallback) so the runner records the call as malformed (never
+    cached, said in the note) and still hands the fallback points to ``reduce``, as the reference does.
+    A plain ``ValueError`` means the reference fails the whole query on that answer.
+    """
+
+    def __init__(self, message: str, fallback: list[tuple[str, float]]) -> None:
+        super().__init__(message)
+        self.fallback = fallback
+
+
 class MapReduceHooks(Protocol):
     """What a map-reduce mode gives the runner in ``graphrag_ui.llm.map_reduce`` (all pure).
 
     A mode module sets ``ModeSpec.extra["map_reduce"]`` to an object with these methods. The runner
     calls the model for each batch's ``messages``, hands the answers to ``parse_map`` and the
     collected points to ``reduce``; it owns concurrency, caching, timing and error records.
+
+    Optional attributes the runner reads when present: ``map_llm_kwargs`` (dict: extra model arguments
+    the reference sends with each map call, e.g. ``{"response_format": {"type": "json_object"}}``; part of
+    the cache key) and ``fail_response`` (str: the reference's answer when no point reaches the reduce
+    context, given without a model call).
     """
 
     def parse_map(self, answer: str) -> list[tuple[str, float]]:
         """(description, score) pairs exactly as the reference reads a map answer; malformed
         answers are handled as the reference handles them (raise ``ValueError`` with one line when
-        the reference would treat the answer as failed)."""
+        the reference would treat the answer as failed, ``MalformedAnswer`` when it substitutes
+        fallback points)."""
         ...
 
     def reduce(self, points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
