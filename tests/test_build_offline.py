@@ -56,7 +56,9 @@ def test_chinese_names_places_and_organisations_by_jieba_tags():
     pairs = {frozenset((r.source, r.target)): r for r in ext.relations}
     assert pairs[frozenset(("张三", "李四"))].strength == 2.0  # two sentences mention both
     zhang = next(e for e in ext.entities if e.name == "张三")
-    assert zhang.description == "张三是北京大学的教授，他和李四一起在上海工作。去年，张三和李四在杭州参加了人工智能会议。"
+    assert (
+        zhang.description == "张三是北京大学的教授，他和李四一起在上海工作。去年，张三和李四在杭州参加了人工智能会议。"
+    )
     assert frozenset(("上海", "清华大学")) not in pairs
 
 
