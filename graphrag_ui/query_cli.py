@@ -13,13 +13,16 @@ import json
 import sys
 import time
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.query import run_query
+from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
 from graphrag_ui.retrieval.result import KINDS, Retrieval
+from graphrag_ui.retrieval.stages import FAILED
 
 DEFAULT_MODE = "nano.local"
 CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
@@ -51,8 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ll", help="low-level keywords, comma-separated (LightRAG modes)")
     parser.add_argument("--embedder", help="query embedder (only for an index whose manifest says 'unknown')")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--context-only", action="store_true", help="print exactly the context string")
-    out.add_argument("--json", action="store_true", help="print the Retrieval as JSON")
+    out.add_argument(
+        "--context-only",
+        action="store_true",
+        help="print exactly the context string (map-reduce modes: each map batch context under a header line, "
+        "then the reduce context when a model ran the map calls)",
+    )
+    out.add_argument("--json", action="store_true", help="print the Retrieval as JSON (with its stages)")
     parser.add_argument("--batch", help="JSONL file of cases: mode, query, params, hl_keywords, ll_keywords, recall")
     parser.add_argument("--out", help="JSONL results file for --batch (default: stdout)")
     parser.add_argument("--no-cache", action="store_true", help="do not use the answer cache")
@@ -132,8 +140,10 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         ll=_keywords_field(case, "ll_keywords"),
         llm_settings=settings,
     )
+    if result.stages is not None:  # map-reduce: the map calls make the points and the reduce context
+        result, _ = run_stages(result, settings, final_answer=False)
     total = (time.perf_counter() - start) * 1000
-    return {
+    row = {
         "input": case,
         "mode": result.mode,
         "context": result.context,
@@ -142,6 +152,9 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         "warnings": result.warnings,
         "timings_ms": {**result.timings_ms, "total": round(total, 3)},
     }
+    if result.stages is not None:
+        row["stages"] = asdict(result.stages)
+    return row
 
 
 def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = DEFAULT_MODE, settings=None) -> int:
@@ -247,6 +260,8 @@ def run(args: argparse.Namespace) -> int:
         llm_settings=settings,
         embedder=args.embedder,
     )
+    if result.stages is not None:
+        return _run_staged(args, result, settings)
     if args.context_only:
         _emit(result.context)
         for warning in result.warnings:  # stdout stays exactly the context
@@ -257,6 +272,50 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(_summary(result))
     return _answer(result, settings, use_cache=not args.no_cache)
+
+
+def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
+    """A map-reduce mode: map calls (progress on stderr), then the reduce context or the answer."""
+    use_cache = not args.no_cache
+    if args.context_only or args.json:
+        result, _ = run_stages(result, settings, final_answer=False, use_cache=use_cache)
+        assert result.stages is not None
+        _emit(staged_context(result.stages) if args.context_only else result.to_json() + "\n")
+        for line in [*result.warnings, result.stages.note]:
+            if line:
+                print(f"warning: {line}" if line in result.warnings else f"note: {line}", file=sys.stderr)
+        return 2 if result.stages.status == FAILED else 0
+    print(_summary(result))
+    if settings is None or not settings.configured:
+        result, _ = run_stages(result, settings, final_answer=False)
+        assert result.stages is not None
+        print_map_prompts(result.stages)
+        from graphrag_ui.llm import answer as answering
+
+        print(answering.describe_unconfigured())
+        return 0
+    print("\n--- answer ---")
+    result, reply = run_stages(
+        result,
+        settings,
+        final_answer=True,
+        use_cache=use_cache,
+        on_token=lambda t: (sys.stdout.write(t), sys.stdout.flush()),
+    )
+    assert result.stages is not None
+    print()
+    print(stages_summary(result.stages))
+    if reply is None or reply.error:
+        print(f"error: {result.stages.note}", file=sys.stderr)
+        return 2
+    return _reply_line(reply)
+
+
+def _reply_line(reply) -> int:
+    cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
+    hit = " (cached)" if reply.cached else ""
+    print(f"--- {reply.model}{hit}: {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens, cost {cost}")
+    return 0
 
 
 def _answer(result: Retrieval, settings, use_cache: bool) -> int:
@@ -276,7 +335,4 @@ def _answer(result: Retrieval, settings, use_cache: bool) -> int:
     if reply.error:
         print(f"error: {reply.error}", file=sys.stderr)
         return 2
-    cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
-    hit = " (cached)" if reply.cached else ""
-    print(f"--- {reply.model}{hit}: {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens, cost {cost}")
-    return 0
+    return _reply_line(reply)

@@ -1,7 +1,7 @@
 """The map-reduce runner through the real OpenAI-compatible test server, with test-local hooks.
 
-The hooks below read and reduce points the way a global-search reference does (JSON points, score 0
-dropped, best first within a budget) so the runner's own duties can be checked apart from any mode:
+The hooks (tests/staged_mode.py) read and reduce points the way a global-search reference does (JSON
+points, score 0 dropped, best first within a budget) so the runner's own duties can be checked apart from any mode:
 bounded concurrent map calls, the cache (re-running costs nothing), progress, every call recorded,
 failures loud and never cached, and nothing invented without a model.
 """
@@ -14,51 +14,16 @@ import time
 
 import pytest
 from llm_server import Reply, default_reply, is_map_prompt, serve_fixture
+from staged_mode import MAP_SYSTEM, Hooks
 
 from graphrag_ui.llm import client
 from graphrag_ui.llm import map_reduce as mr
 from graphrag_ui.llm.cache import LLMCache
 from graphrag_ui.llm.settings import LLMSettings
 from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import DONE, FAILED, NEEDS_MODEL, Batch, MalformedAnswer, Point, Stages
+from graphrag_ui.retrieval.stages import DONE, FAILED, NEEDS_MODEL, Batch, Stages
 
 QUERY = "What are the main themes?"
-MAP_SYSTEM = 'Answer with JSON {"points": [{"description": "...", "score": 0-100}]} from these reports:\n'
-
-
-class Hooks:
-    """A reference-like reader and reducer: JSON points, score 0 dropped, best first within a budget."""
-
-    map_llm_kwargs = {"response_format": {"type": "json_object"}}
-    fail_response = "I am sorry but I am unable to answer this question given the provided data."
-
-    def __init__(self, strict: bool = False, budget: int = 10_000) -> None:
-        self.strict = strict  # True: a non-JSON answer fails the query (nano-graphrag's assert)
-        self.budget = budget
-
-    def parse_map(self, answer: str) -> list[tuple[str, float]]:
-        try:
-            data = json.loads(answer)
-        except json.JSONDecodeError:
-            if self.strict:
-                raise ValueError("the map answer is not JSON") from None
-            raise MalformedAnswer("the map answer is not JSON", [("", 0.0)]) from None
-        return [(p["description"], float(p.get("score", 1))) for p in data.get("points", []) if "description" in p]
-
-    def reduce(self, points: list[Point], query: str, params: dict) -> tuple[str, list[dict[str, str]]]:
-        used, parts = 0, []
-        for p in sorted(points, key=lambda p: -p.score):
-            p.tokens = len(p.description.split())
-            if p.score <= 0:
-                p.dropped = "score 0"
-            elif used + p.tokens > self.budget:
-                p.dropped = f"over the reduce budget ({self.budget} tokens)"
-            else:
-                used += p.tokens
-                p.in_context, p.why = True, f"score {p.score:g}"
-                parts.append(f"----Analyst {p.batch}----\nImportance Score: {p.score:g}\n{p.description}\n")
-        context = "\n".join(parts)
-        return context, [{"role": "system", "content": "Reduce these:\n" + context}, {"role": "user", "content": query}]
 
 
 def staged(n: int = 3) -> Retrieval:

@@ -120,6 +120,8 @@ def call_model(
 
     from graphrag_ui.llm import client
 
+    client.litellm()  # its first import takes seconds: not part of this call's time
+    started = time.perf_counter()
     try:
         result = client.call(request.messages, settings, **request.llm_kwargs)
     except LLMError as exc:
@@ -230,11 +232,13 @@ def run_map_reduce(
     use_cache: bool = True,
     cache: LLMCache | None = None,
     concurrency: int = MAP_CONCURRENCY,
-) -> tuple[Retrieval, AnswerResult]:
+    final_answer: bool = True,
+) -> tuple[Retrieval, AnswerResult | None]:
     """Map every batch, reduce, answer; returns the Retrieval with its stages filled in, and the answer.
 
     The input Retrieval is not changed. ``on_progress`` reports each map call; ``on_token`` streams the
-    final answer.
+    final answer. ``final_answer=False`` stops once the reduce context is built (the reference's
+    "only need context", which still runs the map calls); the answer is then ``None``.
     """
     from graphrag_ui.errors import UserError
 
@@ -278,8 +282,8 @@ def run_map_reduce(
         stages.points += [Point(batch.index, d, float(s), list(batch.community_ids)) for d, s in pairs]
     stages.reduce_context, stages.reduce_messages = hooks.reduce(stages.points, retrieval.query, retrieval.params)
     notes = [f"batch {c.label.removeprefix('batch ')}'s map answer could not be read" for c in calls if not c.ok]
-    reply = _reduce(out, hooks, settings, stream, on_token, use_cache, store)
-    if reply.error:
+    reply = _reduce(out, hooks, settings, stream, on_token, use_cache, store) if final_answer else None
+    if reply is not None and reply.error:
         stages.status = FAILED
         stages.note = f"the map stage ran ({len(calls)} call(s)); the reduce call failed: {reply.error}"
         return out, reply
@@ -289,6 +293,7 @@ def run_map_reduce(
         [
             f"{len(calls)} map call(s) gave {len(stages.points)} point(s); {kept} reached the reduce context",
             *[n + " (the reference's fallback was used, as it does)" for n in notes],
+            *([] if final_answer else ["the reduce call (the answer) was not made: context only"]),
         ]
     )
     return out, reply

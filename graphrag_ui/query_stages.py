@@ -1,0 +1,96 @@
+"""The CLI's side of a map-reduce mode (``ms.global``, ``nano.global``): run its stages, print them.
+
+A staged retrieval has no single context string: ``--context-only`` prints every map batch context
+(each under one header line), then the reduce context when a model ran the map stage. ``--json`` and
+``--batch`` carry the whole ``stages`` record. Map progress goes to stderr so stdout stays the data.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.stages import Stages
+
+
+def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cache: bool = True, on_token=None):
+    """Run the map (and, with ``final_answer``, the reduce) calls; progress on stderr.
+
+    Returns ``(retrieval with its stages filled in, answer or None)``; without a model nothing is
+    called and the stages say so.
+    """
+    from graphrag_ui.llm import map_reduce
+    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.progress import TextProgress
+
+    bar = TextProgress()
+    return map_reduce.run_map_reduce(
+        result,
+        settings if settings is not None else LLMSettings(model=""),
+        stream=on_token is not None,
+        on_token=on_token,
+        on_progress=lambda done, total, _call: bar("map calls", done, total),
+        use_cache=use_cache,
+        final_answer=final_answer,
+    )
+
+
+def batch_label(stages: Stages, i: int) -> str:
+    """ "map batch 2 of 5 · 3 report(s): 4, 9, 12 · 1,204/12,000 tokens" (``Batch.index``, from 0, as the
+    model calls are labelled)."""
+    batch = stages.batches[i]
+    reports = ", ".join(batch.community_ids)
+    return (
+        f"map batch {batch.index} of {len(stages.batches)} · {len(batch.community_ids)} report(s): {reports} · "
+        f"{batch.tokens:,}/{batch.limit:,} tokens"
+    )
+
+
+def batch_header(stages: Stages, i: int) -> str:
+    return f"=== {batch_label(stages, i)} ===\n"
+
+
+def staged_context(stages: Stages) -> str:
+    """Every batch context under its header, then the reduce context when the map stage ran."""
+    parts = [batch_header(stages, i) + batch.context.rstrip("\n") + "\n" for i, batch in enumerate(stages.batches)]
+    if stages.reduce_context:
+        kept = sum(1 for p in stages.points if p.in_context)
+        parts.append(f"=== reduce context · {kept} of {len(stages.points)} point(s) ===\n{stages.reduce_context}")
+    return "".join(parts)
+
+
+def stages_summary(stages: Stages) -> str:
+    """The run in lines: batches against their budget, each model call, points kept and dropped, the note."""
+    lines = [f"stages: {stages.status}"]
+    lines += [f"  {batch_label(stages, i)}" for i in range(len(stages.batches))]
+    for call in stages.calls:
+        cost = "" if call.cost_usd is None else f", ${call.cost_usd:.5f}"
+        state = "cached" if call.cached else ("ok" if call.ok else f"FAILED: {call.error}")
+        lines.append(
+            f"  {call.stage:<6} {call.label:<14} {call.ms:8.1f} ms  "
+            f"{call.prompt_tokens} + {call.answer_tokens} tokens{cost}  {state}"
+        )
+    if stages.points:
+        kept = [p for p in stages.points if p.in_context]
+        reasons: dict[str, int] = {}
+        for p in stages.points:
+            if not p.in_context:
+                reasons[p.dropped or "not kept"] = reasons.get(p.dropped or "not kept", 0) + 1
+        dropped = "; ".join(f"{n} × {why}" for why, n in reasons.items())
+        lines.append(f"  points: {len(kept)} kept, {len(stages.points) - len(kept)} dropped ({dropped or 'none'})")
+    for rating in stages.ratings:
+        value = "no rating" if rating.rating is None else f"rating {rating.rating:g}"
+        lines.append(f"  rate   community {rating.community_id} (level {rating.level}): {value} — {rating.why}")
+    if stages.note:
+        lines.append(f"  note: {stages.note}")
+    return "\n".join(lines)
+
+
+def print_map_prompts(stages: Stages) -> None:
+    """What would be sent without a model: each batch's exact map prompt."""
+    for i, batch in enumerate(stages.batches):
+        print(f"\n--- map prompt that would be sent, {batch_label(stages, i)} ---")
+        for message in batch.messages:
+            print(f"[{message['role']}]\n{message['content']}\n")
+    print(f"note: {stages.note}", file=sys.stderr)
