@@ -218,6 +218,6 @@ def test_missing_table_or_chroma_or_catalog_is_rejected(saved, tmp_path):
 def test_corrupt_manifest_is_rejected(saved):
     _index, out = saved
     (out / "manifest.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(IndexFormatError, match="unreadable manifest"):
+    with pytest.raises(IndexFormatError, match="manifest.json: not valid JSON"):
         store.load(out)
     assert not store.is_index(out)

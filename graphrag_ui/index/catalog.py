@@ -24,10 +24,11 @@ starts or ends with a letter or digit must not continue a word of the text ("ART
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -36,6 +37,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index import validate
 from graphrag_ui.index.model import Entity, Index
 
 CATALOG_FILE = "catalog.sqlite"
@@ -93,7 +95,7 @@ def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
         # which closes connections still in use by other threads (crashes under concurrent queries)
         return sa.create_engine(
             "sqlite://",
-            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
+            creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=validate.LOCK_WAIT),
             poolclass=QueuePool,
         )
     return sa.create_engine(f"sqlite:///{path}")
@@ -138,7 +140,7 @@ class Catalog:
         self._longest = 0
 
     def count(self) -> int:
-        with self._guard(), self.engine.connect() as conn:
+        with self._connect() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(self.table)).scalar_one())
 
     def forward(self, text: str, limit: int) -> list[dict[str, Any]]:
@@ -155,7 +157,7 @@ class Catalog:
             .order_by(kind, t.c.occurrence_count.desc(), t.c.name, t.c.entity_id)
             .limit(limit)
         )
-        with self._guard(), self.engine.connect() as conn:
+        with self._connect() as conn:
             rows = conn.execute(query).mappings().all()
         out = []
         needle = fold(text)
@@ -169,6 +171,19 @@ class Catalog:
     def _guard(self):
         return self._query_lock if self._serialize else _NoLock()
 
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sa.Connection]:
+        """A connection; a damaged or locked database file becomes one ``IndexFormatError`` naming it."""
+        with self._guard(), validate.reading(Path(self.where or "in-memory catalog")):
+            try:
+                with self.engine.connect() as conn:
+                    yield conn
+            except sa.exc.DBAPIError as exc:
+                if isinstance(exc.orig, sqlite3.Error):
+                    raise exc.orig from None
+                detail = " ".join(str(exc.orig).split())[:160]
+                raise IndexFormatError(f"the catalog database failed ({detail})", where=self.where) from None
+
     def _reverse_map(self) -> dict[str, list[tuple[tuple, str]]]:
         """bare name/alias -> [(row, kind)], rows as (entity_id, name, aliases, type, occurrence)."""
         with self._lock:
@@ -179,7 +194,7 @@ class Catalog:
                 query = sa.select(t.c.entity_id, t.c.name, t.c.aliases, t.c.type, t.c.occurrence_count).order_by(
                     t.c.row
                 )
-                with self._guard(), self.engine.connect() as conn:
+                with self._connect() as conn:
                     rows = conn.execute(query).all()
                 for row in rows:
                     row = tuple(row)

@@ -32,15 +32,17 @@ import gc
 import json
 import os
 import shutil
+import sqlite3
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.index import tables, vectorstore
+from graphrag_ui.index import tables, validate, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
@@ -227,14 +229,10 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
             where=str(folder),
             fix="rebuild or re-import the index",
         )
-    try:
+    with validate.reading(file):
         data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IndexFormatError(
-            f"unreadable manifest: {exc}", where=str(file), fix="rebuild or re-import the index"
-        ) from None
     if not isinstance(data, dict):
-        raise IndexFormatError("the manifest is not a JSON object", where=str(file))
+        raise IndexFormatError("the manifest is not a JSON object", where=str(file), fix=validate.REBUILD)
     version = data.get("format_version")
     if version != FORMAT_VERSION:
         newer = isinstance(version, int) and version > FORMAT_VERSION
@@ -248,6 +246,7 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
         raise IndexFormatError(
             "the manifest has no valid storage section", where=str(file), fix="rebuild or re-import the index"
         )
+    validate.check_manifest(data, file)
     known = {f.name for f in dataclasses.fields(Manifest)}
     try:
         manifest = Manifest(**{k: v for k, v in data.items() if k in known})
@@ -273,43 +272,52 @@ def load(path: str | Path) -> Index:
 
 def _load(folder: Path) -> Index:
     manifest, storage = read_manifest(folder)
+    paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
     counts = manifest.counts
     loaded: dict[str, list] = {}
     for name in tables.TABLES:
-        file = folder / storage["tables"].get(name, f"{name}.parquet")
+        file = paths[name]
         if not file.is_file():
-            raise IndexFormatError(
-                f"the {name} table is missing", where=str(file), fix="rebuild or re-import the index"
-            )
-        try:
-            n = tables.parquet_rows(file)
-        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged footer
-            raise IndexFormatError(f"unreadable Parquet table: {exc}", where=str(file)) from None
-        if n != counts.get(name):
-            raise IndexFormatError(
-                f"{n} rows but the manifest says {counts.get(name)}",
-                where=str(file),
-                fix="rebuild or re-import the index",
-            )
-        loaded[name] = tables.read_table(name, file)
+            what = "is not a file" if file.exists() else "is missing"
+            raise IndexFormatError(f"the {name} table {what}", where=str(file), fix=validate.REBUILD)
+        loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
     vectors = vectorstore.read_vectors(folder, storage)
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(
             f"vector kinds {sorted(vectors)} differ from the manifest's {sorted(expected)}",
             where=str(folder / MANIFEST),
+            fix=validate.REBUILD,
         )
     for kind, table in vectors.items():
         if len(table) != counts.get(f"vectors.{kind}"):
             raise IndexFormatError(
                 f"{len(table)} {kind} vectors but the manifest counts {counts.get(f'vectors.{kind}')}",
                 where=str(folder / MANIFEST),
+                fix=validate.REBUILD,
             )
-    if not (folder / storage.get("catalog", {}).get("file", CATALOG_FILE)).is_file():
-        raise IndexFormatError("the entity catalog is missing", where=str(folder / CATALOG_FILE))
-    index = Index(manifest=manifest, vectors=vectors, **loaded)
+    catalog_file = paths["catalog"]
+    if not catalog_file.is_file():
+        raise IndexFormatError("the entity catalog is missing", where=str(catalog_file), fix=validate.REBUILD)
+    _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
+    with validate.reading(folder):
+        index = Index(manifest=manifest, vectors=vectors, **loaded)
     index.path = str(folder.absolute())
     return index
+
+
+def _check_catalog(file: Path, rows: int) -> None:
+    """The catalog opens read-only, holds its table and the recorded row count (a lock is waited out briefly)."""
+    with validate.reading(file):
+        db = sqlite3.connect(f"file:{quote(str(file.resolve()))}?mode=ro", uri=True, timeout=validate.LOCK_WAIT)
+        try:
+            found = db.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+        finally:
+            db.close()
+    if found != rows:
+        raise IndexFormatError(
+            f"the entity catalog holds {found} rows but the manifest says {rows}", where=str(file), fix=validate.REBUILD
+        )
 
 
 def is_index(path: str | Path) -> bool:

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.index import validate
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
 
 _STR_LIST = pa.list_(pa.string())
@@ -189,11 +190,6 @@ def write_table(name: str, rows: list, path: Path) -> int:
 # --- Arrow -> rows -----------------------------------------------------------------------------
 
 
-def parquet_rows(path: Path) -> int:
-    """Row count from the Parquet footer (no data read)."""
-    return pq.ParquetFile(path).metadata.num_rows
-
-
 def _pylist(column: pa.ChunkedArray) -> list:
     """Python values of a column; list<string> columns via one flat list sliced by offsets
     (``to_pylist`` on nested arrays is several times slower)."""
@@ -218,24 +214,29 @@ def _community_refs(column: pa.ChunkedArray) -> list:
     return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
 
 
-def read_table(name: str, path: Path) -> list:
-    """Rows of table ``name`` from ``path``, in file order."""
+def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
+    """Rows of table ``name`` from ``path``, in file order, after checking its schema, row count and nulls."""
     cls, fields = SCHEMAS[name]
-    try:
-        table = pq.ParquetFile(path).read()  # not pq.read_table: its dataset layer costs ~0.6 s on first use
-    except (OSError, pa.ArrowInvalid) as exc:
-        raise IndexFormatError(
-            f"unreadable Parquet table: {exc}", where=str(path), fix="rebuild or re-import the index"
-        ) from None
-    wanted = [f for f, _ in fields] + ["extra"]
-    missing = [f for f in wanted if f not in table.column_names]
-    if missing:
-        raise IndexFormatError(f"missing columns {missing}", where=str(path), fix="rebuild or re-import the index")
+    with validate.reading(path):
+        file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
+        validate.check_schema(name, file.schema_arrow, fields, path)
+        if expected_rows is not None and file.metadata.num_rows != expected_rows:
+            raise IndexFormatError(
+                f"{file.metadata.num_rows} rows but the manifest says {expected_rows}",
+                where=str(path),
+                fix=validate.REBUILD,
+            )
+        wanted = [f for f, _ in fields] + ["extra"]
+        table = file.read(columns=wanted)
+    validate.check_nulls(name, table, path)
     cols = [
         _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))
         for f in wanted
     ]
-    cols[-1] = [decode_extra(s) for s in cols[-1]]
+    try:
+        cols[-1] = [decode_extra(s) for s in cols[-1]]
+    except (ValueError, TypeError) as exc:
+        raise IndexFormatError(f"an 'extra' value is not JSON ({exc})", where=str(path), fix=validate.REBUILD) from None
     return [cls(*values) for values in zip(*cols, strict=True)]
 
 

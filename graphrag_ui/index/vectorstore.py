@@ -22,18 +22,21 @@ recorded address (the server moved), and a server that cannot be reached is a cl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.index import validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
 
 Progress = Callable[[int, int], None]
@@ -98,6 +101,9 @@ def _check(kind: str, table: VectorTable) -> np.ndarray:
         raise UserError(f"vectors.{kind}: duplicate id {dup!r}", fix="each vector id must be unique")
     if any(not isinstance(i, str) or not i for i in table.ids):
         raise UserError(f"vectors.{kind}: ids must be non-empty strings")
+    validate.check_finite(
+        matrix, f"vectors.{kind}", fix="the embedder or the source produced them: re-embed, or fix the source's vectors"
+    )
     return matrix
 
 
@@ -177,21 +183,27 @@ def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
 
 
 def _sqlite_counts(folder: Path) -> dict[str, int] | None:
-    """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None."""
+    """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None for another schema."""
     db_path = folder / "chroma" / "chroma.sqlite3"
     if not db_path.is_file():
-        raise IndexFormatError("the chroma store is missing", where=str(db_path), fix="rebuild or re-import the index")
-    try:
-        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        raise IndexFormatError("the chroma store is missing", where=str(db_path), fix=validate.REBUILD)
+    with validate.reading(db_path):
+        db = sqlite3.connect(f"file:{quote(str(db_path.resolve()))}?mode=ro", uri=True, timeout=validate.LOCK_WAIT)
         try:
-            rows = db.execute(
-                "SELECT c.name, COUNT(e.id) FROM collections c JOIN segments s ON s.collection = c.id "
-                "AND s.scope = 'METADATA' LEFT JOIN embeddings e ON e.segment_id = s.id GROUP BY c.name"
-            ).fetchall()
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "collections" not in tables:
+                raise IndexFormatError("holds no chroma collections", where=str(db_path), fix=validate.REBUILD)
+            try:
+                rows = db.execute(
+                    "SELECT c.name, COUNT(e.id) FROM collections c JOIN segments s ON s.collection = c.id "
+                    "AND s.scope = 'METADATA' LEFT JOIN embeddings e ON e.segment_id = s.id GROUP BY c.name"
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc):
+                    raise
+                return None  # another chroma schema: ask the chromadb client
         finally:
             db.close()
-    except sqlite3.Error:
-        return None
     return {name: n for name, n in rows}
 
 
@@ -201,25 +213,44 @@ def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
         by_name = _sqlite_counts(folder)
         if by_name is not None:
             return {kind: by_name[name] for kind, name in chroma["collections"].items() if name in by_name}
-    client = _client(chroma, folder)
+    with _chroma_errors(chroma, folder):
+        client = _client(chroma, folder)
+        try:
+            existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
+            return {
+                kind: client.get_collection(name).count()
+                for kind, name in chroma["collections"].items()
+                if name in existing
+            }
+        finally:
+            client.close()
+
+
+@contextlib.contextmanager
+def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
+    """chromadb's own exceptions (a damaged store, a failing server) become one clear line."""
     try:
-        existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
-        return {
-            kind: client.get_collection(name).count()
-            for kind, name in chroma["collections"].items()
-            if name in existing
-        }
-    finally:
-        client.close()
+        yield
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - chromadb raises many internal types
+        where = folder / "chroma" if chroma.get("mode") == "persistent" else folder
+        detail = " ".join(str(exc).split())[:160]
+        raise IndexFormatError(
+            f"the chroma vector store cannot be read ({type(exc).__name__}: {detail})",
+            where=str(where),
+            fix=validate.REBUILD,
+        ) from None
 
 
 def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str] | None) -> VectorTable:
-    client = _client(chroma, folder)
-    try:
-        collection = client.get_collection(chroma["collections"][kind])
-        got = collection.get(include=["embeddings"])
-    finally:
-        client.close()
+    with _chroma_errors(chroma, folder):
+        client = _client(chroma, folder)
+        try:
+            collection = client.get_collection(chroma["collections"][kind])
+            got = collection.get(include=["embeddings"])
+        finally:
+            client.close()
     matrix = np.asarray(got["embeddings"], dtype=np.float32)
     if ids is None:
         return VectorTable(list(got["ids"]), matrix.reshape(len(got["ids"]), -1))
@@ -237,23 +268,25 @@ def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable
     out: dict[str, VectorTable] = {}
     for kind, meta in section.items():
         rows, dim = meta["rows"], meta["dim"]
-        if counts.get(kind) != rows:
+        if counts.get(kind) != rows:  # both integers (validate.check_storage)
             where = f"chroma collection {chroma['collections'].get(kind)!r}"
             got = "missing" if kind not in counts else f"{counts[kind]} vectors"
             raise IndexFormatError(
                 f"{where} is {got} but the manifest says {rows}", where=str(folder), fix="re-save or rebuild the index"
             )
         npy, ids_file = folder / "vectors" / f"{kind}.npy", folder / "vectors" / f"{kind}.ids.json"
-        ids = json.loads(ids_file.read_text(encoding="utf-8")) if ids_file.is_file() else None
+        ids = validate.read_ids(ids_file) if ids_file.is_file() else None
         if ids is not None and len(ids) != rows:
-            raise IndexFormatError(f"{len(ids)} ids but the manifest says {rows}", where=str(ids_file))
+            raise IndexFormatError(
+                f"{len(ids)} ids but the manifest says {rows}", where=str(ids_file), fix=validate.REBUILD
+            )
         if npy.is_file():
-            try:
+            with validate.reading(npy):
                 matrix = np.load(npy, allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise IndexFormatError(f"unreadable vector file: {exc}", where=str(npy)) from None
             if ids is None:
-                raise IndexFormatError("the ids file beside the vectors is missing", where=str(ids_file))
+                raise IndexFormatError(
+                    "the ids file beside the vectors is missing", where=str(ids_file), fix=validate.REBUILD
+                )
             table = VectorTable(ids, matrix)
         else:
             table = _read_chroma(chroma, folder, kind, ids)
@@ -261,7 +294,8 @@ def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable
             raise IndexFormatError(
                 f"vectors.{kind} has shape {table.matrix.shape} {table.matrix.dtype}, manifest says ({rows}, {dim}) float32",
                 where=str(npy),
-                fix="re-save or rebuild the index",
+                fix=validate.REBUILD,
             )
+        validate.check_finite(table.matrix, str(npy))
         out[kind] = table
     return out
