@@ -9,7 +9,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.retrieval.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import state
+from graphrag_ui.ui import staged_answer, state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
@@ -78,5 +78,5 @@ for side, column in zip(("a", "b"), columns, strict=True):
         result = results[side]
         st.markdown(f"**{result.mode}**")
         warnings_box(result)
-        result_tabs(index, result, lang, key=f"cmp_{side}")
-        answer_panel(result, lang, key=f"cmp_{side}")
+        result_tabs(index, staged_answer.latest(result), lang, key=f"cmp_{side}")
+        answer_panel(result, lang, key=f"cmp_{side}", rerun=True)  # a map-reduce run redraws the tabs above

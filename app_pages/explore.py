@@ -58,7 +58,7 @@ warnings_box(result)
 empty_state(result, lang)
 left, right = st.columns([2, 3], gap="large")
 with left:
-    answer_panel(result, lang)
+    result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
     result_tabs(index, result, lang)
 run_summary(result)

@@ -23,10 +23,18 @@ def prompt_panel(result: Retrieval, lang: str) -> None:
             st.code(message["content"], language="markdown", wrap_lines=True)
 
 
-def answer_panel(result: Retrieval, lang: str, key: str = "main") -> None:
-    """Button → streamed answer; the finished answer is kept for this retrieval across reruns."""
+def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
+    """Button → streamed answer; the finished answer is kept for this retrieval across reruns.
+
+    Returns the retrieval to show: a map-reduce mode's with its stages filled in once it ran
+    (``rerun``: see ``staged_answer_panel``).
+    """
     from graphrag_ui.llm.settings import LLMSettings
 
+    if result.stages is not None:
+        from graphrag_ui.ui.staged_answer import staged_answer_panel
+
+        return staged_answer_panel(result, lang, key, rerun=rerun)
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("answer", lang))
     if result.keywords.source:
@@ -34,7 +42,7 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main") -> None:
     if not settings.configured:
         st.info(t("no_model", lang))
         prompt_panel(result, lang)
-        return
+        return result
     store_key = _answer_key(result)
     use_cache = st.toggle("answer cache", value=True, key=f"{key}_cache", help="reuse an identical earlier answer")
     if st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context):
@@ -62,3 +70,4 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main") -> None:
                 f"{reply.model}{hit} · {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens · cost {cost}"
             )
     prompt_panel(result, lang)
+    return result

@@ -133,6 +133,86 @@ _STRINGS: dict[str, dict[str, str]] = {
     },
 }
 
+# map-reduce modes (ms.global, nano.global): their stages, tables and answer
+_STRINGS.update(
+    {
+        "batches": {"en": "Batches", "zh": "批次"},
+        "points": {"en": "Points", "zh": "要点"},
+        "stages_need_model": {
+            "en": "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce stages "
+            "need a language model and none is configured, so there are no points, reduce context or answer yet; "
+            "configure one in Settings.",
+            "zh": "{n} 个映射批次及其完整提示词已准备好（见“批次”）。映射与归约阶段需要语言模型，当前未配置，"
+            "因此还没有要点、归约上下文或回答；请在“设置”中配置模型。",
+        },
+        "no_batches": {"en": "No report reached a map batch.", "zh": "没有报告进入映射批次。"},
+        "ratings": {
+            "en": "Dynamic community selection: the model's rating of each community",
+            "zh": "动态社区选择：模型对每个社区的评分",
+        },
+        "map_prompt_of": {
+            "en": "Map prompt · batch {batch} · {n} reports · {tokens} tokens",
+            "zh": "映射提示词 · 批次 {batch} · {n} 份报告 · {tokens} 个 token",
+        },
+        "no_points_yet": {
+            "en": "Points come from the map answers: ask for an answer to run the map stage.",
+            "zh": "要点来自映射阶段的回答：生成回答即可运行映射阶段。",
+        },
+        "no_points": {"en": "The map answers gave no points.", "zh": "映射阶段的回答中没有要点。"},
+        "in_reduce_context": {"en": "In the reduce context", "zh": "进入归约上下文"},
+        "stage_calls": {"en": "Model calls of the map and reduce stages", "zh": "映射与归约阶段的模型调用"},
+        "stage_totals": {
+            "en": "{calls} calls · {tokens:,} tokens · cost ${cost:.5f} (cached calls cost nothing now)",
+            "zh": "{calls} 次调用 · {tokens:,} 个 token · 费用 ${cost:.5f}（命中缓存的调用本次不产生费用）",
+        },
+        "reduce_context": {"en": "Reduce context", "zh": "归约上下文"},
+        "reduce_prompt": {"en": "Reduce prompt", "zh": "归约提示词"},
+        "batch_context": {
+            "en": "Map batch {batch} context · {tokens} / {limit} tokens",
+            "zh": "映射批次 {batch} 的上下文 · {tokens} / {limit} 个 token",
+        },
+        "map_progress": {"en": "Map calls: {done} of {total} done", "zh": "映射调用：已完成 {done} / {total}"},
+        "answer_cache": {"en": "answer cache", "zh": "回答缓存"},
+        "answer_cache_help": {"en": "reuse an identical earlier answer", "zh": "复用相同的先前回答"},
+        "ask_staged": {
+            "en": "Generate answer ({n} map calls, then reduce)",
+            "zh": "生成回答（{n} 次映射调用，然后归约）",
+        },
+        "staged_answer_caption": {
+            "en": "{model} · {calls} calls ({cached} from the cache) · {tokens:,} tokens · cost ${cost:.5f}",
+            "zh": "{model} · {calls} 次调用（{cached} 次来自缓存）· {tokens:,} 个 token · 费用 ${cost:.5f}",
+        },
+        "col_batch": {"en": "batch", "zh": "批次"},
+        "col_reports": {"en": "reports", "zh": "报告数"},
+        "col_tokens": {"en": "tokens", "zh": "token 数"},
+        "col_limit": {"en": "budget", "zh": "预算"},
+        "col_fill": {"en": "of budget", "zh": "占预算"},
+        "col_points": {"en": "points", "zh": "要点数"},
+        "col_kept": {"en": "kept", "zh": "保留"},
+        "col_map": {"en": "map call", "zh": "映射调用"},
+        "col_report_ids": {"en": "reports in order", "zh": "报告（按顺序）"},
+        "col_stage": {"en": "stage", "zh": "阶段"},
+        "col_label": {"en": "for", "zh": "对象"},
+        "col_ms": {"en": "ms", "zh": "毫秒"},
+        "col_prompt_tokens": {"en": "prompt tokens", "zh": "提示 token"},
+        "col_answer_tokens": {"en": "answer tokens", "zh": "回答 token"},
+        "col_cost_usd": {"en": "cost (USD)", "zh": "费用（美元）"},
+        "col_cached": {"en": "cached", "zh": "缓存"},
+        "col_ok": {"en": "ok", "zh": "成功"},
+        "col_error": {"en": "error", "zh": "错误"},
+        "col_parsed": {"en": "items read", "zh": "解析条目"},
+        "col_score": {"en": "score", "zh": "分数"},
+        "col_description": {"en": "point", "zh": "要点"},
+        "col_why": {"en": "why kept", "zh": "保留原因"},
+        "col_why_dropped": {"en": "why dropped", "zh": "丢弃原因"},
+        "col_community": {"en": "community", "zh": "社区"},
+        "col_title": {"en": "title", "zh": "标题"},
+        "col_level": {"en": "level", "zh": "层级"},
+        "col_rating": {"en": "rating", "zh": "评分"},
+        "col_reason": {"en": "why", "zh": "原因"},
+    }
+)
+
 
 def t(key: str, lang: str = "en", **fmt: object) -> str:
     entry = _STRINGS.get(key)

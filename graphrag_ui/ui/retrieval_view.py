@@ -156,8 +156,10 @@ def graph_panel(index: Index, result: Retrieval, lang: str, key: str) -> None:
     )
 
 
-def context_panel(result: Retrieval, lang: str, key: str) -> None:
-    st.code(result.context or "", language=None, wrap_lines=True)
+def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = True) -> None:
+    """The exact context string (``show_text``) and the context and JSON downloads."""
+    if show_text:
+        st.code(result.context or "", language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button(
         t("download_context", lang),
@@ -180,10 +182,25 @@ def context_panel(result: Retrieval, lang: str, key: str) -> None:
 
 
 def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -> None:
+    """Tables per kind, graph, budget, trace and context; a map-reduce mode adds Batches and Points first."""
     counts = tables.counts(result)
     labels = [f"{t(kind, lang)} ({counts[kind][0]})" for kind in KINDS]
     labels += [t("graph", lang), t("budget", lang), t("trace", lang), t("context", lang)]
+    if result.stages is not None:
+        staged = result.stages
+        kept = sum(1 for p in staged.points if p.in_context)
+        labels = [f"{t('batches', lang)} ({len(staged.batches)})", f"{t('points', lang)} ({kept})", *labels]
     tabs = st.tabs(labels, key=f"{key}_tabs", on_change="rerun")
+    if result.stages is not None:
+        from graphrag_ui.ui import stages_view
+
+        with tabs[0]:
+            if tabs[0].open:
+                stages_view.batches_view(result, lang, key)
+        with tabs[1]:
+            if tabs[1].open:
+                stages_view.points_view(result, lang, key)
+        tabs = tabs[2:]
     for tab, kind in zip(tabs[:4], KINDS, strict=True):
         with tab:
             if tab.open:
@@ -208,6 +225,14 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -
                 },
             )
             st.caption(", ".join(f"{k}: {v:.1f} ms" for k, v in result.timings_ms.items()))
+            if result.stages is not None:
+                from graphrag_ui.ui.stages_view import calls_view
+
+                calls_view(result, lang, key)
     with tabs[7]:
         if tabs[7].open:
-            context_panel(result, lang, key)
+            if result.stages is not None:
+                from graphrag_ui.ui.stages_view import reduce_context_view
+
+                reduce_context_view(result, lang, key)
+            context_panel(result, lang, key, show_text=result.stages is None)

@@ -1,0 +1,96 @@
+"""The answer of a map-reduce mode: map calls under a progress bar, then the reduce answer streamed.
+
+The finished run (the Retrieval with its stages filled in, and the answer) is kept in the session for
+this retrieval, so the Batches, Points, Trace and Context tabs show it on every rerun; the model calls
+themselves are in the answer cache, so asking again costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.text import safe_markdown
+
+
+def _run_key(result: Retrieval) -> str:
+    raw = result.to_json(indent=None)
+    return "staged_run_" + hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def latest(result: Retrieval) -> Retrieval:
+    """The retrieval as its last map-reduce run in this session left it (or unchanged)."""
+    saved = st.session_state.get(_run_key(result))
+    return Retrieval.from_dict(saved[0]) if saved else result
+
+
+def _run(result: Retrieval, settings, use_cache: bool, lang: str) -> None:
+    from graphrag_ui.llm import map_reduce
+
+    total = len(result.stages.batches) if result.stages else 0
+    bar = st.progress(0.0, text=t("map_progress", lang, done=0, total=total))
+    box = st.empty()
+    parts: list[str] = []
+
+    def on_progress(done: int, total: int, _call) -> None:
+        bar.progress(done / total, text=t("map_progress", lang, done=done, total=total))
+
+    def on_token(token: str) -> None:
+        parts.append(token)
+        box.markdown(safe_markdown("".join(parts)) + " ▌")
+
+    out, reply = map_reduce.run_map_reduce(
+        result, settings, stream=True, on_token=on_token, on_progress=on_progress, use_cache=use_cache
+    )
+    bar.empty()
+    box.empty()
+    st.session_state[_run_key(result)] = (out.to_dict(), reply)
+
+
+def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
+    """Ask button → map (progress bar) → reduce (streamed); returns the retrieval with its stages filled in.
+
+    ``rerun``: start a new script run after a fresh run, for pages that drew the stage tabs above.
+    """
+    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.ui.answer_view import prompt_panel
+    from graphrag_ui.ui.stages_view import status_box
+
+    settings = LLMSettings.from_env_and_secrets()
+    st.subheader(t("answer", lang))
+    if not settings.configured:
+        status_box(result, lang)
+        return result
+    use_cache = st.toggle(t("answer_cache", lang), value=True, key=f"{key}_cache", help=t("answer_cache_help", lang))
+    n = len(result.stages.batches) if result.stages else 0
+    if st.button(t("ask_staged", lang, n=n), key=f"{key}_ask", type="primary"):
+        _run(result, settings, use_cache, lang)
+        if rerun:
+            st.rerun()
+    saved = st.session_state.get(_run_key(result))
+    if not saved:
+        return result
+    current, reply = Retrieval.from_dict(saved[0]), saved[1]
+    status_box(current, lang)
+    if reply is not None and not reply.error:
+        st.markdown(safe_markdown(reply.text))
+        calls = current.stages.calls if current.stages else []
+        tokens = sum(c.prompt_tokens + c.answer_tokens for c in calls)
+        cost = sum(c.cost_usd for c in calls if c.cost_usd is not None)
+        cached = sum(1 for c in calls if c.cached)
+        st.caption(
+            t(
+                "staged_answer_caption",
+                lang,
+                model=reply.model,
+                calls=len(calls),
+                cached=cached,
+                tokens=tokens,
+                cost=cost,
+            )
+        )
+        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang)
+    return current

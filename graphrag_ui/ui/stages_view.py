@@ -1,0 +1,137 @@
+"""Views of a map-reduce retrieval's stages: Batches, Points, the model calls in Trace, the reduce context.
+
+Everything shown comes from ``Retrieval.stages`` (see ``graphrag_ui.retrieval.stages``); texts from the
+index or a model go into table cells or code blocks, never into Markdown.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.stages import FAILED, NEEDS_MODEL
+from graphrag_ui.ui import stage_tables
+from graphrag_ui.ui.i18n import t
+
+
+def _columns(lang: str, names: list[str], **special) -> dict:
+    """Column labels in ``lang`` (``col_<name>`` keys), with ``special`` configs for some columns."""
+    cc = st.column_config
+    config = {name: cc.Column(t("col_" + name.replace(" ", "_"), lang)) for name in names}
+    for name, make in special.items():
+        config[name.replace("_", " ")] = make(t("col_" + name, lang))
+    return config
+
+
+def status_box(result: Retrieval, lang: str) -> None:
+    """What ran and what did not, in one line (the runner's note)."""
+    stages = result.stages
+    if stages is None:
+        return
+    if stages.status == NEEDS_MODEL:
+        st.info(t("stages_need_model", lang, n=len(stages.batches)), icon=":material/smart_toy:")
+    elif stages.status == FAILED:
+        st.error(stages.note)
+    elif stages.note:
+        st.caption(stages.note)
+
+
+def batches_view(result: Retrieval, lang: str, key: str) -> None:
+    """Reports per batch and tokens against the batch budget; each batch's exact map prompt below."""
+    stages = result.stages
+    assert stages is not None
+    status_box(result, lang)
+    frame = stage_tables.batches_frame(result)
+    if frame.empty:
+        st.info(t("no_batches", lang))
+        return
+    cc = st.column_config
+    config = _columns(
+        lang,
+        list(frame.columns),
+        fill=lambda label: cc.ProgressColumn(label, min_value=0.0, max_value=1.0, format="percent"),
+        report_ids=lambda label: cc.TextColumn(label, width="large"),
+    )
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_batches", column_config=config)
+    ratings = stage_tables.ratings_frame(result)
+    if not ratings.empty:
+        st.caption(t("ratings", lang))
+        st.dataframe(
+            ratings,
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_ratings",
+            column_config=_columns(
+                lang, list(ratings.columns), reason=lambda label: cc.TextColumn(label, width="large")
+            ),
+        )
+    for batch in stages.batches:
+        title = t("map_prompt_of", lang, batch=batch.index, n=len(batch.community_ids), tokens=batch.tokens)
+        with st.expander(title):
+            for message in batch.messages:
+                st.caption(message["role"])
+                st.code(message["content"], language=None, wrap_lines=True)
+
+
+def points_view(result: Retrieval, lang: str, key: str) -> None:
+    """Every point from the map answers: kept (best first, why) and dropped (why dropped first)."""
+    stages = result.stages
+    assert stages is not None
+    if not stages.points:
+        st.info(t("no_points_yet", lang) if stages.status != "done" else t("no_points", lang))
+        return
+    kept, dropped = stage_tables.points_frames(result)
+    cc = st.column_config
+    wide = {"description": lambda label: cc.TextColumn(label, width="large")}
+    st.caption(f"{t('in_reduce_context', lang)}: {len(kept)}")
+    if not kept.empty:
+        config = _columns(lang, list(kept.columns), **wide)
+        st.dataframe(kept, hide_index=True, width="stretch", key=f"{key}_points_kept", column_config=config)
+    if not dropped.empty:
+        st.caption(f"{t('dropped', lang)}: {len(dropped)}")
+        config = _columns(lang, list(dropped.columns), **wide)
+        st.dataframe(dropped, hide_index=True, width="stretch", key=f"{key}_points_dropped", column_config=config)
+
+
+def calls_view(result: Retrieval, lang: str, key: str) -> None:
+    """The model calls of the stages (for the Trace tab): time, tokens, cost, cache, outcome."""
+    stages = result.stages
+    if stages is None:
+        return
+    st.caption(t("stage_calls", lang))
+    frame = stage_tables.calls_frame(stages)
+    if frame.empty:
+        st.info(
+            t("stages_need_model", lang, n=len(stages.batches)) if stages.status == NEEDS_MODEL else t("none", lang)
+        )
+        return
+    slowest = float(frame["ms"].max()) or 1.0
+    cc = st.column_config
+    config = _columns(
+        lang,
+        list(frame.columns),
+        ms=lambda label: cc.ProgressColumn(label, min_value=0.0, max_value=slowest, format="%.1f"),
+        error=lambda label: cc.TextColumn(label, width="large"),
+    )
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_calls", column_config=config)
+    total = frame["prompt tokens"].sum() + frame["answer tokens"].sum()
+    cost = frame["cost usd"].dropna().sum()
+    st.caption(t("stage_totals", lang, calls=len(frame), tokens=int(total), cost=float(cost)))
+
+
+def reduce_context_view(result: Retrieval, lang: str, key: str) -> None:
+    """The reduce context and prompt once the map stage ran; until then, the batch contexts."""
+    stages = result.stages
+    assert stages is not None
+    if stages.reduce_context or stages.reduce_messages:
+        st.caption(t("reduce_context", lang))
+        st.code(stages.reduce_context, language=None, wrap_lines=True)
+        with st.expander(t("reduce_prompt", lang)):
+            for message in stages.reduce_messages:
+                st.caption(message["role"])
+                st.code(message["content"], language=None, wrap_lines=True)
+        return
+    status_box(result, lang)
+    for batch in stages.batches:
+        st.caption(t("batch_context", lang, batch=batch.index, tokens=batch.tokens, limit=batch.limit))
+        st.code(batch.context, language=None, wrap_lines=True)
