@@ -208,3 +208,11 @@ def test_streamed_reduce_answer_and_cached_single_call(serve, cache):
     first = mr.call_model(request, settings(url), cache=cache)
     again = mr.call_model(request, settings(url), cache=cache)
     assert first.ok and not first.cached and again.cached and again.parsed == first.parsed
+
+
+def test_a_stage_that_failed_before_the_map_is_not_run_over(serve, cache):
+    url, script = serve()
+    source = staged(2)
+    source.stages.status, source.stages.note = FAILED, "dynamic community selection stopped: rating call failed"
+    out, reply = mr.run_map_reduce(source, settings(url), hooks=Hooks(), cache=cache)
+    assert out.stages.status == FAILED and reply.error == source.stages.note and chat_requests(script) == []

@@ -249,6 +249,9 @@ def run_map_reduce(
     stages.calls = [c for c in stages.calls if c.stage == "rate"]  # ratings came with the retrieval
     stages.points, stages.reduce_context, stages.reduce_messages = [], "", []
     out = replace(retrieval, stages=stages)
+    if retrieval.stages.status == FAILED:  # a model stage before the map (e.g. community rating) failed
+        stages.status, stages.note = FAILED, retrieval.stages.note
+        return out, _no_answer(stages.note, "failed_before_map", settings)
     if not settings.configured:
         stages.status, stages.note = NEEDS_MODEL, needs_model_note(stages)
         return out, _no_answer(stages.note, "config", settings)
