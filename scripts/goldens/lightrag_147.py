@@ -36,22 +36,6 @@ import numpy as np  # noqa: E402
 TD, RD, DONE = "<|>", "##", "<|COMPLETE|>"
 
 
-def questions(lang: str, extraction: dict) -> list[dict]:
-    """Deterministic questions from the corpus: each names two related entities and a theme."""
-    rels = [r for doc in sorted(extraction) for r in extraction[doc]["relations"]]
-    out = []
-    step = max(1, len(rels) // 6)
-    for i in range(0, len(rels), step):
-        rel = rels[i]
-        kws = [k.strip() for k in re.split(r"[,，、;]", rel.get("keywords", "")) if k.strip()] or ["relationship"]
-        src, tgt = rel["source"], rel["target"]
-        text = f"{src}和{tgt}之间有什么关系？" if lang == "zh" else f"How is {src} related to {tgt}?"
-        out.append({"query": text, "hl": kws[:2], "ll": [src, tgt]})
-        if len(out) == 6:
-            break
-    return out
-
-
 # (question index, QueryParam overrides, instance config overrides, keyword tweak)
 KG_CASES: list[tuple[int, dict, dict, str]] = [
     (0, {}, {}, ""),
@@ -185,7 +169,7 @@ async def run_cases(lang: str, workdir: Path, embed_fn, extraction: dict) -> lis
     from lightrag.utils import EmbeddingFunc
 
     recorder = Recorder(operate)
-    qs = questions(lang, extraction)
+    qs = common.questions(lang, extraction)
     instances: dict = {}
 
     async def instance(config: dict):

@@ -1,12 +1,13 @@
-"""Golden fixtures from lightrag-hku 1.5.7 (the latest): its on-disk layout, plus contexts for later.
+"""Golden fixtures from lightrag-hku 1.5.7: its on-disk layout and its exact contexts.
 
     python3 scripts/goldens/lightrag_15x.py          # creates /tmp/goldens-venv-lightrag157 on first use
 
 Same corpus, scripted LLM (1.5's ``entity<|#|>…`` / ``relation<|#|>…`` record lines) and hash
 embedder as the 1.4.7 harness. The working dirs under tests/goldens/lightrag-1.5.7/{en,zh}/ prove
-the importer reads the 1.5 layout; cases.jsonl keeps 1.5.7's own context strings and selected ids
-for a few cases per mode. Our modes follow 1.4.7, so these contexts are NOT expected to match ours
-(1.5.7 prints JSON lines, references and a 200-token buffer; see /work/shared/reference/lightrag.md).
+the importer reads the 1.5 layout; cases.jsonl holds 1.5.7's own context strings
+(``aquery(only_need_context=True)``) and its ``aquery_data`` selection for every mode (bypass
+included), default and tight budgets, both chunk pick methods, odd keyword lists, en + zh.
+tests/test_golden_lightrag157.py checks our ``version=1.5.7`` modes against them byte for byte.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import lightrag_common as common  # noqa: E402
 VERSION = "1.5.7"
 VENV = Path("/tmp/goldens-venv-lightrag157")
 OUT = common.ROOT / "tests" / "goldens" / f"lightrag-{VERSION}"
-MODES = ("local", "global", "hybrid", "mix", "naive")
+KG_MODES = ("local", "global", "hybrid", "mix")
 
 if __name__ == "__main__":
     common.ensure_venv(VENV, [f"lightrag-hku=={VERSION}"], "LIGHTRAG_GOLDEN_15X")
@@ -34,17 +35,60 @@ import tempfile  # noqa: E402
 import numpy as np  # noqa: E402
 
 TD, DONE = "<|#|>", "<|COMPLETE|>"
-CASES: list[tuple[dict, dict]] = [
-    ({}, {}),
-    ({"top_k": 3, "chunk_top_k": 2}, {}),
-    ({"max_entity_tokens": 300, "max_relation_tokens": 500}, {}),
-    ({"max_total_tokens": 2500}, {"kg_chunk_pick_method": "WEIGHT"}),
+# (question index, QueryParam overrides, LightRAG instance settings, keyword tweak)
+KG_CASES: list[tuple[int, dict, dict, str]] = [
+    (0, {}, {}, ""),
+    (1, {}, {"kg_chunk_pick_method": "WEIGHT"}, ""),
+    (2, {"top_k": 3, "chunk_top_k": 2}, {}, ""),
+    (3, {"max_entity_tokens": 300, "max_relation_tokens": 500}, {}, ""),
+    (
+        4,
+        {"max_entity_tokens": 250, "max_relation_tokens": 400},
+        {"kg_chunk_pick_method": "WEIGHT", "related_chunk_number": 2},
+        "",
+    ),
+    (5, {"max_total_tokens": 2500}, {}, ""),
+    (0, {"max_total_tokens": 1900, "top_k": 4}, {"kg_chunk_pick_method": "WEIGHT"}, ""),
+    (1, {"max_entity_tokens": 0, "top_k": 6}, {}, ""),
+    (2, {}, {"related_chunk_number": 1}, ""),
+    (3, {}, {}, "no_hl"),
+    (4, {}, {"kg_chunk_pick_method": "WEIGHT"}, "no_ll"),
+    (
+        5,
+        {"response_type": "Bullet Points", "user_prompt": "Answer in one short sentence.", "max_total_tokens": 2300},
+        {},
+        "",
+    ),
+    (0, {"max_relation_tokens": 1, "max_entity_tokens": 40}, {"cosine_better_than_threshold": 0.1}, ""),
+    (1, {"top_k": 8}, {"cosine_better_than_threshold": 0.35}, ""),
 ]
+NAIVE_CASES: list[tuple[int, dict, dict, str]] = [
+    (0, {}, {}, ""),
+    (1, {"chunk_top_k": 2}, {}, ""),
+    (2, {"chunk_top_k": 0, "top_k": 3}, {}, ""),
+    (3, {"max_total_tokens": 900}, {}, ""),
+    (4, {"max_total_tokens": 1200, "chunk_top_k": 6}, {}, ""),
+    (5, {"response_type": "Single Paragraph", "user_prompt": "Be brief."}, {}, ""),
+    (0, {"chunk_top_k": 8}, {"cosine_better_than_threshold": 0.1}, ""),
+    (1, {}, {"cosine_better_than_threshold": 0.3}, ""),
+]
+
+
+def selected_of(data) -> dict:
+    """Entities, relation pairs and chunk ids of 1.5.7's ``aquery_data`` answer, in context order."""
+    payload = data.get("data", {}) if isinstance(data, dict) else {}
+    return {
+        "entities": [e["entity_name"] for e in payload.get("entities", [])],
+        "relations": [[r["src_id"], r["tgt_id"]] for r in payload.get("relationships", [])],
+        "communities": [],
+        "chunks": [c.get("chunk_id") for c in payload.get("chunks", [])],
+        "references": [[r["reference_id"], r["file_path"]] for r in payload.get("references", [])],
+    }
 
 
 async def one_corpus(lang: str, workdir: Path) -> list[dict]:
     import lightrag.lightrag as lr_main
-    from lightrag import LightRAG, QueryParam
+    from lightrag import LightRAG
     from lightrag.utils import EmbeddingFunc
 
     common.freeze_time([m for name, m in sys.modules.items() if name.startswith("lightrag") and m is not None])
@@ -65,6 +109,8 @@ async def one_corpus(lang: str, workdir: Path) -> list[dict]:
                 for r in rels
             ]
             return "\n".join(rows) + "\n" + DONE
+        if "User Query:" in prompt:  # keyword extraction: only the both-empty case asks, and gets nothing
+            return json.dumps({"high_level_keywords": [], "low_level_keywords": []})
         raise RuntimeError(f"scripted LLM got an unexpected prompt: {prompt[:200]!r}")
 
     def make(**config):
@@ -85,49 +131,62 @@ async def one_corpus(lang: str, workdir: Path) -> list[dict]:
         await rag.ainsert(text, split_by_character="\n\n", file_paths=name, track_id=f"golden-{i}")
     await rag.finalize_storages()
     del lr_main
+    return await run_cases(lang, make, common.questions(lang, extraction))
 
-    questions = []
-    rels = [r for doc in sorted(extraction) for r in extraction[doc]["relations"]]
-    for rel in rels[:: max(1, len(rels) // 4)][:4]:
-        kws = [k.strip() for k in re.split(r"[,，、;]", rel.get("keywords", "")) if k.strip()] or ["relationship"]
-        src, tgt = rel["source"], rel["target"]
-        text = f"{src}和{tgt}之间有什么关系？" if lang == "zh" else f"How is {src} related to {tgt}?"
-        questions.append((text, kws[:2], [src, tgt]))
+
+async def run_cases(lang: str, make, qs: list[dict]) -> list[dict]:
+    from lightrag import QueryParam
+
+    instances: dict = {}
+
+    async def instance(config: dict):
+        key = json.dumps(config, sort_keys=True)
+        if key not in instances:
+            instances[key] = make(**config)
+            await instances[key].initialize_storages()
+        return instances[key]
+
+    plan = [(m, c) for m in KG_MODES for c in KG_CASES] + [("naive", c) for c in NAIVE_CASES]
+    plan.append(("hybrid", (0, {}, {}, "both_empty_short")))  # seed 001 says naive here; 1.5.7 does not
+    plan.append(("bypass", (1, {}, {}, "")))
     cases = []
-    instances = {}
-    for mode in MODES:
-        for i, (params, config) in enumerate(CASES):
-            key = json.dumps(config, sort_keys=True)
-            if key not in instances:
-                instances[key] = make(**config)
-                await instances[key].initialize_storages()
-            query, hl, ll = questions[i % len(questions)]
-            if mode == "naive":
-                hl, ll = [], []
-            param = QueryParam(mode=mode, enable_rerank=False, hl_keywords=hl, ll_keywords=ll, **params)
-            data = await instances[key].aquery_data(query, param)
-            param = QueryParam(
-                mode=mode, only_need_context=True, enable_rerank=False, hl_keywords=hl, ll_keywords=ll, **params
-            )
-            context = await instances[key].aquery(query, param)
-            payload = data.get("data", {}) if isinstance(data, dict) else {}
-            cases.append(
-                {
-                    "corpus": lang,
-                    "mode": mode,
-                    "query": query,
-                    "params": {**params, **config},
-                    "hl_keywords": hl,
-                    "ll_keywords": ll,
-                    "context": context,
-                    "selected": {
-                        "entities": [e["entity_name"] for e in payload.get("entities", [])],
-                        "relations": [[r["src_id"], r["tgt_id"]] for r in payload.get("relationships", [])],
-                        "communities": [],
-                        "chunks": [c.get("chunk_id") for c in payload.get("chunks", [])],
-                    },
-                }
-            )
+    for mode, (qi, params, config, tweak) in plan:
+        q = qs[qi % len(qs)]
+        query, hl, ll = q["query"], list(q["hl"]), list(q["ll"])
+        if tweak == "no_hl":
+            hl = []
+        elif tweak == "no_ll":
+            ll = []
+        elif tweak == "both_empty_short":
+            hl, ll, query = [], [], query[:40]
+        if mode in ("naive", "bypass"):
+            hl, ll = [], []
+        rag = await instance(config)
+        common_args = {"mode": mode, "enable_rerank": False, "hl_keywords": hl, "ll_keywords": ll, **params}
+        data = await rag.aquery_data(query, QueryParam(**common_args))
+        context = None
+        if mode != "bypass":  # bypass sends the question straight to the LLM: there is no context
+            context = await rag.aquery(query, QueryParam(only_need_context=True, **common_args))
+        extra = {}
+        if tweak == "both_empty_short":  # what the seed's rule gives: naive on the same query/params
+            naive = {**common_args, "mode": "naive"}
+            extra["naive_context"] = await rag.aquery(query, QueryParam(only_need_context=True, **naive))
+            extra["naive_selected"] = selected_of(await rag.aquery_data(query, QueryParam(**naive)))
+        cases.append(
+            {
+                "corpus": lang,
+                "mode": mode,
+                "query": query,
+                "params": {**params, **config},
+                "hl_keywords": hl,
+                "ll_keywords": ll,
+                "note": tweak,
+                "context": context,
+                "status": data.get("status") if isinstance(data, dict) else None,
+                "selected": selected_of(data),
+                **extra,
+            }
+        )
     for inst in instances.values():
         await inst.finalize_storages()
     return cases
@@ -154,7 +213,8 @@ def main() -> None:
     with (OUT / "cases.jsonl").open("w", encoding="utf-8") as fh:
         for case in all_cases:
             fh.write(json.dumps(case, ensure_ascii=False) + "\n")
-    print(f"wrote {len(all_cases)} cases to {OUT / 'cases.jsonl'}")
+    by_mode = {m: sum(1 for c in all_cases if c["mode"] == m) for m in (*KG_MODES, "naive", "bypass")}
+    print(f"wrote {len(all_cases)} cases to {OUT / 'cases.jsonl'}: {by_mode}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,3 +131,19 @@ def freeze_time(modules: list) -> None:
     for module in modules:
         if getattr(module, "datetime", None) is dt.datetime:
             module.datetime = FrozenDatetime
+
+
+def questions(lang: str, extraction: dict) -> list[dict]:
+    """Deterministic questions from the corpus: each names two related entities and a theme."""
+    rels = [r for doc in sorted(extraction) for r in extraction[doc]["relations"]]
+    out = []
+    step = max(1, len(rels) // 6)
+    for i in range(0, len(rels), step):
+        rel = rels[i]
+        kws = [k.strip() for k in re.split(r"[,，、;]", rel.get("keywords", "")) if k.strip()] or ["relationship"]
+        src, tgt = rel["source"], rel["target"]
+        text = f"{src}和{tgt}之间有什么关系？" if lang == "zh" else f"How is {src} related to {tgt}?"
+        out.append({"query": text, "hl": kws[:2], "ll": [src, tgt]})
+        if len(out) == 6:
+            break
+    return out
