@@ -8,6 +8,7 @@ the reason ("over max_entity_tokens 6000 (6012)", "round-robin: duplicate of loc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from graphrag_ui.index.model import Index
@@ -66,19 +67,16 @@ def finish_chunks(
     dropped_dupes: list[tuple[str, str, str]],
     p: dict[str, Any],
     available: int,
+    fit: Callable[[list[dict[str, Any]], int], tuple[int, list[int]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """chunk_top_k, then the chunk budget; fills r.chunks and returns the kept rows."""
-    cache = ctx.cache_for(index)
+    """chunk_top_k, then the chunk budget; fills r.chunks and returns the kept rows.
+
+    ``fit(rows, budget)`` gives how many rows the version keeps and their token costs (default:
+    1.4.7's per-row prefix sum).
+    """
     top = p["chunk_top_k"]
     capped = rows[:top] if top and top > 0 else rows
-    costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
-    running = 0
-    for row in capped:
-        costs.append(ctx.chunk_tokens(cache, row))
-        running += costs[-1]
-        if running > available:
-            break
-    keep = ctx.prefix_fit(costs, available)
+    keep, costs = (fit or _fit_147(index))(capped, available)
     running = 0
     listed = set()
     for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
@@ -148,6 +146,22 @@ def finish_chunks(
             )
             order += 1
     return capped[:keep]
+
+
+def _fit_147(index: Index) -> Callable[[list[dict[str, Any]], int], tuple[int, list[int]]]:
+    cache = ctx.cache_for(index)
+
+    def fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
+        costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
+        running = 0
+        for row in rows:
+            costs.append(ctx.chunk_tokens(cache, row))
+            running += costs[-1]
+            if running > available:
+                break
+        return ctx.prefix_fit(costs, available), costs
+
+    return fit
 
 
 def fill_graph_candidates(

@@ -12,45 +12,29 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui import prompts
-from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval import lightrag157_modes
 from graphrag_ui.retrieval import lightrag_context as ctx
 from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.lightrag_chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
+from graphrag_ui.retrieval.lightrag_chunks import vector_chunks
 from graphrag_ui.retrieval.lightrag_explain import Clock, fill_graph_candidates, finish_chunks
-from graphrag_ui.retrieval.lightrag_search import global_path, local_path, round_robin
+from graphrag_ui.retrieval.lightrag_stages import (
+    chunk_row,
+    missing_vectors,
+    pick_chunks,
+    search_graph,
+    total_budget,
+    vector_fields,
+)
 from graphrag_ui.retrieval.result import Budget, Keywords, Retrieval
 
 NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
-
-
-def _vector_fields(chunk: Chunk) -> tuple[str, str, int | None]:
-    """(content, file_path, created_at) of a chunk as the chunk vector store returns it.
-
-    Imported LightRAG chunks carry the vector row's own fields (``extra["vdb"]``, defaults as 1.4.7);
-    chunks of other indexes have none, so their text and file path stand in.
-    """
-    vdb = chunk.extra.get("vdb")
-    if vdb is None:
-        return chunk.text, chunk.extra.get("file_path", "unknown_source"), None
-    return vdb.get("content", chunk.text), vdb.get("file_path", "unknown_source"), vdb.get("created_at")
-
-
-def _chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
-    """The chunk dict 1.4.7 measures and prints: vector hits carry the vector store's fields."""
-    chunk = index.chunk_by_id[cid]
-    if source == "vector":
-        content, file_path, _ = _vector_fields(chunk)
-        return {"content": content, "file_path": file_path, "chunk_id": cid}
-    return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
-
-
-def _missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
-    if not len(index.vectors.get(kind, ())):
-        r.warnings.append(f"this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)")
+VERSION_147, VERSION_157 = "1.4.7", "1.5.7"
+LABEL = "LightRAG 1.4.7"
 
 
 def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
-    _missing_vectors(index, "chunks", r, "the chunk search")
+    missing_vectors(index, "chunks", r, "the chunk search")
     top = p["chunk_top_k"] or p["top_k"]
     pick = vector_chunks(index, deps.vector(query), top, p["cosine_better_than_threshold"])
     clock.lap(
@@ -66,7 +50,7 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         return r
     rows = []
     for cid in pick.picked:
-        content, file_path, created_at = _vector_fields(index.chunk_by_id[cid])
+        content, file_path, created_at = vector_fields(index.chunk_by_id[cid])
         row = {"content": content, "created_at": created_at, "file_path": file_path}
         rows.append({**row, "source_type": "vector", "chunk_id": cid})
     sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
@@ -82,78 +66,16 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         Budget("system prompt", sys_tokens, None),
         Budget("query", q_tokens, None),
         Budget("buffer", ctx.BUFFER_TOKENS, None),
-        _total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"]),
+        total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"], LABEL),
     ]
     clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
     return r
 
 
 def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
-    hl, ll = list(r.keywords.hl), list(r.keywords.ll)
-    hl_text, ll_text = ", ".join(hl), ", ".join(ll)
-    threshold = p["cosine_better_than_threshold"]
-    local_e, local_r, global_e, global_r = [], [], [], []
-    vec_pick = ChunkPick("vector")
-    # 1.4.7's branch, as written: a KG mode missing its own keywords silently runs the other path
-    if mode == "local" and ll_text:
-        run_local, run_global, run_vector = True, False, False
-    elif mode == "global" and hl_text:
-        run_local, run_global, run_vector = False, True, False
-    else:
-        run_local, run_global, run_vector = bool(ll_text), bool(hl_text), mode == "mix"
-    if mode == "local" and not ll_text:
-        r.warnings.append(
-            "local mode without low-level keywords: LightRAG 1.4.7 runs the global path on the high-level keywords instead"
-        )
-    if mode == "global" and not hl_text:
-        r.warnings.append(
-            "global mode without high-level keywords: LightRAG 1.4.7 runs the local path on the low-level keywords instead"
-        )
-    weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
-    if run_local:
-        _missing_vectors(index, "entities", r, "the local path")
-        local_e, local_r = local_path(
-            index,
-            ll_text,
-            deps.vector(ll_text),
-            top_k=p["top_k"],
-            threshold=threshold,
-            recall=p.get("recall", "vector"),
-            weights=weights,
-        )
-        clock.lap(
-            "local path",
-            f"entity search on {ll_text!r} (top_k {p['top_k']}), then their edges by degree",
-            len(index.entities),
-            len(local_e) + len(local_r),
-        )
-    if run_global:
-        _missing_vectors(index, "relations", r, "the global path")
-        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
-        clock.lap(
-            "global path",
-            f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",
-            len(index.relations),
-            len(global_r) + len(global_e),
-        )
-    if run_vector:
-        _missing_vectors(index, "chunks", r, "the chunk search")
-        top = p["chunk_top_k"] or p["top_k"]
-        vec_pick = vector_chunks(index, deps.vector(query), top, threshold)
-        clock.lap(
-            "vector chunks",
-            f"chunk vdb on the query, top {top}",
-            len(index.vectors.get("chunks", [])),
-            len(vec_pick.picked),
-        )
-    entities, ent_dupes = round_robin(local_e, global_e, key=lambda h: h.entity.name)
-    relations, rel_dupes = round_robin(local_r, global_r, key=lambda h: h.key)
-    clock.lap(
-        "round-robin merge",
-        "local[i] then global[i]; names / sorted pairs deduplicated",
-        len(local_e) + len(global_e) + len(local_r) + len(global_r),
-        len(entities) + len(relations),
-    )
+    found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
+    entities, relations = found.entities, found.relations
+    ent_dupes, rel_dupes = found.entity_dupes, found.relation_dupes
 
     cache = ctx.cache_for(index)
     ent_items = [
@@ -177,45 +99,14 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
     fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
 
-    method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
-    qvec = deps.vector(query) if method == "VECTOR" else None
-    ent_pick = ChunkPick("entity")
-    if n_ent:
-        sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities[:n_ent]]
-        ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
-    clock.lap(
-        "chunks from entities", f"{ent_pick.method or method}, related_chunk_number {rcn}", n_ent, len(ent_pick.picked)
-    )
-    rel_pick = ChunkPick("relation")
-    if n_rel:
-        sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations[:n_rel]]
-        rel_pick = pick_related(
-            index,
-            "relation",
-            sources,
-            method=method,
-            related_chunk_number=rcn,
-            query_vec=qvec,
-            exclude=set(ent_pick.picked),
-        )
-    clock.lap(
-        "chunks from relations", f"{rel_pick.method or method}, entity chunks excluded", n_rel, len(rel_pick.picked)
-    )
-    r.warnings += ent_pick.warnings + rel_pick.warnings
-    picks = {"vector": vec_pick, "entity": ent_pick, "relation": rel_pick}
-    merged, dupes = round_robin_chunks([vec_pick, ent_pick, rel_pick])
-    clock.lap(
-        "merge",
-        "vector[i], entity[i], relation[i]; chunk ids deduplicated",
-        len(vec_pick.picked) + len(ent_pick.picked) + len(rel_pick.picked),
-        len(merged),
-    )
+    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
+    merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
     sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
     kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items)  # 1.4.7 counts it only with chunks
     available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
-    rows = [_chunk_row(index, cid, source) for cid, source in merged]
+    rows = [chunk_row(index, cid, source) for cid, source in merged]
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available) if merged else []
     chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
@@ -228,7 +119,9 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
         Budget("query", q_tokens, None),
         Budget("buffer", ctx.BUFFER_TOKENS, None),
-        _total_budget(r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"]),
+        total_budget(
+            r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"], LABEL
+        ),
     ]
     if not ent_items and not rel_items:
         for cand in r.chunks:
@@ -250,8 +143,21 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     return r
 
 
+def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
+    """``bypass``: no keywords, no retrieval; the model gets the bare question (no system prompt)."""
+    r.keywords = Keywords(source="")
+    r.warnings.append(
+        f"bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, "
+        "with no context and no system prompt"
+    )
+    clock.lap("keywords", "bypass uses no keywords and retrieves nothing", 0, 0)
+    r.messages = [{"role": "user", "content": query.strip()}]
+    r.trace = clock.trace()
+    return r
+
+
 def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    """Entry of every lightrag.* mode."""
+    """Entry of every lightrag.* mode; ``params["version"]`` picks 1.4.7's or 1.5.7's pipelines."""
     clock = Clock()
     kw = deps.keywords or Keywords()
     r = Retrieval(
@@ -261,6 +167,12 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
         keywords=Keywords(list(kw.hl), list(kw.ll), kw.source),
     )
     p = params
+    version = p.get("version", VERSION_147)
+    if mode == "bypass":
+        return _bypass(r, query, version, clock)
+    kg, naive = (
+        (lightrag157_modes.run_kg, lightrag157_modes.run_naive) if version == VERSION_157 else (run_kg, run_naive)
+    )
     effective = mode
     if mode == "naive":
         r.keywords = Keywords(source="")
@@ -275,7 +187,8 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
                 effective = "naive"
                 r.warnings.append(
                     f"both keyword lists are empty and the query is shorter than {NAIVE_SHORT_QUERY} characters: "
-                    "fell back to naive mode (seed 001; LightRAG 1.4.7 would search with the query as the only low-level keyword)"
+                    f"fell back to naive mode (seed 001; LightRAG {version} would search with the query as the only "
+                    "low-level keyword)"
                 )
             else:
                 r.warnings.append(
@@ -287,9 +200,9 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
                 return r
         clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))
     if effective == "naive":
-        run_naive(index, query, p, deps, r, clock)
+        naive(index, query, p, deps, r, clock)
     else:
-        run_kg(index, query, mode, p, deps, r, clock)
+        kg(index, query, mode, p, deps, r, clock)
     r.trace = clock.trace()
     if r.context:
         r.messages = prompts.build_messages(
@@ -301,15 +214,3 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
             user_prompt=p["user_prompt"],
         )
     return r
-
-
-def _total_budget(r: Retrieval, used: int, max_total_tokens: int) -> Budget:
-    """``max_total_tokens`` only sizes the chunk budget in 1.4.7: the system prompt, KG context, query
-    and buffer are never cut by it. When they alone exceed it, say so instead of showing a broken limit."""
-    if used <= max_total_tokens:
-        return Budget("total", used, max_total_tokens)
-    r.warnings.append(
-        f"the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
-        f"{max_total_tokens}: LightRAG 1.4.7 does not cut them, it only leaves no room for chunks"
-    )
-    return Budget("total", used, None)
