@@ -140,7 +140,7 @@ def run_query(
 ) -> Retrieval:
     """Resolve parameters and keywords, run ``mode`` and record where the time went."""
     spec = get_mode(mode)
-    resolved = spec.resolve(params)
+    resolved = spec.resolve(params, index)
     if not isinstance(query, str):
         raise UserError(f"the question must be text, got {type(query).__name__}")
     embedder_id = query_embedder_id(index, embedder)

@@ -52,6 +52,11 @@ class AnswerResult:
         return asdict(self)
 
 
+def sends_without_context(retrieval: Retrieval) -> bool:
+    """LightRAG's ``bypass`` mode sends the bare question to the model: no context is expected."""
+    return retrieval.mode == "lightrag.bypass"
+
+
 def messages_for(retrieval: Retrieval, history: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
     """The messages the mode prepared (or ones built from its context), with ``history`` before the question."""
     if retrieval.messages:
@@ -106,7 +111,7 @@ def answer(
     messages = messages_for(retrieval, history)
     emit = on_token if (stream and on_token is not None) else None
 
-    if not retrieval.context.strip():
+    if not retrieval.context.strip() and not sends_without_context(retrieval):
         # the references answer an empty context with their fail response and no model call
         if emit:
             emit(prompts.FAIL_RESPONSE)

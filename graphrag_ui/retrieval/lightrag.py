@@ -1,8 +1,11 @@
-"""LightRAG modes ``lightrag.local|global|hybrid|mix|naive``, following lightrag-hku 1.4.7 exactly.
+"""LightRAG modes ``lightrag.local|global|hybrid|mix|naive|bypass``, following lightrag-hku 1.4.7
+or 1.5.7 exactly (``version`` parameter; default: the release that wrote an imported index, else 1.4.7).
 
-Parameters carry 1.4.7's names (``QueryParam`` fields and the ``LightRAG`` instance settings
+Parameters carry the release's names (``QueryParam`` fields and the ``LightRAG`` instance settings
 ``kg_chunk_pick_method``, ``related_chunk_number``, ``cosine_better_than_threshold``) and defaults.
-Keywords arrive in ``deps.keywords``; where seed 001 states a rule 1.4.7 lacks (both keyword lists
+QueryParam fields with no effect on the context here are not offered (history_turns and model_func
+in 1.4.7; include_references and disable_user_prompt_prefix in 1.5.7; enable_rerank is off).
+Keywords arrive in ``deps.keywords``; where seed 001 states a rule LightRAG lacks (both keyword lists
 empty and a query under 50 characters → naive), the seed wins (docs/differences/lightrag.md).
 """
 
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from graphrag_ui.retrieval.lightrag_modes import retrieve
+from graphrag_ui.retrieval.lightrag_modes import VERSION_147, VERSION_157, retrieve
 from graphrag_ui.retrieval.recall import recall_params
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
 
@@ -76,6 +79,27 @@ THRESHOLD = ParamSpec(
     1.0,
     0.01,
 )
+MAX_ENTITY_157 = ParamSpec(
+    "max_entity_tokens",
+    "int",
+    6000,
+    "token budget of the entity section (o200k_base, the JSON lines with their newlines)",
+    0,
+    200_000,
+    100,
+)
+MAX_RELATION_157 = ParamSpec(
+    "max_relation_tokens", "int", 8000, "token budget of the relation section (JSON lines)", 0, 200_000, 100
+)
+MAX_TOTAL_157 = ParamSpec(
+    "max_total_tokens",
+    "int",
+    30000,
+    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 200-token buffer",
+    0,
+    1_000_000,
+    500,
+)
 RESPONSE_TYPE = ParamSpec(
     "response_type",
     "str",
@@ -86,20 +110,33 @@ USER_PROMPT = ParamSpec(
     "user_prompt", "str", "", "extra instruction for the answer (its tokens count against max_total_tokens)"
 )
 
-_KG_COMMON = (
-    TOP_K,
-    CHUNK_TOP_K,
-    MAX_ENTITY,
-    MAX_RELATION,
-    MAX_TOTAL,
-    PICK,
-    RELATED,
-    THRESHOLD,
-    RESPONSE_TYPE,
-    USER_PROMPT,
-)
+
+def _kg(max_entity: ParamSpec, max_relation: ParamSpec, max_total: ParamSpec) -> tuple[ParamSpec, ...]:
+    return (
+        TOP_K,
+        CHUNK_TOP_K,
+        max_entity,
+        max_relation,
+        max_total,
+        PICK,
+        RELATED,
+        THRESHOLD,
+        RESPONSE_TYPE,
+        USER_PROMPT,
+    )
+
+
+_KG = {
+    VERSION_147: _kg(MAX_ENTITY, MAX_RELATION, MAX_TOTAL),
+    VERSION_157: _kg(MAX_ENTITY_157, MAX_RELATION_157, MAX_TOTAL_157),
+}
+_NAIVE = {
+    VERSION_147: (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
+    VERSION_157: (TOP_K, CHUNK_TOP_K, MAX_TOTAL_157, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
+}
 _RECALL = recall_params("vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
-_NAIVE = (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT)
+VERSIONS = (VERSION_147, VERSION_157)
+RERANK_OFF = " Rerank is off (enable_rerank=False: no rerank model runs offline)."
 
 SUMMARIES = {
     "local": "entities found by the low-level keywords, all their relations (by edge degree), their chunks",
@@ -107,30 +144,46 @@ SUMMARIES = {
     "hybrid": "local and global results merged round-robin, then chunks of both",
     "mix": "hybrid plus chunks found by vector search on the question, merged round-robin",
     "naive": "chunks found by vector search on the question, within the token budget",
+    "bypass": "no retrieval: the bare question goes to the model (LightRAG's bypass mode)",
 }
 
 
-def _spec(mode: str) -> ModeSpec:
+def index_version(index) -> str:
+    """The LightRAG release that wrote an index: recorded at import, else told by its layout; 1.4.7
+    for built and sample indexes."""
+    settings = index.manifest.settings
+    recorded = settings.get("lightrag_version")
+    if recorded in VERSIONS:
+        return recorded
+    return VERSION_157 if settings.get("lightrag_layout") == "1.5" else VERSION_147
+
+
+def _params(mode: str, version: str) -> tuple[ParamSpec, ...]:
+    if mode == "bypass":
+        return ()
     if mode == "naive":
-        params = _NAIVE
-    elif mode == "global":
-        params = _KG_COMMON
-    else:
-        params = _KG_COMMON + _RECALL
-    func = partial(_run, mode=mode)
-    return ModeSpec(
+        return _NAIVE[version]
+    return _KG[version] + (() if mode == "global" else _RECALL)
+
+
+def _spec(mode: str) -> ModeSpec:
+    base = ModeSpec(
         f"lightrag.{mode}",
         "lightrag",
-        func,
-        params,
-        SUMMARIES[mode],
-        uses_keywords=mode != "naive",
-        extra={"reference": "lightrag-hku 1.4.7"},
+        partial(_run, mode=mode),
+        (),
+        SUMMARIES[mode] + ("" if mode == "bypass" else RERANK_OFF),
+        uses_keywords=mode not in ("naive", "bypass"),
+        extra={"reference": "lightrag-hku 1.4.7 | 1.5.7"},
+        versions=VERSIONS,
+        version_params={v: _params(mode, v) for v in VERSIONS},
+        index_version=index_version,
     )
+    return base.for_version(VERSION_147)
 
 
 def _run(index, query, params, deps, *, mode: str):
     return retrieve(index, query, mode, params, deps)
 
 
-SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive")]
+SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive", "bypass")]

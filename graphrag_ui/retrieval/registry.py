@@ -19,6 +19,7 @@ MODE_MODULES: dict[str, str] = {
     "lightrag.hybrid": "graphrag_ui.retrieval.lightrag",
     "lightrag.mix": "graphrag_ui.retrieval.lightrag",
     "lightrag.naive": "graphrag_ui.retrieval.lightrag",
+    "lightrag.bypass": "graphrag_ui.retrieval.lightrag",
     "ms.local": "graphrag_ui.retrieval.ms_local",
 }
 

@@ -249,7 +249,11 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         embedder=embedder or "unknown",
         dimension=next(iter(dims.values())),
         tokenizer="o200k_base",
-        settings={"lightrag_layout": version, "imported_from": str(folder.resolve())},
+        settings={
+            "lightrag_layout": version,
+            "lightrag_version": "1.5.7" if version == "1.5" else "1.4.7",  # the release lightrag.* modes follow
+            "imported_from": str(folder.resolve()),
+        },
         vector_sources={kind: f"{VDB_FILES[kind]} (stored vectors)" for kind in VDB_FILES},
         title=folder.name,
     )
