@@ -32,7 +32,7 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
             key=f"{side}_mode",
             bind="query-params",
         )
-        spec = get_mode(mode)
+        spec = param_widgets.version_picker(get_mode(mode), index, lang, prefix=f"{side}_")
         with st.expander(t("parameters", lang)):
             values = param_widgets.parameter_widgets(spec, prefix=f"{side}_")
             hl = ll = None

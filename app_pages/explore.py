@@ -27,13 +27,13 @@ modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
     mode = st.selectbox(t("mode", lang), modes, key="mode", bind="query-params")
+    spec = param_widgets.version_picker(get_mode(mode), index, lang)
     if suggested:
         st.selectbox(t("suggested", lang), [""] + suggested, key="suggestion", on_change=_use_suggestion)
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
     query = st.text_area(t("question", lang), key="q", bind="query-params", height=90)
 
-spec = get_mode(mode)
 with st.sidebar:
     st.subheader(t("parameters", lang))
     st.caption(spec.summary)

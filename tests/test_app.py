@@ -60,7 +60,10 @@ def test_explore_runs_every_mode_without_errors(app):
     for mode in mode_names():
         at.selectbox(key="mode").set_value(mode).run()
         assert not at.exception, (mode, [e.value for e in at.exception])
-        assert sum(tab_counts(at).values()) > 0, mode
+        if mode == "lightrag.bypass":  # retrieves nothing by design, and says so
+            assert sum(tab_counts(at).values()) == 0 and any("bypass" in w.value for w in at.warning), mode
+        else:
+            assert sum(tab_counts(at).values()) > 0, mode
 
 
 def test_slider_change_and_url_state(app):
@@ -312,3 +315,23 @@ def test_budget_tab_totals_and_downloads(app):
     assert [text.rstrip() for text in shown] == [result.context.rstrip()]  # st.code trims the last newline
     labels = {b.label for b in at.get("download_button")}
     assert {"Download context", "Download Retrieval JSON"} <= labels
+
+
+def test_lightrag_version_is_picked_beside_the_mode(app):
+    """Sample indexes default to 1.4.7; picking 1.5.7 switches the context to 1.5.7's JSON lines and the
+    sidebar to 1.5.7's schema; other families show no version picker."""
+    at = app(index="sample:en", mode="lightrag.local")
+    assert at.selectbox(key="lightrag_version").value == "1.4.7"
+    at.session_state["main_tabs"] = "Context"
+    at.run()
+    (before,) = [code.value for code in at.code if code.language == "plaintext"]
+    assert before.startswith("-----Entities(KG)-----")
+    at.selectbox(key="lightrag_version").set_value("1.5.7").run()
+    assert not at.exception and not at.error
+    (after,) = [code.value for code in at.code if code.language == "plaintext"]
+    assert after.lstrip("\n").startswith("Knowledge Graph Data (Entity):") and "Reference Document List" in after
+    assert "200-token buffer" in at.slider(key="lightrag_max_total_tokens").help
+    shared = app(index="sample:en", mode="lightrag.local", lightrag_version="1.5.7")
+    assert shared.selectbox(key="lightrag_version").value == "1.5.7"
+    other = app(index="sample:en", mode="nano.local")
+    assert not [s for s in other.selectbox if s.key == "lightrag_version"]

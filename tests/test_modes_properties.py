@@ -35,7 +35,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from make_synthetic_index import make_index  # noqa: E402
 
 MODES = mode_names()
-INDEXES = ("synthetic", "nano-en", "lightrag-zh", "graphrag-en")
+# a mode that follows several releases (LightRAG 1.4.7 | 1.5.7) is checked under each of them
+VARIANTS = [
+    pytest.param(mode, version, id=f"{mode}@{version}" if version else mode)
+    for mode in MODES
+    for version in (get_mode(mode).versions or ("",))
+]
+INDEXES = ("synthetic", "nano-en", "lightrag-zh", "lightrag-zh-1.5", "graphrag-en")
 QUICK = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 
@@ -51,7 +57,18 @@ def index_named(name: str) -> Index:
         return nano_graphrag.import_dir(GOLDENS / "nano" / "en", embedder="hash")
     if name == "lightrag-zh":
         return lightrag.import_dir(GOLDENS / "lightrag-1.4.7" / "zh", embedder="hash")
+    if name == "lightrag-zh-1.5":
+        return lightrag.import_dir(GOLDENS / "lightrag-1.5.7" / "zh", embedder="hash")
     return ms_graphrag.import_dir(GOLDENS / "graphrag-3" / "en", embedder="hash")
+
+
+def spec_of(mode: str, version: str):
+    spec = get_mode(mode)
+    return spec.for_version(version) if version else spec
+
+
+def versioned(params: dict, version: str) -> dict:
+    return {**params, "version": version} if version else params
 
 
 def empty_index() -> Index:
@@ -109,25 +126,26 @@ def param_strategy(p: ParamSpec) -> st.SearchStrategy:
 
 
 @st.composite
-def cases(draw, index: Index, mode: str):
-    spec = get_mode(mode)
+def cases(draw, index: Index, mode: str, version: str):
+    spec = spec_of(mode, version)
     names = [e.name for e in index.entities[:200]] or ["nothing"]
     words = st.sampled_from(names) | st.sampled_from(["what", "how", "关系", "数据", "and", "?", " "])
     text = st.lists(words, max_size=6).map(" ".join) | st.text(max_size=60)
     query = draw(text)
-    params = draw(st.fixed_dictionaries({}, optional={p.name: param_strategy(p) for p in spec.params}))
+    optional = {p.name: param_strategy(p) for p in spec.params if p.name != "version"}
+    params = versioned(draw(st.fixed_dictionaries({}, optional=optional)), version)
     keyword_lists = st.lists(st.sampled_from(names) | st.text(min_size=1, max_size=12), max_size=3)
     hl, ll = draw(keyword_lists), draw(keyword_lists)
     return query, params, hl, ll
 
 
 @pytest.mark.parametrize("index_name", INDEXES)
-@pytest.mark.parametrize("mode", MODES)
-def test_invariants_hold_for_any_question_and_parameters(mode, index_name):
+@pytest.mark.parametrize(("mode", "version"), VARIANTS)
+def test_invariants_hold_for_any_question_and_parameters(mode, version, index_name):
     index = index_named(index_name)
 
     @QUICK
-    @given(cases(index, mode))
+    @given(cases(index, mode, version))
     def run(case):
         query, params, hl, ll = case
         result = run_query(index, mode, query, params, hl=hl or None, ll=ll or None)
@@ -158,11 +176,16 @@ KNOWN: dict[tuple[str, str, object], str] = {}
 def sweep() -> list:
     cases = []
     for mode in MODES:
-        for p in get_mode(mode).params:
-            for value in dict.fromkeys(extremes(p)):
-                reason = KNOWN.get((mode, p.name, value))
-                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-                cases.append(pytest.param(mode, p.name, value, marks=marks, id=f"{mode}-{p.name}={value!r}"))
+        for version in get_mode(mode).versions or ("",):
+            at = f"@{version}" if version else ""
+            for p in spec_of(mode, version).params:
+                if p.name == "version":
+                    continue
+                for value in dict.fromkeys(extremes(p)):
+                    reason = KNOWN.get((mode, p.name, value))
+                    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                    case_id = f"{mode}{at}-{p.name}={value!r}"
+                    cases.append(pytest.param(mode, version, p.name, value, marks=marks, id=case_id))
     return cases
 
 
@@ -170,21 +193,22 @@ def _sweep_query(index: Index) -> str:
     return f"How is {index.entities[3].name} related to {index.entities[40].name}?"
 
 
-@pytest.mark.parametrize(("mode", "name", "value"), sweep())
-def test_every_parameter_at_its_min_max_and_default(mode, name, value):
+@pytest.mark.parametrize(("mode", "version", "name", "value"), sweep())
+def test_every_parameter_at_its_min_max_and_default(mode, version, name, value):
     index = index_named("synthetic")
-    spec = get_mode(mode)
-    result = run_query(index, mode, _sweep_query(index), {name: value}, hl=["trade"], ll=[index.entities[3].name])
+    spec = spec_of(mode, version)
+    params = versioned({name: value}, version)
+    result = run_query(index, mode, _sweep_query(index), params, hl=["trade"], ll=[index.entities[3].name])
     assert result.params[name] == next(p for p in spec.params if p.name == name).coerce(value)
     check(result, index, mode)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_all_parameters_at_their_min_or_max_together(mode):
+@pytest.mark.parametrize(("mode", "version"), VARIANTS)
+def test_all_parameters_at_their_min_or_max_together(mode, version):
     index = index_named("synthetic")
-    spec = get_mode(mode)
+    spec = spec_of(mode, version)
     for bound in ("min", "max"):
-        params = {p.name: getattr(p, bound) for p in spec.params if getattr(p, bound) is not None}
+        params = versioned({p.name: getattr(p, bound) for p in spec.params if getattr(p, bound) is not None}, version)
         if mode == "ms.local" and bound == "max":
             params["community_prop"] = 1.0 - params["text_unit_prop"]  # GraphRAG refuses shares above 1
         result = run_query(index, mode, _sweep_query(index), params, hl=["trade"], ll=[index.entities[3].name])
@@ -204,21 +228,21 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("what", list(HOSTILE))
-@pytest.mark.parametrize("index_name", ["synthetic", "nano-en", "lightrag-zh"])
-@pytest.mark.parametrize("mode", MODES)
-def test_hostile_questions_give_a_warning_not_an_exception(mode, index_name, what):
+@pytest.mark.parametrize("index_name", ["synthetic", "nano-en", "lightrag-zh", "lightrag-zh-1.5"])
+@pytest.mark.parametrize(("mode", "version"), VARIANTS)
+def test_hostile_questions_give_a_warning_not_an_exception(mode, version, index_name, what):
     index = index_named(index_name)
     assert len(LONG) == 20_000
-    result = run_query(index, mode, HOSTILE[what])
+    result = run_query(index, mode, HOSTILE[what], versioned({}, version))
     check(result, index, mode)
     assert result.warnings, f"{mode} on {index_name}: no warning for a question of {what}"
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("mode", "version"), VARIANTS)
 @pytest.mark.parametrize("question", ["Who runs the institute?", "", "   ", "跑步数据"])
-def test_empty_index_gives_an_empty_context_and_a_warning(mode, question):
+def test_empty_index_gives_an_empty_context_and_a_warning(mode, version, question):
     index = index_named("empty")
-    result = run_query(index, mode, question, hl=["x"] if question == "" else None)
+    result = run_query(index, mode, question, versioned({}, version), hl=["x"] if question == "" else None)
     check(result, index, mode)
     assert result.context == "" and all(not result.candidates(k) for k in KINDS)
     assert any("index is empty" in w for w in result.warnings)
@@ -228,9 +252,10 @@ def test_empty_index_without_any_vector_table():
     index = empty_index()
     index.vectors = {}
     for mode in MODES:
-        result = run_query(index, mode, "anything at all")
-        check(result, index, mode)
-        assert result.context == "" and result.warnings
+        for version in get_mode(mode).versions or ("",):
+            result = run_query(index, mode, "anything at all", versioned({}, version))
+            check(result, index, mode)
+            assert result.context == "" and result.warnings
 
 
 def test_script_warning_only_when_no_entity_uses_the_script():
@@ -245,21 +270,25 @@ def test_script_warning_only_when_no_entity_uses_the_script():
 # ------------------------------------------------------------------ known bugs (owners: the LightRAG modes)
 
 
-def _tiny_total(mode: str) -> Retrieval:
+def _tiny_total(mode: str, version: str) -> Retrieval:
     index = index_named("synthetic")
     query = _sweep_query(index)
-    return run_query(index, mode, query, {"max_total_tokens": 0}, hl=["trade"], ll=[index.entities[3].name])
+    params = versioned({"max_total_tokens": 0}, version)
+    return run_query(index, mode, query, params, hl=["trade"], ll=[index.entities[3].name])
 
 
-@pytest.mark.parametrize("mode", [m for m in MODES if m.startswith("lightrag.")])
-def test_lightrag_chunk_budget_limit_is_never_negative(mode):
-    chunks = [b for b in _tiny_total(mode).budgets if b.section == "chunks" and b.limit is not None]
+LIGHTRAG_BUDGETED = [v for v in VARIANTS if v.values[0].startswith("lightrag.") and v.values[0] != "lightrag.bypass"]
+
+
+@pytest.mark.parametrize(("mode", "version"), LIGHTRAG_BUDGETED)
+def test_lightrag_chunk_budget_limit_is_never_negative(mode, version):
+    chunks = [b for b in _tiny_total(mode, version).budgets if b.section == "chunks" and b.limit is not None]
     assert chunks and all(b.limit >= 0 for b in chunks)
 
 
-@pytest.mark.parametrize("mode", [m for m in MODES if m.startswith("lightrag.")])
-def test_lightrag_total_budget_is_not_exceeded(mode):
-    result = _tiny_total(mode)
+@pytest.mark.parametrize(("mode", "version"), LIGHTRAG_BUDGETED)
+def test_lightrag_total_budget_is_not_exceeded(mode, version):
+    result = _tiny_total(mode, version)
     total = next(b for b in result.budgets if b.section == "total")
     if total.limit is None:  # the fixed parts alone exceed max_total_tokens: said, not shown as a limit
         assert any("max_total_tokens" in w for w in result.warnings)

@@ -17,6 +17,12 @@ _STRINGS: dict[str, dict[str, str]] = {
     "suggested": {"en": "Suggested questions", "zh": "示例问题"},
     "mode": {"en": "Retrieval mode", "zh": "检索模式"},
     "parameters": {"en": "Parameters", "zh": "参数"},
+    "version": {"en": "Reference version", "zh": "参考版本"},
+    "version_help": {
+        "en": "Which release of the reference library this mode reproduces, byte for byte. Default: the release "
+        "that wrote the index (1.4.7 for built and sample indexes).",
+        "zh": "此模式逐字节复现的参考库版本。默认：写出该索引的版本（自建索引和示例索引为 1.4.7）。",
+    },
     "keywords": {"en": "Keywords (LightRAG)", "zh": "关键词（LightRAG）"},
     "hl": {"en": "High-level keywords", "zh": "高层关键词"},
     "ll": {"en": "Low-level keywords", "zh": "低层关键词"},

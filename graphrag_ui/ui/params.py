@@ -6,7 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.schema import VERSION_PARAM, ModeSpec, ParamSpec
+from graphrag_ui.ui.i18n import t
 
 SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
 
@@ -35,9 +36,37 @@ def _widget(param: ParamSpec, key: str, disabled: bool) -> Any:
     return st.number_input(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
 
 
+def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> ModeSpec:
+    """For a mode that follows several releases: pick one (default: the release that wrote ``index``)
+    and return the mode with that release's parameter schema; other modes come back unchanged."""
+    if not spec.versions:
+        return spec
+    options = list(spec.versions)
+    default = spec.default_version(index)
+    key = f"{prefix}{spec.family}_{VERSION_PARAM}"
+    if st.session_state.get(key) not in options:
+        st.session_state.pop(key, None)
+    chosen = st.selectbox(
+        t("version", lang),
+        options,
+        index=options.index(default),
+        key=key,
+        help=t("version_help", lang),
+        bind="query-params",
+    )
+    return spec.for_version(chosen)
+
+
 def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False) -> dict[str, Any]:
-    """One widget per parameter; returns name -> value in the reference's own field names."""
+    """One widget per parameter; returns name -> value in the reference's own field names.
+
+    The ``version`` of a versioned mode is chosen beside the mode (``version_picker``); here it is
+    carried as the value the picked schema stands for.
+    """
     values = {}
     for param in spec.params:
+        if param.name == VERSION_PARAM:
+            values[param.name] = param.default
+            continue
         values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled)
     return values
