@@ -253,6 +253,20 @@ def test_cli_import_roundtrip(tmp_path):
     assert loaded.manifest.embedder == "hash" and loaded.manifest.source == "nano-graphrag"
 
 
+def test_import_writes_chroma_only_when_asked(tmp_path, monkeypatch):
+    """Imports skip chroma (retrieval reads the .npy mirror); ``--chroma`` writes the collections."""
+    from graphrag_ui.cli import main
+    from graphrag_ui.index import store
+
+    monkeypatch.delenv("CHROMA_HOST", raising=False)
+    assert main(["import", "nano", str(EN), "--out", str(tmp_path / "plain"), "--embedder", "hash"]) == 0
+    assert not (tmp_path / "plain" / "chroma").exists()
+    assert main(["import", "nano", str(EN), "--out", str(tmp_path / "full"), "--embedder", "hash", "--chroma"]) == 0
+    assert (tmp_path / "full" / "chroma" / "chroma.sqlite3").is_file()
+    plain, full = store.load(tmp_path / "plain"), store.load(tmp_path / "full")
+    assert all(plain.vectors[k].matrix.tobytes() == full.vectors[k].matrix.tobytes() for k in full.vectors)
+
+
 def test_missing_optional_files_warn_not_fail(workdir):
     (workdir / nano.VDB_CHUNKS).unlink()
     (workdir / nano.DOCS).unlink()

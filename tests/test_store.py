@@ -95,6 +95,23 @@ def test_vectors_can_be_read_back_from_chroma(saved):
         np.testing.assert_allclose(loaded.vectors[kind].matrix, table.matrix, rtol=1e-6, atol=1e-6)
 
 
+def test_without_chroma_the_mirror_is_the_only_copy(tmp_path, monkeypatch):
+    """chroma=False writes no chroma store; load reads the mirror bit for bit and checks it alone."""
+    monkeypatch.delenv("CHROMA_HOST", raising=False)
+    index = small_index()
+    out = tmp_path / "idx"
+    store.save(index, out, chroma=False)
+    assert not (out / "chroma").exists()
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["storage"]["chroma"] == {"mode": "none"}
+    loaded = store.load(out)
+    for kind, table in index.vectors.items():
+        assert loaded.vectors[kind].ids == table.ids
+        assert loaded.vectors[kind].matrix.tobytes() == table.matrix.tobytes()
+    (out / "vectors" / "chunks.npy").unlink()
+    with pytest.raises(IndexFormatError, match="keeps no chroma copy"):
+        store.load(out)
+
+
 def test_manifest_is_pretty_utf8_and_counts_are_recomputed(saved):
     index, out = saved
     text = (out / "manifest.json").read_text(encoding="utf-8")

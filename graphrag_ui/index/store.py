@@ -5,7 +5,8 @@ Layout of ``INDEX_DIR``::
     manifest.json            what the index is (``Manifest``) + a ``storage`` section; written LAST
     documents.parquet …      one Parquet table per row type, rows in their original order
     vectors/<kind>.npy       exact float32 rows + ``<kind>.ids.json`` (what ``load`` reads)
-    chroma/                  chromadb PersistentClient store (absent when a chroma server holds them)
+    chroma/                  chromadb PersistentClient store (absent when a chroma server holds them,
+                             or when the index was saved without chroma: imports by default)
     catalog.sqlite           the SQL entity catalog for ILIKE recall (``catalog.py``)
 
 ``save`` builds everything in a hidden sibling folder, closes every writer (chroma's client,
@@ -106,12 +107,18 @@ def _manifest_for(index: Index) -> Manifest:
 
 
 def save(
-    index: Index, path: str | Path, progress: Progress | None = None, *, chroma_hnsw: dict[str, Any] | None = None
+    index: Index,
+    path: str | Path,
+    progress: Progress | None = None,
+    *,
+    chroma_hnsw: dict[str, Any] | None = None,
+    chroma: bool = True,
 ) -> None:
     """Write ``index`` to the folder ``path`` atomically (replacing an index already there).
 
     ``manifest.counts`` is recomputed from the index; ``chroma_hnsw`` overrides chroma's HNSW build
-    settings (e.g. ``{"ef_construction": 16, "max_neighbors": 4}`` for throw-away benchmark indexes).
+    settings (e.g. ``{"ef_construction": 16, "max_neighbors": 4}`` for throw-away benchmark indexes);
+    ``chroma=False`` skips the embedded chroma collections (a configured chroma server still gets them).
     """
     target = Path(path).absolute()
     _check_target(target)
@@ -141,6 +148,7 @@ def save(
                 vectorstore.new_prefix(target.name),
                 (lambda d, t: progress("save vectors", d, t)) if progress else None,
                 chroma_hnsw,
+                chroma,
             )
         )
         _stage(progress, "save catalog", 0, len(index.entities))

@@ -98,8 +98,9 @@ def check_storage(folder: Path, storage: Any, tables: tuple[str, ...], file: Pat
     if vectors:
         chroma = storage.get("chroma")
         _expect(isinstance(chroma, dict), f"'storage.chroma' is {_type_name(chroma)}, expected an object", file)
-        _expect(chroma.get("mode") in ("persistent", "server"), f"chroma mode {chroma.get('mode')!r:.40}", file)
-        names = chroma.get("collections")
+        mode = chroma.get("mode")
+        _expect(mode in ("persistent", "server", "none"), f"chroma mode {mode!r:.40}", file)
+        names = chroma.get("collections", {} if mode == "none" else None)
         ok = isinstance(names, dict) and all(isinstance(v, str) for v in names.values())
         _expect(ok, f"'storage.chroma.collections' is {names!r:.60}, expected names", file)
     catalog = storage.get("catalog", {})

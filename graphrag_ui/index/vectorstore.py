@@ -12,8 +12,11 @@ chroma's own SQLite file, opened read-only, without importing chromadb; if that 
 is not the one chromadb 1.x writes, the check falls back to the chromadb client. If a mirror
 file is missing, the vectors are read from chroma instead (slower, ≤ 1 ulp off).
 
-Chroma stays the store other tools can query (cosine space, ids = the row ids, no per-record
-metadata). With ``CHROMA_HOST`` (and optionally ``CHROMA_PORT``, default 8000) set when an index
+Chroma is the store other tools can query (cosine space, ids = the row ids, no per-record
+metadata), so it is written only when someone will read it: when the caller asks (``--chroma``;
+``build`` and ``reembed`` always do) or when a chroma server is configured. Otherwise the manifest
+says ``{"mode": "none"}`` and the mirror is the only copy; building chroma's HNSW graph was 15 of
+the 21 s of a 10k-entity LightRAG import, on a path that retrieval never reads. With ``CHROMA_HOST`` (and optionally ``CHROMA_PORT``, default 8000) set when an index
 is saved, the collections go to that chroma server instead of ``chroma/``; their names are
 ``<prefix>-<kind>`` with a prefix unique to each save, so many indexes can share one server.
 The manifest records host, port and names; at load ``CHROMA_HOST``/``CHROMA_PORT`` override the
@@ -114,8 +117,9 @@ def write_vectors(
     prefix: str,
     progress: Progress | None = None,
     hnsw: dict[str, Any] | None = None,
+    chroma_wanted: bool = True,
 ) -> dict[str, Any]:
-    """Write the mirror and the chroma collections under ``folder``; return the manifest section."""
+    """Write the mirror, and the chroma collections when wanted or a server is set; return the manifest section."""
     unknown = sorted(set(vectors) - set(VECTOR_KINDS))
     if unknown:
         raise UserError(f"unknown vector kinds {unknown}", fix=f"use only {', '.join(VECTOR_KINDS)}")
@@ -127,6 +131,8 @@ def write_vectors(
         np.save(mirror / f"{kind}.npy", matrix, allow_pickle=False)
         (mirror / f"{kind}.ids.json").write_text(json.dumps(vectors[kind].ids, ensure_ascii=False), encoding="utf-8")
         section[kind] = {"rows": int(matrix.shape[0]), "dim": int(matrix.shape[1])}
+    if not server and not chroma_wanted:
+        return {"vectors": section, "chroma": {"mode": "none"}}
     if server:
         chroma: dict[str, Any] = {"mode": "server", "host": server[0], "port": server[1]}
         chroma["collections"] = {kind: f"{prefix}-{kind}" for kind in checked}
@@ -209,6 +215,8 @@ def _sqlite_counts(folder: Path) -> dict[str, int] | None:
 
 def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
     """kind -> number of vectors chroma holds (missing collections are absent from the result)."""
+    if chroma.get("mode") == "none":
+        return {}
     if chroma.get("mode") == "persistent":
         by_name = _sqlite_counts(folder)
         if by_name is not None:
@@ -264,11 +272,12 @@ def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str]
 def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable]:
     """All vector tables, verified against the manifest's counts and chroma's counts."""
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
+    mirror_only = chroma.get("mode") == "none"
     counts = chroma_counts(chroma, folder) if section else {}
     out: dict[str, VectorTable] = {}
     for kind, meta in section.items():
         rows, dim = meta["rows"], meta["dim"]
-        if counts.get(kind) != rows:  # both integers (validate.check_storage)
+        if not mirror_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
             where = f"chroma collection {chroma['collections'].get(kind)!r}"
             got = "missing" if kind not in counts else f"{counts[kind]} vectors"
             raise IndexFormatError(
@@ -288,6 +297,12 @@ def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable
                     "the ids file beside the vectors is missing", where=str(ids_file), fix=validate.REBUILD
                 )
             table = VectorTable(ids, matrix)
+        elif mirror_only:
+            raise IndexFormatError(
+                "the vector file is missing and this index keeps no chroma copy",
+                where=str(npy),
+                fix="re-import or rebuild the index",
+            )
         else:
             table = _read_chroma(chroma, folder, kind, ids)
         if table.matrix.dtype != np.float32 or table.matrix.shape != (rows, dim):

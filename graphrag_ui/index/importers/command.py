@@ -12,12 +12,19 @@ from graphrag_ui.progress import ProgressFn, TextProgress
 
 
 def import_source(
-    kind: str, src: str | Path, out: str | Path, embedder: str | None = None, progress: ProgressFn | None = None
+    kind: str,
+    src: str | Path,
+    out: str | Path,
+    embedder: str | None = None,
+    progress: ProgressFn | None = None,
+    chroma: bool = False,
 ) -> tuple[str, Index]:
     """Import ``src`` into a new index at ``out``; returns the detected kind and the index.
 
     The source is read and validated completely before anything is written, and the store writes
-    atomically, so a bad source leaves ``out`` untouched.
+    atomically, so a bad source leaves ``out`` untouched. Chroma collections are written only with
+    ``chroma=True`` or a configured chroma server: retrieval reads the ``.npy`` mirror, and building
+    chroma's graph was most of an import's time.
     """
     from graphrag_ui.index import store
 
@@ -29,7 +36,7 @@ def import_source(
     if out_path.resolve() == src_path.resolve():
         raise UserError("--out must differ from the source directory", where=str(out_path))
     index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
-    store.save(index, out_path, progress=progress)
+    store.save(index, out_path, progress=progress, chroma=chroma)
     return kind, index
 
 
@@ -43,10 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="embedder that made the source's vectors (e.g. hash, litellm:text-embedding-3-small); "
         "without it the index says 'unknown' and a query asks for it",
     )
+    parser.add_argument(
+        "--chroma",
+        action="store_true",
+        help="also write the vectors into chroma collections under INDEX_DIR/chroma for other tools "
+        "(always done when CHROMA_HOST names a chroma server; retrieval itself never reads chroma)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    kind, index = import_source(args.kind, args.src, args.out, args.embedder, TextProgress())
+    kind, index = import_source(args.kind, args.src, args.out, args.embedder, TextProgress(), args.chroma)
     if args.kind == "auto":
         print(f"detected: {kind}")
     counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())

@@ -271,7 +271,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         for row in rows:
             ent = by_name.get(row.get("entity_name", ""))
             ids.append(ent.id if ent is not None else str(row["__id__"]))
-        missing = sum(1 for i in ids if i not in {e.id for e in entities})
+        entity_ids = {e.id for e in entities}
+        missing = sum(1 for i in ids if i not in entity_ids)
         if missing:
             warnings.append(f"{VDB_ENTITIES}: {missing} vector rows name entities that are not in the graph")
         vectors["entities"] = VectorTable(ids=ids, matrix=matrix)
