@@ -3,6 +3,11 @@
     python bench_retrieval_reference.py time  {nano|lightrag147|graphrag3} WORKDIR
         times the library's own context builder for WORKDIR/cases.json (each case names its corpus,
         i.e. the working dir WORKDIR/<corpus>) and prints a JSON list of per-case medians (ms)
+    python bench_retrieval_reference.py contexts {nano|lightrag147} WORKDIR CASES.json MODE
+        a user's view of one mode, for scripts/bench_vs_reference.py: opens WORKDIR with the library
+        (timed: "load"), then runs every case's query through the library's own query path with
+        only_need_context (query embedding included, the first query included), and prints one JSON
+        object: load_s, per-query ms, the context strings and this process's peak RSS
     python bench_retrieval_reference.py write {nano|lightrag147} DUMP.json OUTDIR
         writes a "golden-style" working dir at any size: the rows of DUMP.json (dumped from one of our
         synthetic indexes) stored through the library's OWN storage classes, so the files are exactly
@@ -301,9 +306,70 @@ def time_graphrag3(workdir: Path, cases: list[dict]) -> list[float]:
     return out
 
 
+# ------------------------------------------------------------------ one mode as a user sees it
+
+
+def peak_rss_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def _contexts_nano(workdir: Path, cases: list[dict], mode: str) -> dict:
+    from nano_graphrag import QueryParam
+
+    start = time.perf_counter()
+    rag = nano_rag(workdir, threshold=cases[0]["params"].get("query_better_than_threshold", 0.2))
+    load_s = time.perf_counter() - start
+    times, contexts = [], []
+    for case in cases:
+        params = {k: v for k, v in case["params"].items() if k != "query_better_than_threshold"}
+        param = QueryParam(mode=mode.split(".")[1], only_need_context=True, **params)
+        start = time.perf_counter()
+        contexts.append(await rag.aquery(case["query"], param))
+        times.append((time.perf_counter() - start) * 1000)
+    return {"load_s": load_s, "ms": times, "contexts": contexts}
+
+
+async def _contexts_lightrag(workdir: Path, cases: list[dict], mode: str) -> dict:
+    from lightrag import QueryParam
+
+    start = time.perf_counter()
+    rag = await lightrag_instance(workdir, cases[0].get("instance", {}))
+    load_s = time.perf_counter() - start
+    times, contexts = [], []
+    for case in cases:
+        param = QueryParam(
+            mode=mode.split(".")[1],
+            only_need_context=True,
+            enable_rerank=False,
+            hl_keywords=case.get("hl_keywords", []),
+            ll_keywords=case.get("ll_keywords", []),
+            **case["params"],
+        )
+        start = time.perf_counter()
+        contexts.append(await rag.aquery(case["query"], param=param))
+        times.append((time.perf_counter() - start) * 1000)
+    await rag.finalize_storages()
+    return {"load_s": load_s, "ms": times, "contexts": contexts}
+
+
+def contexts(lib: str, workdir: Path, cases: list[dict], mode: str) -> dict:
+    if lib == "nano":
+        import nano_graphrag  # noqa: F401  (imports are not part of "load", as on our side)
+    else:
+        import lightrag  # noqa: F401
+    run = {"nano": _contexts_nano, "lightrag147": _contexts_lightrag}[lib]
+    out = asyncio.run(run(workdir, cases, mode))
+    return {**out, "peak_rss_mib": peak_rss_mib()}
+
+
 def main() -> int:
     action, lib, *rest = sys.argv[1:]
-    if action == "time":
+    if action == "contexts":
+        cases = json.loads(Path(rest[1]).read_text(encoding="utf-8"))
+        print(json.dumps(contexts(lib, Path(rest[0]), cases, rest[2]), ensure_ascii=False))
+    elif action == "time":
         workdir = Path(rest[0])
         cases = json.loads((workdir / "cases.json").read_text(encoding="utf-8"))
         run = {"nano": time_nano, "lightrag147": time_lightrag, "graphrag3": time_graphrag3}[lib]

@@ -1,0 +1,220 @@
+"""Ours vs the reference libraries on the same golden-style working dirs: speed, memory and byte parity.
+
+    .venv/bin/python scripts/bench_vs_reference.py [--sizes 10000 100000] [--queries 20]
+                                                   [--modes nano.local lightrag.local ...] [--cache DIR]
+
+For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities,
+hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir by
+the libraries' OWN storage classes, in their throwaway venvs (created on first use, as the golden
+harnesses do; scripts/bench_retrieval_reference.py is their side). Our CLI imports each working dir
+(``import --embedder hash``; time and peak RSS printed). Then, per mode, two fresh processes back to
+back, ours first, then the reference's:
+
+* ours: ``store.load`` (timed: "load"), then each query through ``graphrag_ui.query.run_query`` with
+  the mode's defaults (query embedding included, the first query included);
+* the reference: opening the working dir with the library (timed: "load"), then each query through
+  its own query path with ``only_need_context`` (query embedding included, the first included).
+
+Both sides embed queries with the same ``hash`` embedder, use similarity threshold 0 (every query does
+the full work) and, for LightRAG, the same explicit keywords. Printed per mode and size: p50 and p95
+of the warm queries (first excluded), the first query, load, open + first query and peak RSS as
+ours ÷ reference, and how many contexts are byte-equal (LightRAG 1.4.7's no-context sentence counts as
+our empty context). Goals (issue 12): p50 ≤ 0.2, p95 ≤ 0.3, first query ≤ 150 ms at 10k and ≤ 500 ms
+at 100k, open + first query ≤ 0.2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))
+
+import bench_retrieval as br  # noqa: E402  (synthetic index, row dump, library-written dirs, venv env)
+
+LIBS = {"nano.local": "nano"} | {f"lightrag.{m}": "lightrag147" for m in ("local", "global", "hybrid", "mix", "naive")}
+SETUP = {
+    "nano": ROOT / "scripts" / "goldens" / "nano_graphrag.py",
+    "lightrag147": ROOT / "scripts" / "goldens" / "lightrag_147.py",
+}
+PIP = {"nano": ["nano-graphrag==0.0.8.2"], "lightrag147": ["lightrag-hku==1.4.7", "httpx"]}
+FIRST_GOAL_MS = {10_000: 150.0, 100_000: 500.0}
+FAIL_147 = "Sorry, I'm not able to provide an answer to that question.[no-context]"
+
+
+def ensure_venv(lib: str) -> Path:
+    """The reference's throwaway venv (``python -m venv`` + pinned ``pip install``), created on first use."""
+    venv = br.VENVS[lib]
+    python = venv / "bin" / "python"
+    if not python.exists():
+        print(f"creating {venv} ({' '.join(PIP[lib])}) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *PIP[lib]], check=True)
+    return python
+
+
+def cases_for(mode: str, queries: list[tuple[str, list[str], list[str]]]) -> list[dict]:
+    """Reference-side cases; ours resolves ``params`` + ``instance`` (the same thresholds)."""
+    out = []
+    for query, hl, ll in queries:
+        if mode == "nano.local":
+            out.append({"query": query, "params": {"query_better_than_threshold": 0.0}})
+        else:
+            keywords = {"hl_keywords": hl, "ll_keywords": ll} if mode != "lightrag.naive" else {}
+            out.append({"query": query, "params": {}, "instance": {"cosine_better_than_threshold": 0.0}, **keywords})
+    return out
+
+
+def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, float]:
+    """Our CLI import of the library-written dir (cached): (index dir, seconds, peak RSS MiB)."""
+    out = cache / f"ours-{lib}-{n}"
+    stats = cache / f"ours-{lib}-{n}.import.json"
+    if not (out / "manifest.json").is_file() or not stats.is_file():
+        kind = "nano" if lib == "nano" else "lightrag"
+        cmd = [sys.executable, "-m", "graphrag_ui", "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status):
+            raise SystemExit(f"our import of {src} failed")
+        stats.write_text(json.dumps([time.perf_counter() - start, usage.ru_maxrss / 1024]), encoding="utf-8")
+    seconds, peak = json.loads(stats.read_text(encoding="utf-8"))
+    return out, seconds, peak
+
+
+def run_ours(index_dir: Path, cases_file: Path, mode: str) -> dict:
+    cmd = [sys.executable, str(Path(__file__)), "ours", str(index_dir), str(cases_file), mode]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        raise SystemExit(f"ours {mode} failed: {done.stderr.strip()[-400:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
+    python = br.VENVS[lib] / "bin" / "python"
+    cmd = [str(python), str(br.REFERENCE), "contexts", lib, str(workdir), str(cases_file), mode]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=br.venv_env())
+    if done.returncode:
+        raise SystemExit(f"reference {mode} failed: {done.stderr.strip()[-400:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
+    """Child process: our side of one mode (imports first, then load and queries timed)."""
+    import resource
+
+    from graphrag_ui.index import store
+    from graphrag_ui.query import run_query
+    from graphrag_ui.retrieval.registry import get_mode
+
+    cases = json.loads(Path(cases_file).read_text(encoding="utf-8"))
+    get_mode(mode)
+    start = time.perf_counter()
+    index = store.load(index_dir)
+    load_s = time.perf_counter() - start
+    times, contexts = [], []
+    for case in cases:
+        params = {**case["params"], **case.get("instance", {})}
+        hl, ll = case.get("hl_keywords"), case.get("ll_keywords")
+        start = time.perf_counter()
+        result = run_query(index, mode, case["query"], params, hl=hl, ll=ll)
+        times.append((time.perf_counter() - start) * 1000)
+        contexts.append(result.context)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"load_s": load_s, "ms": times, "contexts": contexts, "peak_rss_mib": peak}, ensure_ascii=False))
+    return 0
+
+
+def same(ours: str, theirs: str) -> bool:
+    return ours == theirs or (ours == "" and theirs == FAIL_147)
+
+
+def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
+    """One table line and the goals it misses."""
+    o_warm, t_warm = ours["ms"][1:] or ours["ms"], theirs["ms"][1:] or theirs["ms"]
+    p50 = statistics.median(o_warm) / statistics.median(t_warm)
+    p95 = br.pct(o_warm, 95) / br.pct(t_warm, 95)
+    o_first, t_first = ours["ms"][0], theirs["ms"][0]
+    o_open, t_open = ours["load_s"] * 1000 + o_first, theirs["load_s"] * 1000 + t_first
+    equal = sum(same(a, b) for a, b in zip(ours["contexts"], theirs["contexts"], strict=True))
+    missed = []
+    if p50 > 0.2:
+        missed.append(f"{mode} @{n // 1000}k p50 ratio {p50:.2f} > 0.2")
+    if p95 > 0.3:
+        missed.append(f"{mode} @{n // 1000}k p95 ratio {p95:.2f} > 0.3")
+    if o_first > FIRST_GOAL_MS.get(n, float("inf")):
+        missed.append(f"{mode} @{n // 1000}k first query {o_first:.0f} ms > {FIRST_GOAL_MS[n]:.0f} ms")
+    if o_open / t_open > 0.2:
+        missed.append(f"{mode} @{n // 1000}k open+first ratio {o_open / t_open:.2f} > 0.2")
+    line = (
+        f"| {mode} | {n // 1000}k | {statistics.median(o_warm):.1f} / {statistics.median(t_warm):.1f} = {p50:.2f} "
+        f"| {p95:.2f} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f} / {theirs['load_s']:.2f} s "
+        f"| {o_open / t_open:.2f} | {ours['peak_rss_mib']:.0f} / {theirs['peak_rss_mib']:.0f} MiB "
+        f"| {equal}/{len(ours['contexts'])} |"
+    )
+    return line, missed
+
+
+HEADER = (
+    "| mode | size | p50 ms ours / ref = ratio | p95 ratio | first query ms ours / ref | load ours / ref "
+    "| open+first ratio | peak RSS ours / ref | byte-equal |\n|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def bench_size(n: int, modes: list[str], n_queries: int, cache: Path) -> tuple[list[str], list[str]]:
+    index, _ = br.synthetic_index(n, cache)
+    queries = br.synthetic_cases(index, n_queries)
+    del index
+    lines, missed = [], []
+    for lib in dict.fromkeys(LIBS[m] for m in modes):
+        ensure_venv(lib)
+        folder = br.scaled_dir(lib, n, cache, br.synthetic_index(n, cache)[0])
+        if isinstance(folder, str):
+            missed.append(f"{lib} @{n // 1000}k: not measured ({folder})")
+            continue
+        ours_dir, seconds, peak = import_ours(lib, folder, cache, n)
+        print(f"import of the {lib} dir at {n // 1000}k: {seconds:.1f} s, peak RSS {peak:.0f} MiB", flush=True)
+        for mode in (m for m in modes if LIBS[m] == lib):
+            cases_file = cache / f"cases-{mode}-{n}.json"
+            cases_file.write_text(json.dumps(cases_for(mode, queries), ensure_ascii=False), encoding="utf-8")
+            ours = run_ours(ours_dir, cases_file, mode)
+            theirs = run_theirs(lib, folder, cases_file, mode)
+            line, miss = row(mode, n, ours, theirs)
+            print(line, flush=True)
+            lines.append(line)
+            missed += miss
+    return lines, missed
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "ours":
+        return ours_main(*sys.argv[2:5])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--queries", type=int, default=20)
+    ap.add_argument("--modes", nargs="+", default=list(LIBS), choices=list(LIBS))
+    ap.add_argument("--cache", default="/tmp/bench_vs_reference", help="synthetic indexes and working dirs (kept)")
+    args = ap.parse_args()
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    print(f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; {args.queries} queries per mode")
+    lines, missed = [], []
+    for n in args.sizes:
+        got, miss = bench_size(n, args.modes, args.queries, cache)
+        lines += got
+        missed += miss
+    print("\n" + HEADER + "\n" + "\n".join(lines))
+    print("\nall goals met" if not missed else "\ngoals missed:\n  " + "\n  ".join(missed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
