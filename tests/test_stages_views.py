@@ -159,3 +159,20 @@ def test_report_text_with_markup_stays_text(app, evil):
     batches = frames_with(at, "report ids")[0]
     assert TITLE in batches["report ids"][0]  # shown as a cell, verbatim
     assert not any(RAW_TAG.search(md.value) for md in at.markdown)
+
+
+def test_a_failed_map_call_is_one_clear_error_and_no_answer(app, monkeypatch, no_network):
+    from llm_server import Reply
+
+    gen = serve_fixture()
+    url, script = next(gen)([Reply(text="down", status=500)])
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/gpt-4o-mini")
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", url)
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_MAX_RETRIES", "0")
+    at = app(index="sample:en", mode=MODE)
+    next(b for b in at.button if b.label.startswith("Generate answer (")).click().run()
+    gen.close()
+    assert not at.exception
+    (error,) = at.error
+    assert "map call(s) failed" in error.value and "status 500" in error.value and "did not run" in error.value
+    assert tab_counts(at)["Points"] == 0 and not any(md.value.startswith("The retrieved") for md in at.markdown)

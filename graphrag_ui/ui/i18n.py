@@ -168,8 +168,8 @@ _STRINGS.update(
         "in_reduce_context": {"en": "In the reduce context", "zh": "进入归约上下文"},
         "stage_calls": {"en": "Model calls of the map and reduce stages", "zh": "映射与归约阶段的模型调用"},
         "stage_totals": {
-            "en": "{calls} calls · {tokens:,} tokens · cost ${cost:.5f} (cached calls cost nothing now)",
-            "zh": "{calls} 次调用 · {tokens:,} 个 token · 费用 ${cost:.5f}（命中缓存的调用本次不产生费用）",
+            "en": "{calls} calls · {tokens:,} tokens · cost {cost} (cached calls cost nothing now)",
+            "zh": "{calls} 次调用 · {tokens:,} 个 token · 费用 {cost}（命中缓存的调用本次不产生费用）",
         },
         "reduce_context": {"en": "Reduce context", "zh": "归约上下文"},
         "reduce_prompt": {"en": "Reduce prompt", "zh": "归约提示词"},
@@ -185,9 +185,10 @@ _STRINGS.update(
             "zh": "生成回答（{n} 次映射调用，然后归约）",
         },
         "staged_answer_caption": {
-            "en": "{model} · {calls} calls ({cached} from the cache) · {tokens:,} tokens · cost ${cost:.5f}",
-            "zh": "{model} · {calls} 次调用（{cached} 次来自缓存）· {tokens:,} 个 token · 费用 ${cost:.5f}",
+            "en": "{model} · {calls} calls ({cached} from the cache) · {tokens:,} tokens · cost {cost}",
+            "zh": "{model} · {calls} 次调用（{cached} 次来自缓存）· {tokens:,} 个 token · 费用 {cost}",
         },
+        "cost_unknown": {"en": "unknown (the model has no price)", "zh": "未知（该模型无价格信息）"},
         "col_batch": {"en": "batch", "zh": "批次"},
         "col_reports": {"en": "reports", "zh": "报告数"},
         "col_tokens": {"en": "tokens", "zh": "token 数"},

@@ -57,6 +57,12 @@ def batches_frame(result: Retrieval) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def total_cost(stages: Stages) -> float | None:
+    """USD of the calls that had a price (cached calls count what they cost when made); None: none priced."""
+    prices = [c.cost_usd for c in stages.calls if c.cost_usd is not None]
+    return sum(prices) if prices else None
+
+
 def calls_frame(stages: Stages) -> pd.DataFrame:
     """Every model call in the order made: stage, what for, time, tokens, cost, cache, outcome."""
     rows = [

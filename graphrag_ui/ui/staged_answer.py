@@ -12,6 +12,7 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.stages import FAILED
 from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.text import safe_markdown
 
@@ -57,7 +58,7 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     """
     from graphrag_ui.llm.settings import LLMSettings
     from graphrag_ui.ui.answer_view import prompt_panel
-    from graphrag_ui.ui.stages_view import status_box
+    from graphrag_ui.ui.stages_view import cost_text, status_box
 
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("answer", lang))
@@ -74,23 +75,22 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     if not saved:
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
-    status_box(current, lang)
-    if reply is not None and not reply.error:
+    if current.stages is not None and current.stages.status == FAILED:
+        st.error(current.stages.note)
+    if reply is not None and not reply.error and current.stages is not None:
         st.markdown(safe_markdown(reply.text))
-        calls = current.stages.calls if current.stages else []
+        calls = current.stages.calls
         tokens = sum(c.prompt_tokens + c.answer_tokens for c in calls)
-        cost = sum(c.cost_usd for c in calls if c.cost_usd is not None)
         cached = sum(1 for c in calls if c.cached)
-        st.caption(
-            t(
-                "staged_answer_caption",
-                lang,
-                model=reply.model,
-                calls=len(calls),
-                cached=cached,
-                tokens=tokens,
-                cost=cost,
-            )
+        caption = t(
+            "staged_answer_caption",
+            lang,
+            model=reply.model,
+            calls=len(calls),
+            cached=cached,
+            tokens=tokens,
+            cost=cost_text(current.stages, lang),
         )
+        st.caption(caption)
         prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang)
     return current

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import FAILED, NEEDS_MODEL
+from graphrag_ui.retrieval.stages import NEEDS_MODEL
 from graphrag_ui.ui import stage_tables
 from graphrag_ui.ui.i18n import t
 
@@ -30,9 +30,7 @@ def status_box(result: Retrieval, lang: str) -> None:
         return
     if stages.status == NEEDS_MODEL:
         st.info(t("stages_need_model", lang, n=len(stages.batches)), icon=":material/smart_toy:")
-    elif stages.status == FAILED:
-        st.error(stages.note)
-    elif stages.note:
+    elif stages.note:  # a failure is also said as an error beside the answer button
         st.caption(stages.note)
 
 
@@ -115,8 +113,12 @@ def calls_view(result: Retrieval, lang: str, key: str) -> None:
     )
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_calls", column_config=config)
     total = frame["prompt tokens"].sum() + frame["answer tokens"].sum()
-    cost = frame["cost usd"].dropna().sum()
-    st.caption(t("stage_totals", lang, calls=len(frame), tokens=int(total), cost=float(cost)))
+    st.caption(t("stage_totals", lang, calls=len(frame), tokens=int(total), cost=cost_text(stages, lang)))
+
+
+def cost_text(stages, lang: str) -> str:
+    cost = stage_tables.total_cost(stages)
+    return t("cost_unknown", lang) if cost is None else f"${cost:.5f}"
 
 
 def reduce_context_view(result: Retrieval, lang: str, key: str) -> None:
