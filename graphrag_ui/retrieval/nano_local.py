@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval import nano_csv
+from graphrag_ui.retrieval import nano_csv, nano_params
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.nano_prep import prepared
 from graphrag_ui.retrieval.nano_recall import recall
@@ -298,16 +298,8 @@ def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
 
 
 PARAMS = (
-    ParamSpec("top_k", "int", 20, "How many entities the vector search returns (nano QueryParam.top_k).", 1, 200, 1),
-    ParamSpec(
-        "level",
-        "int",
-        2,
-        "Use communities at this level or coarser (level <= this; 0 is the root partition).",
-        0,
-        10,
-        1,
-    ),
+    nano_params.top_k("entities"),
+    nano_params.LEVEL,
     ParamSpec(
         "local_max_token_for_text_unit",
         "int",
@@ -341,16 +333,8 @@ PARAMS = (
         False,
         "Keep only the best community report (applied after the budget cut).",
     ),
-    ParamSpec(
-        "query_better_than_threshold",
-        "float",
-        0.2,
-        "Cosine similarity an entity must reach; the search stops at the first one below.",
-        -1.0,
-        1.0,
-        0.01,
-    ),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
+    nano_params.threshold("an entity"),
+    nano_params.response_type("answer prompt"),
     *recall_params("vector (nano), ilike (catalog) or hybrid (seed 003)."),
 )
 

@@ -1,4 +1,4 @@
-"""Per-index memo for ``nano.local``: token counts of stored texts and chunk-id sets, computed once.
+"""Per-index memo for the nano modes: token counts of stored texts and chunk-id sets, computed once.
 
 nano-graphrag re-encodes every report, chunk and edge description on every query; counting each
 stored text once per loaded index (lazily, on first use) is most of our speed-up. Entries are keyed
@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from graphrag_ui import tokens
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
+from graphrag_ui.retrieval.nano_schema import SchemaEntry, community_schema
 
 ENCODING = "o200k_base"  # nano-graphrag: tiktoken.encoding_for_model("gpt-4o")
 _MAX_INDEXES = 4
@@ -25,6 +26,7 @@ class NanoPrep:
         self._relation_tokens: dict[str, int] = {}
         self._entity_tokens: dict[str, int] = {}
         self._chunk_sets: dict[str, frozenset[str]] = {}
+        self._schema: dict[str, SchemaEntry] | None = None
 
     def chunk_tokens(self, chunk: Chunk) -> int:
         n = self._chunk_tokens.get(chunk.id)
@@ -57,6 +59,12 @@ class NanoPrep:
             entity = self.index.entity_by_name.get(name)
             found = self._chunk_sets[name] = frozenset(entity.source_chunk_ids if entity else ())
         return found
+
+    def schema(self) -> dict[str, SchemaEntry]:
+        """nano's ``community_schema()`` for this index (``nano.global``), computed once."""
+        if self._schema is None:
+            self._schema = community_schema(self.index)
+        return self._schema
 
     @staticmethod
     def rating(community: Community) -> float:

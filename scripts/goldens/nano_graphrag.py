@@ -10,7 +10,17 @@ deterministic JSON built from the members named in the prompt) and the ``hash`` 
 the local queries below with ``only_need_context=True`` and records each context and the selected
 ids (captured by wrapping nano's ``_find_most_related_*`` helpers).
 
-Each case is also run a second time with ONE documented fix applied inside nano: relation ties are
+Global cases (GLOBAL_CASES, ``mode="global"``, the whole query with the scripted LLM) record the
+groups nano formed (captured in ``truncate_list_by_token_size``), every map call (the CSV context cut
+out of the system prompt, the question, the extra call arguments, the scripted answer: JSON points,
+JSON wrapped in prose, odd points, all-zero scores, a non-JSON answer, broken JSON), the points the
+reduce step kept and the reduce context cut out of the reduce prompt, or the error nano raised. A
+report too big for any batch makes nano's grouping loop spin forever; the harness stops it there
+and records the hang. Naive cases (NAIVE_CASES) record the ``only_need_context`` string, the chunk
+hits with their cosine and the chunks that survived the token cut. They go to global.jsonl and
+naive.jsonl beside cases.jsonl.
+
+Each local case is also run a second time with ONE documented fix applied inside nano: relation ties are
 deduplicated in insertion order instead of through a ``set`` (the fix GitHub main made later). When
 that changes the context, the case carries ``insertion_order`` = {context, selected}: that is what
 our port must print (docs/differences/nano.md).
@@ -119,6 +129,86 @@ CASES: dict[str, list[tuple[str, str, dict]]] = {
 }
 
 
+# (case name, query, QueryParam overrides, scripted map answers) for mode="global"; the reports hold
+# 150-230 o200k tokens each, so 500 makes batches of two or three, 230 one each, and 200 leaves
+# two English reports that cannot fit even alone (nano then loops forever; the harness stops it).
+GLOBAL_CASES: dict[str, list[tuple[str, str, dict, str]]] = {
+    "en": [
+        ("defaults", "What are the main themes across the communities?", {}, "json"),
+        ("level_0", "What are the main themes across the communities?", {"level": 0}, "json"),
+        ("level_1", "Which organisations work together?", {"level": 1}, "json"),
+        ("budget_500", "Which organisations work together?", {"global_max_token_for_community_report": 500}, "json"),
+        ("budget_230", "Who studies Kelp Bay?", {"global_max_token_for_community_report": 230}, "json"),
+        ("budget_200_hangs", "Who studies Kelp Bay?", {"global_max_token_for_community_report": 200}, "json"),
+        ("min_rating_5", "What happened during Storm Dara?", {"global_min_community_rating": 5}, "json"),
+        ("max_consider_3", "What happened during Storm Dara?", {"global_max_consider_community": 3}, "json"),
+        ("prose_wrapped", "Who funds the research?", {"global_max_token_for_community_report": 500}, "prose"),
+        ("odd_points", "Who funds the research?", {"global_max_token_for_community_report": 500}, "odd"),
+        ("all_scores_zero", "banjo walrus", {}, "zero"),
+        ("non_json_answer", "Who funds the research?", {"global_max_token_for_community_report": 500}, "non_json"),
+        ("broken_json_answer", "Who funds the research?", {}, "broken_json"),
+        (
+            "level_0_tight_bullets",
+            "Summarise the festival.",
+            {"level": 0, "global_max_token_for_community_report": 400, "response_type": "Bullet Points"},
+            "json",
+        ),
+    ],
+    "zh": [
+        ("defaults", "各个社区的主要主题是什么？", {}, "json"),
+        ("level_0", "各个社区的主要主题是什么？", {"level": 0}, "json"),
+        ("level_1", "哪些机构在合作？", {"level": 1}, "json"),
+        ("budget_500", "哪些机构在合作？", {"global_max_token_for_community_report": 500}, "json"),
+        ("budget_200", "谁在研究青岚湖？", {"global_max_token_for_community_report": 200}, "json"),
+        ("min_rating_5", "台风“海燕”期间发生了什么？", {"global_min_community_rating": 5}, "json"),
+        ("max_consider_3", "台风“海燕”期间发生了什么？", {"global_max_consider_community": 3}, "json"),
+        ("prose_wrapped", "谁资助了这项研究？", {"global_max_token_for_community_report": 500}, "prose"),
+        ("odd_points", "谁资助了这项研究？", {"global_max_token_for_community_report": 500}, "odd"),
+        ("all_scores_zero", "banjo glockenspiel", {}, "zero"),
+        ("non_json_answer", "谁资助了这项研究？", {"global_max_token_for_community_report": 500}, "non_json"),
+        (
+            "level_0_tight_bullets",
+            "概括湖灯节。",
+            {"level": 0, "global_max_token_for_community_report": 400, "response_type": "Bullet Points"},
+            "json",
+        ),
+    ],
+}
+
+# (case name, query, overrides) for mode="naive"; naive_max_token_for_text_unit is set as an
+# attribute (it is not a QueryParam constructor field in 0.0.8.2)
+NAIVE_CASES: dict[str, list[tuple[str, str, dict]]] = {
+    "en": [
+        ("defaults", "What does Alice Chen do at the Tidewater Institute?", {}),
+        ("top_k_3", "Who built the SeaDrone X2 buoys for Project Seawatch?", {"top_k": 3}),
+        (
+            "budget_600",
+            "How did Storm Dara affect the Riverton Fishers' Cooperative?",
+            {"naive_max_token_for_text_unit": 600},
+        ),
+        (
+            "first_chunk_over_budget",
+            "Elena Petrova Halden Robotics contract in Lisbon",
+            {"naive_max_token_for_text_unit": 1},
+        ),
+        (
+            "threshold_035",
+            "Who is Inês Moura of the Atlantic Monitoring Network?",
+            {"query_better_than_threshold": 0.35},
+        ),
+        ("no_chunk_above_threshold", "banjo walrus", {}),
+    ],
+    "zh": [
+        ("defaults", "林晓梅在青岚湖研究站做什么？", {}),
+        ("top_k_3", "谁为清波计划制造了蓝鲸二号浮标？", {"top_k": 3}),
+        ("budget_600", "台风“海燕”对云港渔业合作社有什么影响？", {"naive_max_token_for_text_unit": 600}),
+        ("first_chunk_over_budget", "孙慧 星河科技 新加坡 合同", {"naive_max_token_for_text_unit": 1}),
+        ("threshold_035", "马克·杜邦和亚太湖泊观测联盟是谁？", {"query_better_than_threshold": 0.35}),
+        ("no_chunk_above_threshold", "banjo glockenspiel", {}),
+    ],
+}
+
+
 # ----------------------------------------------------------------------------- outside the venv
 def ensure_venv() -> Path:
     python = VENV / "bin" / "python"
@@ -209,9 +299,220 @@ def make_llm(docs: dict[str, str], extraction: dict[str, dict]):
             return extraction_records(extraction[hits[0]])
         if "Write a comprehensive report of a community" in prompt:
             return community_report(prompt)
+        if SESSION is not None and system_prompt is not None:
+            return SESSION.answer(prompt, system_prompt, kwargs)
         raise RuntimeError(f"unexpected prompt: {prompt[:120]!r}")
 
     return scripted_llm
+
+
+# ----------------------------------------------------------------------------- scripted map answers
+SESSION = None  # the GlobalSession of the global case being run (the scripted LLM asks it)
+_ROW = re.compile(r'^(\d+),\t"# (.*)$', re.M)
+
+
+def map_rows(context: str) -> list[tuple[str, str]]:
+    """(title, summary) of each report row in a map batch's CSV (report strings start "# title")."""
+    starts = list(_ROW.finditer(context))
+    rows = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(context)
+        lines = context[m.start() : end].split("\n")
+        rows.append((m.group(2), lines[2] if len(lines) > 2 else ""))
+    return rows
+
+
+def scripted_points(query: str, context: str) -> list[dict]:
+    """Two points per report: a short and a long one; scores in steps of 10 (ties on purpose), some
+    0 and some floats, all derived from md5 so a regeneration gives the same answers."""
+    points = []
+    for title, summary in map_rows(context):
+        for j, text in enumerate((f"{title}: relevant to the question.", f"{title}: {summary}")):
+            digest = hashlib.md5(f"{query}|{title}|{j}".encode()).hexdigest()
+            score = int(digest[:4], 16) % 11 * 10
+            if int(digest[4], 16) % 3 == 0:
+                score = score + 0.5
+            points.append({"description": text, "score": score})
+    return points
+
+
+def map_answer(script: str, batch: int, query: str, context: str) -> str:
+    points = scripted_points(query, context)
+    if script == "zero":
+        return json.dumps({"points": [{"description": p["description"], "score": 0} for p in points]})
+    if script == "prose":
+        body = json.dumps({"points": points}, ensure_ascii=False, indent=2)
+        return f"Here are the key points.\n```json\n{body}\n```\nI hope this helps."
+    if script == "odd":
+        odd = [
+            {"score": 90},  # no description: skipped
+            {"description": "A point without a score counts as 1."},
+            {"description": "Zero score.", "score": 0},
+            {"description": "Negative score.", "score": -5},
+            {"description": "Extra keys are ignored.", "score": 55, "reasoning": "n/a"},
+        ]
+        if batch == 1:
+            return json.dumps({"answer": "no points key at all"})
+        return json.dumps({"points": odd + points}, ensure_ascii=False)
+    if script == "non_json" and batch == min(1, SESSION.groups_count - 1):
+        return "I am sorry, I can only answer in prose: the reports mention funding."
+    if script == "broken_json":
+        return '{"points": [{"description": "trailing comma", "score": 5},]}'
+    return json.dumps({"points": points}, ensure_ascii=False)
+
+
+class HangDetected(RuntimeError):
+    """nano's grouping loop would never end (an empty group)."""
+
+
+class GlobalSession:
+    """One global query: records the groups, map calls, kept points and the reduce call."""
+
+    def __init__(self, op, prompts: dict, script: str, response_type: str) -> None:
+        self.op, self.script = op, script
+        self.map_head, self.map_tail = prompts["global_map_rag_points"].format(context_data="\x00").split("\x00")
+        reduce = prompts["global_reduce_rag_response"].format(report_data="\x00", response_type=response_type)
+        self.reduce_head, self.reduce_tail = reduce.split("\x00")
+        self.groups: list[list[str]] = []
+        self.kept_points: list[dict] | None = None
+        self.calls: list[dict] = []
+        self.reduce: dict | None = None
+        self.orig_truncate = op.truncate_list_by_token_size
+
+    @property
+    def groups_count(self) -> int:
+        return len(self.groups)
+
+    def __enter__(self):
+        def truncate(list_data, key, max_token_size):
+            out = self.orig_truncate(list_data, key=key, max_token_size=max_token_size)
+            if list_data and "report_string" in list_data[0]:
+                if not out:
+                    raise HangDetected(
+                        f"group {len(self.groups)} is empty: the first remaining report alone is over "
+                        f"{max_token_size} tokens, so _map_global_communities never ends"
+                    )
+                self.groups.append([c["title"].removeprefix("Cluster ") for c in out])
+            elif list_data and "answer" in list_data[0]:
+                self.kept_points = [dict(p) for p in out]
+            return out
+
+        self.op.truncate_list_by_token_size = truncate
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.op.truncate_list_by_token_size = self.orig_truncate
+
+    @staticmethod
+    def _inside(text: str, head: str, tail: str) -> str:
+        if not (text.startswith(head) and text.endswith(tail)):
+            raise RuntimeError("system prompt is not the expected template")
+        return text[len(head) : len(text) - len(tail)]
+
+    def answer(self, query: str, system_prompt: str, kwargs: dict) -> str:
+        if system_prompt.startswith(self.map_head):
+            context = self._inside(system_prompt, self.map_head, self.map_tail)
+            text = map_answer(self.script, len(self.calls), query, context)
+            self.calls.append({"context": context, "query": query, "llm_kwargs": kwargs, "answer": text})
+            return text
+        if system_prompt.startswith(self.reduce_head):
+            context = self._inside(system_prompt, self.reduce_head, self.reduce_tail)
+            self.reduce = {"context": context, "query": query, "llm_kwargs": kwargs}
+            return "REDUCED ANSWER"
+        raise RuntimeError(f"unexpected system prompt: {system_prompt[:120]!r}")
+
+
+def run_global_case(rag_factory, lang: str, name: str, query: str, overrides: dict, script: str) -> dict:
+    global SESSION
+    from nano_graphrag import QueryParam, _op
+    from nano_graphrag.prompt import PROMPTS
+
+    param = QueryParam(mode="global", only_need_context=False, **overrides)
+    rag = rag_factory()
+    result, error = None, None
+    with GlobalSession(_op, PROMPTS, script, param.response_type) as session:
+        SESSION = session
+        try:
+            result = rag.query(query, param=param)
+        except HangDetected as exc:
+            error = f"hang: {exc}"
+        except Exception as exc:  # nano's own failure on a malformed map answer is the recorded outcome
+            error = f"{type(exc).__name__}: {str(exc)[:200]}"
+        finally:
+            SESSION = None
+    if len(session.calls) != len(session.groups) and error is None:
+        raise RuntimeError(f"{lang}/{name}: {len(session.calls)} map calls for {len(session.groups)} groups")
+    return {
+        "corpus": lang,
+        "mode": "global",
+        "name": name,
+        "query": query,
+        "map_script": script,
+        "params": {
+            "level": param.level,
+            "global_min_community_rating": param.global_min_community_rating,
+            "global_max_consider_community": param.global_max_consider_community,
+            "global_max_token_for_community_report": param.global_max_token_for_community_report,
+            "response_type": param.response_type,
+        },
+        "groups": session.groups,
+        "map_calls": session.calls,
+        "kept_points": session.kept_points,
+        "reduce": session.reduce,
+        "result": result,
+        "error": error,
+        "fail_response": PROMPTS["fail_response"],
+    }
+
+
+def run_naive_case(rag_factory, lang: str, name: str, query: str, overrides: dict) -> dict:
+    from nano_graphrag import QueryParam, _op
+
+    overrides = dict(overrides)
+    threshold = overrides.pop("query_better_than_threshold", 0.2)
+    budget = overrides.pop("naive_max_token_for_text_unit", None)
+    rag = rag_factory(threshold)
+    param = QueryParam(mode="naive", only_need_context=True, **overrides)
+    if budget is not None:
+        param.naive_max_token_for_text_unit = budget
+    scores: list = []
+    kept: list[str] = []
+    vdb_query, truncate = rag.chunks_vdb.query, _op.truncate_list_by_token_size
+
+    async def recording_query(text, top_k=5):
+        results = await vdb_query(text, top_k=top_k)
+        scores.extend([r["id"], round(float(r["distance"]), 6)] for r in results)
+        return results
+
+    def recording_truncate(list_data, key, max_token_size):
+        out = truncate(list_data, key=key, max_token_size=max_token_size)
+        kept.extend("chunk-" + hashlib.md5(c["content"].encode()).hexdigest() for c in out)
+        return out
+
+    rag.chunks_vdb.query = recording_query
+    _op.truncate_list_by_token_size = recording_truncate
+    try:
+        context = rag.query(query, param=param)
+    finally:
+        _op.truncate_list_by_token_size = truncate
+    from nano_graphrag.prompt import PROMPTS
+
+    return {
+        "corpus": lang,
+        "mode": "naive",
+        "name": name,
+        "query": query,
+        "params": {
+            "top_k": param.top_k,
+            "naive_max_token_for_text_unit": param.naive_max_token_for_text_unit,
+            "query_better_than_threshold": threshold,
+            "response_type": param.response_type,
+        },
+        "context": context,
+        "is_fail_response": context == PROMPTS["fail_response"],
+        "chunk_scores": scores,
+        "selected_chunks": kept,
+    }
 
 
 # ----------------------------------------------------------------------------- inside the venv
@@ -363,7 +664,7 @@ def inside() -> None:
     import numpy as np
 
     OUT.mkdir(parents=True, exist_ok=True)
-    lines = []
+    lines, global_lines, naive_lines = [], [], []
     differing = []
     for lang, cases in CASES.items():
         workdir = OUT / lang
@@ -375,10 +676,20 @@ def inside() -> None:
                 case["insertion_order"] = {"context": fixed["context"], "selected": fixed["selected"]}
                 differing.append(f"{lang}/{name}")
             lines.append(json.dumps(case, ensure_ascii=False))
+        for name, query, overrides, script in GLOBAL_CASES[lang]:
+            global_lines.append(
+                json.dumps(run_global_case(rag_factory, lang, name, query, overrides, script), ensure_ascii=False)
+            )
+        for name, query, overrides in NAIVE_CASES[lang]:
+            naive_lines.append(
+                json.dumps(run_naive_case(rag_factory, lang, name, query, overrides), ensure_ascii=False)
+            )
         for leftover in workdir.iterdir():
             if leftover.name not in WORKING_FILES:
                 leftover.unlink()
     (OUT / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (OUT / "global.jsonl").write_text("\n".join(global_lines) + "\n", encoding="utf-8")
+    (OUT / "naive.jsonl").write_text("\n".join(naive_lines) + "\n", encoding="utf-8")
     manifest = {
         "library": f"nano-graphrag=={VERSION}",
         "nano-vectordb": md.version("nano-vectordb"),
@@ -394,9 +705,14 @@ def inside() -> None:
         "enable_naive_rag": True,
         "enable_llm_cache": False,
         "cases_where_insertion_order_differs": differing,
+        "global_cases": len(global_lines),
+        "naive_cases": len(naive_lines),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {len(lines)} cases to {OUT}; insertion order differs in: {differing or 'none'}")
+    print(
+        f"wrote {len(lines)} local, {len(global_lines)} global and {len(naive_lines)} naive cases to {OUT}; "
+        f"insertion order differs in: {differing or 'none'}"
+    )
 
 
 if __name__ == "__main__":

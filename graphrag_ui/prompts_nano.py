@@ -1,0 +1,65 @@
+"""Prompts of nano-graphrag's global search (map, reduce) in our own wording.
+
+Like ``graphrag_ui.prompts``, each template keeps the placeholders of the nano-graphrag 0.0.8.2 prompt it
+stands in for (``global_map_rag_points``: ``context_data``; ``global_reduce_rag_response``:
+``report_data`` and ``response_type``), and each message list has nano's shape: the filled system
+prompt, then the question as the user message (nano calls ``best_model_func(query, system_prompt=…)``
+for both). The JSON the map prompt asks for is the JSON nano parses (``points`` of
+``description``/``score``). Bottom layer: imports nothing of the package.
+"""
+
+from __future__ import annotations
+
+_ROLE = (
+    "You are an analyst answering a question from a knowledge base that was built as a graph of "
+    "entities and relationships over a set of source documents."
+)
+
+_MAP = f"""## Role
+{_ROLE}
+
+## Task
+The table below holds community reports, each with its rating and its importance in the index. List
+the key points in them that help answer the user's question. Use only what the reports say; when
+they hold nothing that helps, give a single point saying so with score 0. Never make facts up.
+
+## Reply format
+A single JSON object and nothing else:
+{{{{"points": [{{{{"description": "<one complete point>", "score": <0-100>}}}}]}}}}
+"score" is an integer from 0 (no help for this question) to 100 (essential to the answer).
+
+## Community reports
+{{context_data}}
+"""
+
+_REDUCE = f"""## Role
+{_ROLE}
+
+## Task
+Several analysts each read part of the community reports and wrote key points for the user's
+question; their points are below, the most important first. Merge them into one answer: keep what
+bears on the question, drop the rest, and explain the main points and what follows from them. If the
+points do not hold the answer, say so plainly; never make facts up.
+
+## Answer length and format
+{{response_type}}
+
+## Analyst points
+{{report_data}}
+
+Reply in the format and length asked for above, organised with Markdown headings and sections where useful.
+"""
+
+
+def _messages(system: str, query: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": query}]
+
+
+def map_messages(context_data: str, query: str) -> list[dict[str, str]]:
+    """One map call: the batch's report table in the system prompt, the question as the user turn."""
+    return _messages(_MAP.format(context_data=context_data), query)
+
+
+def reduce_messages(report_data: str, query: str, response_type: str) -> list[dict[str, str]]:
+    """The reduce call: the analyst points in the system prompt, the question as the user turn."""
+    return _messages(_REDUCE.format(report_data=report_data, response_type=response_type), query)
