@@ -216,3 +216,14 @@ def test_a_stage_that_failed_before_the_map_is_not_run_over(serve, cache):
     source.stages.status, source.stages.note = FAILED, "dynamic community selection stopped: rating call failed"
     out, reply = mr.run_map_reduce(source, settings(url), hooks=Hooks(), cache=cache)
     assert out.stages.status == FAILED and reply.error == source.stages.note and chat_requests(script) == []
+
+
+def test_scores_reach_reduce_as_the_parser_gave_them(serve, cache):
+    class KeepsNumbers(Hooks):
+        def parse_map(self, answer):
+            return [(p["description"], p["score"]) for p in json.loads(answer)["points"]]
+
+    url, _ = serve()
+    out, _ = mr.run_map_reduce(staged(2), settings(url), hooks=KeepsNumbers(), cache=cache, final_answer=False)
+    assert all(type(p.score) is int for p in out.stages.points)  # the test server sends integers
+    assert out.stages.reduce_context and ".0\n" not in out.stages.reduce_context

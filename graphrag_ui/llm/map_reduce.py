@@ -282,7 +282,8 @@ def run_map_reduce(
 
     for batch, call in zip(stages.batches, calls, strict=True):
         pairs = fallbacks.get(call.label) or [(p["description"], p["score"]) for p in call.parsed]
-        stages.points += [Point(batch.index, d, float(s), list(batch.community_ids)) for d, s in pairs]
+        # scores stay as parse_map gave them: a reference may print 80 and 80.0 differently
+        stages.points += [Point(batch.index, d, s, list(batch.community_ids)) for d, s in pairs]
     stages.reduce_context, stages.reduce_messages = hooks.reduce(stages.points, retrieval.query, retrieval.params)
     notes = [f"batch {c.label.removeprefix('batch ')}'s map answer could not be read" for c in calls if not c.ok]
     reply = _reduce(out, hooks, settings, stream, on_token, use_cache, store) if final_answer else None
