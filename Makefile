@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test setup setup-test chromium lint bench minilm
+.PHONY: run test setup setup-test chromium postgresql lint bench minilm
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,12 +19,17 @@ $(VENV)/.testtools: $(VENV)/.runtime requirements-test.txt
 	touch $@
 
 setup: $(VENV)/.runtime
-setup-test: $(VENV)/.testtools chromium
+setup-test: $(VENV)/.testtools chromium postgresql
 
 # Browser tests use Debian's chromium, never a downloaded browser (and a CJK font for the zh sample).
 chromium:
 	@(command -v chromium >/dev/null && test -d /usr/share/fonts/truetype/wqy) || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null)
+
+# The PostgreSQL catalog tests start a throwaway server from Debian's binaries (initdb, pg_ctl).
+postgresql:
+	@(command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1) || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
 run: setup
 	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \

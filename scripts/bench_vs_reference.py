@@ -81,7 +81,7 @@ def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, 
         kind = "nano" if lib == "nano" else "lightrag"
         cmd = [sys.executable, "-m", "graphrag_ui", "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _pid, status, usage = os.wait4(proc.pid, 0)
         if os.waitstatus_to_exitcode(status):
             raise SystemExit(f"our import of {src} failed")

@@ -4,7 +4,14 @@ Seed 003 recalls entities with ``name ILIKE %q% OR aliases::text ILIKE %q%``. Th
 table ``entities(row, entity_id, name, aliases, type, occurrence_count, name_folded,
 aliases_folded)`` written and queried through SQLAlchemy Core, so any database SQLAlchemy
 speaks can hold it; an index keeps it in ``catalog.sqlite`` (``open_catalog`` also takes an
-SQLAlchemy URL, e.g. ``postgresql://…``, and ``write_catalog`` exports to one).
+SQLAlchemy URL, e.g. ``postgresql+psycopg://…``, and ``write_catalog`` exports to one).
+
+A team's server. With ``GRAPHRAG_UI_CATALOG_URL`` set (an SQLAlchemy URL; its password stays in the
+environment), saving an index also writes its catalog into a table of that database named
+``gri_<folder>_<random>``, recorded in the manifest; every app instance with the variable set then
+runs the recall there (``for_index``), and one without it uses the index's own ``catalog.sqlite``.
+Names compare in code-point order on both backends (PostgreSQL with ``COLLATE "C"``), so a server
+returns the same hits in the same order as SQLite.
 
 Case. SQLite's LIKE folds only ASCII and PostgreSQL's LIKE folds nothing, so matching runs on
 ``*_folded`` columns holding ``casefold(NFKC(text))`` and the user text is folded the same way:
@@ -25,9 +32,13 @@ starts or ends with a letter or digit must not continue a word of the text ("ART
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import re
 import sqlite3
 import threading
 import unicodedata
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +56,18 @@ ALIAS_SEP = "\n"
 MIN_REVERSE_LEN = 2
 QUOTES = "\"'“”‘’「」『』"
 KINDS = ("name", "alias", "name in query", "alias in query")  # best first
+URL_ENV = "GRAPHRAG_UI_CATALOG_URL"
+
+
+def server_url_from_env() -> str | None:
+    """The team catalog's SQLAlchemy URL (e.g. ``postgresql+psycopg://app@db:5432/graphrag``), or None."""
+    return os.environ.get(URL_ENV, "").strip() or None
+
+
+def new_table_name(folder_name: str) -> str:
+    """A table name unique to one save: ``gri_<folder>_<random>`` (lower case, SQL-safe)."""
+    slug = re.sub(r"[^a-z0-9_]+", "_", folder_name.lower()).strip("_")[:30] or "index"
+    return f"gri_{slug}_{uuid.uuid4().hex[:10]}"
 
 
 def fold(text: str) -> str:
@@ -154,7 +177,7 @@ class Catalog:
         query = (
             sa.select(t.c.entity_id, t.c.name, t.c.aliases, t.c.type, t.c.occurrence_count, kind)
             .where(sa.or_(name_hit, alias_hit))
-            .order_by(kind, t.c.occurrence_count.desc(), t.c.name, t.c.entity_id)
+            .order_by(kind, t.c.occurrence_count.desc(), self._codepoints(t.c.name), self._codepoints(t.c.entity_id))
             .limit(limit)
         )
         with self._connect() as conn:
@@ -167,6 +190,10 @@ class Catalog:
                 matched_text = next((a for a in r["aliases"].split(ALIAS_SEP) if needle in fold(a)), r["aliases"])
             out.append(_hit(r, KINDS[r["kind"]], matched_text))
         return out
+
+    def _codepoints(self, column: sa.ColumnElement) -> sa.ColumnElement:
+        """``column`` ordered by code point, as SQLite and Python do (PostgreSQL's default follows the locale)."""
+        return column.collate("C") if self.engine.dialect.name == "postgresql" else column
 
     def _guard(self):
         return self._query_lock if self._serialize else _NoLock()
@@ -328,12 +355,29 @@ def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
         catalog = _cache.get(key)
         if catalog is None:
             engine = _engine_for(text, read_only="://" not in text)
-            catalog = _cache[key] = Catalog(engine, table_name, where=text)
+            where = sa.make_url(text).render_as_string(hide_password=True) if "://" in text else text
+            catalog = _cache[key] = Catalog(engine, table_name, where=where)
         return catalog
 
 
+def server_table(index_path: str | Path) -> str | None:
+    """The catalog table the index's manifest records on the team server, if it was saved with one."""
+    manifest = Path(index_path) / "manifest.json"
+    try:
+        storage = json.loads(manifest.read_text(encoding="utf-8")).get("storage", {})
+    except (OSError, ValueError, AttributeError):
+        return None
+    table = storage.get("catalog", {}).get("server_table") if isinstance(storage, dict) else None
+    return table if isinstance(table, str) and re.fullmatch(r"[a-z0-9_]{1,63}", table) else None
+
+
 def for_index(index: Index) -> Catalog:
-    """The catalog of a loaded index (its ``catalog.sqlite``), or an in-memory one for an unsaved index."""
+    """The catalog of a loaded index: the team server's table when configured and recorded, else its
+    ``catalog.sqlite``; an in-memory one for an unsaved index."""
+    url = server_url_from_env()
+    table = server_table(index.path) if url and index.path else None
+    if url and table:
+        return open_catalog(url, table)
     if index.path and (Path(index.path) / CATALOG_FILE).is_file():
         return open_catalog(index.path)
     catalog = getattr(index, "_memory_catalog", None)

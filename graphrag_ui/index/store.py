@@ -7,7 +7,8 @@ Layout of ``INDEX_DIR``::
     vectors/<kind>.npy       exact float32 rows + ``<kind>.ids.json`` (what ``load`` reads)
     chroma/                  chromadb PersistentClient store (absent when a chroma server holds them,
                              or when the index was saved without chroma: imports by default)
-    catalog.sqlite           the SQL entity catalog for ILIKE recall (``catalog.py``)
+    catalog.sqlite           the SQL entity catalog for ILIKE recall (``catalog.py``); with
+                             GRAPHRAG_UI_CATALOG_URL set, also a table on that server (PostgreSQL)
 
 ``save`` builds everything in a hidden sibling folder, closes every writer (chroma's client,
 the SQLite engine), fsyncs, writes the manifest, then swaps the folder in with renames: the old
@@ -156,6 +157,11 @@ def save(
 
         catalog.write_catalog(index.entities, tmp / CATALOG_FILE)
         storage["catalog"] = {"file": CATALOG_FILE, "rows": len(index.entities)}
+        server_url = catalog.server_url_from_env()
+        if server_url:  # a team's shared catalog (PostgreSQL): this index gets its own table there
+            table = catalog.new_table_name(target.name)
+            catalog.write_catalog(index.entities, server_url, table)
+            storage["catalog"]["server_table"] = table
         _stage(progress, "save catalog", len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
         _fsync_tree(tmp)
