@@ -61,6 +61,8 @@ KG_CASES: list[tuple[int, dict, dict, str]] = [
     ),
     (0, {"max_relation_tokens": 1, "max_entity_tokens": 40}, {"cosine_better_than_threshold": 0.1}, ""),
     (1, {"top_k": 8}, {"cosine_better_than_threshold": 0.35}, ""),
+    (2, {"max_entity_tokens": 0, "max_relation_tokens": 0}, {}, ""),  # mix keeps its vector chunks
+    (3, {"max_total_tokens": 1000}, {}, ""),  # the KG part leaves no room for chunks
 ]
 NAIVE_CASES: list[tuple[int, dict, dict, str]] = [
     (0, {}, {}, ""),
@@ -71,6 +73,7 @@ NAIVE_CASES: list[tuple[int, dict, dict, str]] = [
     (5, {"response_type": "Single Paragraph", "user_prompt": "Be brief."}, {}, ""),
     (0, {"chunk_top_k": 8}, {"cosine_better_than_threshold": 0.1}, ""),
     (1, {}, {"cosine_better_than_threshold": 0.3}, ""),
+    (2, {"max_total_tokens": 700}, {}, ""),  # no chunk fits: 1.5.7 still sends empty sections
 ]
 
 
