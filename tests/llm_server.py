@@ -129,6 +129,17 @@ def map_points(context: str) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def is_rating_prompt(text: str) -> bool:
+    """A relevance-rating prompt (GraphRAG's dynamic community selection asks for ``reason``/``rating``)."""
+    return '"rating"' in text and '"reason"' in text
+
+
+def rating_for(text: str) -> dict[str, Any]:
+    """A rating from 0 to 5 derived from the prompt, so reruns agree and communities differ."""
+    rating = int(hashlib.sha256(text.encode()).hexdigest(), 16) % 6
+    return {"reason": f"scripted rating {rating}", "rating": rating}
+
+
 def default_reply(body: dict[str, Any]) -> Reply:
     messages = body.get("messages") or []
     last = str(messages[-1].get("content", "")) if messages else ""
@@ -138,6 +149,8 @@ def default_reply(body: dict[str, Any]) -> Reply:
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
     if is_map_prompt(system) or is_map_prompt(last):
         return Reply(text=json.dumps(map_points(system or last), ensure_ascii=False))
+    if is_rating_prompt(system) or is_rating_prompt(last):
+        return Reply(text=json.dumps(rating_for(system + last), ensure_ascii=False))
     name = first_entity(system)
     if name:
         text = f"According to the retrieved context, {name} is the entity most relevant to your question."
