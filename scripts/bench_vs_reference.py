@@ -187,6 +187,8 @@ def bench_size(n: int, modes: list[str], n_queries: int, cache: Path) -> tuple[l
             cases_file.write_text(json.dumps(cases_for(mode, queries), ensure_ascii=False), encoding="utf-8")
             ours = run_ours(ours_dir, cases_file, mode)
             theirs = run_theirs(lib, folder, cases_file, mode)
+            for side, got in (("ours", ours), ("theirs", theirs)):  # kept to inspect parity misses
+                (cache / f"{side}-{mode}-{n}.json").write_text(json.dumps(got, ensure_ascii=False), encoding="utf-8")
             line, miss = row(mode, n, ours, theirs)
             print(line, flush=True)
             lines.append(line)

@@ -43,6 +43,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.index import tables, validate, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
@@ -286,6 +287,7 @@ def load(path: str | Path) -> Index:
 
 def _load(folder: Path) -> Index:
     manifest, storage = read_manifest(folder)
+    tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
     counts = manifest.counts
     loaded: dict[str, list] = {}
