@@ -109,6 +109,24 @@ do not invent anything. Back each important point with the records it rests on, 
 Write in Markdown, with sections and commentary suited to the length and format asked for above.
 """
 
+_MS_BASIC = f"""## Role
+{_ROLE}
+
+## Task
+Answer the user's question from the source text table below, summarising everything relevant in it.
+If you don't know the answer, say so; do not invent anything. Back each important point with the
+rows it rests on, written as [Data: Sources (record ids)], with at most 5 ids per reference followed
+by "+more" when there are more.
+
+## Target length and format
+{{response_type}}
+
+## Data tables
+{{context_data}}
+
+Write in Markdown, with sections and commentary suited to the length and format asked for above.
+"""
+
 # family -> mode -> (template, name of its context placeholder)
 TEMPLATES: dict[str, dict[str, tuple[str, str]]] = {
     "nano": {"local": (_NANO_LOCAL, "context_data"), "naive": (_NANO_NAIVE, "content_data")},
@@ -119,7 +137,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, str]]] = {
         "mix": (_LIGHTRAG_KG, "context_data"),
         "naive": (_LIGHTRAG_NAIVE, "content_data"),
     },
-    "ms": {"local": (_MS_LOCAL, "context_data")},
+    "ms": {"local": (_MS_LOCAL, "context_data"), "basic": (_MS_BASIC, "context_data")},
 }
 
 KEYWORDS_PROMPT = """## Task

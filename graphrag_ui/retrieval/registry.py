@@ -22,6 +22,8 @@ MODE_MODULES: dict[str, str] = {
     "lightrag.naive": "graphrag_ui.retrieval.lightrag",
     "lightrag.bypass": "graphrag_ui.retrieval.lightrag",
     "ms.local": "graphrag_ui.retrieval.ms_local",
+    "ms.global": "graphrag_ui.retrieval.ms_global",
+    "ms.basic": "graphrag_ui.retrieval.ms_basic",
 }
 
 

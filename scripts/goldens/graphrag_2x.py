@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import graphrag_global as gg  # noqa: E402
 import graphrag_scripted as gs  # noqa: E402
 
 VENV = "/tmp/goldens-venv-graphrag2"
@@ -41,6 +42,7 @@ gs.deterministic_uuid4()  # before graphrag binds `from uuid import uuid4`
 VERSION = "2.7.0"
 OUT = gs.ROOT / "tests" / "goldens" / "graphrag-2"
 LLM: gs.ScriptedLLM | None = None
+QUERY: gg.QueryScript | None = None  # set while recording global/basic cases
 
 
 def _offline_env() -> None:
@@ -64,6 +66,9 @@ class ScriptedChat:
         self.config = kwargs.get("config")
 
     async def achat(self, prompt: str, history: list | None = None, **kwargs) -> BaseModelResponse:
+        if QUERY is not None:
+            sent = gg.plain_messages([*(history or []), {"role": "user", "content": prompt}])
+            return BaseModelResponse(output=BaseModelOutput(content=QUERY.reply(sent)), history=sent)
         reply = LLM.reply(prompt)
         parsed = None
         if isinstance(reply, dict):
@@ -298,5 +303,63 @@ def main(langs: list[str]) -> None:
     print(f"wrote {len(lines)} cases to {OUT / 'cases.jsonl'}")
 
 
+def main_global(langs: list[str]) -> None:
+    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl."""
+    global QUERY
+    from graphrag.config.embeddings import text_unit_text_embedding
+    from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
+    from graphrag.query.indexer_adapters import (
+        read_indexer_communities,
+        read_indexer_entities,
+        read_indexer_reports,
+        read_indexer_text_units,
+    )
+    from graphrag.utils.api import get_embedding_store
+
+    lines = []
+    for lang in langs:
+        dest = OUT / lang
+        config = make_config(dest)
+        config.vector_store["default_vector_store"].db_uri = str(dest / "lancedb")
+        tables = load_tables(dest)
+        QUERY = gg.QueryScript(gg.report_texts(tables))
+
+        def make_engine(level: int, dynamic: bool, tables=tables, config=config):
+            t = {k: (v.copy() if v is not None else None) for k, v in tables.items()}
+            return get_global_search_engine(
+                config,
+                reports=read_indexer_reports(t["community_reports"], t["communities"], level, dynamic),
+                entities=read_indexer_entities(t["entities"], t["communities"], level),
+                communities=read_indexer_communities(t["communities"], t["community_reports"]),
+                response_type="Multiple Paragraphs",
+                dynamic_community_selection=dynamic,
+            )
+
+        for case in gg.global_cases(lang):
+            out = gg.run_global(make_engine, QUERY, case)
+            lines.append({"corpus": lang, "mode": "global", **case, **out})
+        store_args = {k: s.model_dump() for k, s in config.vector_store.items()}
+        store = get_embedding_store(config_args=store_args, embedding_name=text_unit_text_embedding)
+        for case in gg.basic_cases(lang):
+            engine = get_basic_search_engine(
+                text_units=read_indexer_text_units(tables["text_units"].copy()),
+                text_unit_embeddings=store,
+                config=config,
+                response_type="Multiple Paragraphs",
+            )
+            lines.append({"corpus": lang, "mode": "basic", **case, **gg.run_basic(engine, case)})
+        if lang == langs[0]:
+            lines.append({"corpus": lang, "mode": "parse", "cases": gg.parse_cases(make_engine(2, False))})
+        print(f"[{lang}] global/basic cases recorded", flush=True)
+    with open(OUT / "global_cases.jsonl", "w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"wrote {len(lines)} cases to {OUT / 'global_cases.jsonl'}")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["en", "zh"])
+    args = sys.argv[1:]
+    if args[:1] == ["--global"]:
+        main_global(args[1:] or ["en", "zh"])
+    else:
+        main(args or ["en", "zh"])

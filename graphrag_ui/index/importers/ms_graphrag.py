@@ -17,7 +17,8 @@ What is kept, so that ``ms.local`` reproduces GraphRAG's context byte for byte:
   ``communities`` = (level, community) in ``communities.parquet`` row order (query time re-derives
   GraphRAG's set order from it);
 * relations in row order with ``extra`` ``human_readable_id`` and ``combined_degree`` (rank);
-* communities: ``id`` = community number as a string, report title/full_content/summary/rating;
+* communities: ``id`` = community number as a string, report title/full_content/summary/rating and
+  the report's community_reports.parquet row (global search loads reports in that order);
 * chunks = text units in row order (GraphRAG's short id is the row index, kept in ``extra``);
 * vectors as stored, in LanceDB row order (float64 lists from older 2.x releases become float32).
 """
@@ -292,6 +293,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     ]
     titles = {e.id: e.name for e in entities}
     reports = {str(_opt_int(r["community"])): r for r in rows["community_reports"]}
+    report_rows = {number: i for i, number in enumerate(reports)}  # global search loads reports in this order
     communities = []
     for c in rows["communities"]:
         number = str(_opt_int(c["community"]))
@@ -315,6 +317,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
                     "community_title": _text(c.get("title")),
                     "report_id": _text(rep["id"]) if rep else "",
                     "report_level": _opt_int(rep.get("level")) if rep else None,
+                    "report_row": report_rows.get(number),
                     "children": [int(x) for x in _list(c.get("children"))],
                 },
             )

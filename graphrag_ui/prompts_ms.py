@@ -1,0 +1,90 @@
+"""Prompts of GraphRAG's multi-call searches (global map, reduce, relevance rating) in our own wording.
+
+Like ``graphrag_ui.prompts``, each template keeps the placeholders of the GraphRAG prompt it stands in
+for, and each message list has GraphRAG's shape (the filled system prompt, then the question as the
+user message), so the model sees the same pieces in the same places: the map prompt gets
+``context_data`` and ``max_length``, the reduce prompt ``report_data``, ``response_type`` and
+``max_length``, the rating prompt ``description`` and ``question``. The JSON the map and rating prompts
+ask for is the JSON GraphRAG parses (``points`` of ``description``/``score``; ``reason``/``rating``).
+Bottom layer: imports nothing of the package.
+"""
+
+from __future__ import annotations
+
+_MAP = """## Role
+You are an analyst reading a batch of community reports from a knowledge graph to help answer a
+question.
+
+## Task
+List the key points the data tables below hold for the user's question. Give each point a
+description (a full answer to part of the question, supported by the reports, citing them as
+[Data: Reports (report ids)] with at most 5 ids per reference and "+more" when there are more) and
+an importance score from 0 to 100 (0: the point does not help answer the question). If the tables
+hold nothing relevant, return a single point with score 0. Never invent facts. Keep all points
+together within {max_length} words.
+
+## Reply format
+Reply with one JSON object and nothing else:
+{{"points": [{{"description": "<point, with its data references>", "score": <integer 0-100>}}]}}
+
+## Data tables
+{context_data}
+"""
+
+_REDUCE = """## Role
+You are an analyst who writes the final answer from the key points other analysts drew from the
+community reports of a knowledge graph.
+
+## Task
+Merge the analysts' reports below into one answer to the user's question. They are listed by
+importance, most important first. Drop what does not bear on the question, keep the data references
+the points carry ([Data: Reports (ids)], at most 5 ids per reference, "+more" when there are more)
+and never invent anything. If the reports do not answer the question, say so. Stay within
+{max_length} words.
+
+## Target length and format
+{response_type}
+
+## Analyst reports
+{report_data}
+
+Write in Markdown, with sections and commentary suited to the length and format asked for above.
+"""
+
+_RATE = """## Role
+You decide whether a piece of information helps answer a question, even in part.
+
+## Information
+{description}
+
+## Question
+{question}
+
+## Task
+Rate how relevant the information is to the question, from 0 (not at all) to 5 (directly answers
+it). Reply with one JSON object and nothing else:
+{{"reason": "<what you considered>", "rating": <integer 0-5>}}
+"""
+
+# GraphRAG's canned answer when no map point scored above 0 (it makes no reduce call then).
+NO_DATA_ANSWER = "I can't answer this question: no community report held anything relevant to it.[no-data]"
+
+
+def _messages(system: str, query: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": query}]
+
+
+def map_messages(context_data: str, query: str, max_length: int) -> list[dict[str, str]]:
+    """One map call: the batch's report table in the system prompt, the question as the user turn."""
+    return _messages(_MAP.format(context_data=context_data, max_length=max_length), query)
+
+
+def reduce_messages(report_data: str, query: str, response_type: str, max_length: int) -> list[dict[str, str]]:
+    """The reduce call: the ranked analyst points in the system prompt, the question as the user turn."""
+    system = _REDUCE.format(report_data=report_data, response_type=response_type, max_length=max_length)
+    return _messages(system, query)
+
+
+def rate_messages(description: str, query: str) -> list[dict[str, str]]:
+    """One relevance rating of a community report (dynamic community selection)."""
+    return _messages(_RATE.format(description=description, question=query), query)
