@@ -170,7 +170,13 @@ def run_query(
         notes.append(f"mode {mode} does not use keywords: the given hl/ll keywords were ignored")
     deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
     start = time.perf_counter()
-    result = spec.func(index, query, resolved, deps)
+    if spec.extra.get("dynamic_selection") and resolved.get("dynamic_community_selection"):
+        # the model rates reports before any batch exists (ms.global); without a model it says so
+        from graphrag_ui.llm.community_selection import retrieve_with_selection
+
+        result = retrieve_with_selection(index, query, resolved, deps, llm_settings)
+    else:
+        result = spec.func(index, query, resolved, deps)
     total_ms = (time.perf_counter() - start) * 1000
     result.timings_ms.update(
         {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
