@@ -12,7 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.retrieval.registry import mode_names
+from graphrag_ui.ui.frame import PAGES
 from graphrag_ui.ui.graph_view import remote_references
+from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.index_ops import MAX_UPLOAD_BYTES, check_uploads
 from graphrag_ui.ui.state import register_index
 
@@ -91,8 +93,17 @@ def test_language_switch(app):
     assert "实体" in " ".join(t.label for t in at.tabs)
 
 
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_opens_inside_the_frame(app, name):
+    """AppTest runs every page as Streamlit's legacy ``pages/`` app would; the frame must still run."""
+    at = app(f"pages/{name}.py", index="sample:zh")
+    assert at.selectbox(key="index").value == "sample:zh"
+    assert at.selectbox(key="lang").value == "en"
+    assert [title.value for title in at.title] == [t(name, "en")]
+
+
 def test_compare_page_shows_overlap(app):
-    at = app("app_pages/compare.py", index="sample:en")
+    at = app("pages/compare.py", index="sample:en")
     frames = [df.value for df in at.dataframe]
     assert any("jaccard" in frame.columns for frame in frames)
     overlap = next(frame for frame in frames if "jaccard" in frame.columns)
@@ -101,7 +112,7 @@ def test_compare_page_shows_overlap(app):
 
 
 def test_recall_page_seed_003(app):
-    at = app("app_pages/recall.py", index="sample:zh")
+    at = app("pages/recall.py", index="sample:zh")
     at.text_input(key="rq").set_value("跑步数据").run()
     assert not at.exception
     names = {frame.value.columns.tolist().__str__() for frame in at.dataframe}
@@ -120,7 +131,7 @@ def components(at: AppTest) -> list:
 
 
 def test_graph_page_clickable_and_standalone_views(app):
-    at = app("app_pages/graph.py", index="sample:en")
+    at = app("pages/graph.py", index="sample:en")
     # default: the clickable vis-network component, fed with the same node/edge data as the pyvis page
     (component,) = components(at)
     data = json.loads(component.proto.json)
@@ -155,7 +166,7 @@ def evil(tmp_path, monkeypatch):
 
 
 def test_graph_page_cannot_run_injected_script(app, evil):
-    at = app("app_pages/graph.py", index=evil)
+    at = app("pages/graph.py", index=evil)
     assert not at.error, [e.value for e in at.error]
     # interactive view: texts travel as JSON data only (rendered by vis DataSet / textContent)
     (component,) = components(at)
@@ -192,7 +203,7 @@ def test_explore_on_the_malicious_index(app, evil):
 
 
 def test_index_page_imports_a_golden_directory(app, tmp_path):
-    at = app("app_pages/index.py", index="sample:en")
+    at = app("pages/index.py", index="sample:en")
     at.text_input(key="imp_src").set_value(str(ROOT / "tests" / "goldens" / "nano" / "en")).run()
     at.text_input(key="imp_name").set_value("golden-nano").run()
     at.text_input(key="imp_emb").set_value("hash").run()
@@ -205,7 +216,7 @@ def test_index_page_imports_a_golden_directory(app, tmp_path):
 def test_index_page_reports_a_bad_source_clearly(app, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    at = app("app_pages/index.py", index="sample:en")
+    at = app("pages/index.py", index="sample:en")
     at.text_input(key="imp_src").set_value(str(empty)).run()
     at.text_input(key="imp_name").set_value("bad").run()
     at.button(key="imp_btn").click().run()
@@ -226,7 +237,7 @@ DOC_B = "The Lantern Guild built the Greywater lighthouse in 377. Tobias Fenn re
 
 
 def test_index_page_builds_from_two_small_documents(app, tmp_path):
-    at = app("app_pages/index.py", index="sample:en")
+    at = app("pages/index.py", index="sample:en")
     at.file_uploader(key="b_files").set_value(
         [("harbour.txt", DOC_A.encode(), "text/plain"), ("guild.md", DOC_B.encode(), "text/markdown")]
     ).run()
@@ -240,12 +251,12 @@ def test_index_page_builds_from_two_small_documents(app, tmp_path):
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["documents"] == 2 and manifest["counts"]["entities"] > 0
     # the new index is registered and opens in the sidebar picker
-    at.switch_page("app_pages/explore.py").run()
+    at.switch_page("pages/explore.py").run()
     assert "path:two-docs" in at.selectbox(key="index").options
 
 
 def test_index_page_rejects_bad_uploads_with_a_clear_error(app, tmp_path):
-    at = app("app_pages/index.py", index="sample:en")
+    at = app("pages/index.py", index="sample:en")
     at.file_uploader(key="b_files").set_value([("notes.txt", b"caf\xe9 au lait", "text/plain")]).run()
     at.text_input(key="b_name").set_value("latin1").run()
     at.button(key="b_btn").click().run()

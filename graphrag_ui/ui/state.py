@@ -15,6 +15,7 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.model import Index
+from graphrag_ui.ui import legacy_pages
 from graphrag_ui.ui.i18n import LANGUAGES, t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +161,9 @@ def open_page(title_key: str, *, require_index: bool = True) -> tuple[str, Index
     """Every page's start: the title in the UI language and the index the frame opened.
 
     With ``require_index`` the page stops here when no index could be opened (the frame has already
-    said why in the sidebar)."""
+    said why in the sidebar). A page that Streamlit ran without app.py's frame reruns inside it first.
+    """
+    legacy_pages.return_to_frame()
     lang = language()
     index = st.session_state.get("_index")
     st.title(t(title_key, lang))

@@ -12,10 +12,8 @@ import streamlit as st
 
 from graphrag_ui.embed import available_embedders
 from graphrag_ui.ui import state
-from graphrag_ui.ui.i18n import t
 
-lang = state.language()
-st.title(t("settings", lang))
+lang, _, _ = state.open_page("settings", require_index=False)
 
 from graphrag_ui.llm.settings import LLMSettings  # noqa: E402
 

@@ -1,0 +1,54 @@
+"""The app's frame: page config, sidebar (language, index picker) and navigation around every page.
+
+Every page runs inside ``run_guarded``: an unexpected error becomes one st.error line, never a
+traceback on the page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from graphrag_ui.ui import legacy_pages, state
+from graphrag_ui.ui.guard import run_guarded
+from graphrag_ui.ui.i18n import t
+
+# every page: its file under pages/, url path and title key are its name; the first is the start page
+PAGES = {
+    "explore": ":material/search:",
+    "compare": ":material/compare_arrows:",
+    "recall": ":material/target:",
+    "graph": ":material/hub:",
+    "index": ":material/database:",
+    "settings": ":material/settings:",
+}
+
+
+def app_pages(lang: str) -> list:
+    """Every page at ``/<its name>`` (``pages/graph.py`` is ``/graph``), the first also at ``/``.
+
+    Streamlit serves the default page at ``/`` only, so the first page is listed twice: the visible
+    default (its url path only names it internally) and a hidden twin at its own url path, so that
+    a link to ``/explore`` opens Explore too. The legacy-mode handover (legacy_pages.py) also relies
+    on every url path being the file name.
+    """
+
+    def page(name: str, **how) -> st.Page:
+        return st.Page(f"pages/{name}.py", title=t(name, lang), **how)
+
+    first, *rest = PAGES
+    return [
+        page(first, icon=PAGES[first], url_path="start", default=True),
+        page(first, url_path=first, visibility="hidden"),
+        *(page(name, icon=PAGES[name], url_path=name) for name in rest),
+    ]
+
+
+def run_app() -> None:
+    """Draw the frame and run the page the URL asks for inside it."""
+    st.set_page_config(page_title="GraphRAG Retrieval Explorer", page_icon="🕸️", layout="wide")
+    with legacy_pages.as_main_script():
+        lang, index, index_key = state.sidebar_frame()
+        st.session_state["_index"] = index
+        st.session_state["_index_key"] = index_key
+        page = st.navigation(app_pages(lang), position="sidebar")
+    run_guarded(page.run, lang)
