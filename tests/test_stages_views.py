@@ -145,7 +145,7 @@ def test_the_answer_runs_map_then_reduce_and_fills_points_and_trace(app, model):
 
 
 def test_compare_puts_a_staged_mode_beside_a_local_one(app):
-    at = app("app_pages/compare.py", index="sample:en", a_mode="ms.local", b_mode=MODE)
+    at = app("pages/compare.py", index="sample:en", a_mode="ms.local", b_mode=MODE)
     assert not at.exception and not at.error
     overlap = next(f for f in frames_with(at, "jaccard"))
     communities = overlap[overlap["kind"] == "Communities"].iloc[0]
