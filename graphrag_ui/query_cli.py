@@ -332,6 +332,9 @@ def _answer(result: Retrieval, settings, use_cache: bool) -> int:
         result, settings, stream=True, on_token=lambda t: (sys.stdout.write(t), sys.stdout.flush()), use_cache=use_cache
     )
     print()
+    if reply.error_kind == "stream_cut":
+        print(f"warning: incomplete answer: {reply.error}", file=sys.stderr)
+        return 3
     if reply.error:
         print(f"error: {reply.error}", file=sys.stderr)
         return 2

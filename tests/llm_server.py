@@ -46,6 +46,31 @@ class Reply:
     usage: bool = True  # include token usage in the reply
     finish: str = "stop"  # the finish reason sent ("length": the model hit its output limit)
     headers: dict[str, str] = field(default_factory=dict)
+    fault: str = ""  # "invalid_json": status 200 with a body that is not JSON; "empty_choices": no choices;
+    # "no_finish": a stream that ends cleanly ([DONE]) without the finish signal
+
+
+HANG_SECONDS = 30.0
+PROSE = "I looked at the context and I think the question is mostly about the people in it."
+
+
+def fault_reply(name: str, text: str = "") -> Reply:
+    """A reply for one fault mode of ``FAULT_MODES`` (``text`` is what a cut stream sends before it breaks)."""
+    text = text or "The answer begins well and then the connection drops in the middle of a sentence"
+    return {
+        "429": Reply(status=429, text="Rate limit reached for requests"),
+        "500": Reply(status=500, text="The server had an error while processing your request"),
+        "hang": Reply(delay=HANG_SECONDS),
+        "cut": Reply(text=text, cut_after=2),
+        "no_finish": Reply(text=text, fault="no_finish"),
+        "invalid_json": Reply(fault="invalid_json"),
+        "empty_choices": Reply(fault="empty_choices"),
+        "prose": Reply(text=PROSE),
+    }[name]
+
+
+FAULT_MODES = ("429", "500", "hang", "cut", "no_finish", "invalid_json", "empty_choices", "prose")
+INVALID_JSON = '{"id": "chatcmpl-test", "choices": [{"message": {"content": "half'
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -248,6 +273,9 @@ class _Handler(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": _words(reply.text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-test", "created": int(time.time()), "model": body.get("model", "test-model")}
+        if reply.fault and not body.get("stream"):
+            self._fault(reply, base)
+            return
         if not body.get("stream"):
             message = {"role": "assistant", "content": reply.text}
             payload = {
@@ -260,6 +288,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, payload, reply.headers)
             return
         self._stream(body, reply, base, usage)
+
+    def _fault(self, reply: Reply, base: dict[str, Any]) -> None:
+        if reply.fault == "invalid_json":
+            data = INVALID_JSON.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        elif reply.fault == "empty_choices":
+            self._json(200, {**base, "object": "chat.completion", "choices": []})
+        else:  # no_finish is a streaming fault; unstreamed it is an answer without a finish reason
+            message = {"role": "assistant", "content": reply.text}
+            choice = {"index": 0, "message": message, "finish_reason": None}
+            self._json(200, {**base, "object": "chat.completion", "choices": [choice]})
 
     def _stream(self, body: dict[str, Any], reply: Reply, base: dict[str, Any], usage: dict[str, int]) -> None:
         self.send_response(200)
@@ -280,6 +323,18 @@ class _Handler(BaseHTTPRequestHandler):
             choice = {"index": 0, "delta": delta, "finish_reason": finish}
             return {**base, "object": "chat.completion.chunk", "choices": [choice]}
 
+        if reply.fault == "invalid_json":
+            event(INVALID_JSON)
+            event("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            return
+        if reply.fault == "empty_choices":
+            event({**base, "object": "chat.completion.chunk", "choices": []})
+            event("[DONE]")
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            return
         pieces = [reply.text[i : i + reply.chunk_size] for i in range(0, len(reply.text), reply.chunk_size)]
         event(chunk({"role": "assistant", "content": ""}))
         for n, piece in enumerate(pieces):
@@ -289,7 +344,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(2)
                 return
             event(chunk({"content": piece}))
-        event(chunk({}, reply.finish))
+        if reply.fault != "no_finish":
+            event(chunk({}, reply.finish))
         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
             event({**base, "object": "chat.completion.chunk", "choices": [], "usage": usage})
         event("[DONE]")
@@ -359,8 +415,9 @@ def serve_fixture():
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="OpenAI-compatible test server with the default script")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--fault", choices=FAULT_MODES, help="answer every chat request with this fault")
     args = parser.parse_args(argv)
-    url, stop = start_server(port=args.port)
+    url, stop = start_server([fault_reply(args.fault)] if args.fault else None, port=args.port)
     print(f"serving {url}  (model openai/gpt-4o-mini, api base {url}); Ctrl-C stops", flush=True)
     try:
         while True:

@@ -168,6 +168,21 @@ def answer(
             seconds=time.perf_counter() - started,
             messages=messages,
         )
+    if not result.text.strip():
+        return AnswerResult(
+            text="",
+            cached=False,
+            prompt_tokens=result.prompt_tokens,
+            answer_tokens=0,
+            cost_usd=result.cost_usd,
+            model=settings.model,
+            error=f"the model returned an empty answer (finish reason {result.finish_reason!r}); nothing was cached"
+            " — try again, or check the model and its limits",
+            error_kind="empty_reply",
+            tokens_estimated=result.tokens_estimated,
+            seconds=time.perf_counter() - started,
+            messages=messages,
+        )
     reply = AnswerResult(
         text=result.text,
         cached=False,

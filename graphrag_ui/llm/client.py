@@ -170,9 +170,61 @@ def call(messages: list[dict[str, str]], settings: LLMSettings | None = None, **
     started = time.perf_counter()
     kw = _kwargs(settings, messages, False, extra)
     response, attempts = _call_with_retries(settings, lambda: litellm().completion(**kw))
-    choice = response.choices[0]
+    choice = _first_choice(response, settings)
     text = choice.message.content or ""
     return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
+
+
+def _where(settings: LLMSettings) -> str:
+    return f"model {settings.model}" + (f" at {settings.api_base}" if settings.api_base else "")
+
+
+def preview(value: Any, limit: int = 160) -> str:
+    """What the model returned, on one line and truncated, for an error message."""
+    if not isinstance(value, str):
+        try:
+            value = value.model_dump_json(exclude_none=True)
+        except Exception:  # noqa: BLE001 - any object still has a repr
+            value = repr(value)
+    text = " ".join(value.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _first_choice(response: Any, settings: LLMSettings) -> Any:
+    """The reply's first choice; a reply with none is an ``LLMError`` quoting what came back."""
+    choices = getattr(response, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise LLMError(
+            f"the model's reply (status 200) held no answer: {preview(response)}",
+            _where(settings),
+            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            kind="empty_reply",
+        )
+    return choices[0]
+
+
+def _provider_finish(response: Any, finish: str | None) -> str | None:
+    """The finish reason the provider really sent: litellm adds a "stop" of its own when it sent none."""
+    if hasattr(response, "received_finish_reason"):
+        return response.received_finish_reason or getattr(response, "intermittent_finish_reason", None)
+    return finish
+
+
+def _unfinished(settings: LLMSettings, pieces: list[str]) -> LLMError:
+    if not "".join(pieces).strip():
+        return LLMError(
+            "the model's answer stream (status 200) ended with no answer and no finish signal",
+            _where(settings),
+            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            kind="empty_reply",
+        )
+    cut = LLMError(
+        "the answer stream ended before the model said it was finished: the answer is incomplete",
+        _where(settings),
+        "the partial answer is shown but not cached; run the query again",
+        kind="stream_cut",
+    )
+    return _with_partial(cut, pieces)
 
 
 def complete(
@@ -205,7 +257,9 @@ def stream(
     attempt = 0
     while True:
         try:
-            text, usage_obj, finish = _drain(litellm().completion(**kw), pieces, on_token)
+            response = litellm().completion(**kw)
+            text, usage_obj, finish = _drain(response, pieces, on_token)
+            finish = _provider_finish(response, finish)
             break
         except _CallbackError as exc:
             raise exc.original from None  # the caller's own error, not the model's
@@ -217,13 +271,7 @@ def stream(
             raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
     attempts = attempt + 1
     if finish is None:
-        cut = LLMError(
-            "the answer stream ended before the model said it was finished",
-            f"model {settings.model}",
-            "the partial answer is shown; run the query again",
-            kind="stream_cut",
-        )
-        raise _with_partial(cut, pieces)
+        raise _unfinished(settings, pieces)
     return _finish(settings, messages, text, usage_obj, finish, attempts, started)
 
 
@@ -279,7 +327,7 @@ async def acall(messages: list[dict[str, str]], settings: LLMSettings | None = N
                 attempt += 1
                 continue
             raise explain(exc, settings, attempts=attempt + 1) from None
-    choice = response.choices[0]
+    choice = _first_choice(response, settings)
     text = choice.message.content or ""
     return _finish(
         settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempt + 1, started
@@ -323,6 +371,7 @@ async def astream(
                     pieces.append(piece)
                     yield piece
                 finish = chunk.choices[0].finish_reason or finish
+            finish = _provider_finish(response, finish)
             break
         except Exception as exc:
             if not pieces and attempt < settings.max_retries and is_retryable(exc):
@@ -331,13 +380,7 @@ async def astream(
                 continue
             raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
     if finish is None:
-        cut = LLMError(
-            "the answer stream ended before the model said it was finished",
-            f"model {settings.model}",
-            "the partial answer is shown; run the query again",
-            kind="stream_cut",
-        )
-        raise _with_partial(cut, pieces)
+        raise _unfinished(settings, pieces)
 
 
 def preload() -> None:

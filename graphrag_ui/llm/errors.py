@@ -14,6 +14,11 @@ from graphrag_ui.llm.settings import LLMSettings, scrub
 
 RETRYABLE_KINDS = {"rate_limit", "server", "connection"}
 _SERVER_CLASSES = {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
+# what Python's json module says about a body that is not JSON (litellm wraps it as a "500")
+_JSON_ERROR = re.compile(
+    r"Expecting (?:value|property name|',' delimiter|':' delimiter)|Unterminated string|Extra data|"
+    r"Invalid control character|JSONDecodeError"
+)
 
 
 class LLMError(UserError):
@@ -39,11 +44,13 @@ def _raw(exc: BaseException) -> str:
 
 
 def classify(exc: BaseException) -> str:
-    """The failure kind: timeout, stream_cut, no_provider, no_key, auth, not_found, context_window,
+    """The failure kind: timeout, malformed, stream_cut, no_provider, no_key, auth, not_found, context_window,
     rate_limit, bad_request, connection, server or other."""
     names, status, text = _names(exc), status_of(exc), _raw(exc)
     if names & {"Timeout", "APITimeoutError"} or isinstance(exc, TimeoutError):
         return "timeout"
+    if "<APIResponse [200" in text or ("MidStreamFallbackError" in names and _JSON_ERROR.search(text)):
+        return "malformed"
     if "MidStreamFallbackError" in names or "incomplete chunked read" in text or "peer closed" in text:
         return "stream_cut"
     if "LLM Provider NOT provided" in text or "LiteLLMUnknownProvider" in names:
@@ -79,7 +86,7 @@ def _detail(exc: BaseException, settings: LLMSettings) -> str:
     text = _raw(exc).strip()
     for prefix in ("litellm.", "OpenAIException - ", "AnthropicException - "):
         text = text.replace(prefix, "")
-    text = text.split("\n", 1)[0]
+    text = text.split("\n", 1)[0].split(", Received response - ", 1)[0]
     if "Original exception" in text:
         text = text.split("Original exception", 1)[0].strip()
     text = " ".join(text.split())
@@ -105,9 +112,14 @@ def explain(exc: BaseException, settings: LLMSettings, *, attempts: int = 1) -> 
             f"the model did not answer within {settings.timeout:g} s",
             "check that the server is running and reachable, or raise the timeout (GRAPHRAG_UI_LLM_TIMEOUT)",
         ),
+        "malformed": (
+            f"the model server answered (status 200) with a reply that is not valid JSON ({detail})",
+            "nothing was shown or cached; check the API base URL (OpenAI-compatible servers usually end in /v1) "
+            "and the server's logs",
+        ),
         "stream_cut": (
-            "the answer stream broke off before the model finished",
-            "the partial answer is shown; run the query again, and check the server's logs if it keeps happening",
+            "the answer stream broke off before the model finished: the answer is incomplete",
+            "the partial answer is shown but not cached; run the query again, and check the server's logs if it keeps happening",
         ),
         "no_provider": (
             "litellm cannot tell which provider serves this model name",

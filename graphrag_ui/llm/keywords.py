@@ -280,6 +280,19 @@ def offline_keywords(query: str, index: Index | None = None) -> Keywords:
 # ---------------------------------------------------------------- the entry point
 
 
+def _unparsable(text: str) -> str:
+    """Why a keyword reply could not be used, quoting it (truncated)."""
+    from graphrag_ui.llm.client import preview
+
+    shown = preview(text, 80)
+    if not text.strip():
+        return "The model's keyword reply was empty"
+    raw = _first_object(_THINK.sub("", text))
+    if raw and _load_object(raw) is not None:
+        return f"The model's keyword JSON has no high_level_keywords or low_level_keywords ({shown!r})"
+    return f"The model's keyword reply was not JSON ({shown!r})"
+
+
 def keywords_key(query: str, settings: LLMSettings, language: str) -> str:
     return args_hash(kind="keywords", query=query, language=language, model=settings.identity(), prompt=KEYWORDS_PROMPT)
 
@@ -322,10 +335,11 @@ def extract_keywords(
         return offline_keywords(query, index)
     parsed = parse_keywords(reply.text)
     if parsed is None:
-        preview = " ".join(reply.text.split())[:80]
-        notes.append(f"The model's keyword reply was not JSON ({preview!r}); offline keywords were used instead.")
+        notes.append(f"{_unparsable(reply.text)}; offline keywords were used instead (nothing was cached).")
         return offline_keywords(query, index)
     hl, ll = parsed
+    if not hl and not ll:
+        notes.append(f"The model's keyword reply named no keywords ({client.preview(reply.text, 80)!r}).")
     if store is not None and (hl or ll) and reply.finish_reason != "length":
         store.put(key, "keywords", settings.model, {"hl": hl, "ll": ll})
     return Keywords(hl=hl, ll=ll, source="llm")

@@ -44,8 +44,10 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
         prompt_panel(result, lang)
         return result
     store_key = _answer_key(result)
+    retry_key = f"{key}_retry_pending"
     use_cache = st.toggle("answer cache", value=True, key=f"{key}_cache", help="reuse an identical earlier answer")
-    if st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context):
+    asked = st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context)
+    if asked or st.session_state.pop(retry_key, False):
         from graphrag_ui.llm import answer as answering
 
         box = st.empty()
@@ -60,14 +62,26 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
         st.session_state[store_key] = reply
     reply = st.session_state.get(store_key)
     if reply is not None:
-        if reply.error:
-            st.error(reply.error)
-        else:
-            st.markdown(safe_markdown(reply.text))
-            cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
-            hit = " · cache hit" if reply.cached else ""
-            st.caption(
-                f"{reply.model}{hit} · {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens · cost {cost}"
-            )
+        _show_reply(reply, lang, retry_key)
     prompt_panel(result, lang)
     return result
+
+
+def _show_reply(reply, lang: str, retry_key: str) -> None:
+    """A complete answer with its costs; a cut one with a notice and a retry button; an error as one line."""
+    if reply.error_kind == "stream_cut":
+        if reply.text:
+            st.markdown(safe_markdown(reply.text))
+        st.warning(t("answer_incomplete", lang, error=reply.error), icon=":material/warning:")
+        st.button(
+            t("retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
+        )
+    elif reply.error:
+        st.error(reply.error)
+    else:
+        st.markdown(safe_markdown(reply.text))
+        cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
+        hit = " · cache hit" if reply.cached else ""
+        st.caption(
+            f"{reply.model}{hit} · {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens · cost {cost}"
+        )

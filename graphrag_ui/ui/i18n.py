@@ -32,6 +32,12 @@ _STRINGS: dict[str, dict[str, str]] = {
     },
     "answer": {"en": "Answer", "zh": "回答"},
     "ask": {"en": "Generate answer", "zh": "生成回答"},
+    "retry": {"en": "Retry", "zh": "重试"},
+    "answer_incomplete": {
+        "en": "Incomplete answer: the stream stopped before the model finished, so the text above is cut short "
+        "and was not cached. ({error})",
+        "zh": "回答不完整：模型尚未结束时数据流就中断了，上面的文字被截断，且未写入缓存。（{error}）",
+    },
     "entities": {"en": "Entities", "zh": "实体"},
     "relations": {"en": "Relations", "zh": "关系"},
     "communities": {"en": "Communities", "zh": "社区"},

@@ -72,7 +72,8 @@ class CachedLLM:
         self.hits = self.calls = 0
         self._lock = threading.Lock()
 
-    def __call__(self, messages: list[dict], kind: str, ref: str) -> str:
+    def __call__(self, messages: list[dict], kind: str, ref: str, keep: Callable[[str], bool] | None = None) -> str:
+        """The cached answer, or a new one; an empty answer, or one ``keep`` rejects, is not cached."""
         key = cache_key(self.model, messages)
         with self._lock:
             entry = self.entries.get(key)
@@ -99,8 +100,9 @@ class CachedLLM:
             raise UserError(f"the LLM returned {type(answer).__name__} instead of text for the {kind} call of {ref}")
         with self._lock:
             self.calls += 1
-            self.entries[key] = {"model": self.model, "kind": kind, "ref": ref, "return": answer}
-            self._write()
+            if answer.strip() and (keep is None or keep(answer)):
+                self.entries[key] = {"model": self.model, "kind": kind, "ref": ref, "return": answer}
+                self._write()
         return answer
 
     def _write(self) -> None:

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=lambda s: int(s, 0), default=0xDEADBEEF, help="Leiden seed")
     parser.add_argument("--llm-workers", type=int, default=4, help="parallel LLM calls (real models only)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--allow-empty", action="store_true", help="save the index even when no entity was found")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "on_warning": lambda msg: print(f"warning: {msg}", file=sys.stderr),
         "progress": None if args.quiet else TextProgress(),
+        "allow_empty": args.allow_empty,
     }
     if args.extractor == "offline":
         kwargs["extractor"] = "offline"

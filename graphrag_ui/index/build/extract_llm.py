@@ -27,8 +27,11 @@ def chunk_ref(chunk: Chunk, titles: dict[str, str]) -> str:
 def extract_chunk(chunk: Chunk, llm: CachedLLM, ref: str, gleaning: int, warn: Warn) -> Extraction:
     """All records of one chunk: the first pass plus up to ``gleaning`` follow-up passes."""
     messages = prompts.extraction_messages(chunk.text)
-    reply = llm(messages, "extract", ref)
+    reply = llm(messages, "extract", ref, keep=_has_records)
     result = parse_records(reply, ref, warn)
+    if result.empty:
+        result.unparsed = reply
+        return result  # gleaning asks for what was missed; nothing was understood, so there is nothing to add to
     for n in range(1, gleaning + 1):
         messages = prompts.gleaning_messages(messages, reply)
         reply = llm(messages, "glean", f"{ref} glean {n}")
@@ -37,6 +40,25 @@ def extract_chunk(chunk: Chunk, llm: CachedLLM, ref: str, gleaning: int, warn: W
         if not more.entities and not more.relations:
             break  # the model says nothing is missing: further passes would only cost calls
     return result
+
+
+def _has_records(reply: str) -> bool:
+    """Whether an extraction answer is worth caching: one it cannot parse is asked again next build."""
+    return not parse_records(reply, "", lambda _msg: None).empty
+
+
+def report_unparsed(chunks: list[Chunk], titles: dict[str, str], results: list[Extraction], warn: Warn) -> int:
+    """One warning for the chunks whose answer held no record: how many, and the first raw answer."""
+    bad = [(chunk, r) for chunk, r in zip(chunks, results, strict=True) if r.unparsed or r.empty]
+    if bad:
+        chunk, first = bad[0]
+        raw = " ".join(first.unparsed.split())
+        shown = raw if len(raw) <= 200 else raw[:199] + "…"
+        warn(
+            f"{len(bad)} of {len(chunks)} chunk(s) gave no entity or relation the builder could parse; "
+            f"first answer ({chunk_ref(chunk, titles)}): {shown!r}"
+        )
+    return len(bad)
 
 
 def extract_all(

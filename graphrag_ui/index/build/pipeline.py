@@ -27,7 +27,7 @@ from graphrag_ui.index.build.chunking import check_sizes, chunk_documents
 from graphrag_ui.index.build.communities import cluster
 from graphrag_ui.index.build.documents import read_documents
 from graphrag_ui.index.build.embedding import embed_index
-from graphrag_ui.index.build.extract_llm import extract_all
+from graphrag_ui.index.build.extract_llm import extract_all, report_unparsed
 from graphrag_ui.index.build.merge import merge
 from graphrag_ui.index.build.offline import OfflineExtractor
 from graphrag_ui.index.build.records import Extraction
@@ -100,11 +100,13 @@ def build_index(
     llm_workers: int = 1,
     summary_max_tokens: int = SUMMARY_MAX_TOKENS,
     title: str | None = None,
+    allow_empty: bool = False,
 ) -> Index:
     """Build the canonical index of the .txt/.md documents under ``docs_dir`` (see the module doc).
 
     ``title`` names the index in its manifest (default: the folder's name, or its parent's when the
-    folder is called ``docs``); ``llm_workers`` > 1 runs that many LLM calls at once.
+    folder is called ``docs``); ``llm_workers`` > 1 runs that many LLM calls at once. A build that
+    finds no entity fails (nothing is saved) unless ``allow_empty``: an empty index looks valid and answers nothing.
     """
     warn = on_warning or log.warning
     if extractor not in ("llm", "offline"):
@@ -136,6 +138,7 @@ def build_index(
         summarise = None
     else:
         extractions = extract_all(chunks, titles, cached, gleaning, warn, progress, llm_workers)
+        report_unparsed(chunks, titles, extractions, warn)
 
         def summarise(subject: str, fragments: list[str], relation: bool) -> str:
             messages = prompts.summary_messages(subject, fragments, summary_max_tokens, relation)
@@ -147,6 +150,13 @@ def build_index(
     merged = merge(chunks, extractions, max_tokens=summary_max_tokens, summarise=summarise, progress=progress)
     if merged.dropped_self_loops:
         warn(f"{merged.dropped_self_loops} relations from an entity to itself were dropped")
+    if not merged.entities and not allow_empty:
+        raise UserError(
+            f"the build found 0 entities in {len(chunks)} chunk(s) of {len(docs)} document(s); nothing was saved",
+            where=str(docs_dir),
+            fix="read the warnings above (the model's answers may not follow the extraction format), "
+            "or pass --allow-empty to save an empty index anyway",
+        )
 
     if progress:
         progress("communities", 0, 1)

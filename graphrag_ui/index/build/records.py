@@ -51,6 +51,11 @@ class Extraction:
     entities: list[EntityRecord] = field(default_factory=list)
     relations: list[RelationRecord] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
+    unparsed: str = ""  # the model's first answer when it held no usable record (reported by the build)
+
+    @property
+    def empty(self) -> bool:
+        return not self.entities and not self.relations
 
     def extend(self, other: Extraction) -> None:
         self.entities.extend(other.entities)
