@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.terminal import safe_text
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("graphrag_ui.index.build.command", "build an index from a folder of .txt/.md documents"),
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {safe_text(str(exc), one_line=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

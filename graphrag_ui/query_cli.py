@@ -23,6 +23,7 @@ from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_conte
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
 from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.retrieval.stages import FAILED
+from graphrag_ui.terminal import safe_text
 
 DEFAULT_MODE = "nano.local"
 CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
@@ -265,12 +266,12 @@ def run(args: argparse.Namespace) -> int:
     if args.context_only:
         _emit(result.context)
         for warning in result.warnings:  # stdout stays exactly the context
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {safe_text(warning)}", file=sys.stderr)
         return 0
     if args.json:
         _emit(result.to_json() + "\n")
         return 0
-    print(_summary(result))
+    print(safe_text(_summary(result)))
     return _answer(result, settings, use_cache=not args.no_cache)
 
 
@@ -283,9 +284,10 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         _emit(staged_context(result.stages) if args.context_only else result.to_json() + "\n")
         for line in [*result.warnings, result.stages.note]:
             if line:
-                print(f"warning: {line}" if line in result.warnings else f"note: {line}", file=sys.stderr)
+                kind = "warning" if line in result.warnings else "note"
+                print(f"{kind}: {safe_text(line)}", file=sys.stderr)
         return 2 if result.stages.status == FAILED else 0
-    print(_summary(result))
+    print(safe_text(_summary(result)))
     if settings is None or not settings.configured:
         result, _ = run_stages(result, settings, final_answer=False)
         assert result.stages is not None
@@ -300,15 +302,21 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         settings,
         final_answer=True,
         use_cache=use_cache,
-        on_token=lambda t: (sys.stdout.write(t), sys.stdout.flush()),
+        on_token=_print_token,
     )
     assert result.stages is not None
     print()
-    print(stages_summary(result.stages))
+    print(safe_text(stages_summary(result.stages)))
     if reply is None or reply.error:
-        print(f"error: {result.stages.note}", file=sys.stderr)
+        print(f"error: {safe_text(result.stages.note)}", file=sys.stderr)
         return 2
     return _reply_line(reply)
+
+
+def _print_token(token: str) -> None:
+    """A piece of the model's answer, shown as it streams in, with control characters escaped."""
+    sys.stdout.write(safe_text(token))
+    sys.stdout.flush()
 
 
 def _reply_line(reply) -> int:
@@ -324,18 +332,16 @@ def _answer(result: Retrieval, settings, use_cache: bool) -> int:
     if settings is None or not settings.configured:
         print("\n--- prompt that would be sent ---")
         for message in result.messages:
-            print(f"[{message['role']}]\n{message['content']}\n")
+            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
         print(answering.describe_unconfigured())
         return 0
     print("\n--- answer ---")
-    reply = answering.answer(
-        result, settings, stream=True, on_token=lambda t: (sys.stdout.write(t), sys.stdout.flush()), use_cache=use_cache
-    )
+    reply = answering.answer(result, settings, stream=True, on_token=_print_token, use_cache=use_cache)
     print()
     if reply.error_kind == "stream_cut":
-        print(f"warning: incomplete answer: {reply.error}", file=sys.stderr)
+        print(f"warning: incomplete answer: {safe_text(reply.error or '', one_line=True)}", file=sys.stderr)
         return 3
     if reply.error:
-        print(f"error: {reply.error}", file=sys.stderr)
+        print(f"error: {safe_text(reply.error, one_line=True)}", file=sys.stderr)
         return 2
     return _reply_line(reply)

@@ -12,6 +12,7 @@ from typing import Any
 
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.retrieval.stages import Stages
+from graphrag_ui.terminal import safe_text
 
 
 def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cache: bool = True, on_token=None):
@@ -92,5 +93,5 @@ def print_map_prompts(stages: Stages) -> None:
     for i, batch in enumerate(stages.batches):
         print(f"\n--- map prompt that would be sent, {batch_label(stages, i)} ---")
         for message in batch.messages:
-            print(f"[{message['role']}]\n{message['content']}\n")
-    print(f"note: {stages.note}", file=sys.stderr)
+            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
+    print(f"note: {safe_text(stages.note)}", file=sys.stderr)

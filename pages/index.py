@@ -62,12 +62,17 @@ with tab_import:
     name = st.text_input(t("new_name", lang), key="imp_name")
     embedder = st.text_input(t("source_embedder", lang), key="imp_emb")
     if st.button(t("import", lang), key="imp_btn", type="primary"):
-        from graphrag_ui.index.importers.command import import_source
+        from graphrag_ui.index.importers.command import import_source, import_warnings
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
             found, imported = import_source(kind, src, out, embedder or None, progress_bar())
-            finish(out.name, out, f"detected {found} · " + ", ".join(f"{v} {k}" for k, v in imported.counts().items()))
+            counts = ", ".join(f"{v} {k}" for k, v in imported.counts().items())
+            finish(
+                out.name,
+                out,
+                f"detected {found} · {counts}" + "".join(f" — warning: {w}" for w in import_warnings(imported)),
+            )
         except UserError as exc:
             st.error(str(exc))
 with tab_build:

@@ -19,8 +19,8 @@ a folder only if its manifest exists and every table and vector count matches it
 
 Vectors: see ``vectorstore.py`` (chroma, optionally a chroma server via ``CHROMA_HOST`` /
 ``CHROMA_PORT``, plus the ``.npy`` mirror that makes loading fast and bit-exact).
-A crash can leave hidden siblings: ``.NAME.tmp-*`` (an unfinished save; never loadable, safe to
-delete) and, only if it struck between the two renames, ``.NAME.old-*`` (the previous complete
+A crash can leave hidden siblings: ``.NAME.tmp-*`` (an unfinished save; never loadable; the next
+save into the same parent folder deletes those no live save holds a lock on) and, only if it struck between the two renames, ``.NAME.old-*`` (the previous complete
 index; ``load`` of the missing target says so and how to restore it).
 
 ``load`` does not cache: the app keeps loaded indexes itself.
@@ -35,6 +35,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -51,6 +52,7 @@ from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
 MANIFEST = "manifest.json"
 LAYOUT = 1  # version of the ``storage`` section below (files inside the folder)
+STALE_AFTER = 5.0  # seconds; an unlocked .tmp-* folder older than this belongs to a killed save
 CATALOG_FILE = "catalog.sqlite"  # = catalog.CATALOG_FILE; catalog (SQLAlchemy) is imported only to write
 
 
@@ -126,8 +128,11 @@ def save(
     _check_target(target)
     manifest = _manifest_for(index)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_tmp(target.parent)
     tmp = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
+    owner = os.open(tmp, os.O_RDONLY)  # held (and flock'ed) while this save runs: the folder is not stale
+    fcntl.flock(owner, fcntl.LOCK_EX)
     server = vectorstore.server_from_env()
     storage: dict[str, Any] = {"layout": LAYOUT, "tables": {}}
     rows = {name: getattr(index, name) for name in tables.TABLES}
@@ -175,6 +180,32 @@ def save(
             except Exception:  # noqa: BLE001 - best effort; the original error matters more
                 pass
         raise
+    finally:
+        os.close(owner)
+
+
+def remove_stale_tmp(parent: Path) -> list[Path]:
+    """Delete the ``.NAME.tmp-*`` folders of saves that were killed (a live save holds a lock on its folder)."""
+    removed = []
+    for folder in parent.glob(".*.tmp-*"):
+        try:
+            if not folder.is_dir() or folder.is_symlink() or time.time() - folder.stat().st_mtime < STALE_AFTER:
+                continue  # young: perhaps a save between creating its folder and locking it
+        except OSError:
+            continue
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a save in progress
+        finally:
+            os.close(fd)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
 
 
 def _write_manifest(folder: Path, manifest: Manifest, storage: dict[str, Any]) -> None:

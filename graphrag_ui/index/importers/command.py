@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.progress import ProgressFn, TextProgress
+from graphrag_ui.terminal import safe_text
 
 
 def import_source(
@@ -40,6 +42,12 @@ def import_source(
     return kind, index
 
 
+def import_warnings(index) -> list[str]:
+    """What the importer noticed but could work around (missing vector files, empty report stores, ...)."""
+    found = index.manifest.settings.get("import_warnings") or []
+    return [str(w) for w in found] if isinstance(found, list) else []
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=["auto", *IMPORTERS], help="layout of the source directory")
     parser.add_argument("src", help="nano-graphrag / LightRAG working dir, or GraphRAG output dir")
@@ -64,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"detected: {kind}")
     counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())
     print(f"imported {index.manifest.source} index into {args.out}: {counts}")
+    for warning in import_warnings(index):
+        print(f"warning: {safe_text(warning)}", file=sys.stderr)
     if index.manifest.embedder == "unknown":
         print(
             "note: the embedder of the source vectors is unknown; pass --embedder, or re-embed with "

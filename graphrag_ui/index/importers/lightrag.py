@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.importers.fields import as_int
 from graphrag_ui.index.importers.lightrag_files import read_vdb
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Document, Entity, Index, Manifest, Relation, VectorTable
@@ -117,8 +118,8 @@ def _chunks(kv: dict[str, dict], vdb_rows: list[dict], where: Path) -> list[Chun
             id=cid,
             doc_id=str(row.get("full_doc_id", "")),
             text=str(row["content"]),
-            order=int(row.get("chunk_order_index", 0) or 0),
-            tokens=int(row.get("tokens", 0) or 0),
+            order=as_int(row.get("chunk_order_index"), where, cid, "chunk_order_index"),
+            tokens=as_int(row.get("tokens"), where, cid, "tokens"),
             extra=extra,
         )
     for row in vdb_rows:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.importers.fields import FIX, as_float
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
 
@@ -98,7 +99,32 @@ def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str
             where=str(path),
             fix="this does not look like GraphRAG 2.x/3.x output",
         )
+    _check_numbers(table, path)
     return table.to_pylist()
+
+
+# columns GraphRAG writes as numbers; a string or other type there is named with its record
+NUMERIC_COLUMNS = (
+    "human_readable_id", "degree", "frequency", "weight", "combined_degree", "n_tokens",
+    "level", "community", "parent", "rank", "size",
+)  # fmt: skip
+
+
+def _check_numbers(table: Any, path: Path) -> None:
+    import pyarrow as pa
+
+    for name in NUMERIC_COLUMNS:
+        if name not in table.column_names:
+            continue
+        column = table.column(name)
+        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_null(column.type):
+            continue
+        values = column.to_pylist()
+        ids = table.column("id").to_pylist() if "id" in table.column_names else list(range(len(values)))
+        for record, value in zip(ids, values, strict=True):
+            if value is not None:
+                as_float(value, path, record, name)  # raises for the first value that is not a number
+        raise IndexFormatError(f"column {name!r} is {column.type}, expected numbers", where=str(path), fix=FIX)
 
 
 def _opt_int(value: Any) -> int | None:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.importers.fields import as_float, as_int
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
@@ -137,7 +138,7 @@ def _relations(edges: list[tuple[str, str, dict]]) -> list[Relation]:
                 source=src,
                 target=tgt,
                 description=str(a.get("description", "")),
-                weight=float(a.get("weight", 1.0)),
+                weight=as_float(a.get("weight"), GRAPHML, f"{src} -> {tgt}", "weight", 1.0),
                 source_chunk_ids=split_sep(str(a.get("source_id", ""))),
                 extra={k: v for k, v in a.items() if k not in {"description", "weight", "source_id"}},
             )
@@ -159,7 +160,7 @@ def _communities(reports: dict[str, dict], path: Path) -> list[Community]:
         out.append(
             Community(
                 id=str(key),
-                level=int(rep.get("level", 0)),
+                level=as_int(rep.get("level"), path, key, "level"),
                 parent=parent_of.get(str(key)),
                 title=str(report_json.get("title") or rep.get("title") or f"Cluster {key}"),
                 report=str(rep["report_string"]),
@@ -233,6 +234,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     doc_kv = read_kv(folder / DOCS, required=False)
     tick("read chunks")
     report_kv = read_kv(folder / REPORTS, required=False)
+    empty_reports = (folder / REPORTS).is_file() and not report_kv
     tick("read community reports")
     vdb_ent = read_vdb(folder / VDB_ENTITIES, required=False)
     tick("read entity vectors")
@@ -248,8 +250,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
                 id=cid,
                 doc_id=str(c.get("full_doc_id", "")),
                 text=c["content"],
-                order=int(c.get("chunk_order_index", 0)),
-                tokens=int(c.get("tokens", 0)),
+                order=as_int(c.get("chunk_order_index"), folder / CHUNKS, cid, "chunk_order_index"),
+                tokens=as_int(c.get("tokens"), folder / CHUNKS, cid, "tokens"),
             )
         )
     documents = [
@@ -299,6 +301,10 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     no_report = sorted({cid for e in entities for _, cid in e.communities} - set(report_kv))
     if no_report:
         warnings.append(f"{len(no_report)} clusters have no community report (e.g. {no_report[0]})")
+    if empty_reports:
+        warnings.append(
+            f"{REPORTS} holds no community reports: the index has no communities (global modes find nothing)"
+        )
     manifest = Manifest(
         source=SOURCE,
         embedder=embedder or "unknown",

@@ -1,0 +1,32 @@
+"""Text from an index or a model, made safe to print on a terminal.
+
+An entity name or a model answer may hold ESC sequences or other control characters that would
+move the cursor, recolour, retitle or clear the user's terminal. Every such character is printed
+as a visible escape (``\\x1b``); newlines and tabs stay unless the text must fit on one line.
+Output meant for programs (``--context-only``, ``--json``) is never passed through here: it stays byte-exact.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab/newline, DEL, C1 controls, and the bidi overrides that reorder what is shown
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str, *, one_line: bool = False) -> str:
+    """``text`` with control characters shown as escapes (newlines and tabs too when ``one_line``)."""
+    pattern = _UNSAFE_ONE_LINE if one_line else _UNSAFE
+    return pattern.sub(_escape, text)
