@@ -17,6 +17,20 @@ SAMPLES = ROOT / "data" / "sample"
 GOLDENS = ROOT / "tests" / "goldens"
 
 
+def numbered_cases(cases_jsonl: Path) -> list[tuple[str, dict]]:
+    """Golden cases with ids ``<corpus>-<mode>-NN`` (NN counts within corpus and mode), as the
+    differences docs name them."""
+    import json
+
+    cases, seen = [], {}
+    for line in cases_jsonl.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        key = f"{case['corpus']}-{case['mode']}"
+        seen[key] = seen.get(key, -1) + 1
+        cases.append((f"{key}-{seen[key]:02d}", case))
+    return cases
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

@@ -19,7 +19,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from conftest import GOLDENS
+from conftest import GOLDENS, numbered_cases
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import lightrag as importer
@@ -34,17 +34,7 @@ GOLDEN = GOLDENS / "lightrag-1.4.7"
 TIE_CASES = {"zh-local-11", "zh-global-11", "zh-hybrid-11", "zh-mix-11"}
 
 
-def _load_cases() -> list[tuple[str, dict]]:
-    cases, seen = [], {}
-    for line in (GOLDEN / "cases.jsonl").read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
-        key = f"{case['corpus']}-{case['mode']}"
-        seen[key] = seen.get(key, -1) + 1
-        cases.append((f"{key}-{seen[key]:02d}", case))
-    return cases
-
-
-CASES = _load_cases()
+CASES = numbered_cases(GOLDEN / "cases.jsonl")
 
 
 def params_where(keep) -> list:

@@ -13,12 +13,11 @@ in order. Deliberate differences (docs/differences/lightrag.md) are asserted as 
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 
 import pytest
-from conftest import GOLDENS
+from conftest import GOLDENS, numbered_cases
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import lightrag as importer
@@ -31,17 +30,7 @@ GOLDEN = GOLDENS / "lightrag-1.5.7"
 FAIL_RESPONSE_157 = FAIL_RESPONSE_147  # the same sentence in both releases
 
 
-def _load_cases() -> list[tuple[str, dict]]:
-    cases, seen = [], {}
-    for line in (GOLDEN / "cases.jsonl").read_text(encoding="utf-8").splitlines():
-        case = json.loads(line)
-        key = f"{case['corpus']}-{case['mode']}"
-        seen[key] = seen.get(key, -1) + 1
-        cases.append((f"{key}-{seen[key]:02d}", case))
-    return cases
-
-
-CASES = _load_cases()
+CASES = numbered_cases(GOLDEN / "cases.jsonl")
 
 
 def params_where(keep) -> list:

@@ -16,12 +16,11 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval import lightrag157_modes
 from graphrag_ui.retrieval import lightrag_context as ctx
 from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.lightrag_chunks import vector_chunks
 from graphrag_ui.retrieval.lightrag_explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag_stages import (
     chunk_row,
-    missing_vectors,
     pick_chunks,
+    search_chunks,
     search_graph,
     total_budget,
     vector_fields,
@@ -34,19 +33,8 @@ LABEL = "LightRAG 1.4.7"
 
 
 def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
-    missing_vectors(index, "chunks", r, "the chunk search")
-    top = p["chunk_top_k"] or p["top_k"]
-    pick = vector_chunks(index, deps.vector(query), top, p["cosine_better_than_threshold"])
-    clock.lap(
-        "vector chunks",
-        f"chunk vdb on the query, top {top}, threshold {p['cosine_better_than_threshold']}",
-        len(index.vectors.get("chunks", [])),
-        len(pick.picked),
-    )
+    pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
-        r.warnings.append(
-            "naive: no chunk passed the cosine threshold, so there is no context (LightRAG answers with its fail response)"
-        )
         return r
     rows = []
     for cid in pick.picked:

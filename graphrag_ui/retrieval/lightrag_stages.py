@@ -67,6 +67,28 @@ def missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
         r.warnings.append(f"this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)")
 
 
+def search_chunks(
+    index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
+) -> ChunkPick:
+    """Naive's search (``_get_vector_context``): chunk-vdb hits for the query above the threshold."""
+    missing_vectors(index, "chunks", r, "the chunk search")
+    top = p["chunk_top_k"] or p["top_k"]
+    threshold = p["cosine_better_than_threshold"]
+    pick = vector_chunks(index, deps.vector(query), top, threshold)
+    clock.lap(
+        "vector chunks",
+        f"chunk vdb on the query, top {top}, threshold {threshold}",
+        len(index.vectors.get("chunks", [])),
+        len(pick.picked),
+    )
+    if not pick.picked:
+        r.warnings.append(
+            f"naive: no chunk passed the cosine threshold, so there is no context ({label} answers with its "
+            "fail response)"
+        )
+    return pick
+
+
 def search_graph(
     index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:

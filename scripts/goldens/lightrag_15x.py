@@ -26,11 +26,8 @@ KG_MODES = ("local", "global", "hybrid", "mix")
 if __name__ == "__main__":
     common.ensure_venv(VENV, [f"lightrag-hku=={VERSION}"], "LIGHTRAG_GOLDEN_15X")
 
-import asyncio  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -196,28 +193,10 @@ async def run_cases(lang: str, make, qs: list[dict]) -> list[dict]:
 
 
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == "--lang":  # child: one corpus per process
-        lang = sys.argv[2]
-        with tempfile.TemporaryDirectory() as tmp:
-            workdir = Path(tmp) / "wd"
-            workdir.mkdir()
-            cases = asyncio.run(one_corpus(lang, workdir))
-            common.copy_workdir(workdir, OUT / lang)
-        (OUT / f".cases-{lang}.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-        return
-    common.wait_for_corpus()
-    OUT.mkdir(parents=True, exist_ok=True)
-    all_cases = []
-    for lang in ("en", "zh"):
-        subprocess.check_call([sys.executable, __file__, "--lang", lang])
-        part = OUT / f".cases-{lang}.json"
-        all_cases += json.loads(part.read_text(encoding="utf-8"))
-        part.unlink()
-    with (OUT / "cases.jsonl").open("w", encoding="utf-8") as fh:
-        for case in all_cases:
-            fh.write(json.dumps(case, ensure_ascii=False) + "\n")
-    by_mode = {m: sum(1 for c in all_cases if c["mode"] == m) for m in (*KG_MODES, "naive", "bypass")}
-    print(f"wrote {len(all_cases)} cases to {OUT / 'cases.jsonl'}: {by_mode}")
+    all_cases = common.run_corpora(__file__, OUT, one_corpus)
+    if all_cases:
+        by_mode = {m: sum(1 for c in all_cases if c["mode"] == m) for m in (*KG_MODES, "naive", "bypass")}
+        print(f"wrote {len(all_cases)} cases to {OUT / 'cases.jsonl'}: {by_mode}")
 
 
 if __name__ == "__main__":

@@ -147,3 +147,33 @@ def questions(lang: str, extraction: dict) -> list[dict]:
         if len(out) == 6:
             break
     return out
+
+
+def run_corpora(script: str, out: Path, one_corpus) -> list[dict]:
+    """Run ``one_corpus(lang, workdir)`` for en and zh, each in its own process (LightRAG keeps
+    storages in process-wide namespaces, so two corpora must not share one); the parent collects
+    the cases into ``out/cases.jsonl`` and returns them, a child copies its working dir to ``out/<lang>``."""
+    import asyncio
+    import tempfile
+
+    if len(sys.argv) == 3 and sys.argv[1] == "--lang":  # child
+        lang = sys.argv[2]
+        with tempfile.TemporaryDirectory() as tmp:
+            workdir = Path(tmp) / "wd"
+            workdir.mkdir()
+            cases = asyncio.run(one_corpus(lang, workdir))
+            copy_workdir(workdir, out / lang)
+        (out / f".cases-{lang}.json").write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
+        return []
+    wait_for_corpus()
+    out.mkdir(parents=True, exist_ok=True)
+    all_cases = []
+    for lang in ("en", "zh"):
+        subprocess.check_call([sys.executable, script, "--lang", lang])
+        part = out / f".cases-{lang}.json"
+        all_cases += json.loads(part.read_text(encoding="utf-8"))
+        part.unlink()
+    with (out / "cases.jsonl").open("w", encoding="utf-8") as fh:
+        for case in all_cases:
+            fh.write(json.dumps(case, ensure_ascii=False) + "\n")
+    return all_cases
