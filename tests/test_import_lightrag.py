@@ -17,6 +17,7 @@ from conftest import GOLDENS
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.index.importers import detect as detect_kind
 from graphrag_ui.index.importers import lightrag as importer
+from graphrag_ui.index.importers.workdir_files import normalise_rows
 
 LAYOUTS = {"lightrag-1.4": GOLDENS / "lightrag-1.4.7", "lightrag-1.5": GOLDENS / "lightrag-1.5.7"}
 SOURCES = [
@@ -57,16 +58,19 @@ def test_imports_layout_and_keeps_order(source, folder):
         assert list(index.graph.adj[name]) == list(graph.adj[name])
     for rel in index.relations:
         assert rel.description == graph.edges[rel.source, rel.target]["description"]
-    # vectors: vdb row order, ids consistent with Entity.id / Relation.id / chunk ids, rows as stored
+    # vectors: vdb row order, ids consistent with Entity.id / Relation.id / chunk ids, rows as nano-vectordb
+    # holds them once loaded (re-normalised: ≤ 1 ulp from the file's values, and bit-equal to its matrix)
     rows, matrix = vdb_rows(folder / "vdb_entities.json")
     assert index.vectors["entities"].ids == [index.entity_by_name[r["entity_name"]].id for r in rows]
-    assert np.array_equal(index.vectors["entities"].matrix, matrix)
+    assert np.array_equal(index.vectors["entities"].matrix, normalise_rows(matrix))
+    np.testing.assert_allclose(index.vectors["entities"].matrix, matrix, rtol=0, atol=1e-6)
     rows, matrix = vdb_rows(folder / "vdb_relationships.json")
     assert all(
         index.relation_between(r["src_id"], r["tgt_id"]).id == i
         for r, i in zip(rows, index.vectors["relations"].ids, strict=True)
     )
-    assert np.array_equal(index.vectors["relations"].matrix, matrix)
+    assert np.array_equal(index.vectors["relations"].matrix, normalise_rows(matrix))
+    np.testing.assert_allclose(index.vectors["relations"].matrix, matrix, rtol=0, atol=1e-6)
     rows, matrix = vdb_rows(folder / "vdb_chunks.json")
     assert index.vectors["chunks"].ids == [r["__id__"] for r in rows]
     assert set(index.vectors["chunks"].ids) <= set(index.chunk_by_id)

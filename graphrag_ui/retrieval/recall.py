@@ -31,9 +31,11 @@ class RecallHit:
 
 
 def normalise(vec: np.ndarray) -> np.ndarray:
+    """nano-vectordb's ``a / np.linalg.norm(a, axis=-1, keepdims=True)``: the axis form sums in another
+    order than the plain norm (it can differ by an ulp, and exact ties in the scores follow it)."""
     vec = np.asarray(vec, dtype=np.float32)
-    norm = np.linalg.norm(vec)
-    return vec / norm if norm > 0 else vec
+    norm = np.linalg.norm(vec, axis=-1, keepdims=True)
+    return vec / norm if np.all(norm > 0) else vec
 
 
 FULL_SORT_BELOW = 64  # rows; below this a full argsort costs less than the checks

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.index.importers.workdir_files import read_json
+from graphrag_ui.index.importers.workdir_files import normalise_rows, read_json
 
 
 def read_vdb(path: Path, id_field: str = "__id__") -> tuple[list[dict], np.ndarray, int]:
-    """Rows (without the matrix) and the float32 matrix of a nano-vectordb file, in row order."""
+    """Rows (without the matrix) and the float32 matrix of a nano-vectordb file, in row order, re-normalised."""
     data = read_json(path)
     if not isinstance(data, dict) or "data" not in data or "embedding_dim" not in data:
         raise IndexFormatError("not a nano-vectordb file (needs embedding_dim, data, matrix)", where=str(path))
@@ -42,4 +42,4 @@ def read_vdb(path: Path, id_field: str = "__id__") -> tuple[list[dict], np.ndarr
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or id_field not in row:
             raise IndexFormatError(f"row {i} has no {id_field}", where=str(path))
-    return rows, matrix.copy(), dim
+    return rows, normalise_rows(matrix), dim  # as nano-vectordb holds it after loading

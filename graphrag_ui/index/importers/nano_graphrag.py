@@ -24,7 +24,7 @@ import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.index.importers.fields import as_float, as_int
-from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_json, read_kv
+from graphrag_ui.index.importers.workdir_files import GRAPHML, normalise_rows, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
 
@@ -83,13 +83,6 @@ def read_vdb(path: Path, required: bool) -> tuple[int, list[dict], np.ndarray] |
         if not isinstance(row, dict) or "__id__" not in row:
             raise IndexFormatError(f"data row {i} has no __id__", where=str(path))
     return dim, rows, normalise_rows(flat.reshape(len(rows), dim))
-
-
-def normalise_rows(matrix: np.ndarray) -> np.ndarray:
-    """What nano-vectordb does to every loaded matrix (float32 row / its norm); zero rows stay zero."""
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    safe = np.where(norms == 0, np.float32(1), norms)
-    return (matrix / safe).astype(np.float32)
 
 
 def _clusters(raw: Any, name: str, path: Path) -> list[tuple[int, str]]:

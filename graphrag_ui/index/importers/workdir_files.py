@@ -12,6 +12,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graphrag_ui.errors import IndexFormatError
 
 GRAPHML = "graph_chunk_entity_relation.graphml"
@@ -113,3 +115,15 @@ def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, st
             position[key] = len(edges)
             edges.append((src, tgt, data))
     return nodes, edges
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    """What nano-vectordb does to every matrix it loads (float32 row / its norm; zero rows stay zero).
+
+    nano-graphrag and LightRAG both search through nano-vectordb, which re-normalises the stored
+    (already unit) rows when it opens a file; that moves some values by an ulp, and with them the
+    exact ties whose order its argsort decides. Doing the same gives the same scores bit for bit.
+    """
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    safe = np.where(norms == 0, np.float32(1), norms)
+    return (matrix / safe).astype(np.float32)
