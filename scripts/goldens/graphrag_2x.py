@@ -305,56 +305,22 @@ def main(langs: list[str]) -> None:
 
 def main_global(langs: list[str]) -> None:
     """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl."""
-    global QUERY
     from graphrag.config.embeddings import text_unit_text_embedding
-    from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
-    from graphrag.query.indexer_adapters import (
-        read_indexer_communities,
-        read_indexer_entities,
-        read_indexer_reports,
-        read_indexer_text_units,
-    )
     from graphrag.utils.api import get_embedding_store
 
-    lines = []
-    for lang in langs:
+    def setup(lang: str):
         dest = OUT / lang
         config = make_config(dest)
         config.vector_store["default_vector_store"].db_uri = str(dest / "lancedb")
-        tables = load_tables(dest)
-        QUERY = gg.QueryScript(gg.report_texts(tables))
-
-        def make_engine(level: int, dynamic: bool, tables=tables, config=config):
-            t = {k: (v.copy() if v is not None else None) for k, v in tables.items()}
-            return get_global_search_engine(
-                config,
-                reports=read_indexer_reports(t["community_reports"], t["communities"], level, dynamic),
-                entities=read_indexer_entities(t["entities"], t["communities"], level),
-                communities=read_indexer_communities(t["communities"], t["community_reports"]),
-                response_type="Multiple Paragraphs",
-                dynamic_community_selection=dynamic,
-            )
-
-        for case in gg.global_cases(lang):
-            out = gg.run_global(make_engine, QUERY, case)
-            lines.append({"corpus": lang, "mode": "global", **case, **out})
         store_args = {k: s.model_dump() for k, s in config.vector_store.items()}
         store = get_embedding_store(config_args=store_args, embedding_name=text_unit_text_embedding)
-        for case in gg.basic_cases(lang):
-            engine = get_basic_search_engine(
-                text_units=read_indexer_text_units(tables["text_units"].copy()),
-                text_unit_embeddings=store,
-                config=config,
-                response_type="Multiple Paragraphs",
-            )
-            lines.append({"corpus": lang, "mode": "basic", **case, **gg.run_basic(engine, case)})
-        if lang == langs[0]:
-            lines.append({"corpus": lang, "mode": "parse", "cases": gg.parse_cases(make_engine(2, False))})
-        print(f"[{lang}] global/basic cases recorded", flush=True)
-    with open(OUT / "global_cases.jsonl", "w", encoding="utf-8") as fh:
-        for line in lines:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    print(f"wrote {len(lines)} cases to {OUT / 'global_cases.jsonl'}")
+        return config, load_tables(dest), store
+
+    def set_script(script) -> None:
+        global QUERY
+        QUERY = script
+
+    gg.record(OUT, langs, setup, set_script)
 
 
 if __name__ == "__main__":

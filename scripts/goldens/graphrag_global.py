@@ -235,6 +235,54 @@ def parse_cases(search_engine) -> list[dict]:
     return out
 
 
+def record(out_dir, langs: list[str], setup, set_script) -> None:
+    """Write ``out_dir/global_cases.jsonl``. ``setup(lang)`` gives (config, tables, text-unit store) for
+    the committed index; ``set_script`` installs the scripted query model in the version's harness."""
+    from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
+    from graphrag.query.indexer_adapters import (
+        read_indexer_communities,
+        read_indexer_entities,
+        read_indexer_reports,
+        read_indexer_text_units,
+    )
+
+    lines = []
+    for lang in langs:
+        config, tables, store = setup(lang)
+        script = QueryScript(report_texts(tables))
+        set_script(script)
+
+        def make_engine(level: int, dynamic: bool, tables=tables, config=config):
+            t = {k: (v.copy() if v is not None else None) for k, v in tables.items()}
+            return get_global_search_engine(
+                config,
+                reports=read_indexer_reports(t["community_reports"], t["communities"], level, dynamic),
+                entities=read_indexer_entities(t["entities"], t["communities"], level),
+                communities=read_indexer_communities(t["communities"], t["community_reports"]),
+                response_type="Multiple Paragraphs",
+                dynamic_community_selection=dynamic,
+            )
+
+        for case in global_cases(lang):
+            lines.append({"corpus": lang, "mode": "global", **case, **run_global(make_engine, script, case)})
+        for case in basic_cases(lang):
+            engine = get_basic_search_engine(
+                text_units=read_indexer_text_units(tables["text_units"].copy()),
+                text_unit_embeddings=store,
+                config=config,
+                response_type="Multiple Paragraphs",
+            )
+            lines.append({"corpus": lang, "mode": "basic", **case, **run_basic(engine, case)})
+        if lang == langs[0]:
+            lines.append({"corpus": lang, "mode": "parse", "cases": parse_cases(make_engine(2, False))})
+        print(f"[{lang}] global/basic cases recorded", flush=True)
+    set_script(None)
+    with open(out_dir / "global_cases.jsonl", "w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    print(f"wrote {len(lines)} cases to {out_dir / 'global_cases.jsonl'}")
+
+
 def report_texts(tables: dict) -> dict[str, str]:
     df = tables["community_reports"]
     return {str(int(c)): str(t) for c, t in zip(df["community"], df["full_content"], strict=True)}
