@@ -14,7 +14,7 @@ single-batch mode).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.ms_local_context import _csv
@@ -62,11 +62,15 @@ def level_reports(index: Index, level: int) -> list[Community]:
 
 def community_weights(index: Index, level: int, reports: list[Community], normalize: bool) -> dict[str, float | int]:
     """``_compute_community_weights``: distinct text units of each report's loaded entities (/ max)."""
-    units: dict[str, set[str]] = {}
-    for view in level_view(index, level).entities.values():
-        for cid in view.community_ids:
-            units.setdefault(cid, set()).update(view.entity.source_chunk_ids)
-    weights: dict[str, float | int] = {c.id: len(units.get(c.id, ())) for c in reports}
+    lv = level_view(index, level)
+    counts = lv.memo.get("unit_counts")
+    if counts is None:  # depends only on the level: counted once per index and level
+        units: dict[str, set[str]] = {}
+        for view in lv.entities.values():
+            for cid in view.community_ids:
+                units.setdefault(cid, set()).update(view.entity.source_chunk_ids)
+        counts = lv.memo["unit_counts"] = {cid: len(ids) for cid, ids in units.items()}
+    weights: dict[str, float | int] = {c.id: counts.get(c.id, 0) for c in reports}
     if normalize and weights:
         top = max(weights.values())
         if top == 0:
@@ -94,7 +98,24 @@ def _cell(value: float | int) -> str:
     return repr(float(value))
 
 
-def build_batches(
+MEMO_BATCHES = 8  # batch sets kept per index and level (they do not depend on the question)
+
+
+def build_batches(index: Index, reports: list[Community], level: int, **options) -> GlobalContext:
+    """``build_community_context`` for these reports and options; the question plays no part in it,
+    so the result is kept per index and level (a fresh copy of the rows is returned each time)."""
+    memo = level_view(index, level).memo.setdefault("batches", {})
+    key = (tuple(c.id for c in reports), tuple(sorted(options.items())))
+    hit = memo.get(key)
+    if hit is None:
+        hit = _build_batches(index, reports, level, **options)
+        if len(memo) >= MEMO_BATCHES:
+            memo.pop(next(iter(memo)))
+        memo[key] = hit
+    return GlobalContext([replace(r) for r in hit.reports], list(hit.batches), list(hit.notes))
+
+
+def _build_batches(
     index: Index,
     reports: list[Community],
     level: int,

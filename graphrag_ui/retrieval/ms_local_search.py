@@ -47,6 +47,7 @@ class LevelView:
     entities: dict[str, EntityView]  # by GraphRAG id, only the entities GraphRAG keeps at this level
     by_id_order: list[EntityView]  # GraphRAG's list order (its groupby sorts by id)
     reports: dict[str, Community]  # community id -> community with a report, level <= level
+    memo: dict = field(default_factory=dict)  # other modes' per-level results (ms.global's weights and batches)
 
 
 @dataclass
