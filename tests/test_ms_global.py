@@ -160,3 +160,38 @@ def test_basic_budget_k_and_layout(index):
     assert ranked.context.startswith("source_id|text\n")
     scores = [c.score for c in ranked.chunks]
     assert scores == sorted(scores, reverse=True), "2.x lists hits in similarity order"
+
+
+@pytest.mark.parametrize("sample", ["en", "zh"])
+def test_dynamic_selection_end_to_end_through_the_test_server(sample, monkeypatch, tmp_path):
+    """CLI --json: rating rounds, then map calls and the reduce context, all against a real HTTP model."""
+    import io
+    from contextlib import redirect_stdout
+
+    from conftest import ROOT
+
+    from graphrag_ui.cli import main
+    from graphrag_ui.retrieval.result import Retrieval
+    from tests.llm_server import Script, start_server
+
+    url, stop = start_server(Script())
+    try:
+        monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/gpt-4o-mini")
+        monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path))
+        out = io.StringIO()
+        index = ROOT / "data" / "sample" / sample / "index"
+        args = ["query", "--index", str(index), "--mode", "ms.global", "--json", "--no-cache"]
+        with redirect_stdout(out):
+            code = main([*args, "--param", "dynamic_community_selection=true", "What are the main themes?"])
+    finally:
+        stop()
+    result = Retrieval.from_dict(json.loads(out.getvalue()))
+    stages = result.stages
+    assert code == 0, stages.note
+    rates = [c for c in stages.calls if c.stage == "rate"]
+    assert rates and len(rates) == len(stages.ratings) and all(c.ok for c in rates)
+    kept = {r.community_id for r in stages.ratings if r.kept}
+    assert {c for b in stages.batches for c in b.community_ids} == kept
+    assert [c for c in stages.calls if c.stage == "map"] and stages.reduce_context
