@@ -313,7 +313,7 @@ def test_batch_to_stdout(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "fragments"),
     [
-        (["--mode", "nano.global", "q"], ["unknown mode 'nano.global'", "lightrag.local"]),
+        (["--mode", "nano.drift", "q"], ["unknown mode 'nano.drift'", "lightrag.local"]),
         (["--param", "top_kk=3", "q"], ["no parameter 'top_kk'", "known parameters", "top_k"]),
         (["--param", "top_k=0", "q"], ["top_k=0 is below its minimum 1"]),
         (["--param", "top_k=999", "q"], ["above its maximum 200"]),

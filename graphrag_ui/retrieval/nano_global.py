@@ -30,7 +30,7 @@ from graphrag_ui.retrieval.nano_prep import prepared
 from graphrag_ui.retrieval.nano_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
-from graphrag_ui.retrieval.stages import NEEDS_MODEL, Batch, Stages
+from graphrag_ui.retrieval.stages import NEEDS_MODEL, Batch, Stages, staged_context
 
 MODE = "nano.global"
 MAP_HEADER = ["id", "content", "rating", "importance"]
@@ -124,15 +124,6 @@ def map_table(rows: list[_Row]) -> str:
     """One batch's context: nano's CSV of ``id, content, rating, importance`` (id restarts at 0)."""
     body = [[i, r.community.report, r.rating_shown, r.occurrence] for i, r in enumerate(rows)]
     return nano_csv.table([MAP_HEADER, *body])
-
-
-def batches_text(batches: list[Batch]) -> str:
-    """All map contexts, each under a line naming its batch (what ``Retrieval.context`` shows)."""
-    return "\n\n".join(
-        f"-----Map batch {b.index + 1} of {len(batches)} ({len(b.community_ids)} reports, "
-        f"{b.tokens}/{b.limit} report tokens)-----\n{b.context}"
-        for b in batches
-    )
 
 
 def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
@@ -259,7 +250,7 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
         )
     )
     if stages.batches:
-        out.context = batches_text(stages.batches)
+        out.context = staged_context(stages)
         stages.note = (
             f"{len(stages.batches)} map batch(es) built with their exact prompts. The map stage (one model call "
             "per batch) and the reduce stage need a model: nothing was sent and no answer is shown."

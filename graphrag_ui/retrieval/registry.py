@@ -14,6 +14,7 @@ from graphrag_ui.retrieval.schema import ModeSpec
 
 MODE_MODULES: dict[str, str] = {
     "nano.local": "graphrag_ui.retrieval.nano_local",
+    "nano.global": "graphrag_ui.retrieval.nano_global",
     "nano.naive": "graphrag_ui.retrieval.nano_naive",
     "lightrag.local": "graphrag_ui.retrieval.lightrag",
     "lightrag.global": "graphrag_ui.retrieval.lightrag",

@@ -108,6 +108,33 @@ class MalformedAnswer(ValueError):
         self.fallback = fallback
 
 
+# --- the text of a staged retrieval (its Retrieval.context and the CLI's --context-only) -----------
+
+
+def batch_label(stages: Stages, i: int) -> str:
+    """ "map batch 2 of 5 · 3 report(s): 4, 9, 12 · 1,204/12,000 tokens" (``Batch.index``, from 0, as the
+    model calls are labelled)."""
+    batch = stages.batches[i]
+    reports = ", ".join(batch.community_ids)
+    return (
+        f"map batch {batch.index} of {len(stages.batches)} · {len(batch.community_ids)} report(s): {reports} · "
+        f"{batch.tokens:,}/{batch.limit:,} tokens"
+    )
+
+
+def batch_header(stages: Stages, i: int) -> str:
+    return f"=== {batch_label(stages, i)} ===\n"
+
+
+def staged_context(stages: Stages) -> str:
+    """Every batch context under its header, then the reduce context when the map stage ran."""
+    parts = [batch_header(stages, i) + batch.context.rstrip("\n") + "\n" for i, batch in enumerate(stages.batches)]
+    if stages.reduce_context:
+        kept = sum(1 for p in stages.points if p.in_context)
+        parts.append(f"=== reduce context · {kept} of {len(stages.points)} point(s) ===\n{stages.reduce_context}")
+    return "".join(parts)
+
+
 class MapReduceHooks(Protocol):
     """What a map-reduce mode gives the runner in ``graphrag_ui.llm.map_reduce`` (all pure).
 
