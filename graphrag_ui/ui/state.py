@@ -72,8 +72,11 @@ def choice_label(key: str) -> str:
 @st.cache_resource(max_entries=6, show_spinner="Loading index…")
 def _load(path: str, stamp: float) -> Index:
     from graphrag_ui.index import store
+    from graphrag_ui.retrieval.prepare import prepare_index
 
-    return store.load(path)
+    index = store.load(path)
+    prepare_index(index)  # the first question then costs what the next ones do
+    return index
 
 
 def index_version(path: str | Path) -> float:
