@@ -141,24 +141,16 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     in_level = [(k, e) for k, e in schema.items() if e.level <= level]
     by_occurrence = sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
     considered = by_occurrence[:cap]
-    dropped: list[Candidate] = []
-
-    def tokens_of(com: Community | None) -> int:
-        return prep.report_tokens(com) if com else 0
-
+    dropped: list[Candidate] = []  # these never reach nano's token count: their tokens stay 0
     for key, entry in schema.items():
         if entry.level > level:
             com = index.community_by_id.get(key)
-            dropped.append(
-                _bare(
-                    key, entry, com, 0, f"level {entry.level}", f"level {entry.level} > level {level}", tokens_of(com)
-                )
-            )
+            dropped.append(_bare(key, entry, com, 0, f"level {entry.level}", f"level {entry.level} > level {level}", 0))
     for pos, (key, entry) in enumerate(by_occurrence[cap:], start=cap + 1):
         com = index.community_by_id.get(key)
         why = f"level {entry.level}, schema occurrence {entry.occurrence:.4g}"
         reason = f"#{pos} by schema occurrence, beyond global_max_consider_community ({cap})"
-        dropped.append(_bare(key, entry, com, 0, why, reason, tokens_of(com)))
+        dropped.append(_bare(key, entry, com, 0, why, reason, 0))
     out.trace.append(
         TraceStep(
             "consider",

@@ -32,7 +32,6 @@ def community_schema(index: Index) -> dict[str, SchemaEntry]:
     levels: dict[str, int] = {}
     members: dict[str, int] = {}
     chunks: dict[str, set[str]] = {}
-    biggest = 0
     for entity in index.entities:
         if not entity.communities:
             continue  # nano: a node without "clusters" (outside the largest component) is skipped
@@ -41,9 +40,8 @@ def community_schema(index: Index) -> dict[str, SchemaEntry]:
         for level, key in entity.communities:
             levels[key] = level
             members[key] = members.get(key, 0) + 1
-            found = chunks.setdefault(key, set())
-            found.update(ids)
-            biggest = max(biggest, len(found))
+            chunks.setdefault(key, set()).update(ids)
+    biggest = max((len(found) for found in chunks.values()), default=1)  # sets only grow: nano's running max
     return {
         key: SchemaEntry(levels[key], members[key], len(found), len(found) / biggest, pos)
         for pos, (key, found) in enumerate(chunks.items())
