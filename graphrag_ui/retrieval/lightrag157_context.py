@@ -15,7 +15,9 @@ counted once (cached); only a cut that actually happens encodes text, and only u
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from graphrag_ui import tokens
@@ -49,66 +51,98 @@ def dumps(obj: Any) -> str:
 
 @lru_cache(maxsize=200_000)
 def line_tokens(line: str) -> tuple[int, int]:
-    """(tokens of the line alone, tokens of the line followed by "\\n")."""
-    return count(line), count(line + "\n")
+    """(tokens of the line alone, tokens of the line followed by "\n").
+
+    The newline joins only the line's last pre-token (its trailing run of punctuation, with one
+    leading space if there is one), so the second count re-encodes just that tail.
+    """
+    alone = count(line)
+    i = len(line)
+    while i > 0 and not line[i - 1].isalnum() and not line[i - 1].isspace():
+        i -= 1
+    if i > 0 and line[i - 1] == " ":
+        i -= 1
+    tail = line[i:]
+    return alone, alone + count(tail + "\n") - count(tail)
 
 
 def joined_tokens(lines: list[str]) -> int:
-    """Tokens of ``"\\n".join(lines)`` from cached per-line counts (see module docstring)."""
+    """Tokens of ``"\n".join(lines)`` from cached per-line counts (see module docstring)."""
     if not lines:
         return 0
     return sum(line_tokens(line)[1] for line in lines[:-1]) + line_tokens(lines[-1])[0]
 
 
-def _cut_end(text: str, budget: int) -> int | None:
-    """End char of 1.5.7's ``TiktokenTokenizer.truncate_by_token_limit(text, budget)``; None = not even
-    one code point fits (1.5.7 then keeps nothing)."""
-    enc = tokens.encoding(ENCODING)
-    toks = enc.encode(text, disallowed_special=())
-    if len(toks) <= budget:
-        return len(text)
-    _, offsets = enc.decode_with_offsets(toks)
+class _Joined:
+    """``"\n".join(lines)`` seen through per-line counts: its token count for any prefix of lines, and
+    the char offset of any token, encoding only the line that holds it (tokens never cross a line end)."""
 
-    def boundary(k: int) -> int:
-        return offsets[k] if k < len(toks) else len(text)
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        counts = [line_tokens(line) for line in lines]
+        self.sizes = [c[1] for c in counts[:-1]] + [counts[-1][0]]  # each line with its separator
+        self.alone = [c[0] for c in counts]
+        self.token_start = list(accumulate(self.sizes, initial=0))
+        self.char_start = list(accumulate((len(line) + 1 for line in lines), initial=0))
+        self.total = self.token_start[-1]
+        self.length = self.char_start[-1] - 1
+        self._pieces: dict[int, tuple[str, list[int]]] = {}
 
-    k, step, last_end = min(len(toks), budget), 1, None
+    def tokens_of_lines(self, k: int) -> int:
+        """Tokens of ``"\n".join(lines[:k])``."""
+        return self.token_start[k - 1] + self.alone[k - 1] if k else 0
+
+    def _piece(self, i: int) -> tuple[str, list[int]]:
+        if i not in self._pieces:
+            text = self.lines[i] + ("\n" if i < len(self.lines) - 1 else "")
+            enc = tokens.encoding(ENCODING)
+            self._pieces[i] = (text, enc.decode_with_offsets(enc.encode(text, disallowed_special=()))[1])
+        return self._pieces[i]
+
+    def boundary(self, k: int) -> int:
+        """Char offset where token ``k`` starts (the text's length past the last token)."""
+        if k >= self.total:
+            return self.length
+        i = bisect_right(self.token_start, k) - 1
+        return self.char_start[i] + self._piece(i)[1][k - self.token_start[i]]
+
+    def prefix_tokens(self, end: int) -> int:
+        """Tokens of the text's first ``end`` chars, encoded on their own."""
+        i = bisect_right(self.char_start, end) - 1
+        local = end - self.char_start[i]
+        return self.token_start[i] + (count(self._piece(i)[0][:local]) if local else 0)
+
+
+def _cut_end(joined: _Joined, budget: int) -> int | None:
+    """End char of 1.5.7's ``TiktokenTokenizer.truncate_by_token_limit(text, budget)`` for a text over
+    budget: the largest sampled token boundary whose prefix re-encodes within budget, trying
+    k = budget, budget-1, budget-3, budget-7, ...; None = not even one code point fits."""
+    k, step, last_end = min(joined.total, budget), 1, None
     while True:
-        end = boundary(k)
+        end = joined.boundary(k)
         if end != last_end:
-            if end > 0 and count(text[:end]) <= budget:
+            if end > 0 and joined.prefix_tokens(end) <= budget:
                 return end
             last_end = end
         if k <= 1:
             break
         k = max(1, k - step)
         step *= 2
-    return 1 if count(text[:1]) <= budget else None
+    return 1 if count(joined.lines[0][:1]) <= budget else None
 
 
 def fit_lines(lines: list[str], budget: int) -> int:
-    """How many leading lines 1.5.7's ``truncate_list_by_token_size(..., separator="\\n")`` keeps."""
+    """How many leading lines 1.5.7's ``truncate_list_by_token_size(..., separator="\n")`` keeps."""
     if budget <= 0 or not lines:
         return 0
-    if joined_tokens(lines) <= budget:
+    joined = _Joined(lines)
+    if joined.total <= budget:
         return len(lines)
-    # only the text up to one line past the first prefix over budget decides the cut: its tokens
-    # (and offsets) equal the full text's there, by the additivity above
-    m, running = 0, 0
-    while m < len(lines) and running <= budget:
-        running += line_tokens(lines[m])[1]
-        m += 1
-    m = min(len(lines), m + 1)
-    end = _cut_end("\n".join(lines[:m]), budget)
+    end = _cut_end(joined, budget)
     if end is None:
         return 0
-    k, chars = 0, 0
-    for i, line in enumerate(lines[:m]):
-        chars += (1 if i else 0) + len(line)
-        if chars > end:
-            break
-        k = i + 1
-    while k > 0 and joined_tokens(lines[:k]) > budget:
+    k = bisect_right(joined.char_start, end + 1) - 1  # lines whose text (without separator) ends by `end`
+    while k > 0 and joined.tokens_of_lines(k) > budget:
         k -= 1
     return k
 
