@@ -144,13 +144,15 @@ def test_the_answer_runs_map_then_reduce_and_fills_points_and_trace(app, model):
     assert any(f"{n + 1} calls ({n + 1} from the cache)" in c.value for c in at.caption)
 
 
-def test_compare_puts_a_staged_mode_beside_a_local_one(app):
-    at = app("pages/compare.py", index="sample:en", a_mode="ms.local", b_mode=MODE)
+def test_compare_puts_ms_global_beside_ms_local_with_report_overlap(app):
+    at = app("pages/compare.py", index="sample:en", a_mode="ms.local", b_mode="ms.global")
     assert not at.exception and not at.error
     overlap = next(f for f in frames_with(at, "jaccard"))
-    communities = overlap[overlap["kind"] == "Communities"].iloc[0]
-    assert communities["right"] >= 2 and 0 <= communities["shared"] <= communities["left"]
-    assert any(tab.label.startswith("Batches (") for tab in at.tabs)
+    reports = overlap[overlap["kind"] == "Communities"].iloc[0]
+    # global search batches every report of the level, so each report local search used is shared
+    assert 0 < reports["left"] == reports["shared"] < reports["right"]
+    assert reports["jaccard"] == round(reports["shared"] / reports["right"], 3)
+    assert sum(tab.label.startswith("Batches (") for tab in at.tabs) == 1  # the global side only
 
 
 def test_report_text_with_markup_stays_text(app, evil):
