@@ -178,3 +178,14 @@ def test_a_failed_map_call_is_one_clear_error_and_no_answer(app, monkeypatch, no
     (error,) = at.error
     assert "map call(s) failed" in error.value and "status 500" in error.value and "did not run" in error.value
     assert tab_counts(at)["Points"] == 0 and not any(md.value.startswith("The retrieved") for md in at.markdown)
+
+
+def test_dynamic_selection_ratings_show_in_batches(app, model):
+    at = app(index="sample:en", mode="ms.global", ms_dynamic_community_selection="true")
+    assert not at.exception and not at.error
+    ratings = frames_with(at, "rating")[0]
+    assert len(ratings) > 0 and set(ratings["kept"]) <= {True, False} and ratings["reason"].str.len().min() > 0
+    batched = set().union(*(set(ids.split("; ")) for ids in frames_with(at, "report ids")[0]["report ids"]))
+    kept = set(ratings[ratings["kept"]]["community"])
+    assert {entry.split(" ", 1)[0] for entry in batched} <= kept
+    assert chats(model) == len(ratings)  # only the rating calls so far: the map waits for the button
