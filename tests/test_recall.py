@@ -276,3 +276,26 @@ def test_sample_catalog_ilike_on_a_saved_index():
     assert hits and all("跑步" in h.entity.name or any("跑步" in a for a in h.entity.aliases) for h in hits)
     occurrences = [h.entity.occurrence for h in hits if h.ilike == "name"]
     assert occurrences == sorted(occurrences, reverse=True)
+
+
+def test_exact_ties_are_named_in_why():
+    """Entities whose similarity equals another's exactly say so: their order is argsort's, not a ranking."""
+    import numpy as np
+
+    from graphrag_ui.index.model import Entity, Index, Manifest, VectorTable
+    from graphrag_ui.retrieval.recall import recall_entities
+
+    names = ["A", "B", "C"]
+    matrix = np.array([[1, 0], [0.6, 0.8], [0.6, 0.8]], dtype=np.float32)
+    index = Index(
+        Manifest(source="t", embedder="hash", dimension=2),
+        [],
+        [],
+        [Entity(f"e{n}", n, "T", "") for n in names],
+        [],
+        [],
+        {"entities": VectorTable([f"e{n}" for n in names], matrix)},
+    )
+    hits = recall_entities(index, "q", np.array([0.6, 0.8], dtype=np.float32), strategy="vector", top_k=3)
+    whys = {h.entity.name: h.why for h in hits}
+    assert "tied with C" in whys["B"] and "tied with B" in whys["C"] and "tied" not in whys["A"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.recall import RecallHit, recall_entities, vector_topk
+from graphrag_ui.retrieval.recall import RecallHit, entity_label, recall_entities, tie_note, tied_rows, vector_topk
 from graphrag_ui.retrieval.result import Candidate, Retrieval
 
 EXPLAIN_BEYOND = 5  # how many entities past top_k to show as dropped candidates
@@ -38,15 +38,18 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
     table = index.vectors["entities"]
     hits: list[RecallHit] = []
     stopped = False
-    for pos, (row, sim) in enumerate(vector_topk(table, qvec, top_k + EXPLAIN_BEYOND, None)):
+    scored = vector_topk(table, qvec, top_k + EXPLAIN_BEYOND, None)
+    ties = tied_rows(scored)
+    for pos, (row, sim) in enumerate(scored):
         entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
         stopped = stopped or (pos < top_k and sim < threshold)
         if entity is None:
             if pos < top_k and not stopped:
                 out.warnings.append(f"vector row {row} ({table.ids[row]}) names no entity in the graph: skipped")
             continue
+        note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
         if pos < top_k and not stopped:
-            hits.append(RecallHit(entity, sim, sim, "", f"entity #{len(hits) + 1} by vector, sim {sim:.3f}"))
+            hits.append(RecallHit(entity, sim, sim, "", f"entity #{len(hits) + 1} by vector, sim {sim:.3f}{note}"))
             continue
         if pos >= top_k:
             reason = f"beyond top_k ({pos + 1} > {top_k})"
@@ -60,7 +63,7 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
                 label=entity.name,
                 data={"name": entity.name, "type": entity.type, "description": entity.description},
                 order=len(out.entities),
-                why=f"vector candidate #{pos + 1}, sim {sim:.3f}",
+                why=f"vector candidate #{pos + 1}, sim {sim:.3f}{note}",
                 score=sim,
                 rank=float(index.graph.degree(entity.name)) if entity.name in index.graph else 0.0,
                 in_context=False,

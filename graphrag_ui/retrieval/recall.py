@@ -82,16 +82,39 @@ def vector_topk(
     return hits
 
 
+def tied_rows(scored: list[tuple[int, float]]) -> dict[int, list[int]]:
+    """row -> the other rows of ``scored`` with exactly the same score (argsort alone ordered them)."""
+    groups: dict[float, list[int]] = {}
+    for row, score in scored:
+        groups.setdefault(score, []).append(row)
+    return {row: [r for r in rows if r != row] for rows in groups.values() if len(rows) > 1 for row in rows}
+
+
+def tie_note(others: list[str]) -> str:
+    """The ``why`` suffix of an item whose similarity equals other items' exactly."""
+    if not others:
+        return ""
+    return f"; tied with {', '.join(others)} (equal similarity: the order among them is the reference's argsort order)"
+
+
+def entity_label(index: Index, table: VectorTable, row: int) -> str:
+    entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+    return entity.name if entity is not None else table.ids[row]
+
+
 def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: float | None) -> list[RecallHit]:
     table = index.vectors.get("entities")
     if table is None:
         return []
     hits = []
-    for rank, (row, sim) in enumerate(vector_topk(table, query_vec, top_k, threshold), start=1):
+    scored = vector_topk(table, query_vec, top_k, threshold)
+    ties = tied_rows(scored)
+    for rank, (row, sim) in enumerate(scored, start=1):
         entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
         if entity is None:
             continue  # a vector whose entity is not in the graph: the references skip it too
-        hits.append(RecallHit(entity, sim, sim, "", f"entity #{rank} by vector, sim {sim:.3f}"))
+        note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
+        hits.append(RecallHit(entity, sim, sim, "", f"entity #{rank} by vector, sim {sim:.3f}{note}"))
     return hits
 
 
