@@ -11,7 +11,7 @@ from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import staged_answer, state
 from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import error_text, t
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
@@ -31,10 +31,11 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
             index=modes.index(default_mode),
             key=f"{side}_mode",
             bind="query-params",
+            placeholder=t("choose", lang),
         )
         spec = param_widgets.version_picker(get_mode(mode), index, lang, prefix=f"{side}_")
         with st.expander(t("parameters", lang)):
-            values = param_widgets.parameter_widgets(spec, prefix=f"{side}_")
+            values = param_widgets.parameter_widgets(spec, prefix=f"{side}_", lang=lang)
             hl = ll = None
             if spec.uses_keywords:
                 hl = split_keywords(st.text_input(t("hl", lang), key=f"{side}_hl", bind="query-params"))
@@ -48,7 +49,8 @@ for side, (mode, values, hl, ll) in sides.items():
     try:
         results[side] = retrieve(index, index_key, mode, query, values, hl, ll)
     except UserError as exc:
-        st.error(f"{side}: {exc}")
+        title = t("left", lang) if side == "a" else t("right", lang)
+        st.error(t("side_error", lang, side=title, error=error_text(exc, lang)))
         st.stop()
 
 st.subheader(t("overlap", lang))
@@ -70,13 +72,19 @@ st.dataframe(
     ),
     hide_index=True,
     width="stretch",
-    column_config={"jaccard": st.column_config.ProgressColumn("jaccard", min_value=0.0, max_value=1.0, format="%.2f")},
+    column_config={
+        "kind": t("col_kind", lang),
+        "left": t("left", lang),
+        "right": t("right", lang),
+        "shared": t("col_shared", lang),
+        "jaccard": st.column_config.ProgressColumn("jaccard", min_value=0.0, max_value=1.0, format="%.2f"),
+    },
 )
 columns = st.columns(2, gap="large")
 for side, column in zip(("a", "b"), columns, strict=True):
     with column:
         result = results[side]
         st.markdown(f"**{result.mode}**")
-        warnings_box(result)
+        warnings_box(result, lang)
         result_tabs(index, staged_answer.latest(result), lang, key=f"cmp_{side}")
         answer_panel(result, lang, key=f"cmp_{side}", rerun=True)  # a map-reduce run redraws the tabs above

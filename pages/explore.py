@@ -9,7 +9,7 @@ from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import error_text, t, tr
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 
@@ -26,18 +26,25 @@ def _use_suggestion() -> None:
 modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
-    mode = st.selectbox(t("mode", lang), modes, key="mode", bind="query-params")
+    mode = st.selectbox(t("mode", lang), modes, key="mode", bind="query-params", placeholder=t("choose", lang))
     spec = param_widgets.version_picker(get_mode(mode), index, lang)
     if suggested:
-        st.selectbox(t("suggested", lang), [""] + suggested, key="suggestion", on_change=_use_suggestion)
+        st.selectbox(
+            t("suggested", lang),
+            suggested,
+            index=None,
+            key="suggestion",
+            on_change=_use_suggestion,
+            placeholder=t("choose", lang),
+        )
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
     query = st.text_area(t("question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
     st.subheader(t("parameters", lang))
-    st.caption(spec.summary)
-    values = param_widgets.parameter_widgets(spec)
+    st.caption(tr(spec.summary, lang))
+    values = param_widgets.parameter_widgets(spec, lang=lang)
     hl = ll = None
     if spec.uses_keywords:
         st.subheader(t("keywords", lang))
@@ -51,14 +58,14 @@ if not query.strip():
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:
-    st.error(str(exc))
+    st.error(error_text(exc, lang))
     st.stop()
 
-warnings_box(result)
+warnings_box(result, lang)
 empty_state(result, lang)
 left, right = st.columns([2, 3], gap="large")
 with left:
     result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
     result_tabs(index, result, lang)
-run_summary(result)
+run_summary(result, lang)

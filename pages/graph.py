@@ -17,9 +17,11 @@ if not names:
     st.stop()
 levels = sorted({c.level for c in index.communities}) or [0]
 c1, c2, c3, c4 = st.columns([3, 1, 1, 2])
-centre = c1.selectbox(t("search_entity", lang), names, key="g_entity", bind="query-params")
+centre = c1.selectbox(
+    t("search_entity", lang), names, key="g_entity", bind="query-params", placeholder=t("choose", lang)
+)
 depth = c2.slider(t("depth", lang), 0, 4, 1, key="g_depth", bind="query-params")
-level = c3.selectbox(t("level", lang), levels, key="g_level", bind="query-params")
+level = c3.selectbox(t("level", lang), levels, key="g_level", bind="query-params", placeholder=t("choose", lang))
 communities = [c for c in index.communities if c.level == level]
 titles = {c.id: c.title for c in communities}
 community = c4.selectbox(
@@ -28,6 +30,7 @@ community = c4.selectbox(
     key="g_comm",
     bind="query-params",
     help=t("community_help", lang),
+    placeholder=t("choose", lang),
 )
 
 if community and titles.get(community):

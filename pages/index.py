@@ -9,26 +9,40 @@ import streamlit as st
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
 from graphrag_ui.ui import index_ops, state
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import error_text, t, tr
 
 lang, index, index_key = state.open_page("index", require_index=False)
 
 
-def progress_bar():
-    bar = st.progress(0.0, text="starting…")
+def progress_bar(title: str):
+    """One st.status box for the whole job; inside it a bar per stage with counts, rate and time left."""
+    from graphrag_ui.progress import StageClock
+
+    box = st.status(title, expanded=True)
+    bars: dict[str, object] = {}
+    clock = StageClock()
 
     def update(stage: str, done: int, total: int) -> None:
-        bar.progress(min(done / total, 1.0) if total else 1.0, text=f"{stage}: {done}/{total}")
+        rate, eta = clock.tick(stage, done, total)
+        if stage not in bars:
+            bars[stage] = box.progress(0.0)
+        text = t("progress_line", lang, stage=tr(stage, lang), done=done, total=total, rate=rate, eta=eta)
+        bars[stage].progress(min(done / total, 1.0) if total else 1.0, text=text)
 
-    return update
+    return update, box
 
 
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    message = f"Ready: {label} is open now (and listed in the sidebar picker)."
+    message = t("ready", lang, label=label)
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
+
+
+def counted(counts: dict[str, int]) -> str:
+    """``58 entities, 212 relations, …`` in the UI language."""
+    return ", ".join(t("kept_part", lang, n=v, kind=t(f"stat_{k.replace('.', '_')}", lang)) for k, v in counts.items())
 
 
 flash = state.pop_flash()
@@ -42,22 +56,40 @@ tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(
 with tab_stats:
     if index is not None:
         m = index.manifest
-        st.write(f"**source** {m.source} · **embedder** {m.embedder} ({m.dimension}-d) · **tokenizer** {m.tokenizer}")
+        version = index_ops.source_version(index)
+        where = index_ops.vector_location(index)
+        facts = st.columns(4)
+        facts[0].metric(t("stat_source", lang), f"{m.source} {version}".strip())
+        facts[1].metric(t("embedder", lang), f"{m.embedder} ({m.dimension})")
+        facts[2].metric(t("stat_tokenizer", lang), m.tokenizer)
+        facts[3].metric(t("stat_vectors", lang), t("vectors_local", lang) if where == "local" else where)
         counts, histogram, sizes = index_ops.statistics(index)
+        counts["what"] = [t(f"stat_{w.replace('.', '_')}", lang) for w in counts["what"]]
         c1, c2 = st.columns(2)
-        c1.dataframe(counts, hide_index=True, width="stretch")
-        c2.bar_chart(histogram.set_index("degree"))
-        st.dataframe(sizes, hide_index=True, width="stretch")
+        headers = {name: t(f"col_{name}", lang) for name in ("what", "count", "community", "members", "level")}
+        c1.dataframe(counts, hide_index=True, width="stretch", column_config=headers)
+        c2.caption(t("degree_histogram", lang))
+        c2.bar_chart(
+            histogram, x="degree", y="entities", x_label=t("col_degree", lang), y_label=t("col_entities", lang)
+        )
+        st.caption(t("community_sizes", lang))
+        st.dataframe(sizes, hide_index=True, width="stretch", column_config={**headers, "title": t("col_title", lang)})
 with tab_open:
     folder = st.text_input(t("index_folder", lang), key="open_path")
     if st.button(t("open", lang), key="open_btn") and folder:
         path = Path(folder).expanduser()
         if not (path / "manifest.json").is_file():
-            st.error(f"{path}: no manifest.json here — this is not an index folder (import a source folder instead).")
+            st.error(t("not_index_folder", lang, path=path))
         else:
             finish(path.name, path)
 with tab_import:
-    kind = st.selectbox(t("source_kind", lang), ["auto", "nano", "lightrag", "msgraphrag"], key="imp_kind")
+    kind = st.selectbox(
+        t("source_kind", lang),
+        ["auto", "nano", "lightrag", "msgraphrag"],
+        key="imp_kind",
+        format_func=lambda k: t("kind_auto", lang) if k == "auto" else k,
+        placeholder=t("choose", lang),
+    )
     src = st.text_input(t("source_folder", lang), key="imp_src")
     name = st.text_input(t("new_name", lang), key="imp_name")
     embedder = st.text_input(t("source_embedder", lang), key="imp_emb")
@@ -66,15 +98,13 @@ with tab_import:
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
-            found, imported = import_source(kind, src, out, embedder or None, progress_bar())
-            counts = ", ".join(f"{v} {k}" for k, v in imported.counts().items())
-            finish(
-                out.name,
-                out,
-                f"detected {found} · {counts}" + "".join(f" — warning: {w}" for w in import_warnings(imported)),
-            )
+            update, box = progress_bar(t("importing", lang))
+            found, imported = import_source(kind, src, out, embedder or None, update)
+            box.update(state="complete")
+            warned = "".join(t("import_warning", lang, warning=tr(w, lang)) for w in import_warnings(imported))
+            finish(out.name, out, t("detected", lang, found=found) + " · " + counted(imported.counts()) + warned)
         except UserError as exc:
-            st.error(str(exc))
+            st.error(error_text(exc, lang))
 with tab_build:
     uploads = st.file_uploader(
         t("documents", lang),
@@ -84,7 +114,13 @@ with tab_build:
         max_upload_size=index_ops.MAX_UPLOAD_BYTES // (1024 * 1024),  # the browser refuses larger files
     )
     name = st.text_input(t("new_name", lang), key="b_name")
-    extractor = st.radio(t("extractor", lang), ["offline", "llm"], horizontal=True, key="b_extractor")
+    extractor = st.radio(
+        t("extractor", lang),
+        ["offline", "llm"],
+        horizontal=True,
+        key="b_extractor",
+        format_func=lambda e: t(f"extractor_{e}", lang),
+    )
     embedder = st.text_input(t("embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
     if st.button(t("build", lang), key="b_btn", type="primary"):
         from graphrag_ui.llm.settings import LLMSettings
@@ -92,28 +128,32 @@ with tab_build:
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
             files = [(f.name, f.getvalue()) for f in uploads or []]
+            update, box = progress_bar(t("building", lang))
             built = index_ops.build_from_uploads(
                 files,
                 out,
                 extractor=extractor,
                 embedder=embedder.strip() or DEFAULT_EMBEDDER,
                 llm_model=LLMSettings.from_env_and_secrets().model,
-                progress=progress_bar(),
+                progress=update,
             )
-            finish(out.name, out, ", ".join(f"{v} {k}" for k, v in built.counts().items()))
+            box.update(state="complete")
+            finish(out.name, out, counted(built.counts()))
         except UserError as exc:
-            st.error(str(exc))
+            st.error(error_text(exc, lang))
 with tab_reembed:
     if index is not None:
-        st.write(f"Current embedder: **{index.manifest.embedder}**")
-        target = st.text_input("New embedder", value=DEFAULT_EMBEDDER, key="re_emb")
+        st.write(t("current_embedder", lang, embedder=index.manifest.embedder))
+        target = st.text_input(t("new_embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
         if index_key.startswith("sample:"):
-            st.info("The bundled samples are read-only; import or build a copy to re-embed it.")
-        elif st.button("Re-embed", key="re_btn"):
+            st.info(t("samples_read_only", lang))
+        elif st.button(t("reembed", lang), key="re_btn"):
             from graphrag_ui.index.reembed import reembed
 
             try:
-                reembed(index.path, target.strip(), progress=progress_bar())
-                st.success("Re-embedded; the index reloads with the new vectors.")
+                update, box = progress_bar(t("reembedding", lang))
+                reembed(index.path, target.strip(), progress=update)
+                box.update(state="complete")
+                st.success(t("reembedded", lang))
             except UserError as exc:
-                st.error(str(exc))
+                st.error(error_text(exc, lang))

@@ -7,7 +7,7 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import t, tr
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -19,7 +19,7 @@ def _answer_key(result: Retrieval) -> str:
 def prompt_panel(result: Retrieval, lang: str) -> None:
     with st.expander(t("prompt", lang), expanded=False):
         for message in result.messages:
-            st.caption(message["role"])
+            st.caption(t(f"role_{message['role']}", lang))
             st.code(message["content"], language="markdown", wrap_lines=True)
 
 
@@ -38,14 +38,15 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("answer", lang))
     if result.keywords.source:
-        st.caption(f"keywords ({result.keywords.source}): hl = {result.keywords.hl} · ll = {result.keywords.ll}")
+        source = t(f"kw_source_{result.keywords.source}", lang)
+        st.caption(t("keywords_line", lang, source=source, hl=result.keywords.hl, ll=result.keywords.ll))
     if not settings.configured:
         st.info(t("no_model", lang))
         prompt_panel(result, lang)
         return result
     store_key = _answer_key(result)
     retry_key = f"{key}_retry_pending"
-    use_cache = st.toggle("answer cache", value=True, key=f"{key}_cache", help="reuse an identical earlier answer")
+    use_cache = st.toggle(t("answer_cache", lang), value=True, key=f"{key}_cache", help=t("answer_cache_help", lang))
     asked = st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context)
     if asked or st.session_state.pop(retry_key, False):
         from graphrag_ui.llm import answer as answering
@@ -72,16 +73,24 @@ def _show_reply(reply, lang: str, retry_key: str) -> None:
     if reply.error_kind == "stream_cut":
         if reply.text:
             st.markdown(safe_markdown(reply.text))
-        st.warning(t("answer_incomplete", lang, error=reply.error), icon=":material/warning:")
+        st.warning(t("answer_incomplete", lang, error=tr(reply.error, lang)), icon=":material/warning:")
         st.button(
             t("retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
         )
     elif reply.error:
-        st.error(reply.error)
+        st.error(tr(reply.error, lang))
     else:
         st.markdown(safe_markdown(reply.text))
-        cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
-        hit = " · cache hit" if reply.cached else ""
+        cost = t("cost_unknown", lang) if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
+        hit = t("cache_hit", lang) if reply.cached else ""
         st.caption(
-            f"{reply.model}{hit} · {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens · cost {cost}"
+            t(
+                "answer_caption",
+                lang,
+                model=reply.model,
+                hit=hit,
+                prompt=reply.prompt_tokens,
+                answer=reply.answer_tokens,
+                cost=cost,
+            )
         )

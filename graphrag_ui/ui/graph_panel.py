@@ -11,7 +11,7 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.graph_component import clickable_graph
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import catalogue, t
 
 VIEWS = ("interactive", "standalone")
 
@@ -24,6 +24,9 @@ def _html(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, dark: bool
 @st.cache_data(max_entries=32, show_spinner=False)
 def _elements(_index: Index, _spec: graph_view.GraphSpec, cache_key: str) -> graph_view.GraphElements:
     return graph_view.elements(_index, _spec)
+
+
+ROLE_KEYS = {k for k in catalogue("en") if k.startswith("graph_role_")}
 
 
 def _dark() -> bool:
@@ -111,7 +114,8 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
             f" · {t('source_chunks', lang)} **{len(entity.source_chunk_ids)}**"
         )
         if role:
-            st.caption(f"{t('role', lang)}: {graph_view.ROLE_TEXT.get(role, role)}")
+            role_text = t(f"graph_role_{role}", lang) if f"graph_role_{role}" in ROLE_KEYS else role
+            st.caption(f"{t('role', lang)}: {role_text}")
         if why:
             st.markdown(f"**{t('why', lang)}** ")
             st.text(why)

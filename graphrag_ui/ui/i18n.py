@@ -1,6 +1,17 @@
-"""UI strings in English and Simplified Chinese; ``t(key)`` falls back to English."""
+"""UI strings in English and Simplified Chinese.
+
+``t(key)`` looks up the app's own strings. ``tr(text)`` translates a message the package wrote in
+English (a warning, an error, a mode summary, a parameter's help) through ``messages_zh.MESSAGES``,
+keyed by the English template, so the retrieval layer never imports the UI and a parameterised
+message keeps its values. Both fall back to English; the zh catalogue test finds what is missing.
+"""
 
 from __future__ import annotations
+
+import functools
+import re
+
+from graphrag_ui.ui.messages_zh import MESSAGES
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 
@@ -227,9 +238,246 @@ _STRINGS.update(
 )
 
 
+# this round: the rest of the UI (headers, placeholders, notices, Index, Recall and Settings pages)
+_STRINGS.update(
+    {
+        "choose": {"en": "Choose an option", "zh": "请选择"},
+        "progress_line": {
+            "en": "{stage}: {done}/{total} · {rate} · {eta} left",
+            "zh": "{stage}：{done}/{total} · {rate} · 剩余 {eta}",
+        },
+        "ready": {
+            "en": "Ready: {label} is open now (and listed in the sidebar picker).",
+            "zh": "完成：{label} 已打开（并已列入侧边栏的索引选择）。",
+        },
+        "stat_source": {"en": "Source system", "zh": "来源系统"},
+        "stat_tokenizer": {"en": "Tokenizer", "zh": "分词器"},
+        "stat_vectors": {"en": "Vectors live in", "zh": "向量存放位置"},
+        "vectors_local": {"en": "local (chroma in the folder)", "zh": "本地（文件夹内的 chroma）"},
+        "stat_documents": {"en": "documents", "zh": "文档"},
+        "stat_chunks": {"en": "chunks", "zh": "文本块"},
+        "stat_entities": {"en": "entities", "zh": "实体"},
+        "stat_relations": {"en": "relations", "zh": "关系"},
+        "stat_communities": {"en": "communities", "zh": "社区"},
+        "stat_vectors_entities": {"en": "entity vectors", "zh": "实体向量"},
+        "stat_vectors_relations": {"en": "relation vectors", "zh": "关系向量"},
+        "stat_vectors_chunks": {"en": "chunk vectors", "zh": "文本块向量"},
+        "stat_vectors_communities": {"en": "community vectors", "zh": "社区向量"},
+        "degree_histogram": {"en": "Degree histogram: entities per degree", "zh": "度分布：每个度的实体数"},
+        "community_sizes": {"en": "Community sizes", "zh": "社区规模"},
+        "not_index_folder": {
+            "en": "{path}: no manifest.json here — this is not an index folder (import a source folder instead).",
+            "zh": "{path}：这里没有 manifest.json —— 这不是索引文件夹（请改为导入来源文件夹）。",
+        },
+        "kind_auto": {"en": "auto (detect)", "zh": "自动识别"},
+        "importing": {"en": "Importing…", "zh": "正在导入…"},
+        "building": {"en": "Building the index…", "zh": "正在构建索引…"},
+        "reembedding": {"en": "Re-embedding…", "zh": "正在重新嵌入…"},
+        "detected": {"en": "detected {found}", "zh": "识别为 {found}"},
+        "import_warning": {"en": " — warning: {warning}", "zh": " —— 警告：{warning}"},
+        "extractor_offline": {"en": "offline", "zh": "离线"},
+        "extractor_llm": {"en": "LLM", "zh": "大模型（LLM）"},
+        "current_embedder": {"en": "Current embedder: **{embedder}**", "zh": "当前嵌入模型：**{embedder}**"},
+        "new_embedder": {"en": "New embedder", "zh": "新的嵌入模型"},
+        "samples_read_only": {
+            "en": "The bundled samples are read-only; import or build a copy to re-embed it.",
+            "zh": "内置示例是只读的；请先导入或构建一份副本再重新嵌入。",
+        },
+        "reembedded": {
+            "en": "Re-embedded; the index reloads with the new vectors.",
+            "zh": "已重新嵌入；索引将用新向量重新加载。",
+        },
+        "llm": {"en": "LLM", "zh": "大模型（LLM）"},
+        "llm_model": {"en": "model (GRAPHRAG_UI_LLM_MODEL)", "zh": "模型（GRAPHRAG_UI_LLM_MODEL）"},
+        "llm_api_base": {"en": "API base (GRAPHRAG_UI_LLM_API_BASE)", "zh": "API 地址（GRAPHRAG_UI_LLM_API_BASE）"},
+        "llm_api_key": {"en": "API key", "zh": "API 密钥"},
+        "llm_no_key": {"en": "(none found)", "zh": "（未找到）"},
+        "llm_howto": {
+            "en": "Set GRAPHRAG_UI_LLM_MODEL (any litellm model name, e.g. openai/gpt-4o-mini, ollama/llama3, "
+            "openai/<name> with GRAPHRAG_UI_LLM_API_BASE for a local OpenAI-compatible server) and the provider's "
+            "key variable in the environment or .streamlit/secrets.toml, then restart the app.",
+            "zh": "在环境变量或 .streamlit/secrets.toml 中设置 GRAPHRAG_UI_LLM_MODEL（任意 litellm 模型名，例如 "
+            "openai/gpt-4o-mini、ollama/llama3；本地 OpenAI 兼容服务用 openai/<name> 加 GRAPHRAG_UI_LLM_API_BASE）"
+            "以及服务商的密钥变量，然后重启应用。",
+        },
+        "test_connection": {"en": "Test connection", "zh": "测试连接"},
+        "calling_model": {"en": "Calling the model…", "zh": "正在调用模型…"},
+        "embedders": {"en": "Embedders", "zh": "嵌入模型"},
+        "embedded_with": {
+            "en": "This index was embedded with **{embedder}** ({dim} dimensions).",
+            "zh": "该索引使用 **{embedder}** 嵌入（{dim} 维）。",
+        },
+        "embedders_available": {"en": "Available: {names}", "zh": "可用：{names}"},
+        "app_folders": {
+            "en": "App data folder: {home} · offline tokenizer cache: {tiktoken}",
+            "zh": "应用数据文件夹：{home} · 离线分词器缓存：{tiktoken}",
+        },
+        "recall_formula": {
+            "en": "score = w_ilike·ilike + w_sim·sim + w_occ·log(occurrence+1). ILIKE runs first; vector recall only "
+            "fills in when ILIKE finds fewer than the limit.",
+            "zh": "得分 = w_ilike·ilike + w_sim·sim + w_occ·log(出现次数+1)。先运行 ILIKE；只有 ILIKE 找到的数量少于上限时，"
+            "才用向量召回补足。",
+        },
+        "recall_limit": {"en": "limit", "zh": "上限"},
+        "recall_threshold": {"en": "cosine threshold", "zh": "余弦阈值"},
+        "recall_ilike_only": {"en": "{error} — showing ILIKE only.", "zh": "{error} —— 仅显示 ILIKE 结果。"},
+        "recall_ilike": {"en": "ILIKE ({n})", "zh": "ILIKE（{n}）"},
+        "recall_vector": {"en": "vector ({n})", "zh": "向量（{n}）"},
+        "recall_vector_skipped": {
+            "en": "hybrid skips this list: ILIKE already found the limit",
+            "zh": "hybrid 跳过此列表：ILIKE 已经找到足够数量",
+        },
+        "recall_hybrid": {"en": "hybrid ranking", "zh": "hybrid 综合排名"},
+        "graph_role_seed": {"en": "recalled entity", "zh": "召回的实体"},
+        "graph_role_context": {"en": "endpoint of a relation in the context", "zh": "上下文中某条关系的端点"},
+        "graph_role_dropped": {"en": "considered but dropped", "zh": "考虑过但被丢弃"},
+        "graph_role_neighbour": {"en": "1-hop neighbour (not retrieved)", "zh": "一跳邻居（未被检索）"},
+        "graph_role_centre": {"en": "searched entity / community member", "zh": "搜索的实体 / 社区成员"},
+        "graph_role_nearby": {"en": "within the chosen neighbourhood depth", "zh": "在所选邻居深度之内"},
+        "no_index": {
+            "en": "No index found: build one on the Index page.",
+            "zh": "没有找到索引：请在“索引”页构建一个。",
+        },
+        "index_open_failed": {
+            "en": "Could not open the index at {path}: {error}",
+            "zh": "无法打开 {path} 处的索引：{error}",
+        },
+        "sample_en": {"en": "Sample · English", "zh": "示例 · 英文（潮汐工会）"},
+        "sample_zh": {"en": "Sample · 中文（跑步与睡眠）", "zh": "示例 · 中文（跑步与睡眠）"},
+        "loading_index": {"en": "Loading index…", "zh": "正在加载索引…"},
+        "role_system": {"en": "system", "zh": "系统消息"},
+        "role_user": {"en": "user", "zh": "用户消息"},
+        "role_assistant": {"en": "assistant", "zh": "助手消息"},
+        "col_order": {"en": "#", "zh": "序"},
+        "col_order_help": {"en": "order in which the mode found the item", "zh": "该模式找到此项的顺序"},
+        "col_label_name": {"en": "label", "zh": "名称"},
+        "col_score_help": {"en": "similarity or the reference's score", "zh": "相似度或参考实现自己的得分"},
+        "col_rank": {"en": "rank", "zh": "排名"},
+        "col_rank_help": {"en": "degree or the reference's rank", "zh": "度或参考实现自己的排名"},
+        "col_tokens_help": {"en": "tokens this row adds to the context", "zh": "此行为上下文增加的 token 数"},
+        "col_id": {"en": "id", "zh": "编号"},
+        "col_step": {"en": "step", "zh": "步骤"},
+        "col_detail": {"en": "detail", "zh": "详情"},
+        "col_in": {"en": "in", "zh": "输入数"},
+        "col_out": {"en": "out", "zh": "输出数"},
+        "col_section": {"en": "section", "zh": "部分"},
+        "col_used": {"en": "used", "zh": "已用"},
+        "col_headroom": {"en": "headroom", "zh": "剩余"},
+        "col_limit_help": {"en": "empty: the section has no limit of its own", "zh": "为空：该部分没有自己的上限"},
+        "col_kind": {"en": "kind", "zh": "类别"},
+        "col_shared": {"en": "shared", "zh": "共有"},
+        "col_what": {"en": "what", "zh": "项目"},
+        "col_count": {"en": "count", "zh": "数量"},
+        "col_members": {"en": "members", "zh": "成员数"},
+        "col_entity": {"en": "entity", "zh": "实体"},
+        "col_sim": {"en": "sim", "zh": "相似度"},
+        "col_match": {"en": "match", "zh": "匹配"},
+        "col_ilike_term": {"en": "ilike term", "zh": "ilike 项"},
+        "col_sim_term": {"en": "sim term", "zh": "相似度项"},
+        "col_occurrence_term": {"en": "occurrence term", "zh": "出现次数项"},
+        "col_occurrence": {"en": "occurrence", "zh": "出现次数"},
+        "col_aliases": {"en": "aliases", "zh": "别名"},
+        "col_degree": {"en": "degree", "zh": "度"},
+        "col_entities": {"en": "entities", "zh": "实体数"},
+        "col_value": {"en": "value", "zh": "值"},
+        "timing_part": {"en": "{stage}: {ms} ms", "zh": "{stage}：{ms} 毫秒"},
+        "stage_keywords": {"en": "keywords", "zh": "关键词"},
+        "stage_embed": {"en": "embed", "zh": "嵌入"},
+        "stage_context": {"en": "context", "zh": "上下文"},
+        "run_line": {
+            "en": "run: {mode} · {params} · {ms} ms · in the context: {kept}",
+            "zh": "本次运行：{mode} · {params} · {ms} 毫秒 · 进入上下文：{kept}",
+        },
+        "kept_part": {"en": "{n} {kind}", "zh": "{kind} {n}"},
+        "keywords_line": {
+            "en": "keywords ({source}): hl = {hl} · ll = {ll}",
+            "zh": "关键词（{source}）：hl = {hl} · ll = {ll}",
+        },
+        "kw_source_offline": {"en": "offline", "zh": "离线"},
+        "kw_source_llm": {"en": "llm", "zh": "大模型"},
+        "kw_source_user": {"en": "user", "zh": "手动给出"},
+        "kw_source_cache": {"en": "cache", "zh": "缓存"},
+        "answer_caption": {
+            "en": "{model}{hit} · {prompt} prompt + {answer} answer tokens · cost {cost}",
+            "zh": "{model}{hit} · 提示 {prompt} + 回答 {answer} 个 token · 费用 {cost}",
+        },
+        "cache_hit": {"en": " · cache hit", "zh": " · 命中缓存"},
+        "cost_unknown": {"en": "unknown", "zh": "未知"},
+        "part_used": {"en": "used", "zh": "已用"},
+        "part_headroom": {"en": "headroom", "zh": "剩余"},
+        "side_error": {"en": "{side}: {error}", "zh": "{side}：{error}"},
+    }
+)
+
+
 def t(key: str, lang: str = "en", **fmt: object) -> str:
     entry = _STRINGS.get(key)
     if entry is None:
         return key
     text = entry.get(lang) or entry["en"]
     return text.format(**fmt) if fmt else text
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """Key -> template of the app's own strings in ``lang`` (the test checks en and zh are key-equal)."""
+    return {key: entry[lang] for key, entry in _STRINGS.items() if lang in entry}
+
+
+_FIELD = re.compile(r"\{(\w+)(?:[:!][^}]*)?\}")
+
+
+def fields(template: str) -> set[str]:
+    """The placeholder names of a template (``{n:,}`` -> ``n``)."""
+    return set(_FIELD.findall(template))
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A regex matching every text the template can produce; each placeholder is a named group."""
+    parts, seen, pos = [], set(), 0
+    for m in _FIELD.finditer(template):
+        parts.append(re.escape(template[pos : m.start()]))
+        name = m.group(1)
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+        seen.add(name)
+        pos = m.end()
+    parts.append(re.escape(template[pos:]))
+    return re.compile("".join(parts) + r"\Z", re.S)
+
+
+@functools.cache
+def _message_patterns() -> list[tuple[re.Pattern[str], str]]:
+    """(English pattern, Chinese template) for parameterised messages, most literal text first."""
+    templated = [(en, zh) for en, zh in MESSAGES.items() if fields(en)]
+    templated.sort(key=lambda pair: -len(_FIELD.sub("", pair[0])))
+    return [(template_pattern(en), zh) for en, zh in templated]
+
+
+def tr(text: str, lang: str = "en") -> str:
+    """A package message in ``lang``: its Chinese template filled with the English message's values.
+
+    Values are translated too when they are messages themselves; unknown text stays English."""
+    if lang == "en" or not text:
+        return text
+    exact = MESSAGES.get(text)
+    if exact is not None:
+        return exact
+    for pattern, zh in _message_patterns():
+        match = pattern.match(text)
+        if match:
+            return _fill(zh, match.groupdict(), lang)
+    return text
+
+
+def _fill(template: str, values: dict[str, str], lang: str) -> str:
+    return _FIELD.sub(lambda m: tr(values[m.group(1)], lang), template)
+
+
+def error_text(exc: Exception, lang: str) -> str:
+    """A ``UserError`` in ``lang``: what and fix translated, where (a path or a name) kept as is."""
+    from graphrag_ui.errors import UserError
+
+    if lang == "en" or not isinstance(exc, UserError):
+        return str(exc)
+    what, fix = tr(exc.what, lang), tr(exc.fix, lang)
+    head = what if not exc.where else f"{exc.where}: {what}"
+    return f"{head} — {fix}" if fix else head

@@ -102,3 +102,26 @@ def statistics(index: Index) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         columns=["community", "level", "members", "title"],
     )
     return counts, histogram, sizes
+
+
+def vector_location(index: Index) -> str:
+    """Where the index's vectors live: ``local`` (chroma files in the folder) or ``chroma server host:port``."""
+    import json
+
+    try:
+        storage = json.loads((Path(index.path) / "manifest.json").read_text(encoding="utf-8")).get("storage", {})
+    except (OSError, ValueError):
+        return "local"
+    chroma = storage.get("chroma", {}) if isinstance(storage, dict) else {}
+    if chroma.get("mode") == "server":
+        return f"chroma server {chroma.get('host')}:{chroma.get('port')}"
+    return "local"
+
+
+def source_version(index: Index) -> str:
+    """The source system's version or layout as the importer recorded it (empty for a build)."""
+    settings = index.manifest.settings or {}
+    for key in ("nano_version", "lightrag_version", "lightrag_layout", "graphrag_version", "graphrag_layout"):
+        if settings.get(key):
+            return str(settings[key])
+    return ""

@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from graphrag_ui.retrieval.schema import VERSION_PARAM, ModeSpec, ParamSpec
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import t, tr
 
 SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
 
@@ -17,13 +17,16 @@ def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
     return f"{prefix}{spec.family}_{param.name}"
 
 
-def _widget(param: ParamSpec, key: str, disabled: bool) -> Any:
-    common = {"key": key, "help": param.help, "bind": "query-params", "disabled": disabled}
+def _widget(param: ParamSpec, key: str, disabled: bool, lang: str) -> Any:
+    """The parameter keeps the reference's name as its label; its help is in the UI language."""
+    common = {"key": key, "help": tr(param.help, lang), "bind": "query-params", "disabled": disabled}
     if param.type == "bool":
         return st.toggle(param.name, value=bool(param.default), **common)
     if param.type == "choice":
         options = list(param.choices)
-        return st.selectbox(param.name, options, index=options.index(param.default), **common)
+        return st.selectbox(
+            param.name, options, index=options.index(param.default), placeholder=t("choose", lang), **common
+        )
     if param.type == "str":
         return st.text_input(param.name, value=str(param.default), **common)
     is_int = param.type == "int"
@@ -53,11 +56,12 @@ def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> M
         key=key,
         help=t("version_help", lang),
         bind="query-params",
+        placeholder=t("choose", lang),
     )
     return spec.for_version(chosen)
 
 
-def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False) -> dict[str, Any]:
+def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, lang: str = "en") -> dict[str, Any]:
     """One widget per parameter; returns name -> value in the reference's own field names.
 
     The ``version`` of a versioned mode is chosen beside the mode (``version_picker``); here it is
@@ -68,5 +72,5 @@ def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False) 
         if param.name == VERSION_PARAM:
             values[param.name] = param.default
             continue
-        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled)
+        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, lang)
     return values

@@ -11,20 +11,26 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.ui import graph_view, tables
 from graphrag_ui.ui.graph_panel import show_graph
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import t, tr
 
 
-def warnings_box(result: Retrieval) -> None:
+def warnings_box(result: Retrieval, lang: str = "en") -> None:
     for warning in result.warnings:
-        st.warning(warning, icon="⚠️")
+        st.warning(tr(warning, lang), icon="⚠️")
 
 
-def run_summary(result: Retrieval) -> None:
+def run_summary(result: Retrieval, lang: str = "en") -> None:
     """One line that reproduces the run: mode, every parameter, timing and what went in (last on the page)."""
     params = " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()))
     total = sum(result.timings_ms.values())
-    kept = ", ".join(f"{n} {kind}" for kind, (n, _) in tables.counts(result).items())
-    st.caption(f"run: {result.mode} · {params} · {total:.1f} ms · in the context: {kept}")
+    kept = ", ".join(t("kept_part", lang, n=n, kind=t(kind, lang)) for kind, (n, _) in tables.counts(result).items())
+    st.caption(t("run_line", lang, mode=result.mode, params=params, ms=f"{total:.1f}", kept=kept))
+
+
+def timings_line(timings_ms: dict[str, float], lang: str) -> str:
+    """``keywords: 0.3 ms, embed: 23.6 ms, …`` with the stage names in ``lang``."""
+    parts = [t("timing_part", lang, stage=t(f"stage_{k}", lang), ms=f"{v:.1f}") for k, v in timings_ms.items()]
+    return ", ".join(parts)
 
 
 def empty_state(result: Retrieval, lang: str) -> bool:
@@ -36,21 +42,26 @@ def empty_state(result: Retrieval, lang: str) -> bool:
 
 
 def _column_config(lang: str) -> dict:
+    """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
     cc = st.column_config
     return {
-        "order": cc.NumberColumn("#", width="small", help="order in which the mode found the item"),
-        "label": cc.TextColumn(width="medium"),
-        "score": cc.NumberColumn(format="%.4f", help="similarity or the reference's score"),
-        "rank": cc.NumberColumn(help="degree or the reference's rank"),
-        "tokens": cc.NumberColumn(help="tokens this row adds to the context"),
+        "order": cc.NumberColumn(t("col_order", lang), width="small", help=t("col_order_help", lang)),
+        "label": cc.TextColumn(t("col_label_name", lang), width="medium"),
+        "score": cc.NumberColumn(t("col_score", lang), format="%.4f", help=t("col_score_help", lang)),
+        "rank": cc.NumberColumn(t("col_rank", lang), help=t("col_rank_help", lang)),
+        "tokens": cc.NumberColumn(t("col_tokens", lang), help=t("col_tokens_help", lang)),
         "why": cc.TextColumn(t("why", lang), width="large"),
-        "dropped": cc.TextColumn(t("why_dropped", lang), width="medium"),
-        "id": cc.TextColumn(width="small"),
+        "dropped": cc.TextColumn(t("why_dropped", lang), width="large"),
+        "id": cc.TextColumn(t("col_id", lang), width="small"),
     }
 
 
 def _ordered(frame) -> list[str]:
-    first = ["order", "label", "score", "rank", "tokens", "why", "dropped"]
+    """Kept rows lead with what and why; dropped rows lead with why they were dropped, then what and why
+    they were considered (the reason must be visible without scrolling sideways)."""
+    first = ["order", "label", "score", "rank", "tokens", "why"]
+    if "dropped" in frame.columns:
+        first = ["dropped", "label", "why", "score", "rank", "tokens", "order"]
     head = [c for c in first if c in frame.columns]
     return head + [c for c in frame.columns if c not in head and c != "id"] + (["id"] if "id" in frame.columns else [])
 
@@ -115,19 +126,24 @@ def budget_chart(result: Retrieval, lang: str) -> None:
     c3.metric(t("sections_full", lang), f"{full} / {len(limited)}")
     long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
     long["order"] = (long["part"] == "headroom").astype(int)
+    long["part"] = long["part"].map({"used": t("part_used", lang), "headroom": t("part_headroom", lang)})
     chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
             y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
-            x=alt.X("tokens:Q", stack="zero", title="tokens"),
+            x=alt.X("tokens:Q", stack="zero", title=t("col_tokens", lang)),
             color=alt.Color(
                 "part:N",
-                scale=alt.Scale(domain=["used", "headroom"], range=["#4e79a7", "#d9dde3"]),
+                scale=alt.Scale(domain=[t("part_used", lang), t("part_headroom", lang)], range=["#4e79a7", "#d9dde3"]),
                 legend=alt.Legend(orient="bottom", title=None),
             ),
             order=alt.Order("order:Q"),
-            tooltip=["section", "part", "tokens"],
+            tooltip=[
+                alt.Tooltip("section:N", title=t("col_section", lang)),
+                alt.Tooltip("part:N", title=t("col_kind", lang)),
+                alt.Tooltip("tokens:Q", title=t("col_tokens", lang)),
+            ],
         )
         .properties(height={"step": 26})
     )
@@ -136,7 +152,12 @@ def budget_chart(result: Retrieval, lang: str) -> None:
         frame,
         hide_index=True,
         width="stretch",
-        column_config={"limit": st.column_config.NumberColumn(help="empty: the section has no limit of its own")},
+        column_config={
+            "section": t("col_section", lang),
+            "used": t("col_used", lang),
+            "headroom": t("col_headroom", lang),
+            "limit": st.column_config.NumberColumn(t("col_limit", lang), help=t("col_limit_help", lang)),
+        },
     )
 
 
@@ -220,11 +241,16 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -
                 hide_index=True,
                 width="stretch",
                 column_config={
-                    "ms": st.column_config.ProgressColumn("ms", min_value=0.0, max_value=slowest, format="%.2f"),
-                    "detail": st.column_config.TextColumn(width="large"),
+                    "step": t("col_step", lang),
+                    "in": t("col_in", lang),
+                    "out": t("col_out", lang),
+                    "ms": st.column_config.ProgressColumn(
+                        t("col_ms", lang), min_value=0.0, max_value=slowest, format="%.2f"
+                    ),
+                    "detail": st.column_config.TextColumn(t("col_detail", lang), width="large"),
                 },
             )
-            st.caption(", ".join(f"{k}: {v:.1f} ms" for k, v in result.timings_ms.items()))
+            st.caption(timings_line(result.timings_ms, lang))
             if result.stages is not None:
                 from graphrag_ui.ui.stages_view import calls_view
 

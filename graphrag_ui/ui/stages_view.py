@@ -11,7 +11,7 @@ import streamlit as st
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.retrieval.stages import NEEDS_MODEL
 from graphrag_ui.ui import stage_tables
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import t, tr
 
 
 def _columns(lang: str, names: list[str], **special) -> dict:
@@ -31,7 +31,7 @@ def status_box(result: Retrieval, lang: str) -> None:
     if stages.status == NEEDS_MODEL:
         st.info(t("stages_need_model", lang, n=len(stages.batches)), icon=":material/smart_toy:")
     elif stages.note:  # a failure is also said as an error beside the answer button
-        st.caption(stages.note)
+        st.caption(tr(stages.note, lang))
 
 
 def batches_view(result: Retrieval, lang: str, key: str) -> None:
@@ -67,7 +67,7 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
         title = t("map_prompt_of", lang, batch=batch.index, n=len(batch.community_ids), tokens=batch.tokens)
         with st.expander(title):
             for message in batch.messages:
-                st.caption(message["role"])
+                st.caption(t(f"role_{message['role']}", lang))
                 st.code(message["content"], language=None, wrap_lines=True)
 
 
@@ -130,7 +130,7 @@ def reduce_context_view(result: Retrieval, lang: str, key: str) -> None:
         st.code(stages.reduce_context, language=None, wrap_lines=True)
         with st.expander(t("reduce_prompt", lang)):
             for message in stages.reduce_messages:
-                st.caption(message["role"])
+                st.caption(t(f"role_{message['role']}", lang))
                 st.code(message["content"], language=None, wrap_lines=True)
         return
     status_box(result, lang)

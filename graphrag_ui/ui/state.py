@@ -16,7 +16,7 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import legacy_pages
-from graphrag_ui.ui.i18n import LANGUAGES, t
+from graphrag_ui.ui.i18n import LANGUAGES, error_text, t
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {"sample:en": ROOT / "data" / "sample" / "en", "sample:zh": ROOT / "data" / "sample" / "zh"}
@@ -61,15 +61,15 @@ def index_choices() -> dict[str, Path]:
     return choices
 
 
-def choice_label(key: str) -> str:
+def choice_label(key: str, lang: str = "en") -> str:
     if key == "sample:en":
-        return "Sample · English"
+        return t("sample_en", lang)
     if key == "sample:zh":
-        return "Sample · 中文（跑步与睡眠）"
+        return t("sample_zh", lang)
     return key.split(":", 1)[1]
 
 
-@st.cache_resource(max_entries=6, show_spinner="Loading index…")
+@st.cache_resource(max_entries=6, show_spinner=False)  # the caller shows the spinner in the UI language
 def _load(path: str, stamp: float) -> Index:
     from graphrag_ui.index import store
     from graphrag_ui.retrieval.prepare import prepare_index
@@ -87,7 +87,8 @@ def index_version(path: str | Path) -> float:
 
 def load_index(path: Path) -> Index:
     """The index at ``path``, loaded once per process and per on-disk version."""
-    return _load(str(path), index_version(path))
+    with st.spinner(t("loading_index", language())):
+        return _load(str(path), index_version(path))
 
 
 def language() -> str:
@@ -127,19 +128,22 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
             key="lang",
             bind="query-params",
             help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
+            placeholder=t("choose", st.session_state.get("lang", "en")),
         )
         choices = index_choices()
         if not choices:
-            st.error("No index found: build one on the Index page.")
+            st.error(t("no_index", lang))
             return lang, None, ""
-        key = st.selectbox(t("index_pick", lang), list(choices), key="index", bind="query-params")
-        st.caption(choice_label(key))
+        key = st.selectbox(
+            t("index_pick", lang), list(choices), key="index", bind="query-params", placeholder=t("choose", lang)
+        )
+        st.caption(choice_label(key, lang))
     try:
         return lang, load_index(choices[key]), key
     except UserError as exc:
-        st.error(str(exc))
+        st.error(error_text(exc, lang))
     except Exception as exc:  # a damaged folder must not take the page down
-        st.error(f"Could not open the index at {choices[key]}: {type(exc).__name__}: {exc}")
+        st.error(t("index_open_failed", lang, path=choices[key], error=f"{type(exc).__name__}: {exc}"))
     return lang, None, key
 
 

@@ -1,0 +1,224 @@
+"""What a reader sees on a page, and whether the zh catalogue accounts for it.
+
+``visible_strings`` walks an AppTest element tree and returns every UI string a reader sees: titles,
+headings, captions, notices, labels, help texts, placeholders, options, tab and expander labels,
+metric labels, table column headers and chart titles. Table cells, code blocks (contexts, prompts)
+and the answer are data, not UI.
+
+``untranslated`` keeps the strings that neither match a zh catalogue template (with every value
+filled in being acceptable itself) nor are names the page shows as data (index content, mode names,
+reference parameter names and values).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui.i18n import catalogue, template_pattern
+from graphrag_ui.ui.messages_zh import MESSAGES
+
+# element types whose ``body`` is UI text (markdown holds UI text too: headings, bold labels)
+_BODY = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success", "exception"}
+# words that read the same in both languages (formats, units, protocols, brand names)
+TECHNICAL = {
+    "token",
+    "tokens",
+    "JSON",
+    "CSV",
+    "HTML",
+    "URL",
+    "API",
+    "LLM",
+    "pyvis",
+    "ILIKE",
+    "ms",
+    "USD",
+    "hl",
+    "ll",
+    "jaccard",
+    "LightRAG",
+    "GraphRAG",
+    "Microsoft",
+    "nano",
+    "graphrag",
+    "nano-graphrag",
+    "LanceDB",
+    "litellm",
+    "chroma",
+    "sqlite",
+    "PostgreSQL",
+    "ONNX",
+    "UTF",
+    "md",
+    "txt",
+    "English",
+    "Language",
+    "seed",
+    "CLI",
+    "hash",
+    "True",
+    "False",
+    "None",
+}
+STREAMLIT_PLACEHOLDER = "Choose an option"
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/:<>]*")
+
+
+def _markdown_text(body: str) -> str:
+    """Markdown without its emphasis, code ticks, links' targets and headings' hashes."""
+    body = re.sub(r"\]\([^)]*\)", "]", body)
+    body = re.sub(r"^\s*#+\s*", "", body, flags=re.M)
+    return re.sub(r"[*`\[\]]+", " ", body).strip()
+
+
+def _column_headers(proto) -> list[str]:
+    """A dataframe's visible headers: its column config labels, else the column names it shows."""
+    import pyarrow as pa
+
+    config = json.loads(proto.columns) if proto.columns else {}
+    table = pa.ipc.open_stream(proto.arrow_data.data).read_all()
+    names = [n for n in table.schema.names if not n.startswith("__index_level")]
+    order = list(proto.column_order) or names
+    headers = []
+    for name in order:
+        conf = config.get(f"name:{name}") or config.get(name) or {}
+        if conf.get("hidden"):
+            continue
+        headers.append(conf.get("label") or name)
+        if conf.get("help"):
+            headers.append(conf["help"])
+    return headers
+
+
+def _chart_titles(spec_json: str) -> Iterator[str]:
+    """Axis, legend and chart titles of a Vega-Lite spec, and field names shown without a title."""
+
+    def walk(node: object) -> Iterator[str]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "title" and isinstance(value, str):
+                    yield value
+                elif key in {"x", "y", "color"} and isinstance(value, dict) and "title" not in value:
+                    if isinstance(value.get("field"), str):
+                        yield value["field"]
+                    yield from walk(value)
+                else:
+                    yield from walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+
+    yield from walk(json.loads(spec_json))
+
+
+def _element_strings(node) -> Iterator[str]:
+    kind = getattr(node, "type", "")
+    proto = getattr(node, "proto", None)
+    if kind in _BODY and proto is not None and getattr(proto, "body", ""):
+        yield _markdown_text(proto.body) if kind == "markdown" else proto.body
+        return
+    if kind in {"tab", "expander"}:
+        yield node.label
+        return
+    if proto is None:
+        return
+    if kind == "arrow_data_frame" or type(node).__name__ == "Dataframe":
+        yield from _column_headers(proto)
+        return
+    if kind == "arrow_vega_lite_chart":
+        yield from _chart_titles(proto.spec)
+        return
+    if kind == "progress" and proto.text:
+        yield proto.text
+    for field in ("label", "help", "placeholder"):
+        value = getattr(proto, field, "") if hasattr(proto, field) else ""
+        if isinstance(value, str) and value:
+            yield _markdown_text(value) if field == "help" else value
+    if kind in {"selectbox", "multiselect"} and not proto.placeholder:
+        yield STREAMLIT_PLACEHOLDER  # what the browser shows for an empty choice unless placeholder= is given
+    if hasattr(proto, "options"):
+        yield from (getattr(o, "content", o) if not isinstance(o, str) else o for o in proto.options)
+
+
+def visible_strings(tree) -> list[str]:
+    """Every UI string on the rendered page, in page order, without duplicates."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        for text in _element_strings(node):
+            if text and text.strip() and text not in out:
+                out.append(text.strip())
+        children = getattr(node, "children", None)
+        if children:
+            for child in children.values() if isinstance(children, dict) else children:
+                walk(child)
+
+    walk(tree)
+    return out
+
+
+def reference_names() -> set[str]:
+    """Mode names, families, reference parameter and field names, choice values, embedder ids (kept as they are)."""
+    from graphrag_ui.embed import available_embedders
+    from graphrag_ui.ui.tables import _DATA_COLUMNS
+
+    names: set[str] = set(available_embedders())
+    names |= {field for fields in _DATA_COLUMNS.values() for field in fields}  # the reference's row fields
+    for mode in mode_names():
+        spec = get_mode(mode)
+        names |= {mode, spec.family}
+        for param in spec.params:
+            names.add(param.name)
+            names |= {str(c) for c in param.choices}
+            if param.type == "str":
+                names.add(str(param.default))
+    return names
+
+
+def index_names(index) -> set[str]:
+    """Names the page shows from the index itself (entities, communities, chunks, documents)."""
+    names = {e.name for e in index.entities} | {c.id for c in index.communities} | {c.title for c in index.communities}
+    names |= {str(c.id) for c in index.chunks} | {str(getattr(c, "doc_id", "")) for c in index.chunks}
+    names |= {str(index.manifest.source), str(index.manifest.embedder), str(index.manifest.tokenizer)}
+    return {n for n in names if n}
+
+
+def _plain(text: str, allowed: set[str]) -> bool:
+    """No English word left once allowed names are taken out (technical words and numbers may stay)."""
+    text = re.sub(r"'[^']*'", " ", text)  # quoted list items are data (keywords taken from the question)
+    text = re.sub(r"\S*/\S*", " ", text)  # paths and model ids are data
+    for name in sorted(allowed, key=len, reverse=True):
+        if len(name) > 1 and name in text:
+            text = text.replace(name, " ")
+    words = [w.strip(".-/:<>_") for w in _WORD.findall(text)]
+    # a word with a slash is a path or a model id (data); a word with an underscore is an identifier
+    return all(w in TECHNICAL or "/" in w or "_" in w or not re.search(r"[A-Za-z]{2,}", w) for w in words)
+
+
+def _templates() -> list[re.Pattern[str]]:
+    texts = list(catalogue("zh").values()) + list(MESSAGES.values())
+    return [template_pattern(t) for t in texts if re.search(r"[A-Za-z]{2,}", t)]
+
+
+def translated(text: str, allowed: set[str], patterns: list[re.Pattern[str]], depth: int = 0) -> bool:
+    """No English in ``text`` beyond allowed names, or it is a zh catalogue text whose values are so too.
+
+    (zh catalogue texts that keep an English word, e.g. a reference's section name, pass only as a
+    whole template, never word by word.)"""
+    if _plain(text, allowed):
+        return True
+    if depth > 3:
+        return False
+    for pattern in patterns:
+        match = pattern.match(text)
+        if match and all(translated(v, allowed, patterns, depth + 1) for v in match.groupdict().values()):
+            return True
+    return False
+
+
+def untranslated(strings: Iterable[str], allowed: set[str]) -> list[str]:
+    patterns = _templates()
+    return [s for s in strings if not translated(s, allowed, patterns)]
