@@ -12,6 +12,7 @@ from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import error_text, t, tr
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
+from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
 lang, index, index_key = state.open_page("explore")
 suggested = state.suggested_questions(index_key)
@@ -63,6 +64,7 @@ except UserError as exc:
 
 warnings_box(result, lang)
 empty_state(result, lang)
+offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 left, right = st.columns([2, 3], gap="large")
 with left:
     result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran

@@ -242,6 +242,16 @@ _STRINGS.update(
 _STRINGS.update(
     {
         "choose": {"en": "Choose an option", "zh": "请选择"},
+        "threshold_dead_end": {
+            "en": "The best candidate scores {best}, below {name} {threshold}, so (almost) nothing reached the "
+            "context. Just below that score, {n} items would. The default stays the reference's.",
+            "zh": "最佳候选的得分是 {best}，低于 {name} {threshold}，因此（几乎）没有内容进入上下文。"
+            "若把阈值设在该得分之下，将有 {n} 项进入。默认值仍是参考实现的取值。",
+        },
+        "threshold_lower": {
+            "en": "Set {name} to {value} for this view",
+            "zh": "在此视图中把 {name} 设为 {value}",
+        },
         "progress_line": {
             "en": "{stage}: {done}/{total} · {rate} · {eta} left",
             "zh": "{stage}：{done}/{total} · {rate} · 剩余 {eta}",
