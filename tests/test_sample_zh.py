@@ -154,7 +154,7 @@ def test_replay_rebuild_reproduces_tables_and_vectors(index, tmp_path, no_networ
 
 def test_questions_are_valid():
     questions = json.loads((SAMPLE / "questions.json").read_text(encoding="utf-8"))
-    assert 8 <= len(questions) <= 12
+    assert 8 <= len(questions) <= 15
     kinds = {q["kind"] for q in questions}
     assert kinds == {"local", "global"}
     for q in questions:
