@@ -222,3 +222,32 @@ def translated(text: str, allowed: set[str], patterns: list[re.Pattern[str]], de
 def untranslated(strings: Iterable[str], allowed: set[str]) -> list[str]:
     patterns = _templates()
     return [s for s in strings if not translated(s, allowed, patterns)]
+
+
+def allowed_names() -> set[str]:
+    """Everything a zh page may show untranslated: reference names, both samples' content and questions."""
+    from pathlib import Path
+
+    from graphrag_ui.index import store
+    from graphrag_ui.ui.i18n import LANGUAGES
+    from graphrag_ui.ui.state import SAMPLES, suggested_questions
+
+    names = reference_names() | set(LANGUAGES) | set(LANGUAGES.values()) | {"Language / 语言"}
+    for key, folder in SAMPLES.items():
+        names |= {key} | index_names(store.load(Path(folder) / "index")) | set(suggested_questions(key))
+    return names
+
+
+# the text a reader sees in the browser: visible text nodes outside data grids, code blocks and iframes
+VISIBLE_UI_TEXT = """() => {
+  const skip = '[data-testid="stCode"],[data-testid="stDataFrame"],[data-testid="stIFrame"],script,style,'
+    + '[data-testid="stMarkdownContainer"] code';
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement, text = node.nodeValue.trim();
+    if (!text || !el || el.closest(skip) || el.offsetParent === null) continue;
+    out.push(text);
+  }
+  return [...new Set(out)];
+}"""
