@@ -81,7 +81,7 @@ def test_explore_in_zh_has_no_untranslated_string(zh_app, allowed, index):
     assert not problems, "untranslated:\n" + "\n".join(f"{m}: {s!r}" for m, ss in problems.items() for s in ss)
 
 
-@pytest.mark.parametrize("page", ["app_pages/compare.py", "app_pages/recall.py", "app_pages/graph.py"])
+@pytest.mark.parametrize("page", ["pages/compare.py", "pages/recall.py", "pages/graph.py"])
 def test_other_pages_in_zh_have_no_untranslated_string(zh_app, allowed, page):
     at = zh_app(page)
     missing = untranslated(visible_strings(at._tree), allowed)
@@ -89,9 +89,9 @@ def test_other_pages_in_zh_have_no_untranslated_string(zh_app, allowed, page):
 
 
 def test_index_and_settings_pages_in_zh_have_no_untranslated_string(zh_app, allowed):
-    at = zh_app("app_pages/index.py")
+    at = zh_app("pages/index.py")
     seen = visible_strings(at._tree)
-    at = zh_app("app_pages/settings.py")
+    at = zh_app("pages/settings.py")
     seen += visible_strings(at._tree)
     missing = untranslated(seen, allowed)
     assert not missing, "untranslated:\n" + "\n".join(map(repr, missing))

@@ -27,9 +27,65 @@ _MODE_SUMMARIES = {
     "text units, each within its share of the token budget.": (
         "Microsoft GraphRAG local 检索：实体向量检索 → 社区报告、实体与关系、来源文本单元，各自受其 token 预算份额限制。"
     ),
+    "Microsoft GraphRAG basic search: the k text units nearest the question, as one table within the token budget.": (
+        "Microsoft GraphRAG basic 检索：与问题最接近的 k 个文本单元，在 token 预算内组成一张表。"
+    ),
+    "Microsoft GraphRAG global search: community reports in shuffled batches, one map call per batch for scored "
+    "points, the best points reduced into the answer.": (
+        "Microsoft GraphRAG global 检索：社区报告打乱后分批，每批一次映射调用得到带分数的要点，最好的要点归约成回答。"
+    ),
+    "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → map (key points per batch) "
+    "→ reduce (analyst points) → answer.": (
+        "nano-graphrag 0.0.8.2 global：按出现次数与评分选社区报告 → 分批 → 映射（每批的要点）→ 归约（分析员要点）→ 回答。"
+    ),
+    "nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts.": (
+        "nano-graphrag 0.0.8.2 naive：在 token 预算内按向量检索文本块，拼接为摘录。"
+    ),
+    "no retrieval: the bare question goes to the model (LightRAG's bypass mode)": (
+        "不检索：问题原样交给模型（LightRAG 的 bypass 模式）"
+    ),
+    "{summary} Rerank is off (enable_rerank=False: no rerank model runs offline).": (
+        "{summary} 重排已关闭（enable_rerank=False：离线时不运行重排模型）。"
+    ),
 }
 
 _PARAM_HELP = {
+    "Token budget of the reduce context (the analysts' points).": "归约上下文的 token 预算（分析员的要点）。",
+    "Add the occurrence weight column (sorts batches).": "加入出现次数权重列（用于批次排序）。",
+    "Add the report rating as the rank column (sorts batches).": "把报告评分作为 rank 列加入（用于批次排序）。",
+    "Answer shape requested in the reduce prompt.": "归约提示词中要求的回答形式。",
+    "Context budget (cl100k_base tokens).": "上下文预算（cl100k_base token）。",
+    "Cosine similarity a chunk must reach; the search stops at the first one below.": (
+        "文本块必须达到的余弦相似度；检索在第一个低于它的文本块处停止。"
+    ),
+    "Divide occurrence weights by the largest one.": "把出现次数权重除以其中的最大值。",
+    "Dynamic selection: deepest level rated when nothing is kept.": "动态选择：什么都没保留时评分到的最深层级。",
+    "Dynamic selection: keep a parent whose child is kept.": "动态选择：子社区被保留时也保留其父社区。",
+    "Dynamic selection: keep reports rated at least this (0-5).": "动态选择：保留评分不低于此值的报告（0-5）。",
+    "Dynamic selection: rate report summaries, not full content.": "动态选择：对报告摘要而不是完整内容评分。",
+    "Dynamic selection: ratings per report (majority vote).": "动态选择：每份报告的评分次数（多数表决）。",
+    "How many chunks the vector search returns (nano QueryParam.top_k).": "向量检索返回的文本块数（nano QueryParam.top_k）。",
+    "How many communities (the highest occurrence first) are considered at all.": (
+        "最多考虑多少个社区（出现次数最高的优先）。"
+    ),
+    "Leave out communities whose report rating is below this.": "排除报告评分低于此值的社区。",
+    "Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection).": (
+        "让模型自上而下为报告评分，只保留相关的报告（CLI --dynamic-community-selection）。"
+    ),
+    "Reports at this community level or above (CLI --community-level).": "此社区层级或更高层级的报告（CLI --community-level）。",
+    "Seed of the shuffle.": "打乱顺序所用的随机种子。",
+    "Shuffle reports before batching (Python random, seeded).": "分批前打乱报告顺序（Python random，带种子）。",
+    "Text units to fetch by vector search (no threshold).": "按向量检索取回的文本单元数（无阈值）。",
+    "Token budget of each map batch (cl100k_base).": "每个映射批次的 token 预算（cl100k_base）。",
+    "Token budget of one map batch (report text only), and of the analyst points in the reduce context.": (
+        "单个映射批次的 token 预算（仅计报告正文），也是归约上下文中分析员要点的预算。"
+    ),
+    "Token budget of the chunk texts (a prefix cut: the chunk that crosses it and all after are left out).": (
+        "文本块正文的 token 预算（前缀截断：越过预算的那个文本块及其后的全部被舍弃）。"
+    ),
+    "Use report summaries instead of their full content.": "使用报告摘要而不是完整内容。",
+    "Word limit the map prompt asks for.": "映射提示词要求的字数上限。",
+    "Word limit the reduce prompt asks for.": "归约提示词要求的字数上限。",
     "How many entities the vector search returns (nano QueryParam.top_k).": "向量检索返回的实体数（nano QueryParam.top_k）。",
     "Use communities at this level or coarser (level <= this; 0 is the root partition).": (
         "使用此层级及更粗层级的社区（level <= 此值；0 为根划分）。"
@@ -108,6 +164,8 @@ _PARAM_HELP = {
 }
 
 _WARNINGS = {
+    "bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, with no "
+    "context and no system prompt": "bypass：LightRAG {version} 在此模式下不检索；问题原样交给模型，没有上下文，也没有系统提示词",
     "{source} chunks: VECTOR picked nothing (quota {n} or a missing vector); used WEIGHT": (
         "{source} 的文本块：VECTOR 什么也没选中（配额 {n} 或缺少向量）；改用 WEIGHT"
     ),
@@ -137,14 +195,14 @@ _WARNINGS = {
     "this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)": (
         "该索引没有 {kind} 向量，因此 {what} 什么也找不到（重新嵌入索引即可补上）"
     ),
-    "naive: no chunk passed the cosine threshold, so there is no context (LightRAG answers with its fail response)": (
-        "naive：没有文本块通过余弦阈值，因此没有上下文（LightRAG 会给出其失败回复）"
+    "naive: no chunk passed the cosine threshold, so there is no context ({label} answers with its fail response)": (
+        "naive：没有文本块通过余弦阈值，因此没有上下文（{label} 会给出其失败回复）"
     ),
-    "local mode without low-level keywords: LightRAG 1.4.7 runs the global path on the high-level keywords instead": (
-        "local 模式没有低层关键词：LightRAG 1.4.7 改为用高层关键词走 global 路径"
+    "local mode without low-level keywords: {label} runs the global path on the high-level keywords instead": (
+        "local 模式没有低层关键词：{label} 改为用高层关键词走 global 路径"
     ),
-    "global mode without high-level keywords: LightRAG 1.4.7 runs the local path on the low-level keywords instead": (
-        "global 模式没有高层关键词：LightRAG 1.4.7 改为用低层关键词走 local 路径"
+    "global mode without high-level keywords: {label} runs the local path on the low-level keywords instead": (
+        "global 模式没有高层关键词：{label} 改为用低层关键词走 local 路径"
     ),
     "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its fail response)": (
         "检索与截断之后没有留下任何实体或关系：没有上下文（LightRAG 会给出其失败回复）"
@@ -154,14 +212,14 @@ _WARNINGS = {
         "高层关键词为空：global（关系）路径什么也找不到"
     ),
     "both keyword lists are empty and the query is shorter than {n} characters: fell back to naive mode (seed 001; "
-    "LightRAG 1.4.7 would search with the query as the only low-level keyword)": (
-        "两个关键词列表都为空且问题短于 {n} 个字符：已退回 naive 模式（seed 001；LightRAG 1.4.7 会把问题本身作为唯一的低层关键词检索）"
+    "LightRAG {version} would search with the query as the only low-level keyword)": (
+        "两个关键词列表都为空且问题短于 {n} 个字符：已退回 naive 模式（seed 001；LightRAG {version} 会把问题本身作为唯一的低层关键词检索）"
     ),
     "both keyword lists are empty and the query has {n}+ characters: no context (LightRAG answers with its fail "
     "response)": "两个关键词列表都为空且问题有 {n} 个以上字符：没有上下文（LightRAG 会给出其失败回复）",
     "the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens {limit}: "
-    "LightRAG 1.4.7 does not cut them, it only leaves no room for chunks": (
-        "系统提示词、知识图谱上下文、问题和缓冲共占 {used} 个 token，超过 max_total_tokens {limit}：LightRAG 1.4.7 "
+    "{label} does not cut them, it only leaves no room for chunks": (
+        "系统提示词、知识图谱上下文、问题和缓冲共占 {used} 个 token，超过 max_total_tokens {limit}：{label} "
         "不会截断它们，只是不再给文本块留空间"
     ),
     "the index is empty (0 entities, 0 chunks): there is nothing to retrieve": (
