@@ -17,6 +17,7 @@ from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.ui.state import SAMPLES, suggested_questions
 
 GENERAL = ("most important", "matter most", "影响最大", "最重要")
+NO_RETRIEVAL = {"lightrag.bypass"}  # sends the bare question to the model by design: it has no context to fill
 
 
 def _non_empty(result: Retrieval) -> bool:
@@ -32,5 +33,6 @@ def test_every_suggested_question_fills_the_context_in_every_mode(sample, monkey
     index = store.load(Path(SAMPLES[sample]) / "index")
     questions = suggested_questions(sample)
     assert sum(any(word in q for word in GENERAL) for q in questions) >= 3, "three general questions"
-    empty = [(q, mode) for q in questions for mode in mode_names() if not _non_empty(run_query(index, mode, q, {}))]
+    modes = [mode for mode in mode_names() if mode not in NO_RETRIEVAL]
+    empty = [(q, mode) for q in questions for mode in modes if not _non_empty(run_query(index, mode, q, {}))]
     assert not empty, empty

@@ -362,7 +362,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         embedder=embedder or "unknown",
         dimension=dimension,
         tokenizer="cl100k_base",
-        settings={"lance_kernel": LANCE_KERNEL[layout], "source_path": str(folder)},
+        settings={"lance_kernel": LANCE_KERNEL[layout], "source_path": str(folder), "graphrag_layout": layout},
         vector_sources=vector_sources,
         title=root.name,
     )

@@ -1,0 +1,23 @@
+"""Dropped rows lead with why they were dropped (Explore and Compare share kind_table); the CSV keeps every column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphrag_ui.index import store
+from graphrag_ui.query import run_query
+from graphrag_ui.ui import tables
+from graphrag_ui.ui.retrieval_view import _ordered
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    result = run_query(index, "ms.local", "Who founded the Guild of Tidewrights, and what did he build?", {})
+    kept, dropped = tables.split_tables(result, "entities")
+    assert not dropped.empty
+    assert _ordered(dropped)[:3] == ["dropped", "label", "why"]
+    assert _ordered(kept)[:2] == ["order", "label"] and "dropped" not in _ordered(kept)
+    both = tables.candidate_rows("entities", result.candidates("entities"))
+    assert {"order", "id", "label", "score", "rank", "tokens", "why", "dropped"} <= set(both.columns)
