@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
     index = store.load(ROOT / "data" / "sample" / "en" / "index")
-    result = run_query(index, "ms.local", "Who founded the Guild of Tidewrights, and what did he build?", {})
+    result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
     kept, dropped = tables.split_tables(result, "entities")
     assert not dropped.empty
     assert _ordered(dropped)[:3] == ["dropped", "label", "why"]

@@ -101,3 +101,22 @@ def test_the_checker_catches_english(allowed):
     """The check itself can fail: English UI text, or English inside a Chinese template, is reported."""
     assert untranslated(["answer cache", "上下文 (3) · label", "Choose an option", "进入上下文: Considered"], allowed)
     assert not untranslated(["进入上下文: 3", "top_k", "下载 CSV", "nano.local"], allowed)
+
+
+def test_package_messages_translate_with_their_values():
+    from graphrag_ui.errors import UserError
+    from graphrag_ui.ui.i18n import error_text, tr
+
+    assert tr("parameter top_k=500 is above its maximum 200", "zh") == "参数 top_k=500 高于其最大值 200"
+    assert tr("parameter top_k=500 is above its maximum 200", "en") == "parameter top_k=500 is above its maximum 200"
+    summary = "chunks found by vector search on the question, within the token budget"
+    rerank = summary + " Rerank is off (enable_rerank=False: no rerank model runs offline)."
+    assert tr(rerank, "zh").startswith(tr(summary, "zh")) and "重排已关闭" in tr(rerank, "zh")  # values translated too
+    joined = "3 map call(s) gave 12 point(s); 10 reached the reduce context; the reduce call (the answer) was not made: context only"
+    assert tr(joined, "zh") == "3 次映射调用得到 12 个要点；10 个进入归约上下文；没有进行归约调用（回答）：仅生成上下文"
+    assert (
+        tr("something new the catalogue lacks", "zh") == "something new the catalogue lacks"
+    )  # English, found by the page test
+    exc = UserError("file is larger than 5 MB", where="big.txt", fix="add .txt or .md files")
+    assert error_text(exc, "zh") == "big.txt: 文件大于 5 MB — 请添加 .txt 或 .md 文件"
+    assert error_text(exc, "en") == str(exc)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import error_text, t
 
 log = logging.getLogger("graphrag_ui.ui")
 
@@ -20,7 +20,7 @@ log = logging.getLogger("graphrag_ui.ui")
 def message(exc: Exception, lang: str) -> str:
     """One line for the user: our own errors already say what/where/fix; others get a generic fix."""
     if isinstance(exc, UserError):
-        return str(exc)
+        return error_text(exc, lang)
     first = (str(exc).strip().splitlines() or [""])[0][:200]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     return t("unexpected", lang, what=what)

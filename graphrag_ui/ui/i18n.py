@@ -475,6 +475,12 @@ def tr(text: str, lang: str = "en") -> str:
         match = pattern.match(text)
         if match:
             return _fill(zh, match.groupdict(), lang)
+    cut = text.rfind("; ")
+    while cut > 0:  # notes the package joined with "; ": the longest head that is a message, then the rest
+        head = tr(text[:cut], lang)
+        if head != text[:cut]:
+            return head + "；" + tr(text[cut + 2 :], lang)
+        cut = text.rfind("; ", 0, cut)
     return text
 
 

@@ -273,6 +273,43 @@ _ERRORS = {
     "use one of: use-m3, chroma-minilm, litellm:<model>, hash": "请使用以下之一：use-m3、chroma-minilm、litellm:<model>、hash",
 }
 
+# notes of map-reduce runs (ms.global, nano.global)
+_STAGE_NOTES = {
+    "{failed} of {n} map call(s) failed (first: batch {batch}: {error}); the reduce stage did not run, since an "
+    "answer without those batches' reports would look complete but is not. Run again: answered batches come from "
+    "the cache.": (
+        "{n} 次映射调用中有 {failed} 次失败（第一个：批次 {batch}：{error}）；归约阶段没有运行，因为缺少这些批次报告的回答"
+        "看似完整其实不完整。请再运行一次：已回答的批次会从缓存中取得。"
+    ),
+    "the map stage ran ({n} call(s)); the reduce call failed: {error}": "映射阶段已运行（{n} 次调用）；归约调用失败：{error}",
+    "{n} map call(s) gave {points} point(s); {kept} reached the reduce context": (
+        "{n} 次映射调用得到 {points} 个要点；{kept} 个进入归约上下文"
+    ),
+    "batch {label}'s map answer could not be read (the reference's fallback was used, as it does)": (
+        "批次 {label} 的映射回答无法读取（按参考实现的做法使用了其后备值）"
+    ),
+    "the reduce call (the answer) was not made: context only": "没有进行归约调用（回答）：仅生成上下文",
+    "{n} map batch(es) and their exact prompts are built; the map and reduce stages need a language model": (
+        "{n} 个映射批次及其完整提示词已生成；映射与归约阶段需要语言模型"
+    ),
+    "{n} map batch(es) built with their exact prompts. The map stage (one model call per batch) and the reduce stage "
+    "need a model: nothing was sent and no answer is shown.": (
+        "已生成 {n} 个映射批次及其完整提示词。映射阶段（每批一次模型调用）与归约阶段需要模型：没有发送任何请求，也没有回答。"
+    ),
+    "no community report is left to map: nano-graphrag answers "
+    '"Sorry, I\'m not able to provide an answer to that question." without calling the model': (
+        "没有可映射的社区报告：nano-graphrag 不调用模型，直接回答 "
+        '"Sorry, I\'m not able to provide an answer to that question."'
+    ),
+    "{n} map batch(es) and their exact prompts are ready; the map and reduce stages need a language model and none "
+    "is configured, so no points, reduce context or answer exist — {help}": (
+        "{n} 个映射批次及其完整提示词已准备好；映射与归约阶段需要语言模型，当前未配置，因此没有要点、归约上下文或回答 —— {help}"
+    ),
+    "set {env} (e.g. openai/gpt-4o-mini) and the provider's key, or see Settings": (
+        "请设置 {env}（例如 openai/gpt-4o-mini）和服务商的密钥，或查看“设置”页"
+    ),
+}
+
 # stages of build, import and re-embed, as their progress reports name them
 _STAGES = {
     "read documents": "读取文档",
@@ -291,4 +328,4 @@ _STAGES = {
     "save catalog": "保存实体目录",
 }
 
-MESSAGES: dict[str, str] = {**_MODE_SUMMARIES, **_PARAM_HELP, **_WARNINGS, **_ERRORS, **_STAGES}
+MESSAGES: dict[str, str] = {**_MODE_SUMMARIES, **_PARAM_HELP, **_WARNINGS, **_ERRORS, **_STAGE_NOTES, **_STAGES}

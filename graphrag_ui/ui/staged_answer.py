@@ -13,7 +13,7 @@ import streamlit as st
 
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.retrieval.stages import FAILED
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.i18n import t, tr
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -76,7 +76,7 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
     if current.stages is not None and current.stages.status == FAILED:
-        st.error(current.stages.note)
+        st.error(tr(current.stages.note, lang))
     if reply is not None and not reply.error and current.stages is not None:
         st.markdown(safe_markdown(reply.text))
         calls = current.stages.calls
