@@ -95,7 +95,11 @@ def test_unreadable_file_is_named(damaged, tmp_path, monkeypatch):
         store.load(folder)
 
 
-@pytest.mark.parametrize("fault", [FAULTS[4], FAULTS[25], FAULTS[34]], ids=lambda f: f[0])
+@pytest.mark.parametrize(
+    "fault",
+    [f for f in FAULTS if f[0] in {"manifest count a string", "entity vectors NaN", "catalog locked"}],
+    ids=lambda f: f[0],
+)
 def test_cli_subprocess_has_no_traceback(damaged, fault):
     folder = damaged("en", fault)
     run = subprocess.run(
