@@ -200,6 +200,16 @@ FAULTS: list[tuple[str, Damage, str]] = [
         "relations.parquet",
     ),
     (
+        "entity alias a null item",
+        _parquet(
+            "entities.parquet",
+            _column(
+                "aliases", lambda t: pa.array([[None], *t.column("aliases").to_pylist()[1:]], pa.list_(pa.string()))
+            ),
+        ),
+        "entities.parquet",
+    ),
+    (
         "communities column dropped",
         _parquet("communities.parquet", lambda t: t.drop(["report"])),
         "communities.parquet",
