@@ -18,6 +18,7 @@ from graphrag_ui.embed import check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.deps import Deps
+from graphrag_ui.retrieval.param_intake import take
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.retrieval.result import Keywords, Retrieval
 
@@ -138,9 +139,15 @@ def run_query(
     llm_settings: Any = None,
     embedder: str | None = None,
 ) -> Retrieval:
-    """Resolve parameters and keywords, run ``mode`` and record where the time went."""
+    """Resolve parameters and keywords, run ``mode`` and record where the time went.
+
+    ``params`` may be the reference's whole parameter object (``param_intake``): fields this mode
+    does not use are named in the warnings, answer-side fields land in ``answer_options``."""
     spec = get_mode(mode)
-    resolved = spec.resolve(params, index)
+    intake = take(spec, params, index)
+    resolved = intake.params
+    hl = _keywords_once("hl", hl, intake.hl)
+    ll = _keywords_once("ll", ll, intake.ll)
     if not isinstance(query, str):
         raise UserError(f"the question must be text, got {type(query).__name__}")
     embedder_id = query_embedder_id(index, embedder)
@@ -160,7 +167,7 @@ def run_query(
             _check_dimension(index, embedder_id, rows.shape[1])
         return rows
 
-    notes = question_warnings(index, query)
+    notes = intake.warnings + question_warnings(index, query)
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()
@@ -184,4 +191,15 @@ def run_query(
     for note in notes:
         if note not in result.warnings:
             result.warnings.append(note)
+    result.answer_options = intake.answer
     return result
+
+
+def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:
+    """Keywords given beside the parameters and inside them (``hl_keywords``) must agree."""
+    if given and in_params and list(given) != list(in_params):
+        raise UserError(
+            f"{kind} keywords given twice and different: {given} and {kind}_keywords={in_params}",
+            fix="give them once",
+        )
+    return given or in_params

@@ -263,7 +263,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if result.stages is not None:
         return _run_staged(args, result, settings)
-    if args.context_only:
+    options = result.answer_options
+    if args.context_only or (options.get("only_need_context") and not options.get("only_need_prompt")):
         _emit(result.context)
         for warning in result.warnings:  # stdout stays exactly the context
             print(f"warning: {safe_text(warning)}", file=sys.stderr)
@@ -272,7 +273,9 @@ def run(args: argparse.Namespace) -> int:
         _emit(result.to_json() + "\n")
         return 0
     print(safe_text(_summary(result)))
-    return _answer(result, settings, use_cache=not args.no_cache)
+    if options.get("only_need_prompt"):
+        return _answer(result, settings, use_cache=False, prompt_only=True)  # as LightRAG's only_need_prompt
+    return _answer(result, settings, use_cache=not args.no_cache, stream=options.get("stream", True))
 
 
 def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
@@ -326,17 +329,22 @@ def _reply_line(reply) -> int:
     return 0
 
 
-def _answer(result: Retrieval, settings, use_cache: bool) -> int:
+def _answer(result: Retrieval, settings, use_cache: bool, stream: bool = True, prompt_only: bool = False) -> int:
     from graphrag_ui.llm import answer as answering
 
-    if settings is None or not settings.configured:
+    if prompt_only or settings is None or not settings.configured:
         print("\n--- prompt that would be sent ---")
-        for message in result.messages:
+        for message in answering.messages_for(result):
             print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
-        print(answering.describe_unconfigured())
+        if not prompt_only:
+            print(answering.describe_unconfigured())
         return 0
     print("\n--- answer ---")
-    reply = answering.answer(result, settings, stream=True, on_token=_print_token, use_cache=use_cache)
+    reply = answering.answer(
+        result, settings, stream=stream, on_token=_print_token if stream else None, use_cache=use_cache
+    )
+    if not stream:
+        _print_token(reply.text)
     print()
     if reply.error_kind == "stream_cut":
         print(f"warning: incomplete answer: {safe_text(reply.error or '', one_line=True)}", file=sys.stderr)

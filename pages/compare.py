@@ -36,6 +36,10 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
         spec = param_widgets.version_picker(get_mode(mode), index, lang, prefix=f"{side}_")
         with st.expander(t("parameters", lang)):
             values = param_widgets.parameter_widgets(spec, prefix=f"{side}_", lang=lang)
+            linked, unknown = param_widgets.url_reference_fields(spec, prefix=f"{side}_")
+            values.update(linked)
+            for key, fix in unknown:
+                st.warning(t("url_param_unknown", lang, param=key, mode=mode, fix=fix))
             hl = ll = None
             if spec.uses_keywords:
                 hl = split_keywords(st.text_input(t("hl", lang), key=f"{side}_hl", bind="query-params"))

@@ -46,6 +46,8 @@ with st.sidebar:
     st.subheader(t("parameters", lang))
     st.caption(tr(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)
+    linked, unknown = param_widgets.url_reference_fields(spec)
+    values.update(linked)
     hl = ll = None
     if spec.uses_keywords:
         st.subheader(t("keywords", lang))
@@ -56,6 +58,8 @@ if not query.strip():
     st.info(t("ask_something", lang), icon=":material/help:")
     st.stop()
 
+for key, fix in unknown:
+    st.warning(t("url_param_unknown", lang, param=key, mode=mode, fix=fix))
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:

@@ -314,10 +314,15 @@ def test_batch_to_stdout(capsys, tmp_path):
     ("argv", "fragments"),
     [
         (["--mode", "nano.drift", "q"], ["unknown mode 'nano.drift'", "lightrag.local"]),
-        (["--param", "top_kk=3", "q"], ["no parameter 'top_kk'", "known parameters", "top_k"]),
+        (
+            ["--param", "top_kk=3", "q"],
+            ["no parameter 'top_kk'", "nano-graphrag 0.0.8.2 QueryParam", "did you mean top_k?"],
+        ),
         (["--param", "top_k=0", "q"], ["top_k=0 is below its minimum 1"]),
         (["--param", "top_k=999", "q"], ["above its maximum 200"]),
-        (["--param", "top_k=many", "q"], ["top_k expects int, got 'many'"]),
+        (["--param", "top_k=many", "q"], ["top_k expects a whole number, got 'many'"]),
+        (["--param", "top_k=2.7", "q"], ["top_k expects a whole number, got '2.7'", "give 2 or 3"]),
+        (["--param", "local_community_single_one=abc", "q"], ["expects true or false", "'abc'"]),
         (["--param", "top_k", "q"], ["--param expects name=value"]),
         (["--mode", "lightrag.naive", "--recall", "hybrid", "q"], ["no parameter 'recall'"]),
         ([], ["give a question, or --batch"]),

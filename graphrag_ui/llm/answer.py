@@ -58,7 +58,12 @@ def sends_without_context(retrieval: Retrieval) -> bool:
 
 
 def messages_for(retrieval: Retrieval, history: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
-    """The messages the mode prepared (or ones built from its context), with ``history`` before the question."""
+    """The messages the mode prepared (or ones built from its context), with ``history`` before the question.
+
+    Without ``history``, the ``conversation_history`` given in the reference's parameters is used
+    (already cut to what the reference sends)."""
+    if history is None:
+        history = retrieval.answer_options.get("conversation_history")
     if retrieval.messages:
         messages = list(retrieval.messages)
     else:

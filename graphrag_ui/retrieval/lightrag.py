@@ -3,8 +3,9 @@ or 1.5.7 exactly (``version`` parameter; default: the release that wrote an impo
 
 Parameters carry the release's names (``QueryParam`` fields and the ``LightRAG`` instance settings
 ``kg_chunk_pick_method``, ``related_chunk_number``, ``cosine_better_than_threshold``) and defaults.
-QueryParam fields with no effect on the context here are not offered (history_turns and model_func
-in 1.4.7; include_references and disable_user_prompt_prefix in 1.5.7; enable_rerank is off).
+QueryParam fields with no effect on the context here get no slider (history_turns and model_func
+in 1.4.7; include_references and disable_user_prompt_prefix in 1.5.7; enable_rerank is off); they are
+still accepted and named (``reference_params``, ``param_intake``).
 Keywords arrive in ``deps.keywords``; where seed 001 states a rule LightRAG lacks (both keyword lists
 empty and a query under 50 characters → naive), the seed wins (docs/differences/lightrag.md).
 """
@@ -178,6 +179,7 @@ def _spec(mode: str) -> ModeSpec:
         versions=VERSIONS,
         version_params={v: _params(mode, v) for v in VERSIONS},
         index_version=index_version,
+        reference=f"lightrag:{mode}",
     )
     return base.for_version(VERSION_147)
 

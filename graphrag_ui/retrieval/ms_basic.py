@@ -125,5 +125,6 @@ SPECS = [
         params=PARAMS,
         summary="Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
         "the token budget.",
+        reference="graphrag.basic:basic",
     )
 ]

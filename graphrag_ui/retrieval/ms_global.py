@@ -168,5 +168,6 @@ SPECS = [
         summary="Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
         "batch for scored points, the best points reduced into the answer.",
         extra={"map_reduce": HOOKS, "dynamic_selection": True},
+        reference="graphrag.global:global",
     )
 ]

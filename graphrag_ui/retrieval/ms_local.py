@@ -364,5 +364,6 @@ SPECS = [
         params=PARAMS,
         summary="Microsoft GraphRAG local search: entity vector search → community reports, entities and "
         "relationships, source text units, each within its share of the token budget.",
+        reference="graphrag.local:local",
     )
 ]

@@ -298,5 +298,6 @@ SPECS = [
             "map (key points per batch) → reduce (analyst points) → answer."
         ),
         extra={"map_reduce": HOOKS, "map_llm_kwargs": MAP_LLM_KWARGS},
+        reference="nano:global",
     )
 ]

@@ -345,5 +345,6 @@ SPECS = [
         func=nano_local,
         params=PARAMS,
         summary="nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables.",
+        reference="nano:local",
     )
 ]

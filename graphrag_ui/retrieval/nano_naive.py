@@ -133,5 +133,6 @@ SPECS = [
         func=nano_naive,
         params=PARAMS,
         summary="nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts.",
+        reference="nano:naive",
     )
 ]

@@ -71,6 +71,9 @@ class Retrieval:
     warnings: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)  # e.g. {"embed": .., "context": ..}
     stages: Stages | None = None  # map-reduce modes only: batches, model calls, points (see stages.py)
+    # answer-side fields of the reference's parameter object, for the answer layer (param_intake):
+    # conversation_history (already cut to what the reference sends), stream, only_need_context/prompt
+    answer_options: dict[str, Any] = field(default_factory=dict)
 
     def candidates(self, kind: str) -> list[Candidate]:
         return getattr(self, kind)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,20 +22,21 @@ class ParamSpec:
     choices: tuple[str, ...] = ()
 
     def coerce(self, raw: Any) -> Any:
-        """Turn a CLI/URL string (or a JSON value) into this parameter's type, within bounds."""
+        """Turn a CLI/URL string (or a JSON value) into this parameter's type, within bounds.
+
+        Strict: a boolean is one of true/false/1/0/yes/no/on/off, a whole number is never a fraction
+        (``2.0`` is 2, ``2.7`` is refused), so no typo is silently read as something else.
+        """
         from graphrag_ui.errors import UserError
 
-        try:
-            if self.type == "int":
-                value: Any = int(float(raw)) if isinstance(raw, str) else int(raw)
-            elif self.type == "float":
-                value = float(raw)
-            elif self.type == "bool":
-                value = raw if isinstance(raw, bool) else str(raw).strip().lower() in {"1", "true", "yes", "on"}
-            else:
-                value = str(raw)
-        except (TypeError, ValueError):
-            raise UserError(f"parameter {self.name} expects {self.type}, got {raw!r}") from None
+        if self.type == "int":
+            value: Any = parse_int(self.name, raw)
+        elif self.type == "float":
+            value = parse_float(self.name, raw)
+        elif self.type == "bool":
+            value = parse_bool(self.name, raw)
+        else:
+            value = str(raw)
         if self.type == "choice" and value not in self.choices:
             raise UserError(f"parameter {self.name} must be one of {', '.join(self.choices)}, got {value!r}")
         if self.type in {"int", "float"}:
@@ -43,6 +45,60 @@ class ParamSpec:
             if self.max is not None and value > self.max:
                 raise UserError(f"parameter {self.name}={value} is above its maximum {self.max}")
         return value
+
+
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+
+
+def parse_bool(name: str, raw: Any) -> bool:
+    """``raw`` as a boolean: a JSON boolean, 0/1, or true/false/1/0/yes/no/on/off in any case."""
+    from graphrag_ui.errors import UserError
+
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, int) and raw in (0, 1):
+        return bool(raw)
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
+    raise UserError(f"parameter {name} expects true or false (also 1/0, yes/no, on/off), got {raw!r}")
+
+
+def parse_float(name: str, raw: Any) -> float:
+    from graphrag_ui.errors import UserError
+
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise UserError(f"parameter {name} expects a number, got {raw!r}")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise UserError(f"parameter {name} expects a number, got {raw!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise UserError(f"parameter {name} expects a finite number, got {raw!r}")
+    return value
+
+
+def parse_int(name: str, raw: Any) -> int:
+    """``raw`` as a whole number: ``3``, ``"3"``, ``3.0`` or ``"3.0"``; ``2.7`` is refused, not truncated."""
+    from graphrag_ui.errors import UserError
+
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return int(raw.strip())
+        except ValueError:
+            pass
+    try:
+        value = parse_float(name, raw)
+    except UserError:
+        raise UserError(f"parameter {name} expects a whole number, got {raw!r}") from None
+    if not value.is_integer():
+        raise UserError(
+            f"parameter {name} expects a whole number, got {raw!r}", fix=f"give {int(value)} or {int(value) + 1}"
+        )
+    return int(value)
 
 
 VERSION_PARAM = "version"
@@ -68,6 +124,10 @@ class ModeSpec:
     versions: tuple[str, ...] = ()
     version_params: dict[str, tuple[ParamSpec, ...]] = field(default_factory=dict)
     index_version: Callable[[Any], str] | None = None
+    # the reference parameter object this mode follows, "<object>:<reference mode>" as named in
+    # reference_params.CATALOGUE (e.g. "lightrag:naive", "graphrag.local:local"); its other fields are
+    # then accepted and named as ignored instead of refused
+    reference: str = ""
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
@@ -97,25 +157,38 @@ class ModeSpec:
         )
         return replace(self, params=(choice, *self.version_params[version]))
 
-    def resolve(self, given: dict[str, Any] | None, index: Any = None) -> dict[str, Any]:
-        """Defaults overlaid with ``given``; unknown names are an error that lists the known ones.
+    def settle(self, given: dict[str, Any] | None, index: Any = None) -> ModeSpec:
+        """This mode with the schema of the release it will run: ``given["version"]``, else the
+        index's, else the first listed (a mode without versions is itself)."""
+        if not self.versions:
+            return self
+        raw = (given or {}).get(VERSION_PARAM)
+        version = self.params[0].coerce(raw) if raw not in (None, "") else self.default_version(index)
+        return self.for_version(version)
 
-        A versioned mode first settles its version (given, else the index's, else the first), then
-        checks ``given`` against that version's schema.
-        """
+    def resolve(self, given: dict[str, Any] | None, index: Any = None) -> dict[str, Any]:
+        """Defaults overlaid with ``given``, checked against the schema of the release it settles on.
+
+        Only the mode's own parameters: ``param_intake.take`` also accepts the other fields of the
+        reference's parameter object."""
+        return self.settle(given, index).check(given)
+
+    def check(self, given: dict[str, Any] | None) -> dict[str, Any]:
+        """Defaults overlaid with ``given`` (this schema as is); an unknown name gets the closest one."""
         from graphrag_ui.errors import UserError
 
-        spec = self
-        if self.versions:
-            raw = (given or {}).get(VERSION_PARAM)
-            version = self.params[0].coerce(raw) if raw not in (None, "") else self.default_version(index)
-            spec = self.for_version(version)
-        by_name = {p.name: p for p in spec.params}
-        out = spec.defaults()
+        by_name = {p.name: p for p in self.params}
+        out = self.defaults()
         for key, raw in (given or {}).items():
             if key not in by_name:
-                known = ", ".join(sorted(by_name))
                 where = f" (version {out[VERSION_PARAM]})" if self.versions else ""
-                raise UserError(f"mode {self.name}{where} has no parameter {key!r}", fix=f"known parameters: {known}")
-            out[key] = by_name[key].coerce(raw)
+                raise UserError(f"mode {self.name}{where} has no parameter {key!r}", fix=suggestion(key, set(by_name)))
+            if raw is not None:  # a reference object's None (user_prompt=None) means "not set"
+                out[key] = by_name[key].coerce(raw)
         return out
+
+
+def suggestion(name: str, known: set[str]) -> str:
+    """ "did you mean top_k?" for a near miss, else the known names."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]}?" if close else f"known names: {', '.join(sorted(known))}"

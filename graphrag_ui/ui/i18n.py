@@ -29,6 +29,10 @@ _STRINGS: dict[str, dict[str, str]] = {
     "mode": {"en": "Retrieval mode", "zh": "检索模式"},
     "parameters": {"en": "Parameters", "zh": "参数"},
     "version": {"en": "Reference version", "zh": "参考版本"},
+    "url_param_unknown": {
+        "en": "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was left out.",
+        "zh": "链接参数 {param} 不是 {mode} 或其参考实现的参数（{fix}），已忽略。",
+    },
     "version_help": {
         "en": "Which release of the reference library this mode reproduces, byte for byte. Default: the release "
         "that wrote the index (1.4.7 for built and sample indexes).",

@@ -6,7 +6,9 @@ from typing import Any
 
 import streamlit as st
 
-from graphrag_ui.retrieval.schema import VERSION_PARAM, ModeSpec, ParamSpec
+from graphrag_ui.retrieval.param_intake import reference_of
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.ui.i18n import t, tr
 
 SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
@@ -74,3 +76,42 @@ def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, 
             continue
         values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, lang)
     return values
+
+
+def url_reference_fields(spec: ModeSpec, prefix: str = "") -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Fields of the mode's reference parameter object that a link carries beside its widgets.
+
+    ``lightrag_max_entity_tokens`` on ``lightrag.naive`` has no widget: it still goes to the retrieval,
+    which names it as ignored (or hands it to the answer layer). Returns those fields and, for a name
+    neither the mode nor its reference knows, (URL key, suggestion). Parameters of the family's other
+    modes are left alone: they stay in the link when the mode changes.
+    """
+    lead = f"{prefix}{spec.family}_"
+    own = {p.name for p in spec.params}
+    version = str(spec.defaults().get(VERSION_PARAM, ""))
+    ref, _ = reference_of(spec, version)
+    known = ref.known_names() if ref else set()
+    siblings = family_param_names(spec.family)
+    fields: dict[str, str] = {}
+    unknown: list[tuple[str, str]] = []
+    for key in st.query_params:
+        name = key[len(lead) :] if key.startswith(lead) else ""
+        if not name or name in own:
+            continue
+        if name in known:
+            fields[name] = st.query_params[key]
+        elif name not in siblings:
+            unknown.append((key, suggestion(name, own | known)))
+    return fields, unknown
+
+
+def family_param_names(family: str) -> set[str]:
+    """Every parameter name of every mode (and release) of ``family``."""
+    names: set[str] = set()
+    for mode in mode_names():
+        spec = get_mode(mode)
+        if spec.family != family:
+            continue
+        for version in spec.versions or ("",):
+            names |= {p.name for p in (spec.for_version(version) if version else spec).params}
+    return names
