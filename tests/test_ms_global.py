@@ -145,6 +145,7 @@ def test_a_failed_or_unusable_rating_stops_the_selection_loudly(index):
     for answer in (lambda r: None, lambda r: "[1, 2]"):
         out = retrieve_with_selection(index, "q", params, _deps(), settings, call_many=_fake_calls(answer))
         assert out.stages.status == FAILED and out.stages.batches == [] and "stopped" in out.stages.note
+        assert out.context == "" and not any("needs a language model" in w for w in out.warnings)
 
 
 def test_basic_budget_k_and_layout(index):

@@ -87,6 +87,6 @@ def _failed(index, query, params, deps, calls: list[ModelCall], why: str) -> Ret
     out.stages.calls = calls
     out.stages.status = FAILED
     out.stages.note = f"dynamic community selection stopped: {why}. No batches from a half-rated tree are sent."
-    out.stages.batches = []
+    out.stages.batches, out.context, out.budgets = [], "", []
     out.warnings = [w for w in out.warnings if "needs a language model" not in w] + [out.stages.note]
     return out

@@ -22,7 +22,7 @@ from graphrag_ui.retrieval.ms_global_select import Selection
 from graphrag_ui.retrieval.ms_local_search import level_view
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
-from graphrag_ui.retrieval.stages import Batch, Stages
+from graphrag_ui.retrieval.stages import Batch, Stages, staged_context
 
 MODE = "ms.global"
 
@@ -88,7 +88,7 @@ def run(
             "batches", f"{len(ctx.batches)} batch(es) of ≤ {limit} tokens", len(reports), len(ctx.batches), _ms(t)
         )
     )
-    out.context = "\n\n".join(b.text for b in ctx.batches)
+    out.context = staged_context(stages)  # what `query --context-only` prints: each batch under its header
     # a report bigger than the budget goes alone, over it (said in a warning): no limit is claimed there
     out.budgets = [Budget(f"batch {b.index + 1}", b.tokens, limit if b.tokens <= limit else None) for b in ctx.batches]
     stages.note = (
