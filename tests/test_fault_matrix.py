@@ -175,3 +175,13 @@ def test_a_lock_taken_after_loading_is_reported_at_query_time(damaged, tmp_path)
         lock(folder, stack)
         with pytest.raises(IndexFormatError, match="catalog.sqlite: the database is locked by another process"):
             run_query(index, "nano.local", "Who is Alice?", {"recall": "hybrid"})
+
+
+def test_reembed_repairs_nan_vectors(damaged):
+    from graphrag_ui.index.reembed import reembed
+
+    folder = damaged("en", next(f for f in FAULTS if f[0] == "entity vectors NaN"))
+    with pytest.raises(IndexFormatError, match="NaN"):
+        store.load(folder)
+    repaired = reembed(folder, "hash")
+    assert repaired.manifest.embedder == "hash" and len(store.load(folder).vectors["entities"]) == 70

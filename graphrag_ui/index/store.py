@@ -301,7 +301,7 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
     return manifest, storage
 
 
-def load(path: str | Path) -> Index:
+def load(path: str | Path, *, finite_vectors: bool = True) -> Index:
     """Load and verify the index at ``path``; ``Index.path`` is set to it.
 
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
@@ -310,13 +310,13 @@ def load(path: str | Path) -> Index:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(Path(path))
+        return _load(Path(path), finite_vectors)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _load(folder: Path) -> Index:
+def _load(folder: Path, finite_vectors: bool = True) -> Index:
     manifest, storage = read_manifest(folder)
     tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
@@ -328,7 +328,7 @@ def _load(folder: Path) -> Index:
             what = "is not a file" if file.exists() else "is missing"
             raise IndexFormatError(f"the {name} table {what}", where=str(file), fix=validate.REBUILD)
         loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
-    vectors = vectorstore.read_vectors(folder, storage)
+    vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(

@@ -269,8 +269,9 @@ def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str]
     return VectorTable(list(ids), matrix[[row[i] for i in ids]])
 
 
-def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable]:
-    """All vector tables, verified against the manifest's counts and chroma's counts."""
+def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) -> dict[str, VectorTable]:
+    """All vector tables, verified against the manifest's counts and chroma's counts (and finite unless
+    ``finite`` is False: re-embedding replaces every vector, so it may open an index whose vectors are NaN)."""
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
     mirror_only = chroma.get("mode") == "none"
     counts = chroma_counts(chroma, folder) if section else {}
@@ -311,6 +312,7 @@ def read_vectors(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable
                 where=str(npy),
                 fix=validate.REBUILD,
             )
-        validate.check_finite(table.matrix, str(npy))
+        if finite:
+            validate.check_finite(table.matrix, str(npy))
         out[kind] = table
     return out
