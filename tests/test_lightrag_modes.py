@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from functools import cache
 
+import pytest
 from conftest import GOLDENS
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -255,3 +256,27 @@ def test_missing_vector_kinds_are_explained():
     naive = get_mode("lightrag.naive")
     none = naive.func(bare, QUERY, naive.resolve({}), deps)
     assert none.context == "" and any("no chunks vectors" in w for w in none.warnings)
+
+
+def test_version_choice_defaults_to_the_writer_and_checks_its_schema():
+    from graphrag_ui.errors import UserError
+    from graphrag_ui.index.model import Manifest
+    from graphrag_ui.retrieval.registry import get_mode as mode
+
+    class Written:
+        def __init__(self, **settings):
+            self.manifest = Manifest(source="x", embedder="hash", dimension=8, settings=settings)
+
+    local = mode("lightrag.local")
+    assert local.versions == ("1.4.7", "1.5.7")
+    assert local.resolve({})["version"] == "1.4.7"  # built and sample indexes
+    assert local.resolve({}, Written(lightrag_version="1.5.7"))["version"] == "1.5.7"
+    assert local.resolve({}, Written(lightrag_layout="1.5"))["version"] == "1.5.7"  # imported before it was recorded
+    assert local.resolve({"version": "1.4.7"}, Written(lightrag_version="1.5.7"))["version"] == "1.4.7"
+    assert "200-token buffer" in next(p.help for p in local.for_version("1.5.7").params if p.name == "max_total_tokens")
+    with pytest.raises(UserError, match="must be one of 1.4.7, 1.5.7"):
+        local.resolve({"version": "1.6"})
+    with pytest.raises(UserError, match=r"lightrag.bypass \(version 1.5.7\) has no parameter 'top_k'"):
+        mode("lightrag.bypass").resolve({"version": "1.5.7", "top_k": 3})
+    for name in ("local", "global", "hybrid", "mix", "naive"):
+        assert "rerank is off" in mode(f"lightrag.{name}").summary

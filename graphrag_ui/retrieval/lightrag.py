@@ -137,7 +137,7 @@ _NAIVE = {
 }
 _RECALL = recall_params("vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
 VERSIONS = (VERSION_147, VERSION_157)
-RERANK_OFF = " Rerank is off (enable_rerank=False: no rerank model runs offline)."
+RERANK_OFF = "; rerank is off (enable_rerank=False: no rerank model runs offline)"
 
 SUMMARIES = {
     "local": "entities found by the low-level keywords, all their relations (by edge degree), their chunks",
