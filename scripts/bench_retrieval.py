@@ -9,7 +9,9 @@
    context-build time is ``timings_ms["context"]`` (query embedding excluded, printed apart). The
    first query of a mode is "cold" (per-index token-count caches fill); p50/p95 are over the rest.
    Similarity thresholds are set to 0 so every query does the full work (no early "nothing found").
-   Goals (issue 4): p50 <= 50 ms at 10k entities and <= 300 ms at 100k, every mode.
+   Goals (issue 4): p50 <= 50 ms at 10k entities and <= 300 ms at 100k, every mode. A map-reduce
+   mode (``nano.global``, ``ms.global``) is timed up to its map stage: communities selected, every
+   batch's exact context and map prompt built; no model call (those are the runner's).
 2. Reference ratio, where the golden harness venvs exist (scripts/goldens/*.py create them): the
    reference's own context builder on the golden working dir vs ours on the imported copy, same
    queries and parameters, both including the (hash) query embedding. nano-graphrag 0.0.8.2:

@@ -25,7 +25,7 @@ from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval import nano_csv, nano_params
 from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.nano_map_reduce import HOOKS, MAP_LLM_KWARGS
+from graphrag_ui.retrieval.nano_map_reduce import HOOKS
 from graphrag_ui.retrieval.nano_prep import prepared
 from graphrag_ui.retrieval.nano_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.result import Budget, Candidate, Retrieval, TraceStep
@@ -297,7 +297,7 @@ SPECS = [
             "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
             "map (key points per batch) → reduce (analyst points) → answer."
         ),
-        extra={"map_reduce": HOOKS, "map_llm_kwargs": MAP_LLM_KWARGS},
+        extra={"map_reduce": HOOKS},
         reference="nano:global",
     )
 ]

@@ -108,12 +108,14 @@ def reduce(points: list[Point], query: str, params: dict[str, Any]) -> tuple[str
 
 
 class NanoMapReduce:
-    """The ``MapReduceHooks`` of ``nano.global`` (see ``graphrag_ui.retrieval.stages``)."""
+    """The ``MapReduceHooks`` of ``nano.global`` (see ``graphrag_ui.retrieval.stages``).
+
+    ``parse_map`` raises a plain ``ValueError`` (never ``MalformedAnswer``): nano gathers its map calls
+    with ``asyncio.gather``, so one unreadable answer fails the whole query and nothing is reduced.
+    """
 
     map_llm_kwargs = MAP_LLM_KWARGS
     fail_response = FAIL_RESPONSE  # no point above 0: answered without a model call, as nano does
-    # nano gathers the map calls with asyncio.gather: one failed answer fails the whole query
-    failed_map_fails_query = True
 
     def parse_map(self, answer: str) -> list[tuple[str, float]]:
         return parse_map(answer)
