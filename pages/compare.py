@@ -14,6 +14,7 @@ from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import error_text, t
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
+from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
 lang, index, index_key = state.open_page("compare")
 suggested = state.suggested_questions(index_key)
@@ -21,6 +22,7 @@ state.seed_widget("cq", suggested[0] if suggested else "")
 query = st.text_area(t("question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()
 sides = {}
+specs = {}
 columns = st.columns(2, gap="large")
 for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1], modes[min(1, len(modes) - 1)])):
     with column:
@@ -45,6 +47,7 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
                 hl = split_keywords(st.text_input(t("hl", lang), key=f"{side}_hl", bind="query-params"))
                 ll = split_keywords(st.text_input(t("ll", lang), key=f"{side}_ll", bind="query-params"))
         sides[side] = (mode, values, hl, ll)
+        specs[side] = spec
 
 if not query.strip():
     st.stop()
@@ -90,5 +93,7 @@ for side, column in zip(("a", "b"), columns, strict=True):
         result = results[side]
         st.markdown(f"**{result.mode}**")
         warnings_box(result, lang)
+        _, values, hl, ll = sides[side]
+        offer_lower_threshold(index, index_key, specs[side], result, values, hl, ll, lang, prefix=f"{side}_")
         result_tabs(index, staged_answer.latest(result), lang, key=f"cmp_{side}")
         answer_panel(result, lang, key=f"cmp_{side}", rerun=True)  # a map-reduce run redraws the tabs above

@@ -46,3 +46,19 @@ def test_one_click_lowers_the_threshold_for_this_view_and_the_url_keeps_it(tmp_p
     assert at.query_params[key] in ("0.17", ["0.17"])
     assert not [i.value for i in at.info if "best candidate scores" in i.value]
     assert any(tab.label.startswith("Entities (") and not tab.label.endswith("(0)") for tab in at.tabs)
+
+
+def test_compare_offers_the_same_action_per_side(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
+    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    at.query_params.update({"index": "sample:en", "a_mode": "nano.local", "b_mode": "ms.local", "cq": PLAIN})
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    at.button(key="a_threshold_rescue").click().run()
+    assert not at.exception
+    assert at.slider(key="a_nano_query_better_than_threshold").value == pytest.approx(0.17)
+    assert not [b for b in at.button if b.key == "b_threshold_rescue"]  # ms.local has no threshold
