@@ -180,7 +180,7 @@ def test_modes_compare_and_language(browser, app_url, blocked):
             page.get_by_test_id("stVegaLiteChart").or_(page.get_by_test_id("stArrowVegaLiteChart")).first.wait_for()
         shot(page, f"explore-{mode}")
 
-    page.goto(app_url + "/compare?index=sample:en")
+    page.goto(app_url + "/compare?index=sample:en&a_mode=nano.local&b_mode=ms.local")
     page.get_by_text("jaccard").first.wait_for(state="attached", timeout=60_000)
     wait_until(page, lambda: len(tab_counts(page)) == 4, what="compare tables")
     shot(page, "compare")

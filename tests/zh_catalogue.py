@@ -240,8 +240,9 @@ def allowed_names() -> set[str]:
 
 # the text a reader sees in the browser: visible text nodes outside data grids, code blocks and iframes
 VISIBLE_UI_TEXT = """() => {
+  // icon ligatures render as glyphs and the skip link is a screen-reader aid: neither is text a reader sees
   const skip = '[data-testid="stCode"],[data-testid="stDataFrame"],[data-testid="stIFrame"],script,style,'
-    + '[data-testid="stMarkdownContainer"] code';
+    + '[data-testid="stMarkdownContainer"] code,[data-testid="stIconMaterial"],[data-testid="stSkipToContent"]';
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
