@@ -44,6 +44,9 @@ _MODE_SUMMARIES = {
     "no retrieval: the bare question goes to the model (LightRAG's bypass mode)": (
         "不检索：问题原样交给模型（LightRAG 的 bypass 模式）"
     ),
+    "rerank is off (enable_rerank=False: no rerank model runs offline)": (
+        "重排已关闭（enable_rerank=False：离线时不运行重排模型）"
+    ),
     "{summary} Rerank is off (enable_rerank=False: no rerank model runs offline).": (
         "{summary} 重排已关闭（enable_rerank=False：离线时不运行重排模型）。"
     ),
