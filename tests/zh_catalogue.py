@@ -216,6 +216,8 @@ def translated(text: str, allowed: set[str], patterns: list[re.Pattern[str]], de
         match = pattern.match(text)
         if match and all(translated(v, allowed, patterns, depth + 1) for v in match.groupdict().values()):
             return True
+    if "；" in text:  # messages the package joined, translated part by part (i18n.tr)
+        return all(translated(part, allowed, patterns, depth + 1) for part in text.split("；"))
     return False
 
 
