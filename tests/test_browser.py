@@ -105,9 +105,23 @@ def counts_when(page, predicate, what: str) -> dict[str, int]:
 
 
 def open_tab(page, name: str) -> None:
-    settle(page)
-    page.get_by_role("tab", name=re.compile(rf"^{name}")).first.click()
-    settle(page)
+    """Open the tab and keep it open: a rerun that ends after the click (e.g. LLM keywords arriving) redraws
+    the tabs on their first one, so the tab is clicked again until it stays selected through a quiet spell."""
+    tab = page.get_by_role("tab", name=re.compile(rf"^{name}")).first
+    streak = 0
+
+    def stays_open() -> bool:
+        nonlocal streak
+        settle(page)
+        if tab.get_attribute("aria-selected") == "true":
+            streak += 1
+        else:
+            streak = 0
+            tab.click()
+        page.wait_for_timeout(500)
+        return streak >= 3
+
+    wait_until(page, stays_open, timeout_s=120, what=f"the {name} tab open")
 
 
 def test_explore_ask_tune_share_and_answer(browser, app_url, blocked, llm):
@@ -171,6 +185,11 @@ def test_modes_compare_and_language(browser, app_url, blocked):
         choose_option(page, "Retrieval mode", mode)
         settle(page)
         wait_until(page, lambda m=mode: f"mode={m}" in page.url, what=f"{mode} in the URL")
+        # the tables of the previous mode stay on the page until the new run has drawn its own (with the
+        # test LLM configured, LightRAG's first run also waits for litellm's import and the keywords call)
+        wait_until(
+            page, lambda m=mode: page.get_by_text(f"run: {m} ·").count() > 0, timeout_s=120, what=f"the {mode} run"
+        )
         counts_when(page, lambda c: sum(c.get(k, 0) for k in KINDS) > 0, f"{mode} tables")
         if mode == "ms.local":
             open_tab(page, "Trace")
