@@ -147,8 +147,13 @@ def test_explore_ask_tune_share_and_answer(browser, app_url, blocked, llm):
     slider.focus()
     for _ in range(17):
         page.keyboard.press("ArrowLeft")
-    fewer = counts_when(page, lambda c: c["Entities"] < entities, "fewer entities after top_k down")["Entities"]
+    counts_when(page, lambda c: c["Entities"] < entities, "fewer entities after top_k down")
     wait_until(page, lambda: "nano_top_k=3" in page.url, what="top_k in the URL")
+    # each key press reruns; read the count only once the run of the last one (top_k=3) has drawn
+    final_run = page.get_by_text(re.compile(r"^run: nano\.local · .*\btop_k=3 · "))
+    wait_until(page, lambda: final_run.count() > 0, timeout_s=120, what="the top_k=3 run")
+    settle(page)
+    fewer = tab_counts(page)["Entities"]
     open_tab(page, "Entities")
     page.get_by_test_id("stDataFrame").first.wait_for()
 
