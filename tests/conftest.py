@@ -54,4 +54,20 @@ def no_network(monkeypatch):
     yield
 
 
+@pytest.fixture()
+def serve(no_network):
+    """The local OpenAI-compatible test server (tests/llm_server.py), with the network otherwise closed."""
+    from llm_server import serve_fixture
+
+    yield from serve_fixture()
+
+
+@pytest.fixture()
+def fast_backoff(monkeypatch):
+    """Retry back-off of the model client shortened, for modules that exercise retries (usefixtures)."""
+    from graphrag_ui.llm import client
+
+    monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
+
+
 os.environ.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "graphrag_ui_home"))

@@ -6,7 +6,7 @@ import logging
 import sqlite3
 
 import pytest
-from llm_server import Reply, serve_fixture
+from llm_server import Reply
 
 from graphrag_ui import prompts
 from graphrag_ui.llm import answer as answering
@@ -16,20 +16,12 @@ from graphrag_ui.llm.cache import LLMCache
 from graphrag_ui.llm.settings import LLMSettings
 from graphrag_ui.retrieval.result import Keywords, Retrieval
 
+pytestmark = pytest.mark.usefixtures("fast_backoff")
+
 SECRET = "sk-test-SECRET123"
 CONTEXT = (
     '-----Entities-----\n```csv\nid,entity,type,description,rank\n0,"AMABEL QUELL",PERSON,"relief organiser",4\n```'
 )
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
 
 @pytest.fixture()

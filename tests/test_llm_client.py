@@ -6,24 +6,16 @@ import asyncio
 import time
 
 import pytest
-from llm_server import Reply, serve_fixture
+from llm_server import Reply
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.llm import client
 from graphrag_ui.llm.errors import LLMError
 from graphrag_ui.llm.settings import LLMSettings
 
+pytestmark = pytest.mark.usefixtures("fast_backoff")
+
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
 
 def settings(url: str, **kw) -> LLMSettings:

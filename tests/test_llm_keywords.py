@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm_server import Reply, serve_fixture
+from llm_server import Reply
 
 from graphrag_ui.index.model import Entity, Index, Manifest
 from graphrag_ui.llm import keywords as kw
@@ -13,11 +13,6 @@ from graphrag_ui.llm.cache import LLMCache
 from graphrag_ui.llm.settings import LLMSettings
 
 GOOD = {"high_level_keywords": ["flood relief", "city politics"], "low_level_keywords": ["Amabel Quell", "Tide Tax"]}
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
 
 
 def make_index(names: list[tuple[str, list[str]]]) -> Index:

@@ -13,15 +13,16 @@ import threading
 import time
 
 import pytest
-from llm_server import Reply, default_reply, is_map_prompt, serve_fixture
+from llm_server import Reply, default_reply, is_map_prompt
 from staged_mode import MAP_SYSTEM, Hooks
 
-from graphrag_ui.llm import client
 from graphrag_ui.llm import map_reduce as mr
 from graphrag_ui.llm.cache import LLMCache
 from graphrag_ui.llm.settings import LLMSettings
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.retrieval.stages import DONE, FAILED, NEEDS_MODEL, Batch, Stages
+
+pytestmark = pytest.mark.usefixtures("fast_backoff")
 
 QUERY = "What are the main themes?"
 
@@ -33,16 +34,6 @@ def staged(n: int = 3) -> Retrieval:
         messages = [{"role": "system", "content": MAP_SYSTEM + context}, {"role": "user", "content": QUERY}]
         batches.append(Batch(i, [str(i), str(i + 10)], context, 12, 8000, messages))
     return Retrieval(mode="ms.global", query=QUERY, params={}, stages=Stages(batches=batches))
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
 
 @pytest.fixture()

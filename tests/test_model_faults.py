@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_server import FAULT_MODES, PROSE, Reply, Script, fault_reply, serve_fixture
+from llm_server import FAULT_MODES, PROSE, Reply, Script, fault_reply
 
 from graphrag_ui.cli import main as cli_main
 from graphrag_ui.llm import client
@@ -30,11 +30,6 @@ FAMILIES = ["lightrag.hybrid" if m.startswith("lightrag.") else m for m in FAMIL
 FAILING = {"429": "rate limit", "500": "status 500", "hang": "did not answer within", "invalid_json": "not valid JSON"}
 FAILING["empty_choices"] = "no answer"
 INCOMPLETE = ("cut", "no_finish")
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
 
 
 @pytest.fixture(autouse=True)

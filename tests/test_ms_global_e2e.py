@@ -10,28 +10,19 @@ import json
 
 import pytest
 from conftest import SAMPLES
-from llm_server import default_reply, is_map_prompt, map_points, serve_fixture
+from llm_server import default_reply, is_map_prompt, map_points
 
 from graphrag_ui.index import store
-from graphrag_ui.llm import client
 from graphrag_ui.llm import map_reduce as mr
 from graphrag_ui.llm.cache import LLMCache
 from graphrag_ui.llm.settings import LLMSettings
 from graphrag_ui.query import run_query
 from graphrag_ui.retrieval.stages import DONE, NEEDS_MODEL
 
+pytestmark = pytest.mark.usefixtures("fast_backoff")
+
 QUESTIONS = {"en": "What are the main themes of these documents?", "zh": "这些文档的主要主题是什么？"}
 SMALL_BATCHES = {"max_context_tokens": 3000}  # each sample then needs several map batches
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
-
-
-@pytest.fixture(autouse=True)
-def fast_backoff(monkeypatch):
-    monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
 
 @pytest.fixture(scope="module")

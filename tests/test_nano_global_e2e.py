@@ -15,7 +15,7 @@ import json
 
 import pytest
 from conftest import ROOT, SAMPLES
-from llm_server import Reply, Script, serve_fixture
+from llm_server import Reply, Script
 
 from graphrag_ui.cli import main
 from graphrag_ui.index import store
@@ -58,11 +58,6 @@ def responder(broken_batch: int | None = None):
 
     reply.seen = 0
     return reply
-
-
-@pytest.fixture()
-def serve(no_network):
-    yield from serve_fixture()
 
 
 def settings(url: str) -> LLMSettings:
