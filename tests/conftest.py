@@ -71,3 +71,27 @@ def fast_backoff(monkeypatch):
 
 
 os.environ.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "graphrag_ui_home"))
+
+
+@pytest.fixture()
+def app(tmp_path, monkeypatch):
+    """The app headless (AppTest) with a fresh home and no model configured: ``app(page=None, **url_params)``
+    opens it at a URL with those query parameters (then switches to ``page``) and fails on any exception."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
+    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(ROOT)
+
+    def make(page: str | None = None, **params: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        for key, value in params.items():
+            at.query_params[key] = value
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return make

@@ -26,26 +26,6 @@ COUNT = re.compile(r"\((\d+)\)$")
 RAW_TAG = re.compile(r"(?<!\\)<(script|img|svg)", re.I)
 
 
-@pytest.fixture()
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
-    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(ROOT)
-
-    def make(page: str | None = None, **params: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-        for key, value in params.items():
-            at.query_params[key] = value
-        at.run()
-        if page:
-            at.switch_page(page).run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
-
-    return make
-
-
 def tab_counts(at: AppTest) -> dict[str, int]:
     out = {}
     for tab in at.tabs:

@@ -130,24 +130,6 @@ APP_FAULTS = [
 ]
 
 
-@pytest.fixture()
-def app(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
-    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(ROOT)
-
-    def make(**params: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-        for key, value in params.items():
-            at.query_params[key] = value
-        return at.run()
-
-    return make
-
-
 @pytest.mark.parametrize("fault", APP_FAULTS, ids=lambda f: f[0])
 def test_app_shows_the_message_and_keeps_the_picker(app, damaged, fault):
     from graphrag_ui.ui.state import register_index

@@ -225,24 +225,6 @@ def test_conversation_history_reaches_the_answer_messages(sample):
 # ------------------------------------------------------------------ a shared link
 
 
-@pytest.fixture()
-def app(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
-    for var in ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(ROOT)
-
-    def make(**params: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-        for key, value in params.items():
-            at.query_params[key] = value
-        return at.run()
-
-    return make
-
-
 def test_a_link_carries_reference_fields_beside_the_widgets(app):
     at = app(index="sample:en", mode="lightrag.naive", q="Lantern Festival", lightrag_max_entity_tokens="5000")
     assert not at.exception
