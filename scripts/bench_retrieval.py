@@ -313,7 +313,7 @@ def dump_rows(index) -> dict:
 def scaled_dir(lib: str, n: int, cache: Path, index) -> Path | str:
     """A working dir of ``lib`` holding the synthetic index's rows, written by the library itself (cached)."""
     folder = cache / f"golden-style-{lib}-{n}"
-    if (folder / "graph_chunk_entity_relation.graphml").is_file():
+    if (folder / "graph_chunk_entity_relation.graphml").is_file() or (folder / "entities.parquet").is_file():
         return folder
     python = VENVS[lib] / "bin" / "python"
     if not python.exists():

@@ -3,15 +3,16 @@
     python bench_retrieval_reference.py time  {nano|lightrag147|graphrag3} WORKDIR
         times the library's own context builder for WORKDIR/cases.json (each case names its corpus,
         i.e. the working dir WORKDIR/<corpus>) and prints a JSON list of per-case medians (ms)
-    python bench_retrieval_reference.py contexts {nano|lightrag147} WORKDIR CASES.json MODE
+    python bench_retrieval_reference.py contexts {nano|lightrag147|graphrag3} WORKDIR CASES.json MODE
         a user's view of one mode, for scripts/bench_vs_reference.py: opens WORKDIR with the library
         (timed: "load"), then runs every case's query through the library's own query path with
         only_need_context (query embedding included, the first query included), and prints one JSON
         object: load_s, per-query ms, the context strings and this process's peak RSS
-    python bench_retrieval_reference.py write {nano|lightrag147} DUMP.json OUTDIR
+    python bench_retrieval_reference.py write {nano|lightrag147|graphrag3} DUMP.json OUTDIR
         writes a "golden-style" working dir at any size: the rows of DUMP.json (dumped from one of our
         synthetic indexes) stored through the library's OWN storage classes, so the files are exactly
-        what the library reads; our importer then reads the same files
+        what the library reads; our importer then reads the same files (GraphRAG 3.3.0: its table
+        provider and LanceDB store, in scripts/bench_graphrag3_world.py)
 
 Needs only the library, numpy and graphrag_ui.embed.HashEmbedder from this checkout (the query
 embedder on both sides, so both times include the same cheap hash embedding).
@@ -355,6 +356,11 @@ async def _contexts_lightrag(workdir: Path, cases: list[dict], mode: str) -> dic
 
 
 def contexts(lib: str, workdir: Path, cases: list[dict], mode: str) -> dict:
+    if lib == "graphrag3":
+        import bench_graphrag3_world as world  # its imports (graphrag's) are not part of "load"
+
+        world._golden_module()
+        return {**world.contexts_graphrag3(workdir, cases, mode), "peak_rss_mib": peak_rss_mib()}
     if lib == "nano":
         import nano_graphrag  # noqa: F401  (imports are not part of "load", as on our side)
     else:
@@ -376,7 +382,12 @@ def main() -> int:
         print(json.dumps(run(workdir, cases)))
     elif action == "write":
         dump = json.loads(Path(rest[0]).read_text(encoding="utf-8"))
-        {"nano": write_nano, "lightrag147": write_lightrag}[lib](dump, Path(rest[1]))
+        if lib == "graphrag3":
+            import bench_graphrag3_world as world
+
+            world.write_graphrag3(dump, Path(rest[1]))
+        else:
+            {"nano": write_nano, "lightrag147": write_lightrag}[lib](dump, Path(rest[1]))
     else:
         raise SystemExit(f"unknown action {action!r}")
     return 0

@@ -4,7 +4,8 @@
                                                    [--modes nano.local lightrag.local ...] [--cache DIR]
 
 For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities,
-hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir by
+hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir and a
+GraphRAG 3.3.0 output dir (parquet tables + LanceDB, scripts/bench_graphrag3_world.py) by
 the libraries' OWN storage classes, in their throwaway venvs (created on first use, as the golden
 harnesses do; scripts/bench_retrieval_reference.py is their side). Our CLI imports each working dir
 (``import --embedder hash``; time and peak RSS printed). Then, per mode, two fresh processes back to
@@ -14,6 +15,9 @@ back, ours first, then the reference's:
   the mode's defaults (query embedding included, the first query included);
 * the reference: opening the working dir with the library (timed: "load"), then each query through
   its own query path with ``only_need_context`` (query embedding included, the first included).
+  GraphRAG (``ms.local``): tables read and the local search engine built as its CLI does (timed:
+  "load"), then its context builder's ``build_context`` per query (the LLM call is not timed on
+  either side).
 
 Both sides embed queries with the same ``hash`` embedder, use similarity threshold 0 (every query does
 the full work) and, for LightRAG, the same explicit keywords. Printed per mode and size: p50 and p95
@@ -41,11 +45,13 @@ sys.path.insert(0, str(ROOT))
 import bench_retrieval as br  # noqa: E402  (synthetic index, row dump, library-written dirs, venv env)
 
 LIBS = {"nano.local": "nano"} | {f"lightrag.{m}": "lightrag147" for m in ("local", "global", "hybrid", "mix", "naive")}
-SETUP = {
-    "nano": ROOT / "scripts" / "goldens" / "nano_graphrag.py",
-    "lightrag147": ROOT / "scripts" / "goldens" / "lightrag_147.py",
+LIBS["ms.local"] = "graphrag3"
+PIP = {
+    "nano": ["nano-graphrag==0.0.8.2"],
+    "lightrag147": ["lightrag-hku==1.4.7", "httpx"],
+    "graphrag3": ["graphrag==3.3.0"],
 }
-PIP = {"nano": ["nano-graphrag==0.0.8.2"], "lightrag147": ["lightrag-hku==1.4.7", "httpx"]}
+IMPORT_KIND = {"nano": "nano", "lightrag147": "lightrag", "graphrag3": "msgraphrag"}
 FIRST_GOAL_MS = {10_000: 150.0, 100_000: 500.0}
 FAIL_147 = "Sorry, I'm not able to provide an answer to that question.[no-context]"
 
@@ -67,6 +73,8 @@ def cases_for(mode: str, queries: list[tuple[str, list[str], list[str]]]) -> lis
     for query, hl, ll in queries:
         if mode == "nano.local":
             out.append({"query": query, "params": {"query_better_than_threshold": 0.0}})
+        elif mode.startswith("ms."):
+            out.append({"query": query, "params": {}})  # both sides' defaults (community_level 2)
         else:
             keywords = {"hl_keywords": hl, "ll_keywords": ll} if mode != "lightrag.naive" else {}
             out.append({"query": query, "params": {}, "instance": {"cosine_better_than_threshold": 0.0}, **keywords})
@@ -78,7 +86,7 @@ def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, 
     out = cache / f"ours-{lib}-{n}"
     stats = cache / f"ours-{lib}-{n}.import.json"
     if not (out / "manifest.json").is_file() or not stats.is_file():
-        kind = "nano" if lib == "nano" else "lightrag"
+        kind = IMPORT_KIND[lib]
         cmd = [sys.executable, "-m", "graphrag_ui", "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
