@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval import lightrag_search, nano_prep
-from graphrag_ui.retrieval.prepare import prepare_index
+from graphrag_ui.retrieval import lightrag_search, ms_local_search, nano_prep
+from graphrag_ui.retrieval.prepare import family, freeze_heap, prepare_index
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "en" / "index"
 
@@ -22,3 +24,30 @@ def test_prepared_caches_are_the_ones_queries_use():
     assert nano_prep._CACHE[id(fresh)].index is fresh
     after = run_query(fresh, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     assert after == before != ""
+
+
+def test_only_the_index_family_is_prepared_and_answers_do_not_change():
+    plain = store.load(SAMPLE)
+    before = {m: run_query(plain, m, "Who is the Lock Queen?").context for m in ("ms.local", "ms.global", "ms.basic")}
+    fresh = store.load(SAMPLE)
+    fresh.manifest.source = "graphrag-3"  # as an imported GraphRAG 3 index says
+    assert family(fresh) == "graphrag" and family(plain) is None
+    prepare_index(fresh)
+    assert id(fresh) in ms_local_search._VIEWS and ms_local_search._VIEWS[id(fresh)].levels
+    assert id(fresh) not in lightrag_search._CACHES  # LightRAG's row map is left to its own first query
+    assert gc.get_freeze_count() > 0  # the loaded rows are out of the collector's way
+    after = {m: run_query(fresh, m, "Who is the Lock Queen?").context for m in before}
+    assert after == before and all(after.values())
+
+
+def test_freeze_heap_lets_a_dropped_cycle_be_collected():
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    freeze_heap()  # the cycle is frozen while it is alive
+    del a, b
+    freeze_heap()  # the next index opened unfreezes, collects and frees it
+    assert gone() is None

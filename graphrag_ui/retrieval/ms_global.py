@@ -63,20 +63,7 @@ def run(
     if not reports:
         out.warnings.append(f"the index has no community report at level ≤ {level}: there is nothing to map")
     t = time.perf_counter()
-    ctx = build_batches(
-        index,
-        reports,
-        level,
-        max_context_tokens=int(params["max_context_tokens"]),
-        use_community_summary=bool(params["use_community_summary"]),
-        shuffle_data=bool(params["shuffle_data"]),
-        random_state=int(params["random_state"]),
-        include_community_rank=bool(params["include_community_rank"]),
-        include_community_weight=bool(params["include_community_weight"]),
-        normalize_community_weight=bool(params["normalize_community_weight"]),
-        min_community_rank=float(params["min_community_rank"]),
-        has_entities=bool(level_view(index, level).entities),
-    )
+    ctx = _batches(index, reports, level, params)
     out.warnings += ctx.notes
     _explain(out, ctx)
     limit = int(params["max_context_tokens"])
@@ -97,6 +84,30 @@ def run(
     )
     out.timings_ms["context"] = _ms(start)
     return out
+
+
+def _batches(index: Index, reports: list, level: int, params: dict[str, Any]) -> GlobalContext:
+    return build_batches(
+        index,
+        reports,
+        level,
+        max_context_tokens=int(params["max_context_tokens"]),
+        use_community_summary=bool(params["use_community_summary"]),
+        shuffle_data=bool(params["shuffle_data"]),
+        random_state=int(params["random_state"]),
+        include_community_rank=bool(params["include_community_rank"]),
+        include_community_weight=bool(params["include_community_weight"]),
+        normalize_community_weight=bool(params["normalize_community_weight"]),
+        min_community_rank=float(params["min_community_rank"]),
+        has_entities=bool(level_view(index, level).entities),
+    )
+
+
+def prepare(index: Index, params: dict[str, Any]) -> None:
+    """Build (and keep) the batches a first question with ``params`` would build: they do not depend
+    on the question, so opening the index pays for them instead of the first query."""
+    level = int(params["community_level"])
+    _batches(index, level_reports(index, level), level, params)
 
 
 def _explain(out: Retrieval, ctx: GlobalContext) -> None:

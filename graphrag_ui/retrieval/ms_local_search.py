@@ -202,6 +202,13 @@ def _squared_norms(table: VectorTable) -> np.ndarray:
     return norms
 
 
+def prepare_norms(index: Index) -> None:
+    """Square the row norms of every table ``lance_knn`` pre-filters (large ones), before the first query."""
+    for table in index.vectors.values():
+        if len(table) > EXACT_ROWS:
+            _squared_norms(table)
+
+
 def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
     """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order.
 

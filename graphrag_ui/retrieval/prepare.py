@@ -1,25 +1,84 @@
 """Per-index work every first query would do, done once when the index is opened.
 
 A first query used to pay for loading the mode modules, tiktoken's encoding and the per-index
-lookups the graph modes keep (LightRAG's relation-row map and node degrees, nano's memo): seconds
-at 10k entities on a busy machine, while the next queries took milliseconds. ``prepare_index``
-builds them right after loading, so the wait moves to "opening the index" where the app already
-shows a spinner, and the first question is answered as fast as the second.
+lookups the graph modes keep (LightRAG's relation-row map and node degrees, nano's memo, GraphRAG's
+level views and global-search batches): seconds at 10k entities on a busy machine, while the next
+queries took milliseconds. ``prepare_index`` builds them right after loading, so the wait moves to
+"opening the index" where the app already shows a spinner, and the first question is answered as
+fast as the second.
+
+Only the family the index came from is prepared (a GraphRAG index gets GraphRAG's views, not
+LightRAG's row map nor nano's o200k_base encoding): each family's lookups cost 0.1–0.5 s at 10k and
+are wasted on an index nobody asks that family's modes about; those still work, building their
+lookups on their first query. Indexes built here (``build``) and any other source get all of them.
 """
 
 from __future__ import annotations
 
+import gc
+from typing import Any
+
+import numpy.ma  # noqa: F401  (the first np.unique of a query imports it: 25 ms)
+
 from graphrag_ui import tokens
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval import lightrag_search, ms_local_search, nano_prep
-from graphrag_ui.retrieval.registry import mode_names
+from graphrag_ui.retrieval import lightrag_search, ms_global, ms_local_search, nano_prep
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+
+FAMILIES = ("nano", "lightrag", "graphrag")
+
+
+def family(index: Index) -> str | None:
+    """The reference library an index was imported from (``None``: built here or unknown, so all)."""
+    source = index.manifest.source
+    return next((f for f in FAMILIES if source.startswith(f)), None)
+
+
+def defaults(mode: str) -> dict[str, Any]:
+    """The mode's default parameters: what a first question uses unless the user changed them."""
+    return {p.name: p.default for p in get_mode(mode).params}
 
 
 def prepare_index(index: Index) -> None:
-    """Import every mode module and fill the per-index caches the retrieval modes share."""
+    """Import every mode module, fill the per-index caches of the index's family, then freeze the heap.
+
+    ``freeze_heap`` moves the just-loaded rows (10⁵–10⁶ objects) out of the collector's generations:
+    without it every full collection a query's allocations trigger walks them all again (tens of ms
+    at 100k, hundreds on a busy machine), which made the per-query times jump under load.
+    """
     mode_names()  # imports the mode modules
-    if index.manifest.source.startswith("graphrag"):
-        tokens.encoding(ms_local_search.ENCODING)  # GraphRAG indexes are counted with cl100k_base
+    kind = family(index)
+    if kind in (None, "graphrag"):
+        _prepare_graphrag(index)
+    if kind in (None, "nano"):
+        _prepare_nano(index)
+    if kind in (None, "lightrag"):
+        tokens.encoding(nano_prep.ENCODING)  # LightRAG counts with o200k_base too
+        lightrag_search.graph_cache(index)
+    freeze_heap()
+
+
+def freeze_heap() -> None:
+    """Collect once, then move every live object to the collector's permanent generation.
+
+    Unfreezing first lets that collection free what earlier freezes kept: an index the app dropped
+    from its cache holds cycles (networkx's graph views) only the collector can free.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+def _prepare_graphrag(index: Index) -> None:
+    tokens.encoding(ms_local_search.ENCODING)  # GraphRAG indexes are counted with cl100k_base
+    ms_local_search.level_view(index, int(defaults("ms.local")["community_level"]))
+    ms_local_search.prepare_norms(index)
+    ms_global.prepare(index, defaults("ms.global"))
+
+
+def _prepare_nano(index: Index) -> None:
     tokens.encoding(nano_prep.ENCODING)
-    lightrag_search.graph_cache(index)
-    nano_prep.prepared(index)
+    prep = nano_prep.prepared(index)
+    prep.schema()  # nano.global's community_schema()
+    for community in index.communities:  # both nano.local and nano.global budget the reports
+        prep.report_tokens(community)
