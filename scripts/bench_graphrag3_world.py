@@ -222,23 +222,59 @@ def write_graphrag3(dump: dict, out: Path) -> None:
         )
 
 
+def _engine(g3, config, mode: str, level: int):
+    """The search engine as graphrag.api builds it for ``mode`` (the golden harnesses' factories)."""
+    from graphrag.config.embeddings import text_unit_text_embedding
+    from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
+    from graphrag.query.indexer_adapters import (
+        read_indexer_communities,
+        read_indexer_entities,
+        read_indexer_reports,
+        read_indexer_text_units,
+    )
+    from graphrag.utils.api import get_embedding_store
+
+    tables = g3.load_tables(config)
+    if mode == "ms.local":
+        return g3.engine_for(config, tables, level)
+    if mode == "ms.basic":
+        store = get_embedding_store(config=config.vector_store, embedding_name=text_unit_text_embedding)
+        return get_basic_search_engine(
+            text_units=read_indexer_text_units(tables["text_units"]),
+            text_unit_embeddings=store,
+            config=config,
+            response_type="Multiple Paragraphs",
+        )
+    if mode == "ms.global":
+        return get_global_search_engine(
+            config,
+            reports=read_indexer_reports(tables["community_reports"], tables["communities"], level, False),
+            entities=read_indexer_entities(tables["entities"], tables["communities"], level),
+            communities=read_indexer_communities(tables["communities"], tables["community_reports"]),
+            response_type="Multiple Paragraphs",
+            dynamic_community_selection=False,
+        )
+    raise SystemExit(f"no GraphRAG 3 reference for {mode}")
+
+
 def contexts_graphrag3(workdir: Path, cases: list[dict], mode: str) -> dict:
+    """Open (timed) and query each case; ms.global's context is its list of map batches (JSON)."""
+    import json
+
     g3 = _golden_module()
-    if mode != "ms.local":
-        raise SystemExit(f"no GraphRAG 3 reference for {mode}")
     start = time.perf_counter()
     config = g3.make_config(workdir / "root", workdir / "lancedb")
     config.output_storage.base_dir = str(workdir)
-    engine = g3.engine_for(config, g3.load_tables(config), int(cases[0]["params"].get("community_level", 2)))
+    engine = _engine(g3, config, mode, 2)
     load_s = time.perf_counter() - start
     times, contexts = [], []
     for case in cases:
-        kwargs = {
-            **engine.context_builder_params,
-            **{k: v for k, v in case["params"].items() if k != "community_level"},
-        }
+        kwargs = {**engine.context_builder_params, **case["params"]}
         start = time.perf_counter()
         result = engine.context_builder.build_context(query=case["query"], **kwargs)
+        if asyncio.iscoroutine(result):  # the global context builder is async
+            result = asyncio.run(result)
         times.append((time.perf_counter() - start) * 1000)
-        contexts.append(result.context_chunks)
+        chunks = result.context_chunks
+        contexts.append(chunks if isinstance(chunks, str) else json.dumps(list(chunks), ensure_ascii=False))
     return {"load_s": load_s, "ms": times, "contexts": contexts}
