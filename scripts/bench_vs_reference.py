@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
 import bench_retrieval as br  # noqa: E402  (synthetic index, row dump, library-written dirs, venv env)
+import bench_retrieval_reference as ref  # noqa: E402  (peak RSS, read the same way on both sides)
 
 LIBS = {"nano.local": "nano"} | {f"lightrag.{m}": "lightrag147" for m in ("local", "global", "hybrid", "mix", "naive")}
 LIBS |= {m: "graphrag3" for m in ("ms.local", "ms.basic", "ms.global")}
@@ -87,13 +88,13 @@ def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, 
     stats = cache / f"ours-{lib}-{n}.import.json"
     if not (out / "manifest.json").is_file() or not stats.is_file():
         kind = IMPORT_KIND[lib]
-        cmd = [sys.executable, "-m", "graphrag_ui", "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
+        cmd = [sys.executable, str(Path(__file__)), "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status):
-            raise SystemExit(f"our import of {src} failed")
-        stats.write_text(json.dumps([time.perf_counter() - start, usage.ru_maxrss / 1024]), encoding="utf-8")
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"our import of {src} failed: {done.stderr.strip()[-400:]}")
+        peak = float(done.stdout.strip().splitlines()[-1])
+        stats.write_text(json.dumps([time.perf_counter() - start, peak]), encoding="utf-8")
     seconds, peak = json.loads(stats.read_text(encoding="utf-8"))
     return out, seconds, peak
 
@@ -117,8 +118,6 @@ def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
 
 def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     """Child process: our side of one mode (imports first, then load and queries timed)."""
-    import resource
-
     from graphrag_ui.index import store
     from graphrag_ui.query import run_query
     from graphrag_ui.retrieval.prepare import prepare_index
@@ -138,7 +137,7 @@ def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
         result = run_query(index, mode, case["query"], params, hl=hl, ll=ll)
         times.append((time.perf_counter() - start) * 1000)
         contexts.append(comparable_context(mode, result))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = ref.peak_rss_mib()
     print(json.dumps({"load_s": load_s, "ms": times, "contexts": contexts, "peak_rss_mib": peak}, ensure_ascii=False))
     return 0
 
@@ -216,6 +215,12 @@ def bench_size(n: int, modes: list[str], n_queries: int, cache: Path) -> tuple[l
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "ours":
         return ours_main(*sys.argv[2:5])
+    if len(sys.argv) > 1 and sys.argv[1] == "import":  # child: our CLI's import, then its own peak RSS
+        from graphrag_ui.cli import main as cli_main
+
+        code = cli_main(sys.argv[1:])
+        print(ref.peak_rss_mib())
+        return code
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--queries", type=int, default=20)
