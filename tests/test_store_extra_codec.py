@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.index.tables import decode_extra, encode_extra
+from graphrag_ui.index.tables import decode_extra, decode_extras, encode_extra
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 keys = st.text() | st.integers() | st.booleans() | st.tuples(st.integers(), st.text())
@@ -54,3 +54,21 @@ def test_tag_lookalikes_and_numpy():
 def test_unstorable_value_names_the_place():
     with pytest.raises(UserError, match=r"row 4: cannot store a set"):
         encode_extra({"s": {1, 2}}, "row 4")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.text(), values, max_size=3), max_size=6))
+def test_decoding_all_rows_at_once_equals_each_row(extras):
+    texts = [encode_extra(e, "test") for e in extras]
+    together = decode_extras(texts)
+    assert len(together) == len(texts)
+    assert all(_same(a, decode_extra(t)) for a, t in zip(together, texts, strict=True))
+
+
+@pytest.mark.parametrize("bad", ['{"a": 1}, {"b": 2}', "", '{"a": '])
+def test_a_row_that_is_not_one_json_value_fails_as_it_did_alone(bad):
+    texts = ['{"x": 1}', bad, '{"y": 2}']
+    with pytest.raises(ValueError):
+        decode_extra(bad)
+    with pytest.raises(ValueError):
+        decode_extras(texts)
