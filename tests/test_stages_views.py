@@ -16,7 +16,7 @@ from graphrag_ui.ui import stage_tables
 from graphrag_ui.ui.i18n import _STRINGS
 
 MODE = staged_mode.NAME
-app, evil = test_app.app, test_app.evil  # the page fixtures of test_app
+evil = test_app.evil  # test_app's malicious-index fixture (the headless `app` fixture is conftest's)
 RAW_TAG, tab_counts = test_app.RAW_TAG, test_app.tab_counts
 
 
