@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from graphrag_ui.retrieval.registry import mode_names
 from graphrag_ui.ui.i18n import catalogue, fields
 from graphrag_ui.ui.messages_zh import MESSAGES
+from graphrag_ui.ui.reasons_zh import REASONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from zh_catalogue import allowed_names, untranslated, visible_strings  # noqa: E402
@@ -30,6 +31,8 @@ def test_en_and_zh_catalogues_are_key_equal_with_the_same_placeholders():
     assert not [k for k in en if fields(en[k]) != fields(zh[k])]
     assert not [k for k in zh if not zh[k].strip()]
     assert not [en_text for en_text, zh_text in MESSAGES.items() if fields(en_text) != fields(zh_text)]
+    assert not [en_text for en_text, zh_text in REASONS.items() if fields(en_text) != fields(zh_text)]
+    assert not [en_text for en_text in set(MESSAGES) & set(REASONS) if MESSAGES[en_text] != REASONS[en_text]]
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +123,118 @@ def test_package_messages_translate_with_their_values():
     exc = UserError("file is larger than 5 MB", where="big.txt", fix="add .txt or .md files")
     assert error_text(exc, "zh") == "big.txt: 文件大于 5 MB — 请添加 .txt 或 .md 文件"
     assert error_text(exc, "en") == str(exc)
+
+
+# ------------------------------------------------------------------ the tables' reasons
+
+
+@pytest.fixture(scope="module")
+def reason_runs_by_sample() -> dict[str, list]:
+    from reason_runs import runs
+
+    return {key: list(runs(key)) for key in ("sample:en", "sample:zh")}
+
+
+def _reason_frames(result, lang: str):
+    """Every grid of the result that carries reasons, as the Explore and Compare tabs build them."""
+    from graphrag_ui.retrieval.result import KINDS
+    from graphrag_ui.ui import stage_tables, tables
+
+    for kind in KINDS:
+        yield from tables.split_tables(result, kind, lang)
+    if result.stages is not None:
+        yield from stage_tables.points_frames(result, lang)
+        yield stage_tables.ratings_frame(result, lang)
+        yield stage_tables.batches_frame(result, lang)
+
+
+def _reason_values(runs: list, lang: str) -> dict[str, str]:
+    """reason cell -> the first run that showed it."""
+    from zh_catalogue import REASON_COLUMNS
+
+    seen: dict[str, str] = {}
+    for label, result in runs:
+        for frame in _reason_frames(result, lang):
+            for name in REASON_COLUMNS & set(frame.columns):
+                for value in frame[name]:
+                    if isinstance(value, str) and value.strip():
+                        seen.setdefault(value, label)
+    return seen
+
+
+# each kind of reason the runs must produce, so the check below cannot pass by seeing too little
+REASON_KINDS = [
+    "beyond top_k",
+    "below threshold",
+    "over budget",
+    "over max_relation_tokens",
+    "over chunk budget",
+    "duplicate of",
+    "tied with",
+    "not picked",
+    "level ",
+    "global_min_community_rating",
+    "score 0",
+    "over the reduce budget",
+    "threshold 1: kept",
+    "pruned with everything below it",
+]
+
+
+@pytest.mark.parametrize("key", ["sample:en", "sample:zh"])
+def test_every_reason_in_the_grids_is_translated(reason_runs_by_sample, allowed, key):
+    """Every mode with its defaults and with drop-making settings: each reason cell reads in Chinese."""
+    runs = reason_runs_by_sample[key]
+    english = _reason_values(runs, "en")
+    assert not [kind for kind in REASON_KINDS if not any(kind in text for text in english)]
+    assert {label.split()[0] for label, _ in runs} >= set(mode_names())
+    shown = _reason_values(runs, "zh")
+    missing = untranslated(shown, allowed)
+    assert not missing, f"{len(missing)} untranslated reasons:\n" + "\n".join(
+        f"{shown[m]}: {m!r}" for m in missing[:40]
+    )
+
+
+def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample):
+    from graphrag_ui.ui import tables
+
+    label, result = next((lb, r) for lb, r in reason_runs_by_sample["sample:en"] if r.entities)
+    kept, dropped = tables.split_tables(result, "entities", "zh")
+    assert list(kept.columns) == list(tables.split_tables(result, "entities")[0].columns)
+    en_kept, en_dropped = tables.split_tables(result, "entities", "en")
+    assert list(en_kept["why"]) == [c.why for c in result.entities if c.in_context]
+    csv = tables.candidate_rows("entities", result.entities)
+    assert list(csv["why"]) == [c.why for c in result.entities]
+    assert list(kept["why"]) != list(en_kept["why"]), label
+
+
+def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by_sample, allowed, monkeypatch):
+    """Without one template ("below threshold …") the same runs show English reasons, and the check says so."""
+    from graphrag_ui.ui import i18n
+
+    removed = "below threshold (sim {sim} < {threshold})"
+    monkeypatch.setattr(i18n, "ZH_TEXTS", {k: v for k, v in i18n.ZH_TEXTS.items() if k != removed})
+    for cached in (i18n._translate, i18n._message_patterns):
+        cached.cache_clear()
+    try:
+        missing = untranslated(_reason_values(reason_runs_by_sample["sample:en"], "zh"), allowed)
+    finally:
+        monkeypatch.undo()
+        for cached in (i18n._translate, i18n._message_patterns):
+            cached.cache_clear()
+    assert missing and all("below threshold" in m for m in missing), missing[:5]
+
+
+def test_reasons_keep_index_names_verbatim():
+    from graphrag_ui.ui.i18n import tr
+
+    # an entity named like a catalogue word stays as the index spells it
+    assert tr("edge of vector", "zh") == "vector 的边"
+    assert (
+        tr(
+            "entity #2 by vector, sim 0.500; tied with entity, ok (equal similarity: the order among them is the "
+            "reference's argsort order)",
+            "zh",
+        )
+        == "实体 #2（向量检索），相似度 0.500；与 entity, ok 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
+    )

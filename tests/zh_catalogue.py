@@ -2,8 +2,9 @@
 
 ``visible_strings`` walks an AppTest element tree and returns every UI string a reader sees: titles,
 headings, captions, notices, labels, help texts, placeholders, options, tab and expander labels,
-metric labels, table column headers and chart titles. Table cells, code blocks (contexts, prompts)
-and the answer are data, not UI.
+metric labels, table column headers, the reason cells of tables (``REASON_COLUMNS``: why kept, why
+dropped, a rating's reason, a map call's outcome) and chart titles. Other table cells, code blocks
+(contexts, prompts) and the answer are data, not UI.
 
 ``untranslated`` keeps the strings that neither match a zh catalogue template (with every value
 filled in being acceptable itself) nor are names the page shows as data (index content, mode names,
@@ -17,8 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui.i18n import catalogue, template_pattern
-from graphrag_ui.ui.messages_zh import MESSAGES
+from graphrag_ui.ui.i18n import ZH_TEXTS, catalogue, template_pattern
 
 # element types whose ``body`` is UI text (markdown holds UI text too: headings, bold labels)
 _BODY = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success", "exception"}
@@ -74,12 +74,27 @@ def _markdown_text(body: str) -> str:
     return re.sub(r"[*`\[\]]+", " ", body).strip()
 
 
-def _column_headers(proto) -> list[str]:
-    """A dataframe's visible headers: its column config labels, else the column names it shows."""
+# columns (by their name in the frame) whose cells are reasons the package wrote: UI text, not data
+REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map"}
+
+
+def _table(proto):
     import pyarrow as pa
 
+    return pa.ipc.open_stream(proto.arrow_data.data).read_all()
+
+
+def reason_cells(proto) -> list[str]:
+    """The texts in a dataframe's reason columns (see ``REASON_COLUMNS``), without duplicates."""
+    table = _table(proto)
+    cells = [v for name in table.schema.names if name in REASON_COLUMNS for v in table.column(name).to_pylist()]
+    return list(dict.fromkeys(v for v in cells if isinstance(v, str) and v.strip()))
+
+
+def _column_headers(proto) -> list[str]:
+    """A dataframe's visible headers: its column config labels, else the column names it shows."""
     config = json.loads(proto.columns) if proto.columns else {}
-    table = pa.ipc.open_stream(proto.arrow_data.data).read_all()
+    table = _table(proto)
     names = [n for n in table.schema.names if not n.startswith("__index_level")]
     order = list(proto.column_order) or names
     headers = []
@@ -127,6 +142,7 @@ def _element_strings(node) -> Iterator[str]:
         return
     if kind == "arrow_data_frame" or type(node).__name__ == "Dataframe":
         yield from _column_headers(proto)
+        yield from reason_cells(proto)
         return
     if kind == "arrow_vega_lite_chart":
         yield from _chart_titles(proto.spec)
@@ -199,7 +215,7 @@ def _plain(text: str, allowed: set[str]) -> bool:
 
 
 def _templates() -> list[re.Pattern[str]]:
-    texts = list(catalogue("zh").values()) + list(MESSAGES.values())
+    texts = list(catalogue("zh").values()) + list(ZH_TEXTS.values())
     return [template_pattern(t) for t in texts if re.search(r"[A-Za-z]{2,}", t)]
 
 

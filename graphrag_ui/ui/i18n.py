@@ -1,8 +1,8 @@
 """UI strings in English and Simplified Chinese.
 
 ``t(key)`` looks up the app's own strings. ``tr(text)`` translates a message the package wrote in
-English (a warning, an error, a mode summary, a parameter's help) through ``messages_zh.MESSAGES``,
-keyed by the English template, so the retrieval layer never imports the UI and a parameterised
+English (a warning, an error, a mode summary, a parameter's help, a table row's reason) through
+``messages_zh.MESSAGES`` and ``reasons_zh.REASONS``, keyed by the English template, so the retrieval layer never imports the UI and a parameterised
 message keeps its values. Both fall back to English; the zh catalogue test finds what is missing.
 """
 
@@ -12,6 +12,12 @@ import functools
 import re
 
 from graphrag_ui.ui.messages_zh import MESSAGES
+from graphrag_ui.ui.reasons_zh import REASONS
+
+# every package text with its Chinese: messages (warnings, errors, help) and the tables' reasons
+ZH_TEXTS = {**MESSAGES, **REASONS}
+# placeholders whose values are index data (entity names, ids, stored values): never translated
+_DATA_FIELDS = frozenset({"name", "names", "pair", "cid", "raw"})
 
 LANGUAGES = {"en": "English", "zh": "简体中文"}
 
@@ -461,7 +467,7 @@ def template_pattern(template: str) -> re.Pattern[str]:
 @functools.cache
 def _message_patterns() -> list[tuple[re.Pattern[str], str]]:
     """(English pattern, Chinese template) for parameterised messages, most literal text first."""
-    templated = [(en, zh) for en, zh in MESSAGES.items() if fields(en)]
+    templated = [(en, zh) for en, zh in ZH_TEXTS.items() if fields(en)]
     templated.sort(key=lambda pair: -len(_FIELD.sub("", pair[0])))
     return [(template_pattern(en), zh) for en, zh in templated]
 
@@ -472,24 +478,46 @@ def tr(text: str, lang: str = "en") -> str:
     Values are translated too when they are messages themselves; unknown text stays English."""
     if lang == "en" or not text:
         return text
-    exact = MESSAGES.get(text)
+    return _translate(text)[0]
+
+
+_ENGLISH_PHRASE = re.compile(r"[A-Za-z]{2,}[^A-Za-z]+[A-Za-z]{2,}")
+
+
+@functools.lru_cache(maxsize=65536)
+def _translate(text: str) -> tuple[str, bool]:
+    """(Chinese, whether no English phrase is left untranslated) for one package text.
+
+    A template's placeholders match lazily, so a text built from parts (``local #3 ({why})`` holding
+    ``…; tied with …``) may match several templates; the first one whose values all translate wins,
+    else the first that matched, else the parts joined with "; " (longest head first)."""
+    exact = ZH_TEXTS.get(text)
     if exact is not None:
-        return exact
+        return exact, True
+    partial = None
     for pattern, zh in _message_patterns():
         match = pattern.match(text)
         if match:
-            return _fill(zh, match.groupdict(), lang)
+            out, ok = _fill(zh, match.groupdict())
+            if ok:
+                return out, True
+            partial = partial or out
     cut = text.rfind("; ")
-    while cut > 0:  # notes the package joined with "; ": the longest head that is a message, then the rest
-        head = tr(text[:cut], lang)
-        if head != text[:cut]:
-            return head + "；" + tr(text[cut + 2 :], lang)
+    while cut > 0:  # parts the package joined with "; "
+        (head, head_ok), (tail, tail_ok) = _translate(text[:cut]), _translate(text[cut + 2 :])
+        if head_ok and tail_ok:
+            return head + "；" + tail, True
+        if partial is None and (head != text[:cut] or tail != text[cut + 2 :]):
+            partial = head + "；" + tail
         cut = text.rfind("; ", 0, cut)
-    return text
+    if partial is not None:
+        return partial, False
+    return text, not _ENGLISH_PHRASE.search(text)  # a number, a name or one reference word needs none
 
 
-def _fill(template: str, values: dict[str, str], lang: str) -> str:
-    return _FIELD.sub(lambda m: tr(values[m.group(1)], lang), template)
+def _fill(template: str, values: dict[str, str]) -> tuple[str, bool]:
+    done = {name: (value, True) if name in _DATA_FIELDS else _translate(value) for name, value in values.items()}
+    return _FIELD.sub(lambda m: done[m.group(1)][0], template), all(ok for _, ok in done.values())
 
 
 def error_text(exc: Exception, lang: str) -> str:

@@ -67,7 +67,7 @@ def _ordered(frame) -> list[str]:
 
 
 def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
-    kept, dropped = tables.split_tables(result, kind)
+    kept, dropped = tables.split_tables(result, kind, lang)
     config = _column_config(lang)
     st.caption(f"{t('in_context', lang)}: {len(kept)}")
     if kept.empty:
@@ -91,7 +91,7 @@ def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
             column_order=_ordered(dropped),
             column_config=config,
         )
-    both = tables.candidate_rows(kind, result.candidates(kind))
+    both = tables.candidate_rows(kind, result.candidates(kind))  # reasons in English (see tables)
     st.download_button(
         t("download_csv", lang),
         both.to_csv(index=False).encode("utf-8"),

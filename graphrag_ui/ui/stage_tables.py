@@ -2,6 +2,7 @@
 
 Pure functions over ``Retrieval.stages`` (no Streamlit), so the views and their tests share them.
 Report titles come from the retrieval's community rows; every text is a plain cell, never markup.
+Reasons (why kept, why dropped, the map call's outcome) come in ``lang``, the UI language.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import pandas as pd
 
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.retrieval.stages import Stages
+from graphrag_ui.ui.i18n import tr
 
 _PREVIEW = 300
 
@@ -28,7 +30,7 @@ def _reports(ids: list[str], titles: dict[str, str]) -> str:
     return "; ".join(f"{i} {titles[i]}" if titles.get(i) and titles[i] != i else i for i in ids)
 
 
-def batches_frame(result: Retrieval) -> pd.DataFrame:
+def batches_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
     """One row per map batch: its reports in order, tokens against the batch budget, the map call's fate."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -49,7 +51,7 @@ def batches_frame(result: Retrieval) -> pd.DataFrame:
                 "fill": (b.tokens / b.limit) if b.limit else None,
                 "points": None if call is None else len(got),
                 "kept": None if call is None else sum(1 for p in got if p.in_context),
-                "map": "" if call is None else ("cached" if call.cached else "ok") if call.ok else call.error,
+                "map": "" if call is None else tr(("cached" if call.cached else "ok") if call.ok else call.error, lang),
                 "report ids": _reports(b.community_ids, titles),
             }
         )
@@ -84,7 +86,7 @@ def calls_frame(stages: Stages) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def points_frames(result: Retrieval) -> tuple[pd.DataFrame, pd.DataFrame]:
+def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(points in the reduce context, best first; dropped points, each leading with why it was dropped)."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -98,9 +100,9 @@ def points_frames(result: Retrieval) -> tuple[pd.DataFrame, pd.DataFrame]:
             "reports": _reports(p.community_ids, titles),
         }
         if p.in_context:
-            kept.append({**row, "why": p.why})
+            kept.append({**row, "why": tr(p.why, lang)})
         else:
-            dropped.append({"why dropped": p.dropped or "not in the reduce context", **row})
+            dropped.append({"why dropped": tr(p.dropped or "not in the reduce context", lang), **row})
     kept_cols = ["score", "batch", "description", "why", "tokens", "reports"]
     dropped_cols = ["why dropped", "score", "batch", "description", "tokens", "reports"]
     kept_frame = pd.DataFrame(kept, columns=kept_cols)
@@ -109,7 +111,7 @@ def points_frames(result: Retrieval) -> tuple[pd.DataFrame, pd.DataFrame]:
     return kept_frame, pd.DataFrame(dropped, columns=dropped_cols)
 
 
-def ratings_frame(result: Retrieval) -> pd.DataFrame:
+def ratings_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
     """Dynamic community selection: each rated community, its rating, and whether it was kept and why."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -120,7 +122,7 @@ def ratings_frame(result: Retrieval) -> pd.DataFrame:
             "level": r.level,
             "rating": r.rating,
             "kept": r.kept,
-            "reason": r.why,
+            "reason": tr(r.why, lang),
         }
         for r in stages.ratings
     ]

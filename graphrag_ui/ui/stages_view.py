@@ -39,7 +39,7 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
     stages = result.stages
     assert stages is not None
     status_box(result, lang)
-    frame = stage_tables.batches_frame(result)
+    frame = stage_tables.batches_frame(result, lang)
     if frame.empty:
         st.info(t("no_batches", lang))
         return
@@ -51,7 +51,7 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
         report_ids=lambda label: cc.TextColumn(label, width="large"),
     )
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_batches", column_config=config)
-    ratings = stage_tables.ratings_frame(result)
+    ratings = stage_tables.ratings_frame(result, lang)
     if not ratings.empty:
         st.caption(t("ratings", lang))
         st.dataframe(
@@ -78,7 +78,7 @@ def points_view(result: Retrieval, lang: str, key: str) -> None:
     if not stages.points:
         st.info(t("no_points_yet", lang) if stages.status != "done" else t("no_points", lang))
         return
-    kept, dropped = stage_tables.points_frames(result)
+    kept, dropped = stage_tables.points_frames(result, lang)
     cc = st.column_config
     wide = {"description": lambda label: cc.TextColumn(label, width="large")}
     st.caption(f"{t('in_reduce_context', lang)}: {len(kept)}")

@@ -1,10 +1,16 @@
-"""Turn a ``Retrieval``'s candidate lists into tables: what went in, and what was dropped and why."""
+"""Turn a ``Retrieval``'s candidate lists into tables: what went in, and what was dropped and why.
+
+The grids show the reasons (``why``, ``dropped``) in the UI language; ``candidate_rows`` itself, and so
+the CSV download, keeps them in English as the retrieval wrote them: a CSV is a record to diff, grep
+and compare with the CLI's JSON, whichever language the page was in.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from graphrag_ui.retrieval.result import KINDS, Candidate, Retrieval
+from graphrag_ui.ui.i18n import tr
 
 # columns of the row data worth showing per kind, when present
 _DATA_COLUMNS = {
@@ -14,6 +20,7 @@ _DATA_COLUMNS = {
     "chunks": ["doc_id", "text"],
 }
 _PREVIEW = 300
+REASON_COLUMNS = ["why", "dropped"]
 
 
 def _cell(value: object) -> object:
@@ -50,12 +57,23 @@ def candidate_rows(kind: str, items: list[Candidate]) -> pd.DataFrame:
     return frame
 
 
-def split_tables(result: Retrieval, kind: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(in-context rows in context order, dropped rows with their reason)."""
+def in_language(frame: pd.DataFrame, columns: list[str], lang: str) -> pd.DataFrame:
+    """``frame`` with the reason ``columns`` (those present) in ``lang``; other cells untouched."""
+    if lang == "en" or frame.empty:
+        return frame
+    frame = frame.copy()
+    for name in columns:
+        if name in frame.columns:
+            frame[name] = [tr(v, lang) if isinstance(v, str) else v for v in frame[name]]
+    return frame
+
+
+def split_tables(result: Retrieval, kind: str, lang: str = "en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(in-context rows in context order, dropped rows with their reason), reasons in ``lang``."""
     items = result.candidates(kind)
     kept = candidate_rows(kind, [c for c in items if c.in_context])
     dropped = candidate_rows(kind, [c for c in items if not c.in_context])
-    return kept, dropped
+    return in_language(kept, REASON_COLUMNS, lang), in_language(dropped, REASON_COLUMNS, lang)
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
