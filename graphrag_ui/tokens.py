@@ -59,3 +59,26 @@ def encode(text: str, name: str = DEFAULT_ENCODING) -> list[int]:
 
 def decode(tokens: list[int], name: str = DEFAULT_ENCODING) -> str:
     return encoding(name).decode(tokens)
+
+
+def last_piece(text: str) -> str:
+    """The text's last pre-token when it ends in punctuation: its trailing run of characters that are
+    neither letters, digits nor spaces, with one leading space if there is one (tiktoken's
+    `` ?[^\\s\\p{L}\\p{N}]+`` piece). Appending punctuation or a newline re-tokenizes only this piece."""
+    i = len(text)
+    while i > 0 and not text[i - 1].isalnum() and not text[i - 1].isspace():
+        i -= 1
+    if i > 0 and text[i - 1] == " ":
+        i -= 1
+    return text[i:]
+
+
+@lru_cache(maxsize=4096)
+def _suffix_delta(piece: str, suffix: str, name: str) -> int:
+    return count(piece + suffix, name) - count(piece, name)
+
+
+def with_suffix(text: str, text_tokens: int, suffix: str, name: str = DEFAULT_ENCODING) -> int:
+    """Tokens of ``text + suffix`` from the known count of ``text``: pre-tokens are encoded one by one,
+    so only the last piece changes (``suffix`` = punctuation and/or a newline, e.g. "," or "]\\n")."""
+    return text_tokens + _suffix_delta(last_piece(text), suffix, name)

@@ -280,3 +280,16 @@ def test_version_choice_defaults_to_the_writer_and_checks_its_schema():
         mode("lightrag.bypass").resolve({"version": "1.5.7", "top_k": 3})
     for name in ("local", "global", "hybrid", "mix", "naive"):
         assert "rerank is off" in mode(f"lightrag.{name}").summary
+
+
+def test_import_time_counts_are_the_counts_of_the_printed_texts():
+    from graphrag_ui.retrieval.lightrag_counts import entity_text, relation_texts
+
+    imported = index()
+    rows = [(e, [entity_text(e)]) for e in imported.entities] + [(r, relation_texts(r)) for r in imported.relations]
+    for row, texts in rows:
+        assert [ctx.stored_tokens(row, t) for t in texts] == [ctx.count(t) for t in texts]
+    entity = imported.entities[0]
+    edited = ctx.entity_item(1, entity.name, entity.type, entity.description + " (edited)")
+    assert ctx.stored_tokens(entity, ctx.rest_text(edited)) is None  # another text: counted, not looked up
+    assert ctx.entity_tokens(ctx.TokenCache(), edited, entity) == ctx.count(json.dumps(edited, ensure_ascii=False))

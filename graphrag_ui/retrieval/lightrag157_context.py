@@ -57,13 +57,7 @@ def line_tokens(line: str) -> tuple[int, int]:
     leading space if there is one), so the second count re-encodes just that tail.
     """
     alone = count(line)
-    i = len(line)
-    while i > 0 and not line[i - 1].isalnum() and not line[i - 1].isspace():
-        i -= 1
-    if i > 0 and line[i - 1] == " ":
-        i -= 1
-    tail = line[i:]
-    return alone, alone + count(tail + "\n") - count(tail)
+    return alone, tokens.with_suffix(line, alone, "\n", ENCODING)
 
 
 def joined_tokens(lines: list[str]) -> int:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import weakref
+import zlib
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from graphrag_ui import tokens
@@ -47,14 +49,14 @@ def system_overhead(kind: str, response_type: str, user_prompt: str) -> int:
 
 @dataclass
 class TokenCache:
-    """Per-index token counts of stored texts (the id-less rest of each item's JSON).
+    """Per-index token counts of stored texts, keyed by the exact text counted.
 
-    ``rest`` maps an item key to [rest, rest + ",", rest + "]\n"] counts (-1 = not counted yet):
-    the first is what truncation charges, the other two are the item inside the KG context's JSON
-    array (followed by the next item, or closing the array).
+    ``rest`` maps the id-less rest of an item's JSON to its count; the same rest followed by ","
+    or "]\n" (the item inside the KG context's JSON array) differs only in its last pre-token, so
+    those counts are derived from it (``tokens.with_suffix``) instead of encoding the item again.
     """
 
-    rest: dict[tuple, list[int]] = field(default_factory=dict)
+    rest: dict[str, int] = field(default_factory=dict)
     chunk: dict[tuple, int] = field(default_factory=dict)
     id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
 
@@ -75,10 +77,15 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def _rest(item: dict) -> str:
-    """JSON of ``item`` after its ``{"id": N`` head (the head is counted separately)."""
-    text = _dumps(item)
-    return text[text.index(",") :]
+def _value(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``: for a string, the encoder's own C escaper, called directly."""
+    return encode_basestring(value) if type(value) is str else _dumps(value)
+
+
+def rest_text(item: dict) -> str:
+    """JSON of ``item`` after its ``{"id": N`` head (the head is counted separately), built field by
+    field exactly as ``json.dumps`` joins them (``", "`` and ``": "``), without dumping the dict."""
+    return "".join(f", {_value(k)}: {_value(v)}" for k, v in item.items() if k != "id") + "}"
 
 
 def id_tokens(cache: TokenCache, position: int, lead: str = "") -> int:
@@ -97,23 +104,40 @@ def relation_item(position: int, a: str, b: str, description: str) -> dict:
     return {"id": position, "entity1": a, "entity2": b, "description": description}
 
 
-def _item_key(item: dict) -> tuple:
-    return tuple((k, v) for k, v in item.items() if k != "id")
-
-
 _SUFFIXES = ("", ",", "]\n")
 
 
-def _rest_tokens(cache: TokenCache, item: dict, which: int) -> int:
-    counts = cache.rest.setdefault(_item_key(item), [-1, -1, -1])
-    if counts[which] < 0:
-        counts[which] = count(_rest(item) + _SUFFIXES[which])
-    return counts[which]
+STORED_KEY = "o200k_rest"  # a row's [[crc32 of a rest it prints, its tokens], ...] (lightrag_counts)
 
 
-def entity_tokens(cache: TokenCache, item: dict) -> int:
-    """What 1.4.7's truncation charges for one entity or relation item."""
-    return id_tokens(cache, item["id"]) + _rest_tokens(cache, item, 0)
+def checksum(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def stored_tokens(row: Any, text: str) -> int | None:
+    """The count kept at import for exactly ``text`` (None: none kept, or kept for another text)."""
+    kept = row.extra.get(STORED_KEY) if row is not None else None
+    if not kept:
+        return None
+    crc = checksum(text)
+    return next((n for c, n in kept if c == crc), None)
+
+
+def _rest_tokens(cache: TokenCache, item: dict, which: int, row: Any = None) -> int:
+    rest = rest_text(item)
+    alone = cache.rest.get(rest)
+    if alone is None:
+        alone = stored_tokens(row, rest)
+        if alone is None:
+            alone = count(rest)
+        cache.rest[rest] = alone
+    return tokens.with_suffix(rest, alone, _SUFFIXES[which], ENCODING) if which else alone
+
+
+def entity_tokens(cache: TokenCache, item: dict, row: Any = None) -> int:
+    """What 1.4.7's truncation charges for one entity or relation item (``row``: the Entity or Relation
+    printed, whose import-time counts are looked up first)."""
+    return id_tokens(cache, item["id"]) + _rest_tokens(cache, item, 0, row)
 
 
 relation_tokens = entity_tokens

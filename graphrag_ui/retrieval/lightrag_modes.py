@@ -72,8 +72,8 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     rel_items = [
         ctx.relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)
     ]
-    ent_costs = [ctx.entity_tokens(cache, it) for it in ent_items]
-    rel_costs = [ctx.relation_tokens(cache, it) for it in rel_items]
+    ent_costs = [ctx.entity_tokens(cache, it, h.entity) for it, h in zip(ent_items, entities, strict=True)]
+    rel_costs = [ctx.relation_tokens(cache, it, h.relation) for it, h in zip(rel_items, relations, strict=True)]
     n_ent = ctx.prefix_fit(ent_costs, p["max_entity_tokens"])
     n_rel = ctx.prefix_fit(rel_costs, p["max_relation_tokens"])
     ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]

@@ -24,6 +24,7 @@ from graphrag_ui.index.importers.lightrag_files import read_vdb
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
+from graphrag_ui.retrieval.lightrag_counts import precount
 
 KIND = "lightrag"
 VDB_FILES = {"entities": "vdb_entities.json", "relations": "vdb_relationships.json", "chunks": "vdb_chunks.json"}
@@ -260,4 +261,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     )
     index = Index(manifest, documents, chunks, entities, relations, [], vectors)
     manifest.counts = index.counts()
+    if version != "1.5":  # the counts 1.4.7's token control charges; 1.5.7 counts other texts
+        step("lightrag: token counts", 0, 1)
+        precount(index)
+        step("lightrag: token counts", 1, 1)
     return index
