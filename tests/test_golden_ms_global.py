@@ -27,7 +27,9 @@ from graphrag_ui.retrieval.stages import MalformedAnswer, Point
 sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
 import graphrag_global as gg  # noqa: E402  (stdlib-only part of the harness: the scripted answers)
 
-VERSIONS = tuple(v for v in ("graphrag-2", "graphrag-3") if (GOLDENS / v / "global_cases.jsonl").exists())
+VERSIONS = tuple(
+    v for v in ("graphrag-2", "graphrag-2.3", "graphrag-3") if (GOLDENS / v / "global_cases.jsonl").exists()
+)
 
 
 def _cases(version: str, mode: str) -> list[dict]:

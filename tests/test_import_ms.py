@@ -210,3 +210,38 @@ def test_cli_import_of_a_broken_folder_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "communities.parquet" in err and "Traceback" not in err
     assert not target.exists()
+
+
+@pytest.mark.parametrize(
+    ("folder", "kernel", "writer"),
+    [
+        ("graphrag-2", "ivf_flat", "lance 13.0.0"),  # 2.7.0: IVF_FLAT index over every row
+        ("graphrag-2.3", "flat_topk", "lance 0.20.0"),  # 2.3.0: no index, pylance 0.20's TopK tie order
+        ("graphrag-3", "flat", "lance 11.0.0"),
+    ],
+)
+def test_lance_kernel_follows_the_writer_in_the_table_manifest(folder, kernel, writer):
+    settings = ms_graphrag.import_dir(GOLDENS / folder / "en").manifest.settings
+    assert (settings["lance_kernel"], settings["lance_writer"]) == (kernel, writer)
+
+
+def test_lance_kernel_is_not_a_layout_guess(tmp_path):
+    """The same 2.x layout, an unindexed table: pylance < 0.33 orders ties by its heap, newer by row."""
+    lance_dir = GOLDENS / "graphrag-2.3" / "en" / "lancedb" / "default-entity-description.lance"
+    assert ms_graphrag.lance_kernel("graphrag-2", lance_dir) == ("flat_topk", "lance 0.20.0")
+    assert ms_graphrag.lance_kernel("graphrag-2", None) == ("ivf_flat", "unknown")
+    copy = tmp_path / "t.lance"
+    shutil.copytree(lance_dir, copy)
+    for manifest in (copy / "_versions").glob("*.manifest"):
+        manifest.write_bytes(manifest.read_bytes().replace(b"0.20.0", b"0.33.0"))
+    assert ms_graphrag.lance_kernel("graphrag-2", copy) == ("ivf_flat", "lance 0.33.0")
+
+
+def test_broken_lance_manifest_is_one_clear_line(tmp_path):
+    src = tmp_path / "out"
+    shutil.copytree(GOLDENS / "graphrag-2.3" / "en", src)
+    for manifest in (src / "lancedb" / "default-entity-description.lance" / "_versions").glob("*.manifest"):
+        manifest.write_bytes(manifest.read_bytes()[:-4] + b"XXXX")
+    with pytest.raises(IndexFormatError) as err:
+        ms_graphrag.import_dir(src)
+    assert "Lance manifest" in str(err.value) and "\n" not in str(err.value)

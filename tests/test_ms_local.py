@@ -12,8 +12,9 @@ from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.importers import ms_graphrag
 from graphrag_ui.index.model import Entity, VectorTable
-from graphrag_ui.retrieval import ms_local, registry
+from graphrag_ui.retrieval import ms_local, ms_local_search, registry
 from graphrag_ui.retrieval.deps import Deps
+from graphrag_ui.retrieval.lance_topk import TopKHeap
 from graphrag_ui.retrieval.ms_local_context import filter_relationships
 from graphrag_ui.retrieval.ms_local_search import community_ids_at, lance_distances, lance_knn, level_view
 
@@ -79,6 +80,30 @@ def test_large_tables_prefilter_to_the_same_hits_as_the_exact_kernel():
             d = lance_distances(m, q, kernel)
             expected = [f"r{i}" for i in np.lexsort((np.arange(len(m)), d))[:40]]
             assert [h.id for h in lance_knn(table, q, 40, kernel)] == expected
+
+
+def test_topk_ties_follow_the_heap_and_large_tables_skip_no_step(monkeypatch):
+    """pylance <= 0.32 order: tied rows as DataFusion's TopK heap leaves them (not row order), and the
+    block pre-filter of large tables gives exactly the order of feeding every row to the heap."""
+    table = VectorTable(ids=list("abcde"), matrix=np.array([[0, 1], [1, 0], [0, 1], [1, 0], [0, 1]], np.float32))
+    hits = lance_knn(table, np.array([1, 0], np.float32), 5, "flat_topk")
+    assert [h.id for h in hits] == ["d", "b", "e", "c", "a"]  # worked by hand through the Rust heap moves
+    rng = np.random.default_rng(5)
+    m = rng.normal(size=(9000, 32)).astype(np.float32)
+    m[100:300] = m[7]
+    m[5000:5100] = m[7]
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    table = VectorTable(ids=[f"r{i}" for i in range(len(m))], matrix=m)
+    for q in (m[7], rng.normal(size=32).astype(np.float32)):
+        for k in (3, 40, 250):
+            fast = [h.id for h in lance_knn(table, q, k, "flat_topk")]
+            heap = TopKHeap(k)
+            for row, distance in enumerate(lance_distances(m, q, "flat").tolist()):
+                heap.offer(row, distance)
+            assert fast == [f"r{row}" for row, _ in heap.order()]
+    filtered = [(h.id, h.distance) for h in lance_knn(table, m[7], 250, "flat_topk")]
+    monkeypatch.setattr(ms_local_search, "EXACT_ROWS", 10**6)  # every row gets the exact kernel
+    assert [(h.id, h.distance) for h in lance_knn(table, m[7], 250, "flat_topk")] == filtered
 
 
 def test_community_ids_follow_python_set_order():

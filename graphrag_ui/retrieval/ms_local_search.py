@@ -3,7 +3,8 @@
 ``read_indexer_entities`` / ``read_indexer_reports`` depend on ``community_level``; the views are
 built once per (index, level) and cached. Entity search reproduces LanceDB's k-NN exactly: squared
 L2 distances computed with LanceDB's own float32 summation order (bit-identical ``_distance``), ties
-broken by row order, ``score = 1 - |distance|``, no threshold, ``k = 2 × top_k_mapped_entities``.
+broken by row order (or by pylance ≤ 0.32's TopK heap, ``lance_topk``), ``score = 1 - |distance|``, no
+threshold, ``k = 2 × top_k_mapped_entities``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from graphrag_ui import tokens
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation, VectorTable
+from graphrag_ui.retrieval.lance_topk import TopKHeap
 
 ENCODING = "cl100k_base"  # GraphRAG's CLI counts through litellm, which uses cl100k_base for OpenAI models
 
@@ -149,10 +151,11 @@ def _report_level(c: Community) -> int:
 def lance_distances(matrix: np.ndarray, query: np.ndarray, kernel: str) -> np.ndarray:
     """Squared L2 distances, float32, bit-identical to LanceDB's ``_distance``.
 
-    ``ivf_flat`` (rows covered by an IVF_FLAT index, GraphRAG 2.x): 8 float32 lanes accumulated with
+    ``ivf_flat`` (rows covered by an IVF_FLAT index, GraphRAG 2.4+): 8 float32 lanes accumulated with
     fused multiply-add over the dimension, then a halving tree sum. ``flat`` (rows scanned without an
-    index, GraphRAG 3.x): 16 lanes accumulated as ``acc + d*d`` (two roundings), then a left-to-right
-    sum of the lanes. A dimension that is not a multiple of the lane count is zero-padded.
+    index, GraphRAG 3.x) and ``flat_topk`` (GraphRAG 2.0–2.3, no index): 16 lanes accumulated as
+    ``acc + d*d`` (two roundings), then a left-to-right sum of the lanes. A dimension that is not a
+    multiple of the lane count is zero-padded.
     """
     lanes = 8 if kernel == "ivf_flat" else 16
     diff = matrix.astype(np.float32, copy=False) - query.astype(np.float32, copy=False)
@@ -210,7 +213,8 @@ def prepare_norms(index: Index) -> None:
 
 
 def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
-    """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order.
+    """LanceDB ``search(query).limit(k)``: nearest first, equal distances in row order — or, for
+    ``flat_topk`` (pylance ≤ 0.32), in the order its TopK heap leaves them (``lance_topk``).
 
     Large tables are pre-filtered with float64 ``|x|² + |q|² − 2x·q`` (one BLAS product): only rows
     within a safe margin of the k-th approximate distance can be in the top k (the float32 kernel is
@@ -219,19 +223,50 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
     if k <= 0 or not len(table):
         return []
     q = np.asarray(query, dtype=np.float32)
+    if kernel == "flat_topk":
+        return _topk_knn(table, q, k)
     rows = np.arange(len(table))
     if len(table) > EXACT_ROWS and k < len(table):
-        q64 = q.astype(np.float64)
-        approx = _squared_norms(table) + float(q64 @ q64) - 2.0 * (table.matrix @ q).astype(np.float64)
-        kth = np.partition(approx, k - 1)[k - 1]
-        rows = np.flatnonzero(approx <= kth + 1e-4 * max(abs(kth), 1e-6) + 1e-9)
+        approx = _approx(table, q)
+        rows = np.flatnonzero(approx <= _margin(np.partition(approx, k - 1)[k - 1]))
     dist = lance_distances(table.matrix[rows], q, kernel)
     if k < len(dist):
         cut = np.partition(dist, k - 1)[k - 1]
         keep = np.flatnonzero(dist <= cut)
         rows, dist = rows[keep], dist[keep]
     order = np.lexsort((rows, dist))[:k]
-    return [VectorHit(int(rows[i]), table.ids[rows[i]], float(dist[i]), 1 - abs(float(dist[i]))) for i in order]
+    return [_hit(table, int(rows[i]), dist[i]) for i in order]
+
+
+def _approx(table: VectorTable, q: np.ndarray) -> np.ndarray:
+    q64 = q.astype(np.float64)
+    return _squared_norms(table) + float(q64 @ q64) - 2.0 * (table.matrix @ q).astype(np.float64)
+
+
+def _margin(distance: float) -> float:
+    """An approximate distance above this cannot be exactly below ``distance``."""
+    return distance + 1e-4 * max(abs(distance), 1e-6) + 1e-9
+
+
+def _topk_knn(table: VectorTable, q: np.ndarray, k: int) -> list[VectorHit]:
+    """Every row in scan order through the TopK heap. The heap's top only falls, so in a large table
+    a block's rows whose approximate distance is clearly not below it get no exact distance."""
+    n = len(table)
+    approx = _approx(table, q) if n > EXACT_ROWS else None
+    heap = TopKHeap(k)
+    for start in range(0, n, EXACT_ROWS):
+        rows = np.arange(start, min(n, start + EXACT_ROWS))
+        if approx is not None and heap.top != float("inf"):
+            rows = rows[approx[rows] <= _margin(heap.top)]
+            if not len(rows):
+                continue
+        for row, distance in zip(rows.tolist(), lance_distances(table.matrix[rows], q, "flat").tolist(), strict=True):
+            heap.offer(row, distance)
+    return [_hit(table, row, distance) for row, distance in heap.order()]
+
+
+def _hit(table: VectorTable, row: int, distance: float) -> VectorHit:
+    return VectorHit(row, table.ids[row], float(distance), 1 - abs(float(distance)))
 
 
 def relations_of(index: Index, names: list[str]) -> list[Relation]:

@@ -1,6 +1,7 @@
-"""Golden fixtures for Microsoft GraphRAG 2.7.0 local search (run inside its own throwaway venv).
+"""Golden fixtures for Microsoft GraphRAG 2.x local search (run inside its own throwaway venv).
 
-    python3 scripts/goldens/graphrag_2x.py        # creates /tmp/goldens-venv-graphrag2 on first use, re-runs itself there
+    python3 scripts/goldens/graphrag_2x.py        # 2.7.0: creates /tmp/goldens-venv-graphrag2 on first use, re-runs itself there
+    python3 scripts/goldens/graphrag_2x.py --release 2.3.0   # 2.3.0 (LanceDB 0.17): tests/goldens/graphrag-2.3
 
 What it does, per corpus (scripts/goldens/corpus/{en,zh}):
 1. runs the library's own indexing pipeline (``graphrag.api.build_index``, standard method) with a
@@ -33,23 +34,42 @@ sys.path.insert(0, str(HERE))
 import graphrag_global as gg  # noqa: E402
 import graphrag_scripted as gs  # noqa: E402
 
-VENV = "/tmp/goldens-venv-graphrag2"
-REQUIREMENTS = ["graphrag==2.7.0", "pandas==2.2.3", "pyarrow==20.0.0"]
+# release -> (venv, requirements, golden folder). Both need pyarrow 20 (pyarrow 26 needs numpy 2).
+RELEASES = {
+    "2.7.0": ("/tmp/goldens-venv-graphrag2", ["graphrag==2.7.0", "pandas==2.2.3", "pyarrow==20.0.0"], "graphrag-2"),
+    "2.3.0": ("/tmp/goldens-venv-graphrag23", ["graphrag==2.3.0", "pandas==2.2.3", "pyarrow==20.0.0"], "graphrag-2.3"),
+}
+
+
+def _release(argv: list[str]) -> str:
+    """``--release X`` (kept in sys.argv so the re-run in the venv sees it too); 2.7.0 by default."""
+    if "--release" in argv:
+        return argv[argv.index("--release") + 1]
+    return "2.7.0"
+
+
+VERSION = _release(sys.argv)
+VENV, REQUIREMENTS, FOLDER = RELEASES[VERSION]
 if __name__ == "__main__":
     gs.ensure_venv(VENV, REQUIREMENTS)
 gs.deterministic_uuid4()  # before graphrag binds `from uuid import uuid4`
 
-VERSION = "2.7.0"
-OUT = gs.ROOT / "tests" / "goldens" / "graphrag-2"
+LEGACY = VERSION == "2.3.0"  # 2.3: tiktoken token_encoder (no graphrag.tokenizer, no litellm), old input config
+OUT = gs.ROOT / "tests" / "goldens" / FOLDER
 LLM: gs.ScriptedLLM | None = None
 QUERY: gg.QueryScript | None = None  # set while recording global/basic cases
 
 
 def _offline_env() -> None:
+    """tiktoken reads its BPE files from litellm's bundled copies (this venv's, or for 2.3, which has no
+    litellm, the project venv's)."""
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    import litellm  # noqa: F401  (sets TIKTOKEN_CACHE_DIR to its bundled BPE files)
+    if LEGACY:
+        site = next((gs.ROOT / ".venv" / "lib").glob("python*/site-packages/litellm/litellm_core_utils/tokenizers"))
+    else:
+        import litellm
 
-    site = Path(litellm.__file__).parent / "litellm_core_utils" / "tokenizers"
+        site = Path(litellm.__file__).parent / "litellm_core_utils" / "tokenizers"
     os.environ["TIKTOKEN_CACHE_DIR"] = str(site)
 
 
@@ -130,7 +150,11 @@ def make_config(root: Path):
                 "concurrent_requests": 1,
             },
         },
-        "input": {"storage": {"type": "file", "base_dir": "input"}, "file_type": "text"},
+        "input": (
+            {"type": "file", "file_type": "text", "base_dir": "input"}
+            if LEGACY
+            else {"storage": {"type": "file", "base_dir": "input"}, "file_type": "text"}
+        ),
         "output": {"type": "file", "base_dir": "output"},
         "cache": {"type": "none"},
         "reporting": {"type": "file", "base_dir": "logs"},
@@ -214,7 +238,10 @@ def vector_hits(engine, query: str, k: int) -> dict:
     everything = store.similarity_search_by_text(query, embed, k=10_000)
     top = store.similarity_search_by_text(query, embed, k=k)
     tie = len(everything) > k and top and everything[k].score == top[-1].score
-    return {"vector_hits": [[r.document.id, r.score] for r in top], "tie_at_cutoff": bool(tie)}
+    out = {"vector_hits": [[r.document.id, r.score] for r in top], "tie_at_cutoff": bool(tie)}
+    if LEGACY:  # the whole table's order: where float32 distance ties fall is what 2.3 goldens test
+        out["all_hits"] = [[r.document.id, r.score] for r in everything]
+    return out
 
 
 def run_case(engine, case: dict) -> dict:
@@ -243,10 +270,32 @@ def run_case(engine, case: dict) -> dict:
     }
 
 
-def main(langs: list[str]) -> None:
+def tokenizer_check():
+    """(tokenizer of an engine -> its name for cases.jsonl), after checking it counts like the CLI.
+
+    2.7: the factory's TiktokenTokenizer against graphrag's LitellmTokenizer("gpt-4.1") on every
+    context; 2.3: the factory's tiktoken ``token_encoder`` must be cl100k_base itself."""
+    if LEGACY:
+
+        def name(builder, context: str) -> str:
+            assert builder.token_encoder.name == "cl100k_base", builder.token_encoder.name
+            return "Encoding:cl100k_base"
+
+        return name
     from graphrag.tokenizer.litellm_tokenizer import LitellmTokenizer
 
     litellm_tok = LitellmTokenizer(model_name="gpt-4.1")
+
+    def name(builder, context: str) -> str:
+        tok = builder.tokenizer
+        assert litellm_tok.num_tokens(context) == tok.num_tokens(context), "tokenizer mismatch"
+        return f"{type(tok).__name__}:cl100k_base"
+
+    return name
+
+
+def main(langs: list[str]) -> None:
+    tokenizer_name = tokenizer_check()
     OUT.mkdir(parents=True, exist_ok=True)
     lines = []
     for lang in langs:
@@ -262,12 +311,10 @@ def main(langs: list[str]) -> None:
         tables = load_tables(dest)
         config = make_config(root)
         config.vector_store["default_vector_store"].db_uri = str(dest / "lancedb")
-        for case in gs.cases(lang):
+        for case in gs.cases(lang) + (gs.tie_cases(lang) if LEGACY else []):
             level = case["params"].get("community_level", 2)
             engine = engine_for(config, tables, level)
             out = run_case(engine, case)
-            tok = engine.context_builder.tokenizer
-            assert litellm_tok.num_tokens(out["context"]) == tok.num_tokens(out["context"]), "tokenizer mismatch"
             lines.append(
                 {
                     "corpus": lang,
@@ -275,7 +322,7 @@ def main(langs: list[str]) -> None:
                     "query": case["query"],
                     "params": case["params"],
                     "community_level": level,
-                    "tokenizer": f"{type(tok).__name__}:cl100k_base",
+                    "tokenizer": tokenizer_name(engine.context_builder, out["context"]),
                     **out,
                 }
             )
@@ -296,7 +343,7 @@ def main(langs: list[str]) -> None:
                     **out,
                 }
             )
-        print(f"[{lang}] {len(gs.cases(lang)) + 3} cases", flush=True)
+        print(f"[{lang}] {sum(c['corpus'] == lang for c in lines)} cases", flush=True)
     with open(OUT / "cases.jsonl", "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -324,7 +371,7 @@ def main_global(langs: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
+    args = [a for i, a in enumerate(sys.argv[1:]) if "--release" not in sys.argv[i : i + 2]]
     if args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
     else:

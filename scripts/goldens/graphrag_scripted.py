@@ -228,3 +228,12 @@ STALE_SECOND = {"en": "Osaka is Hana Sato's home city.", "zh": "吴雨桐来自�
 
 def stale_firsts(lang: str) -> list[str]:
     return QUERIES[lang][:3]
+
+
+# Queries whose LanceDB distances tie (graphrag 2.3 goldens): equal float32 distances to several
+# entities, so the order among them is decided by the search kernel's rounding and its tie order.
+TIE_QUERIES: dict[str, list[str]] = {"en": ["Atlantic monitoring", "Sato", "Inês Moura"], "zh": ["刘", "都", "刘静"]}
+
+
+def tie_cases(lang: str) -> list[dict]:
+    return [{"query": q, "params": params} for q in TIE_QUERIES[lang] for params in ({}, {"top_k_mapped_entities": 3})]

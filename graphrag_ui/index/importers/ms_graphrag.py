@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.index.importers import lance_manifest
 from graphrag_ui.index.importers.fields import FIX, as_float
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.progress import ProgressFn
@@ -55,6 +57,11 @@ LANCE_TABLES = {
 # How LanceDB scores each layout (see docs/differences/ms.md): 2.x tables are searched through their
 # IVF_FLAT index, 3.x rows are added after the index was built and are flat-scanned.
 LANCE_KERNEL = {"graphrag-2": "ivf_flat", "graphrag-3": "flat"}
+# Tables without a vector index written by an older Lance (GraphRAG 2.0–2.3: lancedb 0.17, pylance
+# 0.20) are flat-scanned and their distance ties come out in TopK heap order (retrieval/lance_topk.py).
+# Measured: pylance 0.20, 0.24, 0.30, 0.32 order ties by the heap; 0.33, 0.35, 0.39, 1.0, 4.0, 10.0 by row
+# (all with the same 16-lane ``flat`` distances).
+TOPK_TIES_BEFORE = (0, 33)
 
 
 KNOWN_DIMS = {"hash": 256, "use-m3": 512, "chroma-minilm": 384}
@@ -147,6 +154,33 @@ def _list(value: Any) -> list:
     return [] if value is None else list(value)
 
 
+def _lance_dir(folder: Path, layout: str, kind: str) -> Path:
+    two, three = LANCE_TABLES[kind]
+    return folder / "lancedb" / f"{two if layout == 'graphrag-2' else three}.lance"
+
+
+def lance_kernel(layout: str, lance_dir: Path | None) -> tuple[str, str]:
+    """(kernel, writer) for the entity table: how its LanceDB computes and orders distances, decided by
+    the Lance version the table's own manifest names (not by the folder layout alone)."""
+    if lance_dir is None:
+        return LANCE_KERNEL[layout], "unknown"
+    try:
+        writer = lance_manifest.writer_version(lance_dir)
+    except (OSError, ValueError, struct.error, IndexError) as exc:
+        raise IndexFormatError(
+            f"cannot read the Lance manifest: {exc}",
+            where=str(lance_dir / "_versions"),
+            fix="the table is damaged: re-run `graphrag index`, or move lancedb/ away to import without vectors",
+        ) from None
+    if writer is None:
+        return LANCE_KERNEL[layout], "unknown"
+    library, version = writer
+    indexed = (lance_dir / "_indices").is_dir()
+    if library == "lance" and not indexed and lance_manifest.version_tuple(version) < TOPK_TIES_BEFORE:
+        return "flat_topk", f"{library} {version}"
+    return LANCE_KERNEL[layout], f"{library} {version}"
+
+
 def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], dict[str, str]]:
     """LanceDB tables of the layout -> (kind -> VectorTable, kind -> where it came from)."""
     db_dir = folder / "lancedb"
@@ -154,12 +188,12 @@ def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], di
         return {}, {}
     import lancedb
 
-    names = {kind: pair[0] if layout == "graphrag-2" else pair[1] for kind, pair in LANCE_TABLES.items()}
     db = None
     tables: dict[str, VectorTable] = {}
     sources: dict[str, str] = {}
-    for kind, name in names.items():
-        lance_dir = db_dir / f"{name}.lance"
+    for kind in LANCE_TABLES:
+        lance_dir = _lance_dir(folder, layout, kind)
+        name = lance_dir.stem
         if not lance_dir.is_dir():
             continue
         try:
@@ -355,6 +389,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         table = vectors["communities"]
         table.ids = [by_report.get(i, i) for i in table.ids]
     tick("read vectors")
+    read = [_lance_dir(folder, layout, kind) for kind in ("entities", "chunks") if kind in vectors]
+    kernel, writer = lance_kernel(layout, read[0] if read else None)
     dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
     _check_embedder(embedder, dimension, folder)
     manifest = Manifest(
@@ -362,7 +398,12 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         embedder=embedder or "unknown",
         dimension=dimension,
         tokenizer="cl100k_base",
-        settings={"lance_kernel": LANCE_KERNEL[layout], "source_path": str(folder), "graphrag_layout": layout},
+        settings={
+            "lance_kernel": kernel,
+            "lance_writer": writer,
+            "source_path": str(folder),
+            "graphrag_layout": layout,
+        },
         vector_sources=vector_sources,
         title=root.name,
     )
