@@ -38,7 +38,7 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 from llm_server import Script, default_reply, start_server  # noqa: E402
 from ui_fixtures import IMG_DESC, SCRIPT_NAME, SVG_NAME, save_evil_index  # noqa: E402
-from zh_catalogue import VISIBLE_UI_TEXT, allowed_names, untranslated  # noqa: E402
+from zh_catalogue import GRID_REASON_TEXT, VISIBLE_UI_TEXT, allowed_names, reason_headers, untranslated  # noqa: E402
 
 KINDS = ("Entities", "Relations", "Communities", "Chunks")
 
@@ -212,8 +212,12 @@ def test_modes_compare_and_language(browser, app_url, blocked):
     page.goto(app_url + "/?index=sample:zh&lang=zh&mode=lightrag.hybrid")
     wait_until(page, lambda: tab_counts(page).get("实体", 0) > 0, what="Chinese sample tables")
     shot(page, "explore-zh")
-    # the Chinese screenshot carries no untranslated UI string (grids and code blocks are data)
-    missing = untranslated(page.evaluate(VISIBLE_UI_TEXT), allowed_names())
+    # the Chinese screenshot carries no untranslated UI string: page text, the grids' headers and the
+    # reasons in view (other grid cells and code blocks are data)
+    page.get_by_test_id("stDataFrame").first.wait_for()
+    grids = page.evaluate(GRID_REASON_TEXT, reason_headers("zh"))
+    assert grids["reasons"], grids  # the reason cells were read, not only the headers
+    missing = untranslated(page.evaluate(VISIBLE_UI_TEXT) + grids["headers"] + grids["reasons"], allowed_names())
     assert not missing, missing
     page.close()
 

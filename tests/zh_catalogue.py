@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui.i18n import ZH_TEXTS, catalogue, template_pattern
+from graphrag_ui.ui.i18n import ZH_TEXTS, catalogue, t, template_pattern
 
 # element types whose ``body`` is UI text (markdown holds UI text too: headings, bold labels)
 _BODY = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success", "exception"}
@@ -269,4 +269,30 @@ VISIBLE_UI_TEXT = """() => {
     out.push(text);
   }
   return [...new Set(out)];
+}"""
+
+
+def reason_headers(lang: str) -> list[str]:
+    """The headers the grids give their reason columns (``REASON_COLUMNS``) in ``lang``."""
+    return [t(key, lang) for key in ("why", "why_dropped", "col_why", "col_why_dropped", "col_reason", "col_map")]
+
+
+# the grids' headers and the cells under a reason header, as the browser draws them (the data grid
+# paints on a canvas; its accessibility table holds the headers and the rows in view)
+GRID_REASON_TEXT = """(reasonHeaders) => {
+  const headers = [], reasons = [];
+  for (const grid of document.querySelectorAll('[data-testid="stDataFrame"]')) {
+    if (grid.offsetParent === null) continue;
+    const columns = new Set();
+    for (const th of grid.querySelectorAll('th')) {
+      const text = th.innerText.trim();
+      if (text) headers.push(text);
+      if (reasonHeaders.includes(text)) columns.add(th.getAttribute('aria-colindex'));
+    }
+    for (const td of grid.querySelectorAll('td')) {
+      const text = td.innerText.trim();
+      if (text && columns.has(td.getAttribute('aria-colindex'))) reasons.push(text);
+    }
+  }
+  return {headers: [...new Set(headers)], reasons: [...new Set(reasons)]};
 }"""

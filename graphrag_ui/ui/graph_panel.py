@@ -11,7 +11,7 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.graph_component import clickable_graph
-from graphrag_ui.ui.i18n import catalogue, t
+from graphrag_ui.ui.i18n import catalogue, t, tr
 
 VIEWS = ("interactive", "standalone")
 
@@ -118,7 +118,7 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
             st.caption(f"{t('role', lang)}: {role_text}")
         if why:
             st.markdown(f"**{t('why', lang)}** ")
-            st.text(why)
+            st.text(tr(why, lang))  # a reason the retrieval wrote, in the UI language
         st.markdown(f"**{t('description', lang)}**")
         description = entity.description.replace("<SEP>", "\n") or "—"
         with st.container(height=220 if len(description) > 500 else "content", border=False):
