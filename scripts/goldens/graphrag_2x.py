@@ -367,7 +367,8 @@ def main_global(langs: list[str]) -> None:
         global QUERY
         QUERY = script
 
-    gg.record(OUT, langs, setup, set_script)
+    tie_basic = lambda lang: [{"query": q, "params": p} for q in gs.TIE_QUERIES[lang] for p in ({}, {"k": 3})]  # noqa: E731
+    gg.record(OUT, langs, setup, set_script, tie_basic if LEGACY else lambda lang: [])
 
 
 if __name__ == "__main__":

@@ -235,9 +235,10 @@ def parse_cases(search_engine) -> list[dict]:
     return out
 
 
-def record(out_dir, langs: list[str], setup, set_script) -> None:
+def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang: []) -> None:
     """Write ``out_dir/global_cases.jsonl``. ``setup(lang)`` gives (config, tables, text-unit store) for
-    the committed index; ``set_script`` installs the scripted query model in the version's harness."""
+    the committed index; ``set_script`` installs the scripted query model in the version's harness;
+    ``extra_basic(lang)`` adds a version's own basic cases."""
     from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
     from graphrag.query.indexer_adapters import (
         read_indexer_communities,
@@ -265,7 +266,7 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
 
         for case in global_cases(lang):
             lines.append({"corpus": lang, "mode": "global", **case, **run_global(make_engine, script, case)})
-        for case in basic_cases(lang):
+        for case in basic_cases(lang) + extra_basic(lang):
             engine = get_basic_search_engine(
                 text_units=read_indexer_text_units(tables["text_units"].copy()),
                 text_unit_embeddings=store,
