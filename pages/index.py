@@ -129,6 +129,7 @@ with tab_build:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
             files = [(f.name, f.getvalue()) for f in uploads or []]
             update, box = progress_bar(t("building", lang))
+            noticed: list[str] = []  # bad records, unusable report replies, dropped self-loops
             built = index_ops.build_from_uploads(
                 files,
                 out,
@@ -136,9 +137,11 @@ with tab_build:
                 embedder=embedder.strip() or DEFAULT_EMBEDDER,
                 llm_model=LLMSettings.from_env_and_secrets().model,
                 progress=update,
+                on_warning=noticed.append,
             )
             box.update(state="complete")
-            finish(out.name, out, counted(built.counts()))
+            warned = "".join(t("import_warning", lang, warning=tr(w, lang)) for w in noticed)
+            finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
             st.error(error_text(exc, lang))
 with tab_reembed:

@@ -235,6 +235,19 @@ def test_index_page_builds_from_two_small_documents(app, tmp_path):
     assert "path:two-docs" in at.selectbox(key="index").options
 
 
+def test_index_page_in_chinese_says_the_build_warnings_in_chinese(app):
+    """A skipped duplicate is a build warning: shown with the result, in the UI language."""
+    at = app("pages/index.py", index="sample:en", lang="zh")
+    docs = [("harbour.txt", DOC_A), ("copy.txt", DOC_A), ("guild.md", DOC_B)]
+    at.file_uploader(key="b_files").set_value([(n, d.encode(), "text/plain") for n, d in docs]).run()
+    at.text_input(key="b_name").set_value("dup").run()
+    at.text_input(key="b_emb").set_value("hash").run()
+    at.button(key="b_btn").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    shown = " ".join(s.value for s in at.success)
+    assert "内容相同（已跳过）" in shown and "same text" not in shown, shown
+
+
 def test_index_page_rejects_bad_uploads_with_a_clear_error(app, tmp_path):
     at = app("pages/index.py", index="sample:en")
     at.file_uploader(key="b_files").set_value([("notes.txt", b"caf\xe9 au lait", "text/plain")]).run()

@@ -167,3 +167,29 @@ def test_reembed_repairs_nan_vectors(damaged):
         store.load(folder)
     repaired = reembed(folder, "hash")
     assert repaired.manifest.embedder == "hash" and len(store.load(folder).vectors["entities"]) == 70
+
+
+ZH_FAULTS = [f for f in FAULTS if f[0] in {"manifest count a string", "entity vectors NaN", "catalog locked"}]
+
+
+@pytest.mark.parametrize("fault", ZH_FAULTS, ids=lambda f: f[0])
+def test_app_in_chinese_shows_the_message_in_chinese(app, damaged, fault):
+    """With the UI in zh the same one line is Chinese: what and fix translated, the file kept."""
+    import re
+
+    from graphrag_ui.ui.i18n import error_text
+    from graphrag_ui.ui.state import register_index
+
+    folder = damaged("en", fault)
+    with pytest.raises(IndexFormatError) as caught:
+        store.load(folder)
+    key = register_index(f"damaged {fault[0]}", folder)
+    at = app(index=key, q="Who is it about?", lang="zh")
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    shown = next((e for e in errors if fault[2] in e), None)
+    assert shown is not None, errors
+    assert re.search(r"[\u4e00-\u9fff]", shown) and "Traceback" not in shown, shown
+    # the English what and fix are gone (the file and the values stay)
+    assert caught.value.what not in shown and caught.value.fix not in shown, shown
+    assert shown.endswith(error_text(caught.value, "zh").split(": ", 1)[1]), (shown, error_text(caught.value, "zh"))

@@ -219,3 +219,30 @@ def test_app_shows_the_fault(serve, monkeypatch, fault):
         assert FAILING[fault] in errors, errors
         if fault != "500":
             assert "status 500" not in errors
+
+
+@pytest.mark.parametrize("fault", ["invalid_json", "500", "cut"])
+def test_app_in_chinese_shows_the_fault_in_chinese(serve, monkeypatch, fault):
+    """The same faults with the UI in zh: one Chinese line (the model and URL kept), no traceback."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    url, _script = serve([fault_reply(fault)])
+    use_server(monkeypatch, url)
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update({"mode": "lightrag.hybrid", "q": QUESTION, "lang": "zh"})
+    at.run()
+    at.button(key="main_ask").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(e.value for e in (at.warning if fault == "cut" else at.error))
+    expected = {"invalid_json": "不是有效的 JSON", "500": "服务商的服务器出错，状态 500", "cut": "回答不完整"}[fault]
+    assert expected in shown and "openai/test-model" in shown, shown
+    english = {
+        "invalid_json": "not valid JSON",
+        "500": "the provider's server failed",
+        "cut": "the answer is incomplete",
+    }
+    assert english[fault] not in shown and "check " not in shown and "Traceback" not in shown, shown
+    assert re.search(r"[\u4e00-\u9fff]", shown)

@@ -348,6 +348,13 @@ _STRINGS.update(
             "zh": "hybrid 跳过此列表：ILIKE 已经找到足够数量",
         },
         "recall_hybrid": {"en": "hybrid ranking", "zh": "hybrid 综合排名"},
+        "graph_tip": {"en": "{label}: {value}", "zh": "{label}：{value}"},
+        "weight": {"en": "Weight", "zh": "权重"},
+        "graph_dropped_because": {"en": "{why} — dropped: {dropped}", "zh": "{why} —— 丢弃原因：{dropped}"},
+        "graph_legend_keys": {
+            "en": "★ recalled · ● context / neighbour · ◆ dropped · red edge = relation in the context",
+            "zh": "★ 召回 · ● 上下文 / 邻居 · ◆ 被丢弃 · 红色边 = 上下文中的关系",
+        },
         "graph_role_seed": {"en": "recalled entity", "zh": "召回的实体"},
         "graph_role_context": {"en": "endpoint of a relation in the context", "zh": "上下文中某条关系的端点"},
         "graph_role_dropped": {"en": "considered but dropped", "zh": "考虑过但被丢弃"},
@@ -502,6 +509,10 @@ def _translate(text: str) -> tuple[str, bool]:
             if ok:
                 return out, True
             partial = partial or out
+    error = _user_error_text(text)
+    if error is not None and error[1]:
+        return error
+    partial = partial or (error[0] if error else None)
     cut = text.rfind("; ")
     while cut > 0:  # parts the package joined with "; "
         (head, head_ok), (tail, tail_ok) = _translate(text[:cut]), _translate(text[cut + 2 :])
@@ -513,6 +524,29 @@ def _translate(text: str) -> tuple[str, bool]:
     if partial is not None:
         return partial, False
     return text, not _ENGLISH_PHRASE.search(text)  # a number, a name or one reference word needs none
+
+
+def _user_error_text(text: str) -> tuple[str, bool] | None:
+    """``where: what — fix`` as ``str(UserError)`` writes it (a model error carried as text): what and
+    fix translated, where kept. The first split whose parts all translate, else the first that changed
+    something (a provider's own words inside stay English), else None."""
+    head, sep, fix = text.partition(" — ")
+    fix_zh, fix_ok = _translate(fix) if sep else (fix, False)
+    if fix_zh == fix:
+        return None
+    first = None
+    candidates = [("", head)]  # no where: the whole head is the what
+    cut = head.find(": ")
+    while cut > 0 and "; " not in head[:cut]:  # a where is one path or name, never joined notes
+        candidates.append((head[:cut] + ": ", head[cut + 2 :]))
+        cut = head.find(": ", cut + 1)
+    for where, what in candidates:
+        what_zh, ok = _translate(what)
+        if what_zh != what:
+            if ok and fix_ok:
+                return f"{where}{what_zh} — {fix_zh}", True
+            first = first or f"{where}{what_zh} — {fix_zh}"
+    return (first, False) if first else None
 
 
 def _fill(template: str, values: dict[str, str]) -> tuple[str, bool]:

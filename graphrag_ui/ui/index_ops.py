@@ -68,6 +68,7 @@ def build_from_uploads(
     embedder: str,
     llm_model: str | None,
     progress: Progress | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Index:
     from graphrag_ui.index.build.pipeline import build
 
@@ -75,7 +76,7 @@ def build_from_uploads(
     with tempfile.TemporaryDirectory(prefix="graphrag-ui-upload-") as tmp:
         for name, text in docs:
             (Path(tmp) / name).write_text(text, encoding="utf-8")
-        kwargs: dict = {"extractor": extractor, "embedder": embedder, "progress": progress}
+        kwargs: dict = {"extractor": extractor, "embedder": embedder, "progress": progress, "on_warning": on_warning}
         if extractor == "llm":
             if not llm_model:
                 raise UserError(

@@ -8,6 +8,9 @@ Reference parameter and field names (top_k, query_better_than_threshold, …) st
 
 from __future__ import annotations
 
+from graphrag_ui.ui.messages_zh_index import INDEX_MESSAGES
+from graphrag_ui.ui.messages_zh_query import QUERY_MESSAGES
+
 _MODE_SUMMARIES = {
     "nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables.": (
         "nano-graphrag 0.0.8.2 local：按向量检索实体 → 其社区、来源文本块与边 → 四个 CSV 表。"
@@ -331,4 +334,13 @@ _STAGES = {
     "save catalog": "保存实体目录",
 }
 
-MESSAGES: dict[str, str] = {**_MODE_SUMMARIES, **_PARAM_HELP, **_WARNINGS, **_ERRORS, **_STAGE_NOTES, **_STAGES}
+MESSAGES: dict[str, str] = {
+    **_MODE_SUMMARIES,
+    **_PARAM_HELP,
+    **_WARNINGS,
+    **_ERRORS,
+    **_STAGE_NOTES,
+    **_STAGES,
+    **INDEX_MESSAGES,
+    **QUERY_MESSAGES,
+}
