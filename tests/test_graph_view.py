@@ -76,3 +76,30 @@ def test_payloads_stay_data_in_the_standalone_page():
         assert marker not in page
     found = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))
     assert SCRIPT_NAME in {n["id"] for n in found}
+
+
+def test_tooltips_and_legend_follow_the_ui_language():
+    from graphrag_ui.retrieval.result import Candidate, Retrieval
+
+    index = star_index(4)
+    result = Retrieval(mode="nano.local", query="q", params={})
+    result.entities = [
+        Candidate("e0", "HUB", {}, 0, why="top-3 by cosine similarity 0.900"),
+        Candidate("e1", "LEAF 000", {}, 1, why="top-3 by cosine similarity 0.500", in_context=False, dropped="cut"),
+    ]
+    spec = graph_view.retrieval_subgraph(index, result)
+    for lang, words in {
+        "en": ("Type: THING", "recalled entity", "Weight: 1"),
+        "zh": ("类型：THING", "召回的实体", "权重：1"),
+    }.items():
+        built = graph_view.elements(index, spec, lang)
+        hub = next(n for n in built.nodes if n["id"] == "HUB")
+        leaf = next(n for n in built.nodes if n["id"] == "LEAF 000")
+        assert words[0] in hub["title"] and words[1] in hub["title"], hub["title"]
+        assert any(words[2] in e["title"] for e in built.edges)
+        assert "desc 0" in hub["title"]  # index text is kept as data
+        assert ("dropped: cut" if lang == "en" else "丢弃原因：cut") in leaf["title"]
+        page, _ = graph_view.render(index, spec, lang=lang)
+        assert ("red edge" if lang == "en" else "红色边") in page
+    zh_titles = " ".join(n["title"] for n in graph_view.elements(index, spec, "zh").nodes)
+    assert not re.search(r"\b(type|degree|role|why|dropped):", zh_titles, re.I), zh_titles

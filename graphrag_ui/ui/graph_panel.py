@@ -11,22 +11,19 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.graph_component import clickable_graph
-from graphrag_ui.ui.i18n import catalogue, t, tr
+from graphrag_ui.ui.i18n import t
 
 VIEWS = ("interactive", "standalone")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _html(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, dark: bool) -> tuple[str, list[dict]]:
-    return graph_view.render(_index, _spec, dark=dark)
+def _html(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, dark: bool, lang: str) -> tuple[str, list[dict]]:
+    return graph_view.render(_index, _spec, dark=dark, lang=lang)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _elements(_index: Index, _spec: graph_view.GraphSpec, cache_key: str) -> graph_view.GraphElements:
-    return graph_view.elements(_index, _spec)
-
-
-ROLE_KEYS = {k for k in catalogue("en") if k.startswith("graph_role_")}
+def _elements(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, lang: str) -> graph_view.GraphElements:
+    return graph_view.elements(_index, _spec, lang)
 
 
 def _dark() -> bool:
@@ -71,10 +68,10 @@ def show_graph(
     node_key = f"{key}_node"
     with graph_area:
         if view == "standalone":
-            page, _ = _html(index, spec, key_with_index, dark)
+            page, _ = _html(index, spec, key_with_index, dark, lang)
             st.iframe(page, height=700, tab_index=0, alt="Knowledge graph (standalone pyvis view)")
         else:
-            built = _elements(index, spec, key_with_index)
+            built = _elements(index, spec, key_with_index, lang)
             clicked = clickable_graph(built, graph_view.options(dark), key=f"{key}_graph", height=620)
             if clicked in spec.nodes:
                 st.session_state[node_key] = clicked
@@ -89,10 +86,10 @@ def show_graph(
             placeholder=t("click_or_pick", lang),
         )
         if chosen:
-            node_details(index, chosen, spec.roles.get(chosen, ""), spec.why.get(chosen, ""), lang)
+            node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen, lang), lang)
         st.download_button(
             t("download_graph", lang),
-            lambda: graph_view.render(index, spec, dark=dark)[0].encode("utf-8"),  # built on click only
+            lambda: graph_view.render(index, spec, dark=dark, lang=lang)[0].encode("utf-8"),  # built on click only
             file_name=file_name,
             mime="text/html",
             key=f"{key}_graph_dl",
@@ -114,11 +111,10 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
             f" · {t('source_chunks', lang)} **{len(entity.source_chunk_ids)}**"
         )
         if role:
-            role_text = t(f"graph_role_{role}", lang) if f"graph_role_{role}" in ROLE_KEYS else role
-            st.caption(f"{t('role', lang)}: {role_text}")
+            st.caption(t("graph_tip", lang, label=t("role", lang), value=graph_view.role_text(role, lang)))
         if why:
             st.markdown(f"**{t('why', lang)}** ")
-            st.text(tr(why, lang))  # a reason the retrieval wrote, in the UI language
+            st.text(why)  # already in the UI language (graph_view.why_text)
         st.markdown(f"**{t('description', lang)}**")
         description = entity.description.replace("<SEP>", "\n") or "—"
         with st.container(height=220 if len(description) > 500 else "content", border=False):

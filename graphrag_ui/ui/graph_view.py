@@ -18,6 +18,7 @@ import networkx as nx
 
 from graphrag_ui.index.model import Entity, Index
 from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.ui.i18n import catalogue, t, tr
 
 MAX_NODES = 400
 PALETTE = [
@@ -41,14 +42,6 @@ PALETTE = [
 NO_COMMUNITY = "#c7c7c7"
 SHAPES = {"seed": "star", "centre": "star", "context": "dot", "neighbour": "dot", "nearby": "dot", "dropped": "diamond"}
 STRONG = {"seed", "context", "centre", "nearby"}  # drawn opaque; the rest is faded
-ROLE_TEXT = {
-    "seed": "recalled entity",
-    "context": "endpoint of a relation in the context",
-    "dropped": "considered but dropped",
-    "neighbour": "1-hop neighbour (not retrieved)",
-    "centre": "searched entity / community member",
-    "nearby": "within the chosen neighbourhood depth",
-}
 PHYSICS = {
     "edges": {"smooth": False, "font": {"size": 10, "align": "middle"}},
     "nodes": {"font": {"size": 13}},
@@ -77,10 +70,11 @@ class GraphSpec:
 
     nodes: list[str]
     roles: dict[str, str] = field(default_factory=dict)  # name -> "seed" | "context" | "dropped" | "neighbour"
-    why: dict[str, str] = field(default_factory=dict)  # name -> why selected / dropped
+    why: dict[str, str] = field(default_factory=dict)  # name -> why it was selected (the retrieval's words)
     context_edges: set[tuple[str, str]] = field(default_factory=set)
     total: int = 0  # nodes before the cap
     level: int = 0  # community level used for colours
+    dropped: dict[str, str] = field(default_factory=dict)  # name -> why it was then dropped
 
     @property
     def capped(self) -> bool:
@@ -102,11 +96,14 @@ def retrieval_subgraph(index: Index, result: Retrieval, cap: int = MAX_NODES, le
     """Recalled entities first (seeds), then relation endpoints, then their 1-hop neighbours."""
     roles: dict[str, str] = {}
     why: dict[str, str] = {}
+    dropped: dict[str, str] = {}
     for c in result.entities:
         name = _entity_name(index, c.id, c.label)
         if name and name not in roles:
             roles[name] = "seed" if c.in_context else "dropped"
-            why[name] = c.why if c.in_context else f"{c.why} — dropped: {c.dropped}"
+            why[name] = c.why
+            if not c.in_context:
+                dropped[name] = c.dropped
     edges: set[tuple[str, str]] = set()
     for c in result.relations:
         rel = index.relation_by_id.get(c.id)
@@ -128,7 +125,7 @@ def retrieval_subgraph(index: Index, result: Retrieval, cap: int = MAX_NODES, le
     everything = ordered + neighbours
     for name in neighbours:
         roles[name] = "neighbour"
-    return GraphSpec(everything[:cap], roles, why, edges, total=len(everything), level=level)
+    return GraphSpec(everything[:cap], roles, why, edges, total=len(everything), level=level, dropped=dropped)
 
 
 def neighbourhood(index: Index, centres: list[str], depth: int, cap: int = MAX_NODES, level: int = 0) -> GraphSpec:
@@ -181,7 +178,23 @@ class GraphElements:
     legend: list[dict]  # community, title, colour, nodes drawn
 
 
-def elements(index: Index, spec: GraphSpec) -> GraphElements:
+def role_text(role: str, lang: str) -> str:
+    """What a node's role means, in ``lang`` (an unknown role is shown as is)."""
+    key = f"graph_role_{role}"
+    return t(key, lang) if key in catalogue("en") else role
+
+
+def why_text(spec: GraphSpec, name: str, lang: str) -> str:
+    """Why the entity was selected and, when it was dropped, why, in ``lang`` (empty when not recalled)."""
+    if name not in spec.why:
+        return ""
+    why = tr(spec.why[name], lang)
+    if name not in spec.dropped:
+        return why
+    return t("graph_dropped_because", lang, why=why, dropped=tr(spec.dropped[name], lang))
+
+
+def elements(index: Index, spec: GraphSpec, lang: str = "en") -> GraphElements:
     """The ONE node/edge builder: colour = community, size = degree, star = recalled (seed) entity.
 
     Every text is plain data (labels are drawn on the canvas, string titles render as text).
@@ -201,10 +214,14 @@ def elements(index: Index, spec: GraphSpec) -> GraphElements:
             title = index.community_by_id[community].title if community in index.community_by_id else ""
             legend[community] = {"community": community or "none", "title": title, "colour": colour, "nodes": 0}
         legend[community]["nodes"] += 1
-        title_lines = [name, f"type: {entity.type if entity else '?'}", f"degree: {degrees.get(name, 0)}"]
-        title_lines.append(f"role: {ROLE_TEXT.get(role, role)}")
+        title_lines = [
+            name,
+            t("graph_tip", lang, label=t("type", lang), value=entity.type if entity else "?"),
+            t("graph_tip", lang, label=t("degree", lang), value=degrees.get(name, 0)),
+            t("graph_tip", lang, label=t("role", lang), value=role_text(role, lang)),
+        ]
         if name in spec.why:
-            title_lines.append(f"why: {spec.why[name]}")
+            title_lines.append(t("graph_tip", lang, label=t("why", lang), value=why_text(spec, name, lang)))
         if entity is not None:
             title_lines.append(_plain(entity.description))
         nodes.append(
@@ -228,7 +245,10 @@ def elements(index: Index, spec: GraphSpec) -> GraphElements:
             {
                 "from": a,
                 "to": b,
-                "title": _plain(f"{a} — {b}\nweight: {weight:g}\n{rel.description if rel else ''}"),
+                "title": _plain(
+                    f"{a} — {b}\n{t('graph_tip', lang, label=t('weight', lang), value=f'{weight:g}')}\n"
+                    f"{rel.description if rel else ''}"
+                ),
                 "label": f"{weight:g}",
                 "width": 3 if in_context else 1,
                 "dashes": not in_context and bool(spec.context_edges),
@@ -249,7 +269,9 @@ def options(dark: bool = False) -> dict:
     return opts
 
 
-def render(index: Index, spec: GraphSpec, height: int = 620, dark: bool = False) -> tuple[str, list[dict]]:
+def render(
+    index: Index, spec: GraphSpec, height: int = 620, dark: bool = False, lang: str = "en"
+) -> tuple[str, list[dict]]:
     """Standalone HTML for ``spec`` (pyvis, fully inlined) plus the legend rows."""
     from pyvis.network import Network
 
@@ -261,14 +283,14 @@ def render(index: Index, spec: GraphSpec, height: int = 620, dark: bool = False)
         bgcolor="#0e1117" if dark else "#ffffff",
         font_color="#fafafa" if dark else "#262730",
     )
-    built = elements(index, spec)
+    built = elements(index, spec, lang)
     for node in built.nodes:
         net.add_node(node["id"], **{k: v for k, v in node.items() if k != "id"})
     for edge in built.edges:
         net.add_edge(edge["from"], edge["to"], **{k: v for k, v in edge.items() if k not in {"from", "to"}})
     net.options = options(dark)
     page = _REMOTE_TAG.sub("", net.generate_html())
-    page = page.replace("</body>", _legend_html(built.legend, dark) + _PAINT_HOOK + "</body>", 1)
+    page = page.replace("</body>", _legend_html(built.legend, dark, lang) + _PAINT_HOOK + "</body>", 1)
     return page, built.legend
 
 
@@ -279,7 +301,7 @@ _PAINT_HOOK = (
 )
 
 
-def _legend_html(legend: list[dict], dark: bool) -> str:
+def _legend_html(legend: list[dict], dark: bool, lang: str = "en") -> str:
     """A small static legend inside the standalone page (escaped text only)."""
     fg = "#fafafa" if dark else "#262730"
     items = "".join(
@@ -288,7 +310,7 @@ def _legend_html(legend: list[dict], dark: bool) -> str:
         f"{html.escape(row['title'] or row['community'])[:40]} ({row['nodes']})</span>"
         for row in legend[:12]
     )
-    keys = "★ recalled · ● context / neighbour · ◆ dropped · red edge = relation in the context"
+    keys = html.escape(t("graph_legend_keys", lang))
     return f'<div style="font:12px sans-serif;color:{fg};padding:4px 8px">{keys}<br>{items}</div>'
 
 
