@@ -1,12 +1,12 @@
-"""The order in which older LanceDB (pylance 0.20, GraphRAG 2.0–2.3) returns a flat k-NN search.
+"""The order in which older LanceDB (pylance ≤ 0.32; GraphRAG 2.0–2.3 has 0.20) returns a flat k-NN search.
 
 That LanceDB hands its distances to DataFusion's TopK operator, which keeps the k best rows in a Rust
 ``BinaryHeap`` (a max-heap on the distance alone): a row is pushed while the heap holds fewer than k
 rows; afterwards a row strictly nearer than the heap's top pops the top (sift down to the bottom, then
 up) and is pushed. The heap is emitted with ``into_sorted_vec`` (swap the top to the end, sift down).
 Distances that tie therefore come out in the order the heap moves leave them in — not row order, as
-newer LanceDB returns them. Reproduced here step for step (checked against pylance 0.20 on every
-golden query and k = 1…34).
+newer LanceDB (0.33+) returns them. Reproduced here step for step (checked against pylance 0.20 on
+every golden query and k = 1…34, and on a 20,000-row table in 40 fragments).
 """
 
 from __future__ import annotations

@@ -59,8 +59,8 @@ LANCE_TABLES = {
 LANCE_KERNEL = {"graphrag-2": "ivf_flat", "graphrag-3": "flat"}
 # Tables without a vector index written by an older Lance (GraphRAG 2.0–2.3: lancedb 0.17, pylance
 # 0.20) are flat-scanned and their distance ties come out in TopK heap order (retrieval/lance_topk.py).
-# Measured: pylance 0.20, 0.24, 0.30, 0.32 order ties by the heap; 0.33, 0.35, 0.39, 1.0, 4.0, 10.0 by row
-# (all with the same 16-lane ``flat`` distances).
+# Measured (scripts/goldens/lance_ties.py): pylance 0.20, 0.24, 0.30, 0.32 order ties by the heap;
+# 0.33, 0.35, 0.39, 1.0, 4.0, 10.0 by row (all with the same 16-lane ``flat`` distances).
 TOPK_TIES_BEFORE = (0, 33)
 
 
