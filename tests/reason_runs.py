@@ -2,8 +2,8 @@
 
 Every registered mode (each version) runs on both samples with its defaults and with settings that
 make it drop things: small top_k (beyond top_k), high thresholds (below threshold), tight budgets
-(over budget), low levels, single-community, ILIKE/hybrid recall (duplicates and merged scores), and
-an index with two entities sharing one vector (ties). Map-reduce modes get points scored by a
+(over budget), low levels, single-community, ILIKE/hybrid recall (duplicates and merged scores), an
+empty question, and an index with two entities sharing one vector (ties). Map-reduce modes get points scored by a
 scripted analyst (score 0, kept, over the reduce budget) and ms.global a scripted dynamic selection.
 """
 
@@ -43,11 +43,11 @@ VARIANTS: dict[str, list[dict]] = {
     "lightrag.naive": [{"chunk_top_k": 2, "max_total_tokens": 5000}, {"cosine_better_than_threshold": 0.45}],
     "ms.local": [
         {"top_k_mapped_entities": 3, "top_k_relationships": 1, "max_context_tokens": 1500},
-        {"community_level": 0, "min_community_rank": 6, "recall": "hybrid"},
+        {"community_level": 0, "min_community_rank": 8.5, "recall": "hybrid"},
         {"max_context_tokens": 700, "recall": "ilike", "use_community_summary": True},
     ],
     "ms.global": [
-        {"community_level": 0, "min_community_rank": 6, "include_community_weight": False},
+        {"community_level": 0, "min_community_rank": 8.5, "include_community_weight": False},
         {"max_context_tokens": 500},
     ],
     "ms.basic": [{"k": 3, "max_context_tokens": 300}],
@@ -128,4 +128,5 @@ def runs(key: str) -> Iterator[tuple[str, Retrieval]]:
                 yield f"{mode} {params}", result
     for mode in ("nano.local", "ms.local", "lightrag.local"):
         yield f"{mode} with tied vectors", run_query(tied(index), mode, query, {})
+    yield "ms.local on an empty question", run_query(index, "ms.local", "", {})
     yield "ms.global dynamic selection", dynamic_selection(index, query)

@@ -8,6 +8,7 @@ page shows as data: index content, mode names, reference parameter names and val
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -174,6 +175,9 @@ REASON_KINDS = [
     "not picked",
     "level ",
     "global_min_community_rating",
+    "< min_community_rank",
+    "below min_community_rank",
+    "empty query",
     "score 0",
     "over the reduce budget",
     "threshold 1: kept",
@@ -242,3 +246,36 @@ def test_reasons_keep_index_names_verbatim():
         )
         == "实体 #2（向量检索），相似度 0.500；与 entity, ok 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
     )
+
+
+# words a reason template spells out where the package's f-string has a value (one template per value)
+_SPELLED = [
+    "max_entity_tokens",
+    "max_relation_tokens",
+    "alias in query",
+    "name in query",
+    "Relationships",
+    "Entities",
+    "Reports",
+    "Sources",
+]
+_SPELLED += ["relation", "entity", "vector", "global", "local", "alias", "name"]
+
+
+def _literal_parts(template: str) -> list[str]:
+    text = re.sub(r"\{\w+\}", "\0", template)
+    for word in _SPELLED:
+        text = re.sub(rf"\b{re.escape(word)}\b", "\0", text)
+    return [part for part in text.split("\0") if part.strip(" ;,:()#")]
+
+
+def test_every_reason_template_is_one_the_package_writes():
+    """A catalogue key whose English the package no longer writes would translate nothing, silently:
+    each literal part of every key must occur in the package's reason-writing source."""
+    sources = sorted((ROOT / "graphrag_ui" / "retrieval").glob("*.py"))
+    sources += [ROOT / "graphrag_ui" / "ui" / name for name in ("stage_tables.py", "graph_view.py")]
+    code = "\n".join(path.read_text(encoding="utf-8") for path in sources)
+    code = re.sub(r"\"\s*\n\s*[rf]*\"", "", code)  # implicitly joined string literals, as Python joins them
+    stale = {key: parts for key in REASONS if (parts := [p for p in _literal_parts(key) if p not in code])}
+    assert not stale, stale
+    assert _literal_parts("round-robin: duplicate of local #{n}") == ["round-robin: duplicate of "]
