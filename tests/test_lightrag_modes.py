@@ -293,3 +293,21 @@ def test_import_time_counts_are_the_counts_of_the_printed_texts():
     edited = ctx.entity_item(1, entity.name, entity.type, entity.description + " (edited)")
     assert ctx.stored_tokens(entity, ctx.rest_text(edited)) is None  # another text: counted, not looked up
     assert ctx.entity_tokens(ctx.TokenCache(), edited, entity) == ctx.count(json.dumps(edited, ensure_ascii=False))
+
+
+def test_a_zero_query_vector_is_said_not_computed_into_nan():
+    import warnings
+
+    import numpy as np
+
+    spec = get_mode("lightrag.local")
+    zero = Deps(
+        embed=lambda texts: np.zeros((len(texts), 256), np.float32), keywords=Keywords([], ["Kelp Bay"], "user")
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "invalid value in divide" would fail here
+        r = spec.func(
+            index(), QUERY, spec.resolve({"kg_chunk_pick_method": "VECTOR", "cosine_better_than_threshold": 0.0}), zero
+        )
+    assert any("the query vector is all zeros" in w and "used WEIGHT" in w for w in r.warnings), r.warnings
+    assert all(c.score is None or c.score == c.score for c in r.chunks)  # no NaN similarity anywhere

@@ -142,24 +142,31 @@ def weighted_polling(owners: list[Owner], max_related: int, min_related: int = 1
 
 def vector_similarity_pick(
     index: Index, owners: list[Owner], query_vec: np.ndarray, n: int
-) -> tuple[list[str], dict[str, float]]:
-    """Top ``n`` candidates by cosine on the float16 copies; ``[]`` when 1.4.7 would fall back."""
+) -> tuple[list[str], dict[str, float], str]:
+    """Top ``n`` candidates by cosine on the float16 copies, or ``([], {}, why)`` when 1.4.7 would fall
+    back (a missing vector) or the cosine is undefined (a query or chunk vector of all zeros: 1.4.7
+    divides by a zero norm and sorts NaNs, an order that means nothing)."""
     if not owners or n <= 0:
-        return [], {}
+        return [], {}, f"quota {n}"
     candidates = list(dict.fromkeys(c for o in owners for c in o.chunks))
     if not candidates:
-        return [], {}
+        return [], {}, "no candidate chunk"
     q = np.asarray(query_vec, dtype=np.float32)
     q_norm = np.linalg.norm(q)
+    if not q_norm > 0:
+        return [], {}, "the query vector is all zeros, so no cosine similarity is defined"
     sims: dict[str, float] = {}
     for cid in candidates:
         vec = f16_vector(index, cid)
         if vec is None or vec.shape != q.shape:
-            return [], {}
+            return [], {}, f"chunk {cid} has no vector of the query's dimension"
         v64 = vec.astype(np.float64)
-        sims[cid] = float(np.dot(q, v64) / (q_norm * np.linalg.norm(v64)))
+        v_norm = np.linalg.norm(v64)
+        if not v_norm > 0:
+            return [], {}, f"chunk {cid}'s vector is all zeros, so its cosine similarity is undefined"
+        sims[cid] = float(np.dot(q, v64) / (q_norm * v_norm))
     ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
-    return ranked[:n], sims
+    return ranked[:n], sims, ""
 
 
 def pick_related(
@@ -186,7 +193,7 @@ def pick_related(
     chosen: list[tuple[str, str]] = []
     if method == "VECTOR":
         n = int(related_chunk_number * len(owners) / 2)
-        ids, pick.sims = vector_similarity_pick(index, owners, query_vec, n)
+        ids, pick.sims, why_not = vector_similarity_pick(index, owners, query_vec, n)
         if ids:
             chosen = [(c, owner_of[c]) for c in ids]
             for rank, cid in enumerate(ids, start=1):
@@ -198,7 +205,7 @@ def pick_related(
                         f" (sim {sim:.3f})" if sim is not None else ""
                     )
         else:
-            pick.warnings.append(f"{source} chunks: VECTOR picked nothing (quota {n} or a missing vector); used WEIGHT")
+            pick.warnings.append(f"{source} chunks: VECTOR picked nothing ({why_not}); used WEIGHT")
             method = "WEIGHT"
     if method == "WEIGHT":
         chosen = weighted_polling(owners, related_chunk_number)

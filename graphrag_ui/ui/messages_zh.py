@@ -172,9 +172,14 @@ _PARAM_HELP = {
 _WARNINGS = {
     "bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, with no "
     "context and no system prompt": "bypass：LightRAG {version} 在此模式下不检索；问题原样交给模型，没有上下文，也没有系统提示词",
-    "{source} chunks: VECTOR picked nothing (quota {n} or a missing vector); used WEIGHT": (
-        "{source} 的文本块：VECTOR 什么也没选中（配额 {n} 或缺少向量）；改用 WEIGHT"
+    "{source} chunks: VECTOR picked nothing ({why_not}); used WEIGHT": (
+        "{source} 的文本块：VECTOR 什么也没选中（{why_not}）；改用 WEIGHT"
     ),
+    "quota {n}": "配额 {n}",
+    "no candidate chunk": "没有候选文本块",
+    "the query vector is all zeros, so no cosine similarity is defined": "查询向量全为零，余弦相似度没有定义",
+    "chunk {cid} has no vector of the query's dimension": "文本块 {cid} 没有与查询同维度的向量",
+    "chunk {cid}'s vector is all zeros, so its cosine similarity is undefined": "文本块 {cid} 的向量全为零，其余弦相似度没有定义",
     "cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)": (
         "聚类 {cid} 没有社区报告：已跳过（nano-graphrag 0.0.8.2 在此抛出 KeyError）"
     ),
