@@ -232,10 +232,6 @@ def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by
 def test_reasons_keep_index_names_verbatim():
     from graphrag_ui.ui.i18n import tr
 
-    # the graph's node details join why and why dropped
-    graph_why = "vector candidate #3, sim 0.100 — dropped: below threshold (sim 0.100 < 0.2)"
-    assert tr(graph_why, "zh") == "向量候选 #3，相似度 0.100 —— 丢弃原因：低于阈值（相似度 0.100 < 0.2）"
-
     # an entity named like a catalogue word stays as the index spells it
     assert tr("edge of vector", "zh") == "vector 的边"
     assert (

@@ -182,7 +182,6 @@ _STAGES = {
     "dropped again because its child {cid} was kept (dynamic_search_keep_parent off)": (
         "因其子社区 {cid} 被保留而再次丢弃（dynamic_search_keep_parent 关闭）"
     ),
-    "{why} — dropped: {dropped}": "{why} —— 丢弃原因：{dropped}",  # graph_view: a dropped entity's node
     "ok": "成功",
     "cached": "来自缓存",
 }
