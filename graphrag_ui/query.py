@@ -17,6 +17,7 @@ import numpy as np
 from graphrag_ui.embed import check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval import vector_engine
 from graphrag_ui.retrieval.deps import Deps
 from graphrag_ui.retrieval.param_intake import take
 from graphrag_ui.retrieval.registry import get_mode
@@ -177,14 +178,17 @@ def run_query(
         notes.append(f"mode {mode} does not use keywords: the given hl/ll keywords were ignored")
     deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
     start = time.perf_counter()
-    if spec.extra.get("dynamic_selection") and resolved.get("dynamic_community_selection"):
-        # the model rates reports before any batch exists (ms.global); without a model it says so
-        from graphrag_ui.llm.community_selection import retrieve_with_selection
+    with vector_engine.recording() as searches:
+        if spec.extra.get("dynamic_selection") and resolved.get("dynamic_community_selection"):
+            # the model rates reports before any batch exists (ms.global); without a model it says so
+            from graphrag_ui.llm.community_selection import retrieve_with_selection
 
-        result = retrieve_with_selection(index, query, resolved, deps, llm_settings)
-    else:
-        result = spec.func(index, query, resolved, deps)
+            result = retrieve_with_selection(index, query, resolved, deps, llm_settings)
+        else:
+            result = spec.func(index, query, resolved, deps)
     total_ms = (time.perf_counter() - start) * 1000
+    if searches:
+        vector_engine.mark(result, searches)
     result.timings_ms.update(
         {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
     )

@@ -23,6 +23,7 @@ from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_conte
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
 from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.retrieval.stages import FAILED
+from graphrag_ui.retrieval.vector_engine import overlaps
 from graphrag_ui.terminal import safe_text
 
 DEFAULT_MODE = "nano.local"
@@ -54,6 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hl", help="high-level keywords, comma-separated (LightRAG modes)")
     parser.add_argument("--ll", help="low-level keywords, comma-separated (LightRAG modes)")
     parser.add_argument("--embedder", help="query embedder (only for an index whose manifest says 'unknown')")
+    parser.add_argument(
+        "--vectors",
+        choices=["local", "server"],
+        default="local",
+        help="local: exact numpy search of the index's own vectors (default); server: the chroma server the "
+        "index was saved to searches (HNSW), no vectors are loaded here",
+    )
     out = parser.add_mutually_exclusive_group()
     out.add_argument(
         "--context-only",
@@ -79,12 +87,12 @@ def _emit(text: str, stream: IO[str] | None = None) -> None:
         buffer.flush()
 
 
-def _load(path: str):
+def _load(path: str, vectors: str = "local"):
     from graphrag_ui.index import store
 
     if not Path(path).is_dir():
         raise UserError("no such index folder", where=path, fix="give the folder `build` or `import` wrote")
-    return store.load(path)
+    return store.load(path, vectors=vectors)
 
 
 def _check_mode(name: str) -> None:
@@ -153,6 +161,8 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         "warnings": result.warnings,
         "timings_ms": {**result.timings_ms, "total": round(total, 3)},
     }
+    if result.vector_search:
+        row["vector_search"] = result.vector_search
     if result.stages is not None:
         row["stages"] = asdict(result.stages)
     return row
@@ -222,6 +232,12 @@ def _summary(result: Retrieval) -> str:
         limit = "∞" if budget.limit is None else budget.limit
         lines.append(f"budget {budget.section:<14} {budget.used}/{limit} tokens")
     lines.append("timings " + ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items()))
+    if result.vector_search:
+        lines.append(f"vectors searched by {result.vector_search['engine']}")
+        lines += [
+            f"  {kind}: server top-{k} ∩ exact top-{k}: {both}/{n}"
+            for kind, k, both, n in overlaps(result.vector_search)
+        ]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
 
@@ -244,7 +260,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
-    index = _load(args.index)
+    index = _load(args.index, args.vectors)
     settings = _settings()
     if args.batch:
         return run_batch(index, args.batch, args.out, args.mode, settings)

@@ -10,7 +10,7 @@ from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import error_text, t, tr
-from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, warnings_box
+from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
@@ -38,6 +38,20 @@ with top[1]:
             on_change=_use_suggestion,
             placeholder=t("choose", lang),
         )
+    if state.on_chroma_server(index.path):
+        engine = st.selectbox(
+            t("engine_pick", lang),
+            ["local", "server"],
+            key="vectors",
+            bind="query-params",
+            help=t("engine_help", lang),
+        )
+        if engine == "server":
+            try:
+                index = state.load_index(index.path, vectors="server")
+            except UserError as exc:
+                st.error(error_text(exc, lang))
+                st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
     query = st.text_area(t("question", lang), key="q", bind="query-params", height=90)
@@ -67,6 +81,7 @@ except UserError as exc:
     st.stop()
 
 warnings_box(result, lang)
+vector_search_note(result, lang)
 empty_state(result, lang)
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 left, right = st.columns([2, 3], gap="large")

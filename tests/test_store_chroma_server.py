@@ -3,75 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from chroma_server import chroma_server as run_chroma
+from chroma_server import free_port as _free_port
+from chroma_server import server_collections as _server_collections
 from store_fixtures import small_index
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.index import store
 
-CHROMA = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
-    if not os.access(CHROMA, os.X_OK):
-        pytest.skip("the chroma CLI is not installed")
-    port = _free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
-    log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [CHROMA, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(data / "db")],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-    )
-    try:
-        import chromadb
-
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
-                break
-            except Exception:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"chroma server did not start: {(data / 'server.log').read_text()[-2000:]}"
-                    ) from None
-                time.sleep(0.3)
+    with run_chroma(tmp_path_factory.mktemp("chroma-server")) as port:
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def _server_collections(port: int) -> set[str]:
-    import chromadb
-
-    client = chromadb.HttpClient(host="127.0.0.1", port=port)
-    try:
-        return {c.name for c in client.list_collections()}
-    finally:
-        client.close()
 
 
 def test_round_trip_through_a_chroma_server(chroma_server, tmp_path, monkeypatch):

@@ -301,8 +301,11 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
     return manifest, storage
 
 
-def load(path: str | Path, *, finite_vectors: bool = True) -> Index:
+def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local") -> Index:
     """Load and verify the index at ``path``; ``Index.path`` is set to it.
+
+    ``vectors="server"`` reads no ``.npy`` matrix: the index's chroma server collections answer the
+    vector searches (``retrieval.vector_engine``).
 
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
     otherwise triggers repeated full collections that double the load time (measured).
@@ -310,13 +313,13 @@ def load(path: str | Path, *, finite_vectors: bool = True) -> Index:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(Path(path), finite_vectors)
+        return _load(Path(path), finite_vectors, vectors)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _load(folder: Path, finite_vectors: bool = True) -> Index:
+def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:
     manifest, storage = read_manifest(folder)
     tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
@@ -328,7 +331,12 @@ def _load(folder: Path, finite_vectors: bool = True) -> Index:
             what = "is not a file" if file.exists() else "is missing"
             raise IndexFormatError(f"the {name} table {what}", where=str(file), fix=validate.REBUILD)
         loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
-    vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
+    if engine not in ("local", "server"):
+        raise UserError(f"--vectors must be local or server, not {engine!r}")
+    if engine == "server":
+        vectors = vectorstore.server_tables(folder, storage)
+    else:
+        vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(

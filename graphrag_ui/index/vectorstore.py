@@ -1,7 +1,8 @@
 """Vectors of an index: chromadb collections plus a plain ``.npy`` mirror that loading reads.
 
-Why two copies. Retrieval searches exactly with numpy, never with chroma's approximate HNSW, so
-loading must bring every vector into memory. Measured on 2 cores (chromadb 1.5.9): reading
+Why two copies. Retrieval searches exactly with numpy by default (``--vectors server`` hands the
+search to a chroma server instead, see ``retrieval/vector_engine.py``), so loading must bring every
+vector into memory. Measured on 2 cores (chromadb 1.5.9): reading
 30k×256 vectors back with ``collection.get`` takes ~1.2 s and importing chromadb alone ~1.5 s,
 which would eat the whole 3 s budget for a 10k-entity index; and a collection in cosine space
 does not give the stored float32 values back bit for bit (values come back up to 1 ulp off).
@@ -48,6 +49,12 @@ Progress = Callable[[int, int], None]
 # 16/4 4.7 s), so the graph is lighter than chroma's default; other tools querying the
 # collections can raise ``ef_search`` for better recall.
 HNSW = {"space": "cosine", "ef_construction": 32, "max_neighbors": 8}
+# ef_search of collections written to a chroma server, which ``--vectors server`` searches. It must be
+# set when the collection is created: chroma 1.5 records a later ``modify`` but keeps searching with
+# the ef it loaded the index with until the server restarts (measured: 10k hash vectors, recall@25
+# 0.33 before and after the modify, 0.73 after a restart). 1000 covers ``vector_engine.search_ef``
+# for every top-k up to 250, which includes every mode's default.
+SERVER_EF_SEARCH = 1000
 
 
 def server_from_env() -> tuple[str, int] | None:
@@ -139,6 +146,7 @@ def write_vectors(
     else:
         chroma = {"mode": "persistent", "collections": {kind: kind for kind in checked}}
     client = _client(chroma, folder)
+    server_ef = {"ef_search": SERVER_EF_SEARCH} if server else {}
     created: list[str] = []
     try:
         batch = client.get_max_batch_size()
@@ -148,7 +156,7 @@ def write_vectors(
             collection = client.create_collection(
                 name,
                 embedding_function=None,
-                configuration={"hnsw": {**HNSW, **(hnsw or {}), "space": "cosine"}},
+                configuration={"hnsw": {**HNSW, **server_ef, **(hnsw or {}), "space": "cosine"}},
                 metadata={"kind": kind},
             )
             created.append(name)
@@ -267,6 +275,54 @@ def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str]
     if missing:
         raise IndexFormatError(f"chroma collection {kind} lacks id {missing[0]!r}", where=str(folder / "vectors"))
     return VectorTable(list(ids), matrix[[row[i] for i in ids]])
+
+
+def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable]:
+    """Tables that search the index's chroma server collections: ids only, no ``.npy`` matrix is read.
+
+    The collections must hold the manifest's counts (a half-written or foreign collection would
+    answer with rows this index does not know)."""
+    from graphrag_ui.retrieval.vector_engine import ServerTable
+
+    section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
+    if section and chroma.get("mode") != "server":
+        raise UserError(
+            f"this index keeps its vectors locally (chroma: {chroma.get('mode', 'none')}), not on a chroma server",
+            where=str(folder),
+            fix="query with --vectors local, or re-save it with CHROMA_HOST/CHROMA_PORT set",
+        )
+    host, port = server_from_env() or (chroma.get("host"), chroma.get("port"))
+    counts = chroma_counts(chroma, folder) if section else {}
+    out: dict[str, VectorTable] = {}
+    for kind, meta in section.items():
+        name = chroma["collections"].get(kind)
+        if counts.get(kind) != meta["rows"]:
+            what = (
+                f"the chroma collection {name!r} is not on the server at {host}:{port} "
+                f"(the manifest says it holds {meta['rows']} vectors)"
+                if kind not in counts
+                else f"the chroma collection {name!r} on {host}:{port} holds {counts[kind]} vectors "
+                f"but the manifest says {meta['rows']}"
+            )
+            raise UserError(
+                what,
+                where=str(folder),
+                fix="re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local",
+            )
+        ids_file = folder / "vectors" / f"{kind}.ids.json"
+        if not ids_file.is_file():
+            raise IndexFormatError(
+                "the ids file of the server's vectors is missing", where=str(ids_file), fix=validate.REBUILD
+            )
+        ids = validate.read_ids(ids_file)
+        if len(ids) != meta["rows"]:
+            raise IndexFormatError(
+                f"{len(ids)} ids but the manifest says {meta['rows']}", where=str(ids_file), fix=validate.REBUILD
+            )
+        npy = folder / "vectors" / f"{kind}.npy"
+        empty = np.zeros((0, meta["dim"]), dtype=np.float32)
+        out[kind] = ServerTable(ids, empty, kind, name, host, int(port), npy if npy.is_file() else None)
+    return out
 
 
 def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) -> dict[str, VectorTable]:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.index.model import Chunk, Index, VectorTable
+from graphrag_ui.retrieval import vector_engine
 from graphrag_ui.retrieval.recall import vector_topk
 
 
@@ -71,8 +72,8 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
         return held[1][cid]
     table = index.vectors.get("chunks")
     row = _row_of(index, cid)
-    if table is None or row is None:
-        return None
+    if table is None or row is None or vector_engine.is_server(table):
+        return None  # a server's rows are fetched by id (``_server_rows``)
     return table.matrix[row].astype(np.float16).astype(np.float32)  # built indexes: no separate copy
 
 
@@ -140,6 +141,18 @@ def weighted_polling(owners: list[Owner], max_related: int, min_related: int = 1
     return picked
 
 
+def _server_rows(index: Index, table: VectorTable, ids: list[str]) -> dict[str, np.ndarray]:
+    """The candidates' float16 copies when the chunk vectors live on a chroma server (fetched by id)."""
+    imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
+    rows = {} if imported else vector_engine.server_vectors(table, ids)  # imported: the copies ride on the chunks
+    out = {}
+    for cid in ids:
+        vec = f16_vector(index, cid) if imported else rows.get(cid)
+        if vec is not None:
+            out[cid] = np.asarray(vec, dtype=np.float32).astype(np.float16).astype(np.float32)
+    return out
+
+
 def vector_similarity_pick(
     index: Index, owners: list[Owner], query_vec: np.ndarray, n: int
 ) -> tuple[list[str], dict[str, float], str]:
@@ -156,8 +169,10 @@ def vector_similarity_pick(
     if not q_norm > 0:
         return [], {}, "the query vector is all zeros, so no cosine similarity is defined"
     sims: dict[str, float] = {}
+    table = index.vectors.get("chunks")
+    fetched = _server_rows(index, table, candidates) if table is not None and vector_engine.is_server(table) else None
     for cid in candidates:
-        vec = f16_vector(index, cid)
+        vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, f"chunk {cid} has no vector of the query's dimension"
         v64 = vec.astype(np.float64)

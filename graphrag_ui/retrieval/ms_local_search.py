@@ -17,6 +17,7 @@ import numpy as np
 
 from graphrag_ui import tokens
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation, VectorTable
+from graphrag_ui.retrieval import vector_engine
 from graphrag_ui.retrieval.lance_topk import TopKHeap
 
 ENCODING = "cl100k_base"  # GraphRAG's CLI counts through litellm, which uses cl100k_base for OpenAI models
@@ -208,7 +209,7 @@ def _squared_norms(table: VectorTable) -> np.ndarray:
 def prepare_norms(index: Index) -> None:
     """Square the row norms of every table ``lance_knn`` pre-filters (large ones), before the first query."""
     for table in index.vectors.values():
-        if len(table) > EXACT_ROWS:
+        if len(table) > EXACT_ROWS and not vector_engine.is_server(table):
             _squared_norms(table)
 
 
@@ -223,6 +224,8 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
     if k <= 0 or not len(table):
         return []
     q = np.asarray(query, dtype=np.float32)
+    if vector_engine.is_server(table):
+        return _server_knn(table, q, k, kernel)
     if kernel == "flat_topk":
         return _topk_knn(table, q, k)
     rows = np.arange(len(table))
@@ -267,6 +270,13 @@ def _topk_knn(table: VectorTable, q: np.ndarray, k: int) -> list[VectorHit]:
 
 def _hit(table: VectorTable, row: int, distance: float) -> VectorHit:
     return VectorHit(row, table.ids[row], float(distance), 1 - abs(float(distance)))
+
+
+def _server_knn(table: VectorTable, q: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
+    """The chroma server's cosine top-k as LanceDB hits: squared L2 of unit rows, ``|q|² + 1 - 2|q|·cos``."""
+    qn = float(np.linalg.norm(q.astype(np.float64)))
+    hits = vector_engine.server_topk(table, q, k, lambda local: [h.id for h in lance_knn(local, q, k, kernel)])
+    return [_hit(table, row, qn * qn + 1.0 - 2.0 * qn * (1.0 - dist)) for row, dist in hits]
 
 
 def relations_of(index: Index, names: list[str]) -> list[Relation]:

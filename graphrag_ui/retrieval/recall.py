@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag_ui.index.model import Entity, Index, VectorTable
+from graphrag_ui.retrieval import vector_engine
 
 STRATEGIES = ("vector", "ilike", "hybrid")
 DEFAULT_WEIGHTS = (1.0, 0.7, 0.2)
@@ -67,10 +68,15 @@ def vector_topk(
 
     Same arithmetic (float32 dot product with the normalised query), same selection
     (``argsort(scores)[-top_k:][::-1]``, so ties resolve exactly as in the reference), and the
-    same early stop at the first score below the threshold.
+    same early stop at the first score below the threshold. A ``ServerTable`` is searched by its
+    chroma server instead (``vector_engine``), the score being ``1 - cosine distance``.
     """
     if len(table) == 0 or top_k <= 0:
         return []
+    if vector_engine.is_server(table):
+        exact = lambda local: [local.ids[r] for r, _ in vector_topk(local, query_vec, top_k, threshold)]  # noqa: E731
+        cut = None if threshold is None else (lambda dist: 1.0 - dist < threshold)
+        return [(row, 1.0 - dist) for row, dist in vector_engine.server_topk(table, query_vec, top_k, exact, cut)]
     scores = table.matrix @ normalise(query_vec)
     order = top_order(scores, top_k)
     hits: list[tuple[int, float]] = []

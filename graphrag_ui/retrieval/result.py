@@ -74,6 +74,9 @@ class Retrieval:
     # answer-side fields of the reference's parameter object, for the answer layer (param_intake):
     # conversation_history (already cut to what the reference sends), stream, only_need_context/prompt
     answer_options: dict[str, Any] = field(default_factory=dict)
+    # set only when a chroma server answered the vector searches (``vector_engine.summary``): the engine,
+    # and per search k, ef and the overlap with the exact top-k when the local copy exists
+    vector_search: dict[str, Any] = field(default_factory=dict)
 
     def candidates(self, kind: str) -> list[Candidate]:
         return getattr(self, kind)

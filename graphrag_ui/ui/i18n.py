@@ -433,6 +433,26 @@ _STRINGS.update(
         "part_used": {"en": "used", "zh": "已用"},
         "part_headroom": {"en": "headroom", "zh": "剩余"},
         "side_error": {"en": "{side}: {error}", "zh": "{side}：{error}"},
+        "engine_pick": {"en": "Vector search", "zh": "向量检索"},
+        "engine_help": {
+            "en": "This index's vectors are also on a chroma server. local: exact search on this machine (the "
+            "default). server: the chroma server searches (approximate HNSW, no vectors loaded here); its top-k is "
+            "compared with the exact search when the local copy exists. Same as the CLI's --vectors.",
+            "zh": "此索引的向量也保存在 chroma 服务器上。local：在本机精确检索（默认）。server：由 chroma 服务器检索"
+            "（近似的 HNSW，本机不加载向量）；本地副本存在时会把其 top-k 与精确检索对比。与命令行的 --vectors 相同。",
+        },
+        "vector_engine_line": {
+            "en": "Vectors searched by chroma HNSW on {where}.",
+            "zh": "向量由 {where} 上的 chroma HNSW 检索。",
+        },
+        "vector_overlap": {
+            "en": "{kind}: server top-{k} ∩ exact top-{k}: {both}/{n}",
+            "zh": "{kind}：服务器 top-{k} ∩ 精确 top-{k}：{both}/{n}",
+        },
+        "vector_overlap_none": {
+            "en": "No local copy of the vectors: the server's top-k cannot be compared with the exact search.",
+            "zh": "本机没有向量副本：无法把服务器的 top-k 与精确检索对比。",
+        },
     }
 )
 

@@ -257,6 +257,12 @@ _WARNINGS = {
     "The model's keyword reply was not JSON ({preview}); offline keywords were used instead.": (
         "模型的关键词回复不是 JSON（{preview}）；已改用离线关键词。"
     ),
+    "the chroma collection {name} on {where} was searched with ef_search {old}, below the {new} a top-{k} "
+    "search asks for (max(100, 4·top_k)): it was raised now, and chroma applies it when the server next loads "
+    "the collection (restart it to get the recall)": (
+        "{where} 上的 chroma 集合 {name} 以 ef_search {old} 检索，低于 top-{k} 检索所需的 {new}（max(100, 4·top_k)）："
+        "现已调高，chroma 会在服务器下次加载该集合时生效（重启服务器即可获得相应的召回率）"
+    ),
 }
 
 _ERRORS = {
@@ -282,6 +288,41 @@ _ERRORS = {
         "加入 {name} 的关系会使 local 上下文达到 {total} > {budget} 个 token：已撤回"
     ),
     "use one of: use-m3, chroma-minilm, litellm:<model>, hash": "请使用以下之一：use-m3、chroma-minilm、litellm:<model>、hash",
+    "cannot reach the chroma server at {where} ({detail})": "无法连接 {where} 上的 chroma 服务器（{detail}）",
+    "start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs": (
+        "请启动该服务器，或把 CHROMA_HOST/CHROMA_PORT 设为它运行的地址"
+    ),
+    "this index keeps its vectors locally (chroma: {mode}), not on a chroma server": (
+        "此索引的向量保存在本机（chroma：{mode}），不在 chroma 服务器上"
+    ),
+    "query with --vectors local, or re-save it with CHROMA_HOST/CHROMA_PORT set": (
+        "请用 --vectors local 检索，或设置 CHROMA_HOST/CHROMA_PORT 后重新保存索引"
+    ),
+    "the chroma collection {name} is not on the server at {where} (the manifest says it holds {rows} vectors)": (
+        "{where} 上的服务器没有 chroma 集合 {name}（清单记录它有 {rows} 个向量）"
+    ),
+    "the chroma collection {name} on {where} holds {n} vectors but the manifest says {rows}": (
+        "{where} 上的 chroma 集合 {name} 有 {n} 个向量，但清单记录为 {rows}"
+    ),
+    "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local": (
+        "请把 CHROMA_HOST/CHROMA_PORT 设为此服务器后重新保存索引，或用 --vectors local 检索"
+    ),
+    "the chroma collection {name} ({kind} vectors) is not on the server at {where}": (
+        "{where} 上的服务器没有 chroma 集合 {name}（{kind} 向量）"
+    ),
+    "the chroma server at {where} did not answer the {kind} search ({detail}); nothing was searched locally instead": (
+        "{where} 上的 chroma 服务器没有响应 {kind} 检索（{detail}）；也没有改为在本机检索"
+    ),
+    "start it (`chroma run --host {host} --port {port}`), point CHROMA_HOST/CHROMA_PORT at it, or query with "
+    "--vectors local": (
+        "请启动它（`chroma run --host {host} --port {port}`），把 CHROMA_HOST/CHROMA_PORT 指向它，或用 --vectors local 检索"
+    ),
+    "the chroma collection {name} on {where} returned id {vid}, which this index's ids file does not list": (
+        "{where} 上的 chroma 集合 {name} 返回了 id {vid}，此索引的 id 文件中没有它"
+    ),
+    "the collection belongs to another save of the index: re-save it, or query with --vectors local": (
+        "该集合属于此索引的另一次保存：请重新保存，或用 --vectors local 检索"
+    ),
 }
 
 # notes of map-reduce runs (ms.global, nano.global)

@@ -9,14 +9,29 @@ import streamlit as st
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.result import KINDS, Retrieval
+from graphrag_ui.retrieval.vector_engine import overlaps
 from graphrag_ui.ui import graph_view, tables
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.text import safe_markdown
 
 
 def warnings_box(result: Retrieval, lang: str = "en") -> None:
     for warning in result.warnings:
         st.warning(tr(warning, lang), icon="⚠️")
+
+
+def vector_search_note(result: Retrieval, lang: str = "en") -> None:
+    """Which engine searched the vectors, and how its top-k agrees with the exact search (server only)."""
+    info = result.vector_search
+    if not info:
+        return
+    lines = [t("vector_engine_line", lang, where=safe_markdown(info.get("server", "")))]
+    agreed = overlaps(info)
+    lines += [t("vector_overlap", lang, kind=t(kind, lang), k=k, both=both, n=n) for kind, k, both, n in agreed]
+    if not agreed:
+        lines.append(t("vector_overlap_none", lang))
+    st.info("  \n".join(lines), icon=":material/dns:")
 
 
 def run_summary(result: Retrieval, lang: str = "en") -> None:

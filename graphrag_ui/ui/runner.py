@@ -9,6 +9,7 @@ import streamlit as st
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import run_query
+from graphrag_ui.retrieval import vector_engine
 from graphrag_ui.retrieval.result import Retrieval
 from graphrag_ui.ui import state
 
@@ -47,6 +48,8 @@ def retrieve(
     model = LLMSettings.from_env_and_secrets().model or ""
     # the on-disk version, as the index loader keys it: a re-embed in place must not reuse old results
     stamp = f"{index.path}@{state.index_version(index.path)}"
+    if any(vector_engine.is_server(table) for table in index.vectors.values()):
+        stamp += "@chroma-server"  # the same folder opened the other way answers from another engine
     data = _cached(
         index,
         index_key,

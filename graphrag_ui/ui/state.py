@@ -70,13 +70,23 @@ def choice_label(key: str, lang: str = "en") -> str:
 
 
 @st.cache_resource(max_entries=6, show_spinner=False)  # the caller shows the spinner in the UI language
-def _load(path: str, stamp: float) -> Index:
+def _load(path: str, stamp: float, vectors: str = "local") -> Index:
     from graphrag_ui.index import store
     from graphrag_ui.retrieval.prepare import prepare_index
 
-    index = store.load(path)
+    index = store.load(path, vectors=vectors)
     prepare_index(index)  # the first question then costs what the next ones do
     return index
+
+
+def on_chroma_server(path: str | Path) -> bool:
+    """Whether the index's manifest names chroma server collections (then its vectors can be searched there)."""
+    try:
+        storage = json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8")).get("storage", {})
+    except (OSError, ValueError, AttributeError):
+        return False
+    chroma = storage.get("chroma") if isinstance(storage, dict) else None
+    return isinstance(chroma, dict) and chroma.get("mode") == "server" and bool(chroma.get("collections"))
 
 
 def index_version(path: str | Path) -> float:
@@ -85,10 +95,17 @@ def index_version(path: str | Path) -> float:
     return manifest.stat().st_mtime if manifest.exists() else 0.0
 
 
-def load_index(path: Path) -> Index:
-    """The index at ``path``, loaded once per process and per on-disk version."""
+def vectors_engine(path: Path) -> str:
+    """``server`` when Explore's vector-search choice (``?vectors=server``) asks for it and the index has
+    server collections: the frame then opens the index without reading its vector matrices at all."""
+    wanted = st.session_state.get("vectors") or st.query_params.get("vectors")
+    return "server" if wanted == "server" and on_chroma_server(path) else "local"
+
+
+def load_index(path: Path, vectors: str = "local") -> Index:
+    """The index at ``path``, loaded once per process, per on-disk version and per vector engine."""
     with st.spinner(t("loading_index", language())):
-        return _load(str(path), index_version(path))
+        return _load(str(path), index_version(path), vectors)
 
 
 def language() -> str:
@@ -139,7 +156,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
         )
         st.caption(choice_label(key, lang))
     try:
-        return lang, load_index(choices[key]), key
+        return lang, load_index(choices[key], vectors_engine(choices[key])), key
     except UserError as exc:
         st.error(error_text(exc, lang))
     except Exception as exc:  # a damaged folder must not take the page down
