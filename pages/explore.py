@@ -45,6 +45,7 @@ with top[1]:
             key="vectors",
             bind="query-params",
             help=t("engine_help", lang),
+            placeholder=t("choose", lang),
         )
         if engine == "server":
             try:

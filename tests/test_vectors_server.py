@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from chroma_server import chroma_server, free_port
+from zh_catalogue import allowed_names, untranslated, visible_strings
 
 from graphrag_ui.cli import main
 from graphrag_ui.errors import UserError
@@ -191,11 +192,17 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
     at = app(index=key, mode="nano.local", q=first_question(lang), vectors="server", lang=lang)
     assert not at.error, [e.value for e in at.error]
     (note,) = [i.value for i in at.info if f"127.0.0.1:{port}" in i.value]
-    assert t("vector_engine_line", lang, where=f"127.0.0.1:{port}") in note
-    assert t("vector_overlap", lang, kind=t("entities", lang), k=25, both=25, n=25) in note
+    assert note == t("vector_engine_line", lang, where=f"127.0.0.1:{port}")
+    overlap = t("vector_overlap", lang, kind=t("entities", lang), k=25, both=25, n=25)
+    assert overlap in [c.value for c in at.caption]
     assert any(sb.label == t("engine_pick", lang) for sb in at.selectbox)
     opened = at.session_state["_index"]  # the frame opened it without the vector matrices
     assert all(vector_engine.is_server(table) and table.matrix.size == 0 for table in opened.vectors.values())
+    if lang == "zh":  # the new strings (the note, the choice, the reasons' engine) all read in Chinese
+        # data and CLI values: the server's address, the registered folder's label, --vectors local|server
+        data = {f"127.0.0.1:{port}", key, key.split(":", 1)[1], "local", "server"}
+        missing = untranslated(visible_strings(at._tree), allowed_names() | data)
+        assert not missing, missing
     # the exact engine is the default and shows no server note
     at = app(index=key, mode="nano.local", q=first_question(lang), lang=lang)
     assert not [i for i in at.info if f"127.0.0.1:{port}" in i.value]

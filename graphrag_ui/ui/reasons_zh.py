@@ -33,6 +33,7 @@ _RECALL = {
     "{w_sim}·sim + {w_occ}·log({occurrence}+1) = {score}": "{w_sim}·sim + {w_occ}·log({occurrence}+1) = {score}",
     "also vector sim {sim} (+{w_sim}·sim) = {score}": "另有向量相似度 {sim}（+{w_sim}·sim）= {score}",
     "vector sim {sim} (ILIKE found {n} < {top_k})": "向量相似度 {sim}（ILIKE 只找到 {n} 个 < {top_k}）",
+    "by chroma HNSW on {where}": "由 {where} 上的 chroma HNSW 检索",  # vector_engine.mark (--vectors server)
 }
 
 # LightRAG 1.4.7 / 1.5.7 (lightrag_search.py, lightrag_chunks.py, lightrag_explain.py, lightrag*_modes.py)

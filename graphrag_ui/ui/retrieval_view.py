@@ -26,12 +26,12 @@ def vector_search_note(result: Retrieval, lang: str = "en") -> None:
     info = result.vector_search
     if not info:
         return
-    lines = [t("vector_engine_line", lang, where=safe_markdown(info.get("server", "")))]
+    st.info(t("vector_engine_line", lang, where=safe_markdown(info.get("server", ""))), icon=":material/dns:")
     agreed = overlaps(info)
-    lines += [t("vector_overlap", lang, kind=t(kind, lang), k=k, both=both, n=n) for kind, k, both, n in agreed]
+    for kind, k, both, n in agreed:
+        st.caption(t("vector_overlap", lang, kind=t(kind, lang), k=k, both=both, n=n))
     if not agreed:
-        lines.append(t("vector_overlap_none", lang))
-    st.info("  \n".join(lines), icon=":material/dns:")
+        st.caption(t("vector_overlap_none", lang))
 
 
 def run_summary(result: Retrieval, lang: str = "en") -> None:

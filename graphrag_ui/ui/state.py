@@ -138,6 +138,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
     pending = st.session_state.pop("_pending_index", None)
     if pending:
         st.session_state["index"] = pending
+    shown = st.session_state.get("lang") or st.query_params.get("lang", "en")  # first run: only the URL knows
     with st.sidebar:
         lang = st.selectbox(
             "Language / 语言",
@@ -145,7 +146,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
             key="lang",
             bind="query-params",
             help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
-            placeholder=t("choose", st.session_state.get("lang", "en")),
+            placeholder=t("choose", shown),
         )
         choices = index_choices()
         if not choices:
