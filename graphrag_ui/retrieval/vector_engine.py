@@ -255,8 +255,9 @@ def mark(result: Any, searches: list[Search]) -> None:
     for s in searches:
         found.setdefault(s.table.kind, set()).update(s.ids)
     for kind, ids in found.items():
-        engine = engine_name(next(s.table for s in searches if s.table.kind == kind))
+        where = next(s.table for s in searches if s.table.kind == kind).where
+        by = f"by chroma HNSW on {where}"  # the reasons' catalogue (reasons_zh) matches this template
         for cand in getattr(result, kind, []):
             keys = {cand.id, str(cand.data.get("id", "")), str(cand.data.get("entity_name", "")), cand.label}
             if keys & ids:
-                cand.why = f"{cand.why}; by {engine}" if cand.why else f"by {engine}"
+                cand.why = f"{cand.why}; {by}" if cand.why else by
