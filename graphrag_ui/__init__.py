@@ -1,5 +1,8 @@
 """GraphRAG Retrieval Explorer: see exactly what each graph-RAG retrieval mode recalls and why."""
 
-from graphrag_ui import _offline  # noqa: F401  (must run before any third-party import)
+from graphrag_ui import (
+    _blas,  # noqa: F401  (before numpy loads OpenBLAS)
+    _offline,  # noqa: F401  (must run before any third-party import)
+)
 
 __version__ = "0.1.0"

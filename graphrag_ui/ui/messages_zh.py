@@ -323,6 +323,8 @@ _ERRORS = {
     "the collection belongs to another save of the index: re-save it, or query with --vectors local": (
         "该集合属于此索引的另一次保存：请重新保存，或用 --vectors local 检索"
     ),
+    "--vectors must be local or server, not {engine}": "--vectors 只能是 local 或 server，而不是 {engine}",
+    "the ids file of the server's vectors is missing": "服务器上向量的 id 文件缺失",
 }
 
 # notes of map-reduce runs (ms.global, nano.global)
