@@ -10,6 +10,7 @@ from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
 from graphrag_ui.ui import index_ops, state
 from graphrag_ui.ui.i18n import error_text, t, tr
+from graphrag_ui.ui.uploader_text import relabel_uploaders
 
 lang, index, index_key = state.open_page("index", require_index=False)
 
@@ -106,9 +107,10 @@ with tab_import:
         except UserError as exc:
             st.error(error_text(exc, lang))
 with tab_build:
+    relabel_uploaders(lang, index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
         t("documents", lang),
-        type=["txt", "md"],
+        type=index_ops.UPLOAD_TYPES,
         accept_multiple_files=True,
         key="b_files",
         max_upload_size=index_ops.MAX_UPLOAD_BYTES // (1024 * 1024),  # the browser refuses larger files

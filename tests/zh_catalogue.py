@@ -32,6 +32,9 @@ TECHNICAL = {
     "URL",
     "API",
     "LLM",
+    "MB",  # a size unit and the upload file types (uploader_text's limit line)
+    "MD",
+    "TXT",
     "pyvis",
     "ILIKE",
     "ms",
@@ -266,7 +269,13 @@ VISIBLE_UI_TEXT = """() => {
   while (walker.nextNode()) {
     const node = walker.currentNode, el = node.parentElement, text = node.nodeValue.trim();
     if (!text || !el || el.closest(skip) || el.offsetParent === null) continue;
+    if (parseFloat(getComputedStyle(el).fontSize) === 0) continue;  // drawn at size 0: replaced, not seen
     out.push(text);
+  }
+  // words a style draws in place of others (uploader_text): a ::after's quoted content
+  for (const el of document.body.querySelectorAll('*')) {
+    const after = getComputedStyle(el, '::after').content;
+    if (el.offsetParent !== null && after && after.startsWith('"') && after.length > 2) out.push(JSON.parse(after));
   }
   return [...new Set(out)];
 }"""

@@ -118,6 +118,8 @@ _STRINGS: dict[str, dict[str, str]] = {
         "zh": "生成来源向量的嵌入模型（例如 hash、litellm:text-embedding-3-small）",
     },
     "documents": {"en": "Documents (.txt / .md, UTF-8, ≤ 5 MB each)", "zh": "文档（.txt / .md，UTF-8，每个 ≤ 5 MB）"},
+    "upload_button": {"en": "Upload", "zh": "上传"},  # Streamlit's own words, relabelled by uploader_text
+    "upload_limit": {"en": "{size} per file • {types}", "zh": "单个文件不超过 {size} • {types}"},
     "extractor": {"en": "Extractor", "zh": "抽取器"},
     "embedder": {"en": "Embedder", "zh": "嵌入模型"},
     "why_dropped": {"en": "why dropped", "zh": "丢弃原因"},

@@ -19,6 +19,7 @@ from graphrag_ui.index.model import Index
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 ALLOWED_SUFFIXES = {".txt", ".md"}
+UPLOAD_TYPES = sorted(suffix[1:] for suffix in ALLOWED_SUFFIXES)  # what the uploader offers
 Progress = Callable[[str, int, int], None]
 
 
