@@ -94,8 +94,11 @@ def test_tied_vector_picks_differ_only_in_tie_order(case):
         vec = f16_vector(index, cid).astype(np.float64)
         return float(np.dot(query_vec, vec) / (np.linalg.norm(query_vec) * np.linalg.norm(vec)))
 
+    why = {c.id: c.why for c in result.chunks}
     for a, b in zip(ours, ref, strict=True):
         assert a == b or sim(a) == sim(b), f"{a} and {b} swapped without a tie"
+        if a != b:  # the table says so: each swapped chunk names the chunks it tied with
+            assert "tied with the chunks of" in why[a] and "Python set" in why[a], why[a]
     # our context is the reference's with the chunk entries put in our (first-seen) order
     blocks = re.findall(r"```json\n(.*?)\n```", case["context"], re.S)
     ref_chunks = json.loads(blocks[2])

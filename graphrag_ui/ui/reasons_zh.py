@@ -25,6 +25,9 @@ _RECALL = {
     "tied with {names} (equal similarity: the order among them is the reference's argsort order)": (
         "与 {names} 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
     ),
+    "tied with the chunks of {names} (equal similarity: LightRAG orders them by a Python set)": (
+        "与 {names} 的文本块并列（相似度相同：LightRAG 按 Python 集合的顺序排列它们）"
+    ),
     "ILIKE name match": "ILIKE 名称匹配",
     "ILIKE alias match": "ILIKE 别名匹配",
     "ILIKE name in query match": "ILIKE 匹配：名称出现在问题中",
