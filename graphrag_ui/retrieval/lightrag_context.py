@@ -57,6 +57,9 @@ class TokenCache:
     """
 
     rest: dict[str, int] = field(default_factory=dict)
+    # (suffix, *fields but id) -> tokens: a field tuple hashes from the strings' cached hashes, so an
+    # item met before costs a dict lookup instead of rebuilding its JSON text to look that up
+    by_fields: dict[tuple, int] = field(default_factory=dict)
     chunk: dict[tuple, int] = field(default_factory=dict)
     id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
 
@@ -124,6 +127,18 @@ def stored_tokens(row: Any, text: str) -> int | None:
 
 
 def _rest_tokens(cache: TokenCache, item: dict, which: int, row: Any = None) -> int:
+    key = (which, *(pair for pair in item.items() if pair[0] != "id"))
+    try:
+        return cache.by_fields[key]
+    except KeyError:
+        pass
+    except TypeError:  # a field value that does not hash (a list): count from the text
+        return _rest_tokens_of_text(cache, item, which, row)
+    cache.by_fields[key] = counted = _rest_tokens_of_text(cache, item, which, row)
+    return counted
+
+
+def _rest_tokens_of_text(cache: TokenCache, item: dict, which: int, row: Any) -> int:
     rest = rest_text(item)
     alone = cache.rest.get(rest)
     if alone is None:
