@@ -6,10 +6,11 @@ import gc
 import weakref
 from pathlib import Path
 
+from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
 from graphrag_ui.retrieval import lightrag_search, ms_local_search, nano_prep
-from graphrag_ui.retrieval.prepare import family, freeze_heap, prepare_index
+from graphrag_ui.retrieval.prepare import family, freeze_heap, open_index, prepare_index
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "en" / "index"
 
@@ -51,3 +52,27 @@ def test_freeze_heap_lets_a_dropped_cycle_be_collected():
     del a, b
     freeze_heap()  # the next index opened unfreezes, collects and frees it
     assert gone() is None
+
+
+def test_open_index_pauses_the_collector_and_leaves_nothing_pending(monkeypatch):
+    """Opening freezes what it built before the collector is back on, so no full collection follows."""
+    collections: list[int] = []
+    monkeypatch.setattr(
+        gc, "callbacks", [lambda phase, info: phase == "start" and collections.append(info["generation"])]
+    )
+    gc.unfreeze()
+    index = open_index(SAMPLE)
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    assert not collections  # no collection at all while loading and preparing (nothing built is garbage)
+    assert gc.get_count()[0] < 100  # the allocation count was reset by the freeze
+    assert index.entities and lightrag_search.graph_cache(index).degree
+
+
+def test_paused_gc_keeps_an_outer_pause():
+    gc.disable()
+    try:
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer pause is not ended by the inner one
+    finally:
+        gc.enable()

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import gc
 import json
 import os
 import shutil
@@ -46,6 +45,7 @@ import numpy as np
 
 from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.index import tables, validate, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
@@ -310,13 +310,8 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
     otherwise triggers repeated full collections that double the load time (measured).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _load(Path(path), finite_vectors, vectors)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:

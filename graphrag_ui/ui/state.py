@@ -71,12 +71,9 @@ def choice_label(key: str, lang: str = "en") -> str:
 
 @st.cache_resource(max_entries=6, show_spinner=False)  # the caller shows the spinner in the UI language
 def _load(path: str, stamp: float, vectors: str = "local") -> Index:
-    from graphrag_ui.index import store
-    from graphrag_ui.retrieval.prepare import prepare_index
+    from graphrag_ui.retrieval.prepare import open_index
 
-    index = store.load(path, vectors=vectors)
-    prepare_index(index)  # the first question then costs what the next ones do
-    return index
+    return open_index(path, vectors)  # prepared: the first question then costs what the next ones do
 
 
 def on_chroma_server(path: str | Path) -> bool:

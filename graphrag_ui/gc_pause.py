@@ -1,0 +1,25 @@
+"""Pause the cyclic garbage collector while an index's rows and lookups are built.
+
+Creating 10⁵–10⁶ small objects (rows, tuples of the per-index lookups) triggers repeated full
+collections, each walking every object loaded so far: at 100k entities opening a LightRAG index
+took 7–8 s with the collector running and 5 s without, and preparing its lookups 3 s instead of
+0.35 s (measured). Nothing built here is garbage, so nothing is lost by not collecting it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Collector off inside; back on after only if it was on before (nesting keeps the outer state)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
