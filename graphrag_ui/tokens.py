@@ -14,7 +14,9 @@ a background thread as soon as an index is opened, while its tables load.
 from __future__ import annotations
 
 import binascii
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import tiktoken
@@ -51,6 +53,29 @@ def warm(name: str) -> None:
 def count(text: str, name: str = DEFAULT_ENCODING) -> int:
     """Number of tokens of ``text`` (special-token text is counted as ordinary text)."""
     return len(encoding(name).encode(text, disallowed_special=()))
+
+
+def count_many(texts: list[str], name: str = DEFAULT_ENCODING) -> list[int]:
+    """Token counts of many texts (as ordinary text), one slice per core.
+
+    tiktoken's ``encode_ordinary_batch`` submits one future per text: for 10⁴–10⁵ short texts the
+    futures cost as much as the encoding (2.2 of 4.5 s at 55k texts, profiled). Its Rust core
+    releases the GIL, so a plain loop per slice on one thread per core runs in parallel instead.
+    """
+    enc = encoding(name)
+    workers = max(1, min(len(os.sched_getaffinity(0)), len(texts) // 1000))
+
+    def part(i: int) -> list[int]:
+        return [len(enc.encode_ordinary(text)) for text in texts[i::workers]]
+
+    if workers == 1:
+        return part(0)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(part, range(workers)))
+    out = [0] * len(texts)
+    for i, counted in enumerate(parts):
+        out[i::workers] = counted
+    return out
 
 
 def encode(text: str, name: str = DEFAULT_ENCODING) -> list[int]:

@@ -57,6 +57,14 @@ def test_tokenizer_counts_without_network(no_network):
     assert tokens.count("hello world", "cl100k_base") == 2
 
 
+def test_count_many_equals_one_count_per_text():
+    texts = [f"{i} 跑步数据 running {'x' * (i % 7)} <|endoftext|>" for i in range(2500)] + ["", " "]
+    expected = [len(tokens.encoding("o200k_base").encode_ordinary(text)) for text in texts]
+    assert tokens.count_many(texts, "o200k_base") == expected  # several slices, order kept
+    assert tokens.count_many(texts[:3], "o200k_base") == expected[:3]  # one slice
+    assert tokens.count_many([], "o200k_base") == []
+
+
 def test_tokenizer_in_a_process_with_no_network():
     """A fresh interpreter with every socket refused still loads both encodings."""
     code = (

@@ -32,6 +32,6 @@ def precount(index: Index) -> None:
     rows: list[tuple[Entity | Relation, list[str]]] = [(e, [entity_text(e)]) for e in index.entities]
     rows += [(r, relation_texts(r)) for r in index.relations]
     texts = [text for _row, texts in rows for text in texts]
-    counts = iter(map(len, tokens.encoding(ctx.ENCODING).encode_ordinary_batch(texts, num_threads=2)))
+    counts = iter(tokens.count_many(texts, ctx.ENCODING))
     for row, texts in rows:
         row.extra[ctx.STORED_KEY] = [[ctx.checksum(text), next(counts)] for text in texts]
