@@ -1,6 +1,6 @@
 """Ours vs the reference libraries on the same golden-style working dirs: speed, memory and byte parity.
 
-    .venv/bin/python scripts/bench_vs_reference.py [--sizes 10000 100000] [--queries 20]
+    .venv/bin/python scripts/bench_vs_reference.py [--sizes 10000 100000] [--queries 20] [--rounds 3 1]
                                                    [--modes nano.local lightrag.local ...] [--cache DIR]
 
 For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities,
@@ -8,10 +8,13 @@ hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 
 GraphRAG 3.3.0 output dir (parquet tables + LanceDB, scripts/bench_graphrag3_world.py) by
 the libraries' OWN storage classes, in their throwaway venvs (created on first use, as the golden
 harnesses do; scripts/bench_retrieval_reference.py is their side). Our CLI imports each working dir
-(``import --embedder hash``; time and peak RSS printed). Then, per mode, two fresh processes back to
-back, ours first, then the reference's:
+(``import --embedder hash``; time and peak RSS printed). Then, per mode, ``--rounds`` pairs of fresh
+processes (3 at 10k, 1 at 100k by default), ours then the reference's, alternating so both sides see the
+same drift of a noisy machine; the warm queries of all rounds are pooled, first query / load / peak are
+the rounds' medians:
 
-* ours: ``store.load`` + ``prepare_index`` as the app opens an index (timed: "load"), then each query through ``graphrag_ui.query.run_query`` with
+* ours: ``open_index`` as the app opens an index (timed: "load"), then each query through
+  ``graphrag_ui.query.run_query`` with
   the mode's defaults (query embedding included, the first query included);
 * the reference: opening the working dir with the library (timed: "load"), then each query through
   its own query path with ``only_need_context`` (query embedding included, the first included).
@@ -191,7 +194,24 @@ HEADER = (
 )
 
 
-def bench_size(n: int, modes: list[str], n_queries: int, cache: Path) -> tuple[list[str], list[str]]:
+def pooled(runs: list[dict]) -> dict:
+    """Several rounds of one side as one: every round's warm queries pooled, the median first query,
+    load and peak; the contexts of the first round (each round's must be the same)."""
+    if len(runs) == 1:
+        return runs[0]
+    if any(r["contexts"] != runs[0]["contexts"] for r in runs):
+        raise SystemExit("a side gave different contexts in two rounds of the same cases")
+    med = statistics.median
+    ms = [med(r["ms"][0] for r in runs)] + [t for r in runs for t in r["ms"][1:]]
+    return {
+        **runs[0],
+        "ms": ms,
+        "load_s": med(r["load_s"] for r in runs),
+        "peak_rss_mib": med(r["peak_rss_mib"] for r in runs),
+    }
+
+
+def bench_size(n: int, modes: list[str], n_queries: int, cache: Path, rounds: int) -> tuple[list[str], list[str]]:
     index, _ = br.synthetic_index(n, cache)
     queries = br.synthetic_cases(index, n_queries)
     del index
@@ -207,8 +227,10 @@ def bench_size(n: int, modes: list[str], n_queries: int, cache: Path) -> tuple[l
         for mode in (m for m in modes if LIBS[m] == lib):
             cases_file = cache / f"cases-{mode}-{n}.json"
             cases_file.write_text(json.dumps(cases_for(mode, queries), ensure_ascii=False), encoding="utf-8")
-            ours = run_ours(ours_dir, cases_file, mode)
-            theirs = run_theirs(lib, folder, cases_file, mode)
+            runs = []
+            for _ in range(rounds):  # alternating fresh processes: both sides see the same machine drift
+                runs.append((run_ours(ours_dir, cases_file, mode), run_theirs(lib, folder, cases_file, mode)))
+            ours, theirs = pooled([o for o, _ in runs]), pooled([t for _, t in runs])
             for side, got in (("ours", ours), ("theirs", theirs)):  # kept to inspect parity misses
                 (cache / f"{side}-{mode}-{n}.json").write_text(json.dumps(got, ensure_ascii=False), encoding="utf-8")
             line, miss = row(mode, n, ours, theirs)
@@ -230,6 +252,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--queries", type=int, default=20)
+    ap.add_argument("--rounds", type=int, nargs="+", default=[3, 1], help="ours/reference pairs per mode, per size")
     ap.add_argument("--modes", nargs="+", default=list(LIBS), choices=list(LIBS))
     ap.add_argument("--cache", default="/tmp/bench_vs_reference", help="synthetic indexes and working dirs (kept)")
     args = ap.parse_args()
@@ -237,8 +260,10 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     print(f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; {args.queries} queries per mode")
     lines, missed = [], []
-    for n in args.sizes:
-        got, miss = bench_size(n, args.modes, args.queries, cache)
+    for i, n in enumerate(args.sizes):
+        rounds = args.rounds[min(i, len(args.rounds) - 1)]
+        print(f"{n // 1000}k: {rounds} round(s) of ours then the reference per mode", flush=True)
+        got, miss = bench_size(n, args.modes, args.queries, cache, rounds)
         lines += got
         missed += miss
     print("\n" + HEADER + "\n" + "\n".join(lines))
