@@ -22,12 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import graphrag_ui  # noqa: E402,F401  (offline environment first)
+import graphrag_ui  # noqa: E402,F401  (offline environment and the BLAS kernel pin first, as the CLI has them)
+
+# isort: split
+import numpy as np  # noqa: E402
+
 from graphrag_ui import tokens  # noqa: E402
 from graphrag_ui.embed import UseM3Embedder, get_embedder  # noqa: E402
 from graphrag_ui.index.build.chunking import split_text  # noqa: E402
