@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.progress import ProgressFn, TextProgress
@@ -37,8 +38,9 @@ def import_source(
         raise UserError("not a directory", where=str(src_path), fix="give the working/output directory")
     if out_path.resolve() == src_path.resolve():
         raise UserError("--out must differ from the source directory", where=str(out_path))
-    index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
-    store.save(index, out_path, progress=progress, chroma=chroma)
+    with paused_gc():  # 10⁵–10⁶ rows and lookups, none of them garbage: 10k LightRAG 7.2-7.9 -> 4.9-5.2 s
+        index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
+        store.save(index, out_path, progress=progress, chroma=chroma)
     return kind, index
 
 
