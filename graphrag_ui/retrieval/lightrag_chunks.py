@@ -23,7 +23,7 @@ import numpy as np
 
 from graphrag_ui.index.model import Chunk, Index, VectorTable
 from graphrag_ui.retrieval import vector_engine
-from graphrag_ui.retrieval.recall import vector_topk
+from graphrag_ui.retrieval.recall import tied_rows, vector_topk
 
 
 @dataclass
@@ -184,16 +184,6 @@ def vector_similarity_pick(
     return ranked[:n], sims, ""
 
 
-def set_order_ties(sims: dict[str, float]) -> dict[str, list[str]]:
-    """chunk -> the other candidates with exactly its similarity. LightRAG gathers the candidates in a
-    ``set`` and sorts stably, so among these its order is the set's (it changes with PYTHONHASHSEED);
-    ours is first seen first (docs/differences/lightrag.md section 2)."""
-    groups: dict[float, list[str]] = {}
-    for cid, sim in sims.items():
-        groups.setdefault(sim, []).append(cid)
-    return {cid: [o for o in group if o != cid] for group in groups.values() if len(group) > 1 for cid in group}
-
-
 def pick_related(
     index: Index,
     source: str,
@@ -229,7 +219,9 @@ def pick_related(
                     pick.why[cid] = f"not picked: beyond VECTOR quota {n}" + (
                         f" (sim {sim:.3f})" if sim is not None else ""
                     )
-            for cid, others in set_order_ties(pick.sims).items():
+            # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
+            # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
+            for cid, others in tied_rows(pick.sims.items()).items():
                 names = ", ".join(owner_of[o] for o in others[:5]) + (
                     f" … +{len(others) - 5}" if len(others) > 5 else ""
                 )

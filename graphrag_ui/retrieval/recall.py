@@ -11,12 +11,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from graphrag_ui.index.model import Entity, Index, VectorTable
 from graphrag_ui.retrieval import vector_engine
+
+K = TypeVar("K", bound=Hashable)
 
 STRATEGIES = ("vector", "ilike", "hybrid")
 DEFAULT_WEIGHTS = (1.0, 0.7, 0.2)
@@ -88,9 +92,9 @@ def vector_topk(
     return hits
 
 
-def tied_rows(scored: list[tuple[int, float]]) -> dict[int, list[int]]:
-    """row -> the other rows of ``scored`` with exactly the same score (argsort alone ordered them)."""
-    groups: dict[float, list[int]] = {}
+def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:
+    """row (or id) -> the others of ``scored`` with exactly the same score (argsort alone ordered them)."""
+    groups: dict[float, list[K]] = {}
     for row, score in scored:
         groups.setdefault(score, []).append(row)
     return {row: [r for r in rows if r != row] for rows in groups.values() if len(rows) > 1 for row in rows}

@@ -81,11 +81,6 @@ def is_server(table: VectorTable) -> bool:
     return isinstance(table, ServerTable)
 
 
-def engine_name(table: ServerTable) -> str:
-    """What a candidate's ``why`` and the Retrieval say searched."""
-    return f"chroma HNSW on {table.where}"
-
-
 _CLIENTS: dict[tuple[str, int], Any] = {}
 
 
