@@ -6,11 +6,13 @@ built on one machine were not bit-identical to a rebuild on the other (the sampl
 failed on an AVX-512 EPYC). Every x86 CPU that has AVX-512 also has AVX2 and FMA, so the Haswell kernel
 runs everywhere the faster ones do; it is chosen here, before numpy is imported, unless the user has
 set ``OPENBLAS_CORETYPE`` or the CPU lacks AVX2/FMA (forcing it there would stop on an illegal
-instruction). Worker processes inherit the environment, so a whole build uses one kernel.
+instruction). Embed workers are told the kernel their caller runs (``loaded_kernel``), so a whole
+build uses one.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import sys
@@ -39,6 +41,18 @@ def pin_kernel() -> str | None:
         return None
     os.environ["OPENBLAS_CORETYPE"] = KERNEL
     return KERNEL
+
+
+@functools.lru_cache(maxsize=1)
+def loaded_kernel() -> str | None:
+    """The kernel this process's OpenBLAS runs (e.g. "Haswell", "SkylakeX"), or None when unknown.
+
+    An embed worker must run its caller's kernel, and the caller's may not be the pinned one (numpy
+    loaded before ``graphrag_ui`` keeps its own choice), so the worker is told it rather than left to
+    choose from the environment."""
+    from threadpoolctl import threadpool_info
+
+    return next((i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"), None)
 
 
 pin_kernel()

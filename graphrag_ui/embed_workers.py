@@ -15,7 +15,6 @@ worker that dies only gives its micro-batch back to the parent.
 
 from __future__ import annotations
 
-import functools
 import os
 import socket
 import subprocess
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from graphrag_ui import _blas
 
 _ROOT = Path(__file__).resolve().parent.parent  # the folder graphrag_ui is imported from
 
@@ -98,18 +99,6 @@ def _worker_main(conn: Any) -> None:
         pass
 
 
-@functools.lru_cache(maxsize=1)
-def blas_kernel() -> str | None:
-    """The OpenBLAS kernel this process runs (e.g. "Haswell", "SkylakeX"), or None when unknown.
-
-    A worker must run the caller's kernel: the kernels round float32 products differently, and the
-    caller's may not be the one the package pins (numpy loaded before ``graphrag_ui`` keeps its own
-    choice), so the worker is told it rather than left to choose."""
-    from threadpoolctl import threadpool_info
-
-    return next((i.get("architecture") for i in threadpool_info() if i.get("internal_api") == "openblas"), None)
-
-
 class Worker:
     """One worker process and its socket; ``ready`` once its model has loaded.
 
@@ -120,7 +109,7 @@ class Worker:
     def __init__(self) -> None:
         parent, child = socket.socketpair()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])))
-        if kernel := blas_kernel():
+        if kernel := _blas.loaded_kernel():
             env["OPENBLAS_CORETYPE"] = kernel  # the caller's kernel, so the vectors are the same bits
         self.process = subprocess.Popen(
             [sys.executable, "-m", "graphrag_ui.embed_workers", str(child.fileno())],

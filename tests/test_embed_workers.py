@@ -89,11 +89,10 @@ def test_a_worker_runs_the_callers_blas_kernel(reference, monkeypatch):
     """The kernels round differently (Sandybridge has no FMA): a worker left to pick its own kernel from
     the environment would not reproduce this process's bits, so it is told the caller's."""
     from graphrag_ui import _blas
-    from graphrag_ui.embed_workers import blas_kernel
 
     if "avx" not in _blas._cpu_flags():
         pytest.skip("no AVX: the Sandybridge kernel cannot run")
-    assert blas_kernel() not in (None, "Sandybridge")
+    assert _blas.loaded_kernel() not in (None, "Sandybridge")
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Sandybridge")  # what the worker would otherwise load
     emb = UseM3Embedder(workers=1)
     emb.PARALLEL_CHARS = 0
