@@ -16,12 +16,13 @@ import numpy as np
 
 from graphrag_ui.embed import check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
+from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval import vector_engine
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.param_intake import take
+from graphrag_ui.retrieval.core import vector_engine
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.param_intake import take
+from graphrag_ui.retrieval.core.result import Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.retrieval.result import Keywords, Retrieval
 
 
 def index_dimension(index: Index) -> int:
@@ -178,7 +179,7 @@ def run_query(
         notes.append(f"mode {mode} does not use keywords: the given hl/ll keywords were ignored")
     deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
     start = time.perf_counter()
-    with vector_engine.recording() as searches:
+    with vector_server.recording() as searches:
         if spec.extra.get("dynamic_selection") and resolved.get("dynamic_community_selection"):
             # the model rates reports before any batch exists (ms.global); without a model it says so
             from graphrag_ui.llm.community_selection import retrieve_with_selection

@@ -20,10 +20,10 @@ from typing import IO, Any
 from graphrag_ui.errors import UserError
 from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.stages import FAILED
+from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
-from graphrag_ui.retrieval.result import KINDS, Retrieval
-from graphrag_ui.retrieval.stages import FAILED
-from graphrag_ui.retrieval.vector_engine import overlaps
 from graphrag_ui.terminal import safe_text
 
 DEFAULT_MODE = "nano.local"
@@ -102,7 +102,7 @@ def _check_mode(name: str) -> None:
 
 
 def _settings():
-    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.llm_client.settings import LLMSettings
 
     return LLMSettings.from_env_and_secrets()
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import Stages, batch_label, staged_context
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import Stages, batch_label, staged_context
 from graphrag_ui.terminal import safe_text
 
 __all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary"]
@@ -24,7 +24,7 @@ def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cach
     called and the stages say so.
     """
     from graphrag_ui.llm import map_reduce
-    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.llm_client.settings import LLMSettings
     from graphrag_ui.progress import TextProgress
 
     bar = TextProgress()

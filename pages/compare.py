@@ -6,17 +6,18 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.retrieval.compare import overlap
+from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import staged_answer, state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import error_text, t
+from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
-lang, index, index_key = state.open_page("compare")
+lang, index, index_key = open_page("compare")
 suggested = state.suggested_questions(index_key)
 state.seed_widget("cq", suggested[0] if suggested else "")
 query = st.text_area(t("question", lang), key="cq", bind="query-params", height=80)

@@ -10,11 +10,12 @@ from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.i18n import error_text, t, tr
+from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
-lang, index, index_key = state.open_page("explore")
+lang, index, index_key = open_page("explore")
 suggested = state.suggested_questions(index_key)
 
 

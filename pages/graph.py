@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.ui import graph_view, state
+from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.page import open_page
 
-lang, index, _ = state.open_page("graph")
+lang, index, _ = open_page("graph")
 
 by_degree = sorted(index.entities, key=lambda e: (-index.graph.degree(e.name), e.name))
 names = [e.name for e in by_degree]

@@ -10,9 +10,10 @@ from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
 from graphrag_ui.ui import index_ops, state
 from graphrag_ui.ui.i18n import error_text, t, tr
+from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
 
-lang, index, index_key = state.open_page("index", require_index=False)
+lang, index, index_key = open_page("index", require_index=False)
 
 
 def progress_bar(title: str):
@@ -125,7 +126,7 @@ with tab_build:
     )
     embedder = st.text_input(t("embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
     if st.button(t("build", lang), key="b_btn", type="primary"):
-        from graphrag_ui.llm.settings import LLMSettings
+        from graphrag_ui.llm_client.settings import LLMSettings
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)

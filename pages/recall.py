@@ -7,9 +7,9 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.query import query_embedder_id
-from graphrag_ui.retrieval.recall import explain_recall
-from graphrag_ui.ui import state
+from graphrag_ui.retrieval.core.recall import explain_recall
 from graphrag_ui.ui.i18n import error_text, t
+from graphrag_ui.ui.page import open_page
 
 RECALL_COLUMNS = (
     "rank",
@@ -24,7 +24,7 @@ RECALL_COLUMNS = (
     "aliases",
 )
 
-lang, index, _ = state.open_page("recall")
+lang, index, _ = open_page("recall")
 st.caption(t("recall_formula", lang))
 default_text = "跑步数据" if index.manifest.language == "zh" else ""
 text = st.text_input(t("run_recall", lang), value=default_text, key="rq", bind="query-params")

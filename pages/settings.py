@@ -13,10 +13,11 @@ import streamlit as st
 from graphrag_ui.embed import available_embedders
 from graphrag_ui.ui import state
 from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.page import open_page
 
-lang, _, _ = state.open_page("settings", require_index=False)
+lang, _, _ = open_page("settings", require_index=False)
 
-from graphrag_ui.llm.settings import LLMSettings  # noqa: E402
+from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
 
 settings = LLMSettings.from_env_and_secrets()
 st.subheader(t("llm", lang))
@@ -26,7 +27,7 @@ c2.text_input(t("llm_api_base", lang), value=settings.api_base or "", disabled=T
 st.text_input(t("llm_api_key", lang), value=settings.masked_key() or t("llm_no_key", lang), disabled=True)
 st.caption(t("llm_howto", lang))
 if st.button(t("test_connection", lang), disabled=not settings.configured):
-    from graphrag_ui.llm.client import test_connection
+    from graphrag_ui.llm_client.client import test_connection
 
     with st.spinner(t("calling_model", lang)):
         ok, message = test_connection(settings)

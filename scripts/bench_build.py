@@ -32,8 +32,8 @@ import numpy as np  # noqa: E402
 
 from graphrag_ui import tokens  # noqa: E402
 from graphrag_ui.embed import UseM3Embedder, get_embedder  # noqa: E402
-from graphrag_ui.index.build.chunking import split_text  # noqa: E402
-from graphrag_ui.index.build.offline import OfflineExtractor  # noqa: E402
+from graphrag_ui.index.builder.chunking import split_text  # noqa: E402
+from graphrag_ui.index.builder.offline import OfflineExtractor  # noqa: E402
 
 EN_PEOPLE = ["Alice Chen", "David Okafor", "Marcus Webb", "Hana Sato", "Priya Raman", "Tomas Alvarez", "Elena Petrova"]
 EN_PLACES = ["Riverton", "Kelp Bay", "Lisbon", "Osaka", "Northgate", "Mill Street", "Cape Verde"]

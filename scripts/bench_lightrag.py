@@ -22,9 +22,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graphrag_ui.index.model import Chunk, Entity, Index, Manifest, Relation, VectorTable  # noqa: E402
-from graphrag_ui.retrieval.deps import Deps  # noqa: E402
+from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402
+from graphrag_ui.retrieval.core.result import Keywords  # noqa: E402
 from graphrag_ui.retrieval.registry import get_mode  # noqa: E402
-from graphrag_ui.retrieval.result import Keywords  # noqa: E402
 
 WORDS = "river bay harbor council institute sensor grant flood survey festival data robot buoy kelp storm".split()
 

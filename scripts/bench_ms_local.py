@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 
 from graphrag_ui.embed import HashEmbedder  # noqa: E402
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Manifest, Relation, VectorTable  # noqa: E402
-from graphrag_ui.retrieval import ms_local  # noqa: E402
-from graphrag_ui.retrieval.deps import Deps  # noqa: E402
+from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402
+from graphrag_ui.retrieval.ms.local_search import search as ms_local  # noqa: E402
 
 WORDS = "harbor storm sensor kelp council festival survey buoy salinity oxygen university robotics gazette".split()
 

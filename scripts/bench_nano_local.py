@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 from make_synthetic_index import make_index  # noqa: E402
 
 from graphrag_ui.embed import HashEmbedder  # noqa: E402
-from graphrag_ui.retrieval.deps import Deps  # noqa: E402
-from graphrag_ui.retrieval.nano_local import SPECS  # noqa: E402
+from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402
+from graphrag_ui.retrieval.nano.local_query import SPECS  # noqa: E402
 
 
 def bench(n_entities: int, n_queries: int) -> None:

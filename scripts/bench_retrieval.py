@@ -184,9 +184,9 @@ def ours(lib: str, cases: list[dict], dirs: dict[str, Path]) -> list[float]:
 
     from graphrag_ui.embed import HashEmbedder
     from graphrag_ui.index.importers import lightrag, ms_graphrag, nano_graphrag
-    from graphrag_ui.retrieval.deps import Deps
+    from graphrag_ui.retrieval.core.deps import Deps
+    from graphrag_ui.retrieval.core.result import Keywords
     from graphrag_ui.retrieval.registry import get_mode
-    from graphrag_ui.retrieval.result import Keywords
 
     importer = {"nano": nano_graphrag, "lightrag147": lightrag, "graphrag3": ms_graphrag}[lib]
     indexes = {corpus: importer.import_dir(folder, embedder="hash") for corpus, folder in dirs.items()}

@@ -123,9 +123,9 @@ def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
 def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     """Child process: our side of one mode (imports first, then load and queries timed)."""
     from graphrag_ui.query import run_query
+    from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.retrieval.prepare import open_index
     from graphrag_ui.retrieval.registry import get_mode
-    from graphrag_ui.retrieval.result import KINDS
 
     cases = json.loads(Path(cases_file).read_text(encoding="utf-8"))
     get_mode(mode)

@@ -12,7 +12,7 @@ A sample directory holds (language does not matter)::
     reports.json             [{"members": [sorted names], "community": id, "report": {title, summary, ...}}]
 
 The builder is run with a scripted "LLM" that answers each prompt from these files (prompts are
-recognised by the markers documented in graphrag_ui/index/build/prompts.py). The build starts from an
+recognised by the markers documented in graphrag_ui/index/builder/prompts.py). The build starts from an
 empty cache every time, so the written ``llm_cache.json`` holds exactly the answers the index needs.
 When a summary or a community report is not curated yet, a placeholder answer lets the build finish,
 then every missing item is printed with its draft context and the script exits 1 without touching
@@ -36,10 +36,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
-from graphrag_ui.index.build import prompts  # noqa: E402
-from graphrag_ui.index.build.chunking import split_text  # noqa: E402
-from graphrag_ui.index.build.documents import read_documents  # noqa: E402
-from graphrag_ui.index.build.records import COMPLETE, parse_records  # noqa: E402
+from graphrag_ui.index.builder import prompts  # noqa: E402
+from graphrag_ui.index.builder.chunking import split_text  # noqa: E402
+from graphrag_ui.index.builder.documents import read_documents  # noqa: E402
+from graphrag_ui.index.builder.records import COMPLETE, parse_records  # noqa: E402
 
 LLM_ID = "curated-sample"
 PLACEHOLDER = "UNCURATED"
@@ -165,7 +165,7 @@ class Curation:
 
 def curate(sample: Path, embedder: str = "use-m3", chunk_size: int = 1200, chunk_overlap: int = 100) -> int:
     """Build ``sample/index`` and ``sample/llm_cache.json``; 0 when done, 1 when something is missing."""
-    from graphrag_ui.index.build.pipeline import build
+    from graphrag_ui.index.builder.pipeline import build
 
     cur = Curation(sample, chunk_size, chunk_overlap)
     cur.load()

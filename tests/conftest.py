@@ -65,7 +65,7 @@ def serve(no_network):
 @pytest.fixture()
 def fast_backoff(monkeypatch):
     """Retry back-off of the model client shortened, for modules that exercise retries (usefixtures)."""
-    from graphrag_ui.llm import client
+    from graphrag_ui.llm_client import client
 
     monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 

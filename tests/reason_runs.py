@@ -17,9 +17,9 @@ from pathlib import Path
 from graphrag_ui.index import store
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import run_query
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import Point
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import Point
 from graphrag_ui.ui.state import SAMPLES, suggested_questions
 
 _LIGHTRAG = [
@@ -97,9 +97,9 @@ def dynamic_selection(index: Index, query: str) -> Retrieval:
     from types import SimpleNamespace
 
     from graphrag_ui.llm.community_selection import retrieve_with_selection
-    from graphrag_ui.retrieval import ms_global
-    from graphrag_ui.retrieval.deps import Deps
-    from graphrag_ui.retrieval.stages import ModelCall
+    from graphrag_ui.retrieval.core.deps import Deps
+    from graphrag_ui.retrieval.core.stages import ModelCall
+    from graphrag_ui.retrieval.ms.global_search import search
 
     kept: list[str] = []  # the first community rated
 
@@ -108,7 +108,7 @@ def dynamic_selection(index: Index, query: str) -> Retrieval:
         rated = [(r, 5 if r.label.split()[1] == kept[0] else 0) for r in requests]
         return [ModelCall(stage=r.stage, label=r.label, raw=f'{{"rating": {n}}}', ok=True) for r, n in rated]
 
-    params = ms_global.SPECS[0].resolve({"dynamic_community_selection": True})
+    params = search.SPECS[0].resolve({"dynamic_community_selection": True})
     deps = Deps(embed=lambda texts: None)
     return retrieve_with_selection(index, query, params, deps, SimpleNamespace(configured=True), call_many=call_many)
 

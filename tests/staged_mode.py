@@ -12,9 +12,9 @@ import json
 
 from graphrag_ui import tokens
 from graphrag_ui.retrieval import registry
-from graphrag_ui.retrieval.result import Candidate, Retrieval
-from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
-from graphrag_ui.retrieval.stages import Batch, MalformedAnswer, Point, Stages
+from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.stages import Batch, MalformedAnswer, Point, Stages
 
 NAME = "test.global"
 MAP_SYSTEM = 'Answer with JSON {"points": [{"description": "...", "score": 0-100}]} from these reports:\n'

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphrag_ui.index.build.communities import cluster
-from graphrag_ui.index.build.offline import OfflineExtractor, sentences
+from graphrag_ui.index.builder.communities import cluster
+from graphrag_ui.index.builder.offline import OfflineExtractor, sentences
 from graphrag_ui.index.model import Entity, Relation
 
 ENGLISH = (

@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.index.build import prompts
-from graphrag_ui.index.build.pipeline import build, build_index
+from graphrag_ui.index.builder import prompts
+from graphrag_ui.index.builder.pipeline import build, build_index
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,10 +8,10 @@ import pytest
 
 from graphrag_ui import tokens
 from graphrag_ui.errors import UserError
-from graphrag_ui.index.build.cache import CachedLLM, cache_key
-from graphrag_ui.index.build.chunking import chunk_documents, chunk_id, split_text
-from graphrag_ui.index.build.merge import merge, normalise
-from graphrag_ui.index.build.records import EntityRecord, Extraction, RelationRecord, parse_records
+from graphrag_ui.index.builder.cache import CachedLLM, cache_key
+from graphrag_ui.index.builder.chunking import chunk_documents, chunk_id, split_text
+from graphrag_ui.index.builder.merge import merge, normalise
+from graphrag_ui.index.builder.records import EntityRecord, Extraction, RelationRecord, parse_records
 from graphrag_ui.index.model import SEP, Chunk, Document
 
 # ---- chunking ---------------------------------------------------------------------------------

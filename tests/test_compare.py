@@ -7,8 +7,8 @@ from conftest import GOLDENS
 
 from graphrag_ui.index.importers import lightrag as lightrag_importer
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.compare import overlap
-from graphrag_ui.retrieval.result import KINDS, Candidate, Retrieval
+from graphrag_ui.retrieval.core.compare import overlap
+from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
 
 def cand(id_: str, order: int, in_context: bool = True) -> Candidate:

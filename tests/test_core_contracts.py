@@ -13,7 +13,7 @@ import numpy as np
 from graphrag_ui import tokens
 from graphrag_ui.embed import HashEmbedder, check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
-from graphrag_ui.retrieval.result import Candidate, Keywords, Retrieval
+from graphrag_ui.retrieval.core.result import Candidate, Keywords, Retrieval
 
 
 def reference_hash_vector(text: str) -> np.ndarray:
@@ -90,7 +90,7 @@ def test_retrieval_round_trips_through_json():
 
 
 def test_staged_retrieval_round_trips_through_json():
-    from graphrag_ui.retrieval.stages import Batch, ModelCall, Point, Rating, Stages
+    from graphrag_ui.retrieval.core.stages import Batch, ModelCall, Point, Rating, Stages
 
     stages = Stages(
         batches=[Batch(0, ["7"], "id|title\n7|Harbour", 5, 8000, [{"role": "system", "content": "map"}])],

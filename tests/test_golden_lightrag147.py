@@ -23,11 +23,11 @@ from conftest import GOLDENS, numbered_cases
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import lightrag as importer
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.lightrag_chunks import f16_vector
-from graphrag_ui.retrieval.lightrag_context import FAIL_RESPONSE_147
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Keywords
+from graphrag_ui.retrieval.lightrag.chunks import f16_vector
+from graphrag_ui.retrieval.lightrag.v1_4_7.context import FAIL_RESPONSE_147
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.retrieval.result import Keywords
 
 GOLDEN = GOLDENS / "lightrag-1.4.7"
 # VECTOR picks whose candidate chunks tie exactly on similarity (see module docstring)

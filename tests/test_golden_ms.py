@@ -21,9 +21,9 @@ from conftest import GOLDENS
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import ms_graphrag
-from graphrag_ui.retrieval import ms_local
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.ms_local_search import lance_knn
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.ms.local_search import search as ms_local
+from graphrag_ui.retrieval.ms.vector_search import lance_knn
 
 VERSIONS = ("graphrag-2", "graphrag-2.3", "graphrag-3")
 KINDS = {"entities": "entities", "relations": "relations", "communities": "communities", "chunks": "chunks"}

@@ -18,12 +18,14 @@ from conftest import GOLDENS, ROOT
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import ms_graphrag
-from graphrag_ui.retrieval import ms_basic, ms_global, ms_global_select
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.ms_global_context import build_batches, level_reports
-from graphrag_ui.retrieval.ms_global_hooks import HOOKS
-from graphrag_ui.retrieval.ms_global_parse import read_points
-from graphrag_ui.retrieval.stages import MalformedAnswer, Point
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
+from graphrag_ui.retrieval.ms.basic_search import search as ms_basic
+from graphrag_ui.retrieval.ms.global_search import dynamic_selection
+from graphrag_ui.retrieval.ms.global_search import search as ms_global
+from graphrag_ui.retrieval.ms.global_search.community_context import build_batches, level_reports
+from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
+from graphrag_ui.retrieval.ms.global_search.parse import read_points
 
 sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
 import graphrag_global as gg  # noqa: E402  (stdlib-only part of the harness: the scripted answers)
@@ -86,11 +88,11 @@ def test_goldens_cover_the_brief():
 def test_global_batches_prompts_and_reduce_match_graphrag(indexes, version, n, case):
     index = indexes[(version, case["corpus"])]
     if case["dynamic"]:
-        sel = ms_global_select.start(index, case["params"].get("community_level", 2), _global(index, case)[1])
+        sel = dynamic_selection.start(index, case["params"].get("community_level", 2), _global(index, case)[1])
         while not sel.done:
-            pending = ms_global_select.pending(sel, case["query"], False)
-            ms_global_select.record(
-                sel, ms_global_select.answers_for_tests({c: gg.rating_for(c, case["query"]) for c, _ in pending})
+            pending = dynamic_selection.pending(sel, case["query"], False)
+            dynamic_selection.record(
+                sel, dynamic_selection.answers_for_tests({c: gg.rating_for(c, case["query"]) for c, _ in pending})
             )
         result, params = _global(index, case, selection=sel)
         assert {r.community_id: int(r.rating) for r in sel.ratings} == case["ratings"]
@@ -179,8 +181,8 @@ def test_map_and_rating_answers_read_as_graphrag_reads_them(version):
             assert [{"answer": d, "score": s} for d, s in points] == case["parsed"], case["answer"]
         else:
             try:
-                ours = ms_global_select.parse_rating(case["answer"])
-            except ms_global_select.SelectionError:
+                ours = dynamic_selection.parse_rating(case["answer"])
+            except dynamic_selection.SelectionError:
                 ours = None
             assert ours == case["rating"], case["answer"]
     assert repaired <= 2

@@ -22,8 +22,8 @@ import pytest
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import nano_graphrag
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.nano_local import SPECS
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.nano.local_query import SPECS
 
 GOLDENS = Path(__file__).parent / "goldens" / "nano"
 CASES = [json.loads(line) for line in (GOLDENS / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]

@@ -79,7 +79,7 @@ def test_payloads_stay_data_in_the_standalone_page():
 
 
 def test_tooltips_and_legend_follow_the_ui_language():
-    from graphrag_ui.retrieval.result import Candidate, Retrieval
+    from graphrag_ui.retrieval.core.result import Candidate, Retrieval
 
     index = star_index(4)
     result = Retrieval(mode="nano.local", query="q", params={})

@@ -138,7 +138,7 @@ def reason_runs_by_sample() -> dict[str, list]:
 
 def _reason_frames(result, lang: str):
     """Every grid of the result that carries reasons, as the Explore and Compare tabs build them."""
-    from graphrag_ui.retrieval.result import KINDS
+    from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.ui import stage_tables, tables
 
     for kind in KINDS:
@@ -268,7 +268,9 @@ def _literal_parts(template: str) -> list[str]:
 def test_every_reason_template_is_one_the_package_writes():
     """A catalogue key whose English the package no longer writes would translate nothing, silently:
     each literal part of every key must occur in the package's reason-writing source."""
-    sources = sorted((ROOT / "graphrag_ui" / "retrieval").glob("*.py"))
+    sources = sorted((ROOT / "graphrag_ui" / "retrieval").rglob("*.py")) + [
+        ROOT / "graphrag_ui" / "index" / "vector_server.py"
+    ]
     sources += [ROOT / "graphrag_ui" / "ui" / name for name in ("stage_tables.py", "graph_view.py")]
     code = "\n".join(path.read_text(encoding="utf-8") for path in sources)
     code = re.sub(r"\"\s*\n\s*[rf]*\"", "", code)  # implicitly joined string literals, as Python joins them

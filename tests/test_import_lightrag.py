@@ -191,9 +191,9 @@ def test_store_round_trip_keeps_what_retrieval_needs(tmp_path):
 def test_relation_rows_keep_their_own_endpoint_order(broken):
     """The global path prints a relation as its vector row names it (src_id, tgt_id), as 1.4.7 does."""
     from graphrag_ui.embed import HashEmbedder
-    from graphrag_ui.retrieval.deps import Deps
+    from graphrag_ui.retrieval.core.deps import Deps
+    from graphrag_ui.retrieval.core.result import Keywords
     from graphrag_ui.retrieval.registry import get_mode
-    from graphrag_ui.retrieval.result import Keywords
 
     path = broken / "vdb_relationships.json"
     data = json.loads(path.read_text(encoding="utf-8"))

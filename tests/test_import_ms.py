@@ -12,7 +12,7 @@ from conftest import GOLDENS
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.index import importers
-from graphrag_ui.index.importers import ms_graphrag
+from graphrag_ui.index.importers import ms_graphrag, ms_graphrag_lance
 
 SRC = {"graphrag-2": GOLDENS / "graphrag-2" / "en", "graphrag-3": GOLDENS / "graphrag-3" / "en"}
 
@@ -64,7 +64,7 @@ def test_vectors_kept_in_lancedb_row_order(imported):
     layout, index = imported
     import lancedb
 
-    names = {k: v[0] if layout == "graphrag-2" else v[1] for k, v in ms_graphrag.LANCE_TABLES.items()}
+    names = {k: v[0] if layout == "graphrag-2" else v[1] for k, v in ms_graphrag_lance.LANCE_TABLES.items()}
     arrow = lancedb.connect(str(SRC[layout] / "lancedb")).open_table(names["entities"]).to_arrow()
     table = index.vectors["entities"]
     assert table.ids == arrow.column("id").to_pylist()
@@ -73,7 +73,7 @@ def test_vectors_kept_in_lancedb_row_order(imported):
     assert set(index.vectors) == {"entities", "chunks", "communities"}
     assert set(index.vectors["communities"].ids) <= {c.id for c in index.communities}
     assert index.manifest.vector_sources["entities"] == f"lancedb:{names['entities']}"
-    assert index.manifest.settings["lance_kernel"] == ms_graphrag.LANCE_KERNEL[layout]
+    assert index.manifest.settings["lance_kernel"] == ms_graphrag_lance.LANCE_KERNEL[layout]
 
 
 def test_detect_and_auto():
@@ -228,13 +228,13 @@ def test_lance_kernel_follows_the_writer_in_the_table_manifest(folder, kernel, w
 def test_lance_kernel_is_not_a_layout_guess(tmp_path):
     """The same 2.x layout, an unindexed table: pylance < 0.33 orders ties by its heap, newer by row."""
     lance_dir = GOLDENS / "graphrag-2.3" / "en" / "lancedb" / "default-entity-description.lance"
-    assert ms_graphrag.lance_kernel("graphrag-2", lance_dir) == ("flat_topk", "lance 0.20.0")
-    assert ms_graphrag.lance_kernel("graphrag-2", None) == ("ivf_flat", "unknown")
+    assert ms_graphrag_lance.lance_kernel("graphrag-2", lance_dir) == ("flat_topk", "lance 0.20.0")
+    assert ms_graphrag_lance.lance_kernel("graphrag-2", None) == ("ivf_flat", "unknown")
     copy = tmp_path / "t.lance"
     shutil.copytree(lance_dir, copy)
     for manifest in (copy / "_versions").glob("*.manifest"):
         manifest.write_bytes(manifest.read_bytes().replace(b"0.20.0", b"0.33.0"))
-    assert ms_graphrag.lance_kernel("graphrag-2", copy) == ("ivf_flat", "lance 0.33.0")
+    assert ms_graphrag_lance.lance_kernel("graphrag-2", copy) == ("ivf_flat", "lance 0.33.0")
 
 
 def test_broken_lance_manifest_is_one_clear_line(tmp_path):

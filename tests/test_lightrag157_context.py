@@ -1,4 +1,4 @@
-"""LightRAG 1.5.7 token control (lightrag157_context.py) against full encodes and a literal oracle.
+"""LightRAG 1.5.7 token control (retrieval/lightrag/v1_5_7/context.py) against full encodes and a literal oracle.
 
 The module counts each JSON line once and adds the counts; these properties prove that sum equals
 encoding the joined text, that the KG template's budget size equals encoding the template, and that
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphrag_ui import tokens
-from graphrag_ui.retrieval import lightrag157_context as c157
+from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
 
 PIECES = [
     "Alice Chen",

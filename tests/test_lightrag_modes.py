@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import lightrag as importer
-from graphrag_ui.retrieval import lightrag_context as ctx
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.lightrag_chunks import Owner, owners_with_chunks, weighted_polling
-from graphrag_ui.retrieval.lightrag_explain import SEED_ORDER
+from graphrag_ui.index.lightrag_precount import entity_item, relation_item, rest_text, stored_tokens
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Keywords
+from graphrag_ui.retrieval.lightrag.chunks import Owner, owners_with_chunks, weighted_polling
+from graphrag_ui.retrieval.lightrag.explain import SEED_ORDER
+from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.retrieval.result import Keywords
 
 QUERY = "How is Tidewater Institute related to Kelp Bay?"
 
@@ -77,9 +78,9 @@ def test_prefix_fit_is_1_4_7_truncation():
 )
 def test_item_token_split_is_exact(position, name, etype, description):
     cache = ctx.TokenCache()
-    item = ctx.entity_item(position, name, etype, description)
+    item = entity_item(position, name, etype, description)
     assert ctx.entity_tokens(cache, item) == ctx.count(json.dumps(item, ensure_ascii=False))
-    rel = ctx.relation_item(position, name, etype, description)
+    rel = relation_item(position, name, etype, description)
     assert ctx.relation_tokens(cache, rel) == ctx.count(json.dumps(rel, ensure_ascii=False))
 
 
@@ -211,15 +212,15 @@ def test_specs_expose_1_4_7_names_and_defaults():
 )
 def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
     cache = ctx.TokenCache()
-    e_items = [ctx.entity_item(i + 1, *e) for i, e in enumerate(ents)]
-    r_items = [ctx.relation_item(i + 1, *r) for i, r in enumerate(rels)]
+    e_items = [entity_item(i + 1, *e) for i, e in enumerate(ents)]
+    r_items = [relation_item(i + 1, *r) for i, r in enumerate(rels)]
     assert ctx.array_tokens(cache, e_items) == ctx.count(json.dumps(e_items, ensure_ascii=False) + "\n")
     assert ctx.kg_tokens_for_budget(cache, e_items, r_items) == ctx.count(ctx.kg_context(e_items, r_items, []))
 
 
 def test_vector_pick_ignores_float16_copies_after_a_reembed():
     from graphrag_ui.index.importers import lightrag as imp
-    from graphrag_ui.retrieval.lightrag_chunks import f16_vector
+    from graphrag_ui.retrieval.lightrag.chunks import f16_vector
 
     fresh = imp.import_dir(GOLDENS / "lightrag-1.4.7" / "en", embedder="hash")
     cid = fresh.chunks[0].id
@@ -283,15 +284,15 @@ def test_version_choice_defaults_to_the_writer_and_checks_its_schema():
 
 
 def test_import_time_counts_are_the_counts_of_the_printed_texts():
-    from graphrag_ui.retrieval.lightrag_counts import entity_text, relation_texts
+    from graphrag_ui.index.lightrag_precount import entity_text, relation_texts
 
     imported = index()
     rows = [(e, [entity_text(e)]) for e in imported.entities] + [(r, relation_texts(r)) for r in imported.relations]
     for row, texts in rows:
-        assert [ctx.stored_tokens(row, t) for t in texts] == [ctx.count(t) for t in texts]
+        assert [stored_tokens(row, t) for t in texts] == [ctx.count(t) for t in texts]
     entity = imported.entities[0]
-    edited = ctx.entity_item(1, entity.name, entity.type, entity.description + " (edited)")
-    assert ctx.stored_tokens(entity, ctx.rest_text(edited)) is None  # another text: counted, not looked up
+    edited = entity_item(1, entity.name, entity.type, entity.description + " (edited)")
+    assert stored_tokens(entity, rest_text(edited)) is None  # another text: counted, not looked up
     assert ctx.entity_tokens(ctx.TokenCache(), edited, entity) == ctx.count(json.dumps(edited, ensure_ascii=False))
 
 

@@ -10,11 +10,11 @@ from llm_server import Reply
 
 from graphrag_ui import prompts
 from graphrag_ui.llm import answer as answering
-from graphrag_ui.llm import client
 from graphrag_ui.llm import keywords as kw
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.settings import LLMSettings
-from graphrag_ui.retrieval.result import Keywords, Retrieval
+from graphrag_ui.llm_client import client
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.settings import LLMSettings
+from graphrag_ui.retrieval.core.result import Keywords, Retrieval
 
 pytestmark = pytest.mark.usefixtures("fast_backoff")
 

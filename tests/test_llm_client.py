@@ -9,9 +9,9 @@ import pytest
 from llm_server import Reply
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.llm import client
-from graphrag_ui.llm.errors import LLMError
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client import client
+from graphrag_ui.llm_client.errors import LLMError
+from graphrag_ui.llm_client.settings import LLMSettings
 
 pytestmark = pytest.mark.usefixtures("fast_backoff")
 

@@ -9,8 +9,8 @@ from llm_server import Reply
 
 from graphrag_ui.index.model import Entity, Index, Manifest
 from graphrag_ui.llm import keywords as kw
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.settings import LLMSettings
 
 GOOD = {"high_level_keywords": ["flood relief", "city politics"], "low_level_keywords": ["Amabel Quell", "Tide Tax"]}
 
@@ -145,7 +145,7 @@ def test_empty_lists_are_returned_but_not_cached(serve, tmp_path):
 
 
 def test_model_failure_or_prose_falls_back_offline_with_reason(serve, tmp_path, monkeypatch):
-    from graphrag_ui.llm import client
+    from graphrag_ui.llm_client import client
 
     monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
     url, _ = serve([Reply(status=500, text="down")])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.llm import settings as st
-from graphrag_ui.llm.cache import LLMCache, app_home, args_hash
-from graphrag_ui.llm.errors import explain
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client import settings as st
+from graphrag_ui.llm_client.cache import LLMCache, app_home, args_hash
+from graphrag_ui.llm_client.errors import explain
+from graphrag_ui.llm_client.settings import LLMSettings
 
 ENV = [st.ENV_MODEL, st.ENV_API_BASE, st.ENV_API_KEY, st.ENV_TIMEOUT, st.ENV_MAX_RETRIES, st.ENV_TEMPERATURE]
 

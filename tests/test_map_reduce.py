@@ -17,10 +17,10 @@ from llm_server import Reply, default_reply, is_map_prompt
 from staged_mode import MAP_SYSTEM, Hooks
 
 from graphrag_ui.llm import map_reduce as mr
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.settings import LLMSettings
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import DONE, FAILED, NEEDS_MODEL, Batch, Stages
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.settings import LLMSettings
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import DONE, FAILED, NEEDS_MODEL, Batch, Stages
 
 pytestmark = pytest.mark.usefixtures("fast_backoff")
 

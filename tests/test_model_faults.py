@@ -14,11 +14,11 @@ import pytest
 from llm_server import FAULT_MODES, PROSE, Reply, Script, fault_reply
 
 from graphrag_ui.cli import main as cli_main
-from graphrag_ui.llm import client
 from graphrag_ui.llm import keywords as kw
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.errors import LLMError
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client import client
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.errors import LLMError
+from graphrag_ui.llm_client.settings import LLMSettings
 from graphrag_ui.retrieval.registry import mode_names
 
 ROOT = Path(__file__).resolve().parent.parent

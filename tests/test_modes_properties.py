@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.model import VECTOR_KINDS, Index, Manifest, VectorTable
 from graphrag_ui.query import run_query
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.schema import ParamSpec
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.retrieval.result import KINDS, Retrieval
-from graphrag_ui.retrieval.schema import ParamSpec
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from make_synthetic_index import make_index  # noqa: E402

@@ -11,10 +11,11 @@ from conftest import GOLDENS
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import ms_graphrag
 from graphrag_ui.llm.community_selection import retrieve_with_selection
-from graphrag_ui.retrieval import ms_basic, ms_global
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.ms_global_hooks import HOOKS
-from graphrag_ui.retrieval.stages import FAILED, NEEDS_MODEL, MalformedAnswer, ModelCall, Point
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.stages import FAILED, NEEDS_MODEL, MalformedAnswer, ModelCall, Point
+from graphrag_ui.retrieval.ms.basic_search import search as ms_basic
+from graphrag_ui.retrieval.ms.global_search import search as ms_global
+from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +173,7 @@ def test_dynamic_selection_end_to_end_through_the_test_server(sample, monkeypatc
     from conftest import ROOT
 
     from graphrag_ui.cli import main
-    from graphrag_ui.retrieval.result import Retrieval
+    from graphrag_ui.retrieval.core.result import Retrieval
     from tests.llm_server import Script, start_server
 
     url, stop = start_server(Script())

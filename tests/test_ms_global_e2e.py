@@ -14,10 +14,10 @@ from llm_server import default_reply, is_map_prompt, map_points
 
 from graphrag_ui.index import store
 from graphrag_ui.llm import map_reduce as mr
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.settings import LLMSettings
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.stages import DONE, NEEDS_MODEL
+from graphrag_ui.retrieval.core.stages import DONE, NEEDS_MODEL
 
 pytestmark = pytest.mark.usefixtures("fast_backoff")
 

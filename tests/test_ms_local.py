@@ -12,11 +12,14 @@ from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.importers import ms_graphrag
 from graphrag_ui.index.model import Entity, VectorTable
-from graphrag_ui.retrieval import ms_local, ms_local_search, registry
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.lance_topk import TopKHeap
-from graphrag_ui.retrieval.ms_local_context import filter_relationships
-from graphrag_ui.retrieval.ms_local_search import community_ids_at, lance_distances, lance_knn, level_view
+from graphrag_ui.retrieval import registry
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.ms import vector_search
+from graphrag_ui.retrieval.ms.indexer_adapters import community_ids_at, level_view
+from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
+from graphrag_ui.retrieval.ms.local_search import search as ms_local
+from graphrag_ui.retrieval.ms.local_search.mixed_context import filter_relationships
+from graphrag_ui.retrieval.ms.vector_search import lance_distances, lance_knn
 
 QUERY = "Who directs the Tidewater Institute and what is Project Seawatch?"
 
@@ -102,7 +105,7 @@ def test_topk_ties_follow_the_heap_and_large_tables_skip_no_step(monkeypatch):
                 heap.offer(row, distance)
             assert fast == [f"r{row}" for row, _ in heap.order()]
     filtered = [(h.id, h.distance) for h in lance_knn(table, m[7], 250, "flat_topk")]
-    monkeypatch.setattr(ms_local_search, "EXACT_ROWS", 10**6)  # every row gets the exact kernel
+    monkeypatch.setattr(vector_search, "EXACT_ROWS", 10**6)  # every row gets the exact kernel
     assert [(h.id, h.distance) for h in lance_knn(table, m[7], 250, "flat_topk")] == filtered
 
 
@@ -234,7 +237,7 @@ def test_relationship_table_tokens_add_up_row_by_row():
     cl100k never merges across a newline followed by a non-space, so both agree on every golden table."""
     import json
 
-    from graphrag_ui.retrieval.ms_local_search import count_text
+    from graphrag_ui.retrieval.ms.text import count_text
 
     checked = 0
     for version in ("graphrag-2", "graphrag-3"):

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from test_golden_nano import deps, golden_index
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.nano_global import SPECS as GLOBAL_SPECS
-from graphrag_ui.retrieval.nano_map_reduce import HOOKS, parse_map
-from graphrag_ui.retrieval.nano_naive import SPECS as NAIVE_SPECS
-from graphrag_ui.retrieval.nano_prep import prepared
-from graphrag_ui.retrieval.nano_schema import community_schema
+from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Point
+from graphrag_ui.retrieval.nano.community_schema import community_schema
+from graphrag_ui.retrieval.nano.global_query import SPECS as GLOBAL_SPECS
+from graphrag_ui.retrieval.nano.map_reduce import HOOKS, parse_map
+from graphrag_ui.retrieval.nano.naive_query import SPECS as NAIVE_SPECS
+from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.retrieval.stages import NEEDS_MODEL, Point
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from make_synthetic_index import make_index  # noqa: E402

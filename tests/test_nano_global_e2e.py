@@ -20,11 +20,11 @@ from llm_server import Reply, Script
 from graphrag_ui.cli import main
 from graphrag_ui.index import store
 from graphrag_ui.llm import map_reduce as mr
-from graphrag_ui.llm.cache import LLMCache
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client.cache import LLMCache
+from graphrag_ui.llm_client.settings import LLMSettings
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.nano_map_reduce import reduce_context
-from graphrag_ui.retrieval.stages import DONE, FAILED
+from graphrag_ui.retrieval.core.stages import DONE, FAILED
+from graphrag_ui.retrieval.nano.map_reduce import reduce_context
 
 QUESTIONS = {"en": "What are the main conflicts in Marrowick?", "zh": "这些社区的主要主题是什么？"}
 PARAMS = {"global_max_token_for_community_report": 2500}

@@ -15,9 +15,9 @@ from graphrag_ui import tokens
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import nano_graphrag
 from graphrag_ui.index.model import Index, Manifest
-from graphrag_ui.retrieval import nano_csv
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.nano_local import SPECS
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano.local_query import SPECS
 from graphrag_ui.retrieval.registry import get_mode
 
 GOLDENS = Path(__file__).parent / "goldens" / "nano"
@@ -194,19 +194,19 @@ def test_zh_golden_index_works():
 
 # ---------------------------------------------------------------- CSV and cut rules
 def test_csv_cell_rules():
-    assert nano_csv.cell(3) == "3" and nano_csv.cell(9.0) == "9.0"
-    assert nano_csv.cell('"ALICE"') == '"ALICE"'
-    assert nano_csv.cell("  'quoted'  ") == '"quoted"'
-    assert nano_csv.cell('"A."<SEP>"B."') == '"A."<SEP>"B."'
-    assert nano_csv.cell("x\ny") == '"x\ny"'
-    assert nano_csv.table([["id", "a"], [0, "b"]]) == '"id",\t"a"\n0,\t"b"'
+    assert csv_context.cell(3) == "3" and csv_context.cell(9.0) == "9.0"
+    assert csv_context.cell('"ALICE"') == '"ALICE"'
+    assert csv_context.cell("  'quoted'  ") == '"quoted"'
+    assert csv_context.cell('"A."<SEP>"B."') == '"A."<SEP>"B."'
+    assert csv_context.cell("x\ny") == '"x\ny"'
+    assert csv_context.table([["id", "a"], [0, "b"]]) == '"id",\t"a"\n0,\t"b"'
 
 
 def test_prefix_cut_rule():
-    assert nano_csv.prefix_cut([3, 4, 5], 7) == (2, [3, 7, 12])  # equal to the budget is kept
-    assert nano_csv.prefix_cut([8, 1], 7)[0] == 0  # first item over: nothing
-    assert nano_csv.prefix_cut([1, 1], 0)[0] == 0 and nano_csv.prefix_cut([], 5) == (0, [])
-    assert nano_csv.prefix_cut([5, 9, 1], 10)[0] == 1  # later small items are never tried
+    assert csv_context.prefix_cut([3, 4, 5], 7) == (2, [3, 7, 12])  # equal to the budget is kept
+    assert csv_context.prefix_cut([8, 1], 7)[0] == 0  # first item over: nothing
+    assert csv_context.prefix_cut([1, 1], 0)[0] == 0 and csv_context.prefix_cut([], 5) == (0, [])
+    assert csv_context.prefix_cut([5, 9, 1], 10)[0] == 1  # later small items are never tried
 
 
 @settings(max_examples=40, deadline=None)
@@ -234,7 +234,7 @@ def test_budgets_never_exceeded_and_order_kept(report, context, text, top_k):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_single_pass_vector_recall_equals_the_shared_recall(lang):
     """Our one-pass recall (hits + near misses) must pick exactly what recall_entities picks."""
-    from graphrag_ui.retrieval.recall import recall_entities
+    from graphrag_ui.retrieval.core.recall import recall_entities
 
     index = golden(lang)
     texts = [e.description[:60] for e in index.entities[::3]] + ["Riverton", "云港市", "banjo walrus"]

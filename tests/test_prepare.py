@@ -9,7 +9,9 @@ from pathlib import Path
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval import lightrag_search, ms_local_search, nano_prep
+from graphrag_ui.retrieval.lightrag import search
+from graphrag_ui.retrieval.ms import indexer_adapters
+from graphrag_ui.retrieval.nano import prep
 from graphrag_ui.retrieval.prepare import family, freeze_heap, open_index, prepare_index
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "en" / "index"
@@ -20,9 +22,9 @@ def test_prepared_caches_are_the_ones_queries_use():
     before = run_query(index, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     fresh = store.load(SAMPLE)
     prepare_index(fresh)
-    held = lightrag_search._CACHES[id(fresh)][1]
-    assert lightrag_search.graph_cache(fresh) is held and held.degree == dict(fresh.graph.degree())
-    assert nano_prep._CACHE[id(fresh)].index is fresh
+    held = search._CACHES[id(fresh)][1]
+    assert search.graph_cache(fresh) is held and held.degree == dict(fresh.graph.degree())
+    assert prep._CACHE[id(fresh)].index is fresh
     after = run_query(fresh, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     assert after == before != ""
 
@@ -34,8 +36,8 @@ def test_only_the_index_family_is_prepared_and_answers_do_not_change():
     fresh.manifest.source = "graphrag-3"  # as an imported GraphRAG 3 index says
     assert family(fresh) == "graphrag" and family(plain) is None
     prepare_index(fresh)
-    assert id(fresh) in ms_local_search._VIEWS and ms_local_search._VIEWS[id(fresh)].levels
-    assert id(fresh) not in lightrag_search._CACHES  # LightRAG's row map is left to its own first query
+    assert id(fresh) in indexer_adapters._VIEWS and indexer_adapters._VIEWS[id(fresh)].levels
+    assert id(fresh) not in search._CACHES  # LightRAG's row map is left to its own first query
     assert gc.get_freeze_count() > 0  # the loaded rows are out of the collector's way
     after = {m: run_query(fresh, m, "Who is the Lock Queen?").context for m in before}
     assert after == before and all(after.values())
@@ -65,7 +67,7 @@ def test_open_index_pauses_the_collector_and_leaves_nothing_pending(monkeypatch)
     assert gc.isenabled() and gc.get_freeze_count() > 0
     assert not collections  # no collection at all while loading and preparing (nothing built is garbage)
     assert gc.get_count()[0] < 100  # the allocation count was reset by the freeze
-    assert index.entities and lightrag_search.graph_cache(index).degree
+    assert index.entities and search.graph_cache(index).degree
 
 
 def test_paused_gc_keeps_an_outer_pause():

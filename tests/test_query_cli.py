@@ -19,9 +19,9 @@ from graphrag_ui.cli import main
 from graphrag_ui.index import store
 from graphrag_ui.llm.keywords import OFFLINE_NOTICE
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.lightrag_context import FAIL_RESPONSE_147
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.lightrag.v1_4_7.context import FAIL_RESPONSE_147
 from graphrag_ui.retrieval.registry import mode_names
-from graphrag_ui.retrieval.result import KINDS, Retrieval
 
 EN, ZH = SAMPLES / "en" / "index", SAMPLES / "zh" / "index"
 LLM_VARS = ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE", "GRAPHRAG_UI_LLM_API_KEY")

@@ -1,4 +1,4 @@
-"""Entity recall (graphrag_ui/retrieval/recall.py): vector top-k, ILIKE through the catalog, seed-003 hybrid."""
+"""Entity recall (graphrag_ui/retrieval/core/recall.py): vector top-k, ILIKE through the catalog, seed-003 hybrid."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index import store
 from graphrag_ui.index.model import Entity, Index, Manifest, VectorTable
-from graphrag_ui.retrieval.recall import DEFAULT_WEIGHTS, explain_recall, recall_entities, top_order, vector_topk
+from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS, explain_recall, recall_entities, top_order, vector_topk
 
 E = HashEmbedder()
 
@@ -283,7 +283,7 @@ def test_exact_ties_are_named_in_why():
     import numpy as np
 
     from graphrag_ui.index.model import Entity, Index, Manifest, VectorTable
-    from graphrag_ui.retrieval.recall import recall_entities
+    from graphrag_ui.retrieval.core.recall import recall_entities
 
     names = ["A", "B", "C"]
     matrix = np.array([[1, 0], [0.6, 0.8], [0.6, 0.8]], dtype=np.float32)

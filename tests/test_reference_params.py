@@ -12,15 +12,15 @@ import pytest
 from graphrag_ui.errors import UserError
 from graphrag_ui.llm.answer import messages_for
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval.param_intake import complete_turns, reference_of, take
-from graphrag_ui.retrieval.reference_params import CATALOGUE, CONTEXT, MODEL
+from graphrag_ui.retrieval.core.param_intake import complete_turns, reference_of, take
+from graphrag_ui.retrieval.core.reference_params import CATALOGUE, CONTEXT, MODEL
+from graphrag_ui.retrieval.core.schema import ParamSpec, parse_bool, parse_int
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
-from graphrag_ui.retrieval.schema import ParamSpec, parse_bool, parse_int
 
 ROOT = Path(__file__).resolve().parent.parent
 EN = ROOT / "data" / "sample" / "en" / "index"
 # modes built but maybe not registered yet (nano.global waits for the map-reduce runner)
-EXTRA_MODULES = {"nano.global": "graphrag_ui.retrieval.nano_global"}
+EXTRA_MODULES = {"nano.global": "graphrag_ui.retrieval.nano.global_query"}
 
 
 def every_spec():
@@ -237,4 +237,4 @@ def test_a_link_carries_reference_fields_beside_the_widgets(app):
 
 def test_every_registered_mode_is_in_the_sweep():
     assert set(mode_names()) <= {spec.name for spec in every_spec()}
-    assert sys.modules.get("graphrag_ui.retrieval.param_intake") is not None
+    assert sys.modules.get("graphrag_ui.retrieval.core.param_intake") is not None

@@ -15,7 +15,7 @@ import pytest
 from conftest import GOLDENS
 
 from graphrag_ui.cli import main
-from graphrag_ui.retrieval.lightrag_context import FAIL_RESPONSE_147
+from graphrag_ui.retrieval.lightrag.v1_4_7.context import FAIL_RESPONSE_147
 from graphrag_ui.retrieval.registry import get_mode
 
 LIGHTRAG_TIES = {"zh-local-11", "zh-global-11", "zh-hybrid-11", "zh-mix-11"}  # see test_golden_lightrag147

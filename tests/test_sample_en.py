@@ -16,8 +16,8 @@ import pytest
 
 from graphrag_ui import cli
 from graphrag_ui.index import store
-from graphrag_ui.index.build.cache import load_entries
-from graphrag_ui.index.build.reports import render
+from graphrag_ui.index.builder.cache import load_entries
+from graphrag_ui.index.builder.reports import render
 from graphrag_ui.retrieval.registry import MODE_MODULES
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "en"

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 from graphrag_ui.cli import main as cli_main
-from graphrag_ui.index.build.chunking import split_text
-from graphrag_ui.index.build.records import parse_records
+from graphrag_ui.index.builder.chunking import split_text
+from graphrag_ui.index.builder.records import parse_records
 from graphrag_ui.index.catalog import find_entities_by_name_or_alias
 from graphrag_ui.index.store import load
-from graphrag_ui.retrieval.recall import recall_entities
+from graphrag_ui.retrieval.core.recall import recall_entities
 from graphrag_ui.retrieval.registry import MODE_MODULES
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "zh"

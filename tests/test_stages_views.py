@@ -10,8 +10,8 @@ import test_app
 from llm_server import serve_fixture
 from ui_fixtures import TITLE
 
-from graphrag_ui.retrieval.result import Candidate, Retrieval
-from graphrag_ui.retrieval.stages import Batch, ModelCall, Point, Rating, Stages
+from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.core.stages import Batch, ModelCall, Point, Rating, Stages
 from graphrag_ui.ui import stage_tables
 from graphrag_ui.ui.i18n import _STRINGS
 

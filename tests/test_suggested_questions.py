@@ -12,8 +12,8 @@ import pytest
 
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.registry import mode_names
-from graphrag_ui.retrieval.result import KINDS, Retrieval
 from graphrag_ui.ui.state import SAMPLES, suggested_questions
 
 GENERAL = ("most important", "matter most", "影响最大", "最重要")

@@ -18,11 +18,11 @@ from zh_catalogue import allowed_names, untranslated, visible_strings
 
 from graphrag_ui.cli import main
 from graphrag_ui.errors import UserError
-from graphrag_ui.index import store
+from graphrag_ui.index import store, vector_server
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval import vector_engine
+from graphrag_ui.retrieval.core import vector_engine
+from graphrag_ui.retrieval.core.result import KINDS
 from graphrag_ui.retrieval.registry import mode_names
-from graphrag_ui.retrieval.result import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "sample"
@@ -64,7 +64,7 @@ def test_server_top_k_equals_exact_on_the_samples(server, lang):
         assert info["engine"] == engine and info["searches"], mode
         for search in info["searches"]:
             assert search["overlap"] == search["exact_k"] == search["returned"] > 0, (mode, search)
-            assert search["missed"] == [] and search["ef"] >= vector_engine.search_ef(search["k"])
+            assert search["missed"] == [] and search["ef"] >= vector_server.search_ef(search["k"])
         marked = [c for kind in KINDS for c in hnsw.candidates(kind) if c.why.endswith(f"by {engine}")]
         assert marked, mode
         for kind in KINDS:  # same items, same scores up to chroma's float32 arithmetic
@@ -91,18 +91,18 @@ def test_ef_follows_top_k_and_only_rises(server):
     assert ef("relations") == SERVER_EF_SEARCH  # set when the collection was created: chroma applies it
     result = run_query(remote, "nano.local", "Who keeps the lighthouse?", {"top_k": 60})
     (search,) = result.vector_search["searches"]
-    assert vector_engine.search_ef(search["k"]) <= SERVER_EF_SEARCH == ef("entities") == search["ef"]
+    assert vector_server.search_ef(search["k"]) <= SERVER_EF_SEARCH == ef("entities") == search["ef"]
     assert not [w for w in result.warnings if "ef_search" in w]
     # a top-k beyond what the collection's ef covers raises it, and says that chroma applies it later
     result = run_query(remote, "lightrag.global", "lighthouse keepers", {"top_k": 300})
     (search,) = result.vector_search["searches"]
-    want = vector_engine.search_ef(search["k"])
+    want = vector_server.search_ef(search["k"])
     assert search["k"] == 293 and want > SERVER_EF_SEARCH and ef("relations") == want == search["ef"]
     (note,) = [w for w in result.warnings if "ef_search" in w]
     assert f"ef_search {SERVER_EF_SEARCH}, below the {want}" in note and "restart" in note
     again = run_query(remote, "lightrag.global", "lighthouse keepers", {"top_k": 100})
     assert ef("relations") == want and not [w for w in again.warnings if "ef_search" in w]
-    assert vector_engine.search_ef(5) == vector_engine.EF_FLOOR
+    assert vector_server.search_ef(5) == vector_server.EF_FLOOR
 
 
 def test_server_loading_reads_no_vector_matrix(server, tmp_path, monkeypatch):
@@ -197,7 +197,7 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
     assert overlap in [c.value for c in at.caption]
     assert any(sb.label == t("engine_pick", lang) for sb in at.selectbox)
     opened = at.session_state["_index"]  # the frame opened it without the vector matrices
-    assert all(vector_engine.is_server(table) and table.matrix.size == 0 for table in opened.vectors.values())
+    assert all(vector_server.is_server(table) and table.matrix.size == 0 for table in opened.vectors.values())
     if lang == "zh":  # the new strings (the note, the choice, the reasons' engine) all read in Chinese
         # data and CLI values: the server's address, the registered folder's label, --vectors local|server
         data = {f"127.0.0.1:{port}", key, key.split(":", 1)[1], "local", "server"}

@@ -28,7 +28,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # modules whose errors only the command line prints (its human output is English by design)
 CLI_ONLY = {
     "graphrag_ui/query_cli.py": "the `query` command's argument and batch-file checks",
-    "graphrag_ui/index/build/command.py": "the `build` command's --llm/--extractor checks",
+    "graphrag_ui/index/builder/command.py": "the `build` command's --llm/--extractor checks",
 }
 # messages (as samples, ⟦n⟧ for a value) that are names, not sentences
 NAMES = {
@@ -135,7 +135,7 @@ def test_no_catalogue_key_is_all_placeholders():
 def test_an_error_carried_as_text_translates_with_its_where_kept():
     """A model error reaches the answer and the map-call notes as ``str(exc)``: still what/fix in zh."""
     from graphrag_ui.errors import UserError
-    from graphrag_ui.llm.errors import LLMError
+    from graphrag_ui.llm_client.errors import LLMError
 
     error = LLMError(
         "the provider's server failed with status 500 (The server had an error)",

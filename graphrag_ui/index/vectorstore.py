@@ -1,7 +1,7 @@
 """Vectors of an index: chromadb collections plus a plain ``.npy`` mirror that loading reads.
 
 Why two copies. Retrieval searches exactly with numpy by default (``--vectors server`` hands the
-search to a chroma server instead, see ``retrieval/vector_engine.py``), so loading must bring every
+search to a chroma server instead, see ``index/vector_server.py``), so loading must bring every
 vector into memory. Measured on 2 cores (chromadb 1.5.9): reading
 30k×256 vectors back with ``collection.get`` takes ~1.2 s and importing chromadb alone ~1.5 s,
 which would eat the whole 3 s budget for a 10k-entity index; and a collection in cosine space
@@ -282,7 +282,7 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
 
     The collections must hold the manifest's counts (a half-written or foreign collection would
     answer with rows this index does not know)."""
-    from graphrag_ui.retrieval.vector_engine import ServerTable
+    from graphrag_ui.index.vector_server import ServerTable
 
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
     if section and chroma.get("mode") != "server":

@@ -13,11 +13,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphrag_ui import prompts
-from graphrag_ui.llm import usage
-from graphrag_ui.llm.cache import LLMCache, args_hash, default_cache
-from graphrag_ui.llm.errors import LLMError
-from graphrag_ui.llm.settings import ENV_API_BASE, ENV_MODEL, LLMSettings, scrub
-from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.llm_client import usage
+from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
+from graphrag_ui.llm_client.errors import LLMError
+from graphrag_ui.llm_client.settings import ENV_API_BASE, ENV_MODEL, LLMSettings, scrub
+from graphrag_ui.retrieval.core.result import Retrieval
 
 # parameters LightRAG hashes into its answer-cache key (others are hashed too, via the messages)
 KEY_PARAMS = (
@@ -154,7 +154,7 @@ def answer(
                 messages=messages,
             )
 
-    from graphrag_ui.llm import client
+    from graphrag_ui.llm_client import client
 
     try:
         result = client.stream(messages, settings, on_token=emit) if stream else client.call(messages, settings)

@@ -1,6 +1,6 @@
 """Dynamic community selection for ``ms.global``: the rating rounds, with the model, before batching.
 
-The selection logic is pure (``graphrag_ui.retrieval.ms_global_select``); this module only makes its
+The selection logic is pure (``graphrag_ui.retrieval.ms.global_search.dynamic_selection``); this module only makes its
 rating calls — one round per level, concurrently, each through the answer cache and recorded as a
 ``ModelCall`` of stage ``rate`` — and then builds the Retrieval from the kept reports. A rating call
 that fails, or an answer GraphRAG itself would fail on, stops the selection and says so: batches
@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval import ms_global, ms_global_select
-from graphrag_ui.retrieval.deps import Deps
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import FAILED, ModelCall
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import FAILED, ModelCall
+from graphrag_ui.retrieval.ms.global_search import dynamic_selection, search
 
 # GraphRAG asks for a JSON object on every rating call (3.x: response_format_json_object=True)
 RATE_LLM_KWARGS = {"response_format": {"type": "json_object"}}
@@ -56,24 +56,24 @@ def retrieve_with_selection(
     answer cache, so a repeat only differs when the cache is off — as GraphRAG's repeats differ only
     through the model's sampling."""
     if not params.get("dynamic_community_selection") or not getattr(settings, "configured", False):
-        return ms_global.run(index, query, params, deps)
+        return search.run(index, query, params, deps)
     call_many = call_many or _default_call_many()
     repeats = int(params["dynamic_search_num_repeats"])
     calls: list[ModelCall] = []
     try:
-        sel = ms_global_select.start(index, int(params["community_level"]), params)
+        sel = dynamic_selection.start(index, int(params["community_level"]), params)
         while not sel.done:
-            pending = ms_global_select.pending(sel, query, bool(params["dynamic_search_use_summary"]))
+            pending = dynamic_selection.pending(sel, query, bool(params["dynamic_search_use_summary"]))
             got = call_many(_requests(pending, repeats), settings, **call_kwargs)
             calls += got
             bad = next((c for c in got if not c.ok), None)
             if bad is not None:
                 return _failed(index, query, params, deps, calls, f"rating call {bad.label} failed: {bad.error}")
             answers = {cid: [c.raw for c in got[i * repeats : (i + 1) * repeats]] for i, (cid, _) in enumerate(pending)}
-            ms_global_select.record(sel, answers)
-    except ms_global_select.SelectionError as exc:
+            dynamic_selection.record(sel, answers)
+    except dynamic_selection.SelectionError as exc:
         return _failed(index, query, params, deps, calls, str(exc))
-    out = ms_global.run(index, query, params, deps, selection=sel)
+    out = search.run(index, query, params, deps, selection=sel)
     assert out.stages is not None
     out.stages.calls = calls + out.stages.calls
     kept = sum(r.kept for r in sel.ratings)
@@ -82,7 +82,7 @@ def retrieve_with_selection(
 
 
 def _failed(index, query, params, deps, calls: list[ModelCall], why: str) -> Retrieval:
-    out = ms_global.run(index, query, params, deps)
+    out = search.run(index, query, params, deps)
     assert out.stages is not None
     out.stages.calls = calls
     out.stages.status = FAILED

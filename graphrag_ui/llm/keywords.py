@@ -17,10 +17,10 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from graphrag_ui.llm.cache import LLMCache, args_hash, default_cache
-from graphrag_ui.llm.settings import LLMSettings
+from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
+from graphrag_ui.llm_client.settings import LLMSettings
 from graphrag_ui.prompts import KEYWORDS_PROMPT, keywords_messages
-from graphrag_ui.retrieval.result import Keywords
+from graphrag_ui.retrieval.core.result import Keywords
 
 if TYPE_CHECKING:
     from graphrag_ui.index.model import Index
@@ -282,7 +282,7 @@ def offline_keywords(query: str, index: Index | None = None) -> Keywords:
 
 def _unparsable(text: str) -> str:
     """Why a keyword reply could not be used, quoting it (truncated)."""
-    from graphrag_ui.llm.client import preview
+    from graphrag_ui.llm_client.client import preview
 
     shown = preview(text, 80)
     if not text.strip():
@@ -325,8 +325,8 @@ def extract_keywords(
         if hit is not None:
             return Keywords(hl=_normalise(hit.get("hl")), ll=_normalise(hit.get("ll")), source="cache")
 
-    from graphrag_ui.llm import client
-    from graphrag_ui.llm.errors import LLMError
+    from graphrag_ui.llm_client import client
+    from graphrag_ui.llm_client.errors import LLMError
 
     try:
         reply = client.call(keywords_messages(query, language), settings, response_format={"type": "json_object"})

@@ -22,13 +22,13 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphrag_ui.llm import usage
 from graphrag_ui.llm.answer import AnswerResult, answer, short_help
-from graphrag_ui.llm.cache import LLMCache, args_hash, default_cache
-from graphrag_ui.llm.errors import LLMError
-from graphrag_ui.llm.settings import LLMSettings, scrub
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import (
+from graphrag_ui.llm_client import usage
+from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
+from graphrag_ui.llm_client.errors import LLMError
+from graphrag_ui.llm_client.settings import LLMSettings, scrub
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import (
     DONE,
     FAILED,
     NEEDS_MODEL,
@@ -118,7 +118,7 @@ def call_model(
             return done(reread)
         record = ModelCall(stage=request.stage, label=request.label)  # the parser changed: ask again
 
-    from graphrag_ui.llm import client
+    from graphrag_ui.llm_client import client
 
     client.litellm()  # its first import takes seconds: not part of this call's time
     started = time.perf_counter()

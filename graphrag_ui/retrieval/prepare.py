@@ -24,7 +24,10 @@ import numpy.ma  # noqa: F401  (the first np.unique of a query imports it: 25 ms
 from graphrag_ui import tokens
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval import lightrag_search, ms_global, ms_local_search, nano_prep
+from graphrag_ui.retrieval.lightrag import search as lightrag_search
+from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
+from graphrag_ui.retrieval.ms.global_search import search as ms_global
+from graphrag_ui.retrieval.nano import prep as nano_prep
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 
 FAMILIES = ("nano", "lightrag", "graphrag")
@@ -89,9 +92,9 @@ def freeze_heap() -> None:
 
 
 def _prepare_graphrag(index: Index) -> None:
-    tokens.encoding(ms_local_search.ENCODING)  # GraphRAG indexes are counted with cl100k_base
-    ms_local_search.level_view(index, int(defaults("ms.local")["community_level"]))
-    ms_local_search.prepare_norms(index)
+    tokens.encoding(text.ENCODING)  # GraphRAG indexes are counted with cl100k_base
+    indexer_adapters.level_view(index, int(defaults("ms.local")["community_level"]))
+    vector_search.prepare_norms(index)
     ms_global.prepare(index, defaults("ms.global"))
 
 

@@ -10,21 +10,21 @@ import importlib
 from functools import cache
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.retrieval.schema import ModeSpec
+from graphrag_ui.retrieval.core.schema import ModeSpec
 
 MODE_MODULES: dict[str, str] = {
-    "nano.local": "graphrag_ui.retrieval.nano_local",
-    "nano.global": "graphrag_ui.retrieval.nano_global",
-    "nano.naive": "graphrag_ui.retrieval.nano_naive",
-    "lightrag.local": "graphrag_ui.retrieval.lightrag",
-    "lightrag.global": "graphrag_ui.retrieval.lightrag",
-    "lightrag.hybrid": "graphrag_ui.retrieval.lightrag",
-    "lightrag.mix": "graphrag_ui.retrieval.lightrag",
-    "lightrag.naive": "graphrag_ui.retrieval.lightrag",
-    "lightrag.bypass": "graphrag_ui.retrieval.lightrag",
-    "ms.local": "graphrag_ui.retrieval.ms_local",
-    "ms.global": "graphrag_ui.retrieval.ms_global",
-    "ms.basic": "graphrag_ui.retrieval.ms_basic",
+    "nano.local": "graphrag_ui.retrieval.nano.local_query",
+    "nano.global": "graphrag_ui.retrieval.nano.global_query",
+    "nano.naive": "graphrag_ui.retrieval.nano.naive_query",
+    "lightrag.local": "graphrag_ui.retrieval.lightrag.modes",
+    "lightrag.global": "graphrag_ui.retrieval.lightrag.modes",
+    "lightrag.hybrid": "graphrag_ui.retrieval.lightrag.modes",
+    "lightrag.mix": "graphrag_ui.retrieval.lightrag.modes",
+    "lightrag.naive": "graphrag_ui.retrieval.lightrag.modes",
+    "lightrag.bypass": "graphrag_ui.retrieval.lightrag.modes",
+    "ms.local": "graphrag_ui.retrieval.ms.local_search.search",
+    "ms.global": "graphrag_ui.retrieval.ms.global_search.search",
+    "ms.basic": "graphrag_ui.retrieval.ms.basic_search.search",
 }
 
 

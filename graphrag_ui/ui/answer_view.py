@@ -6,8 +6,10 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.prompt_panel import prompt_panel
+from graphrag_ui.ui.staged_answer import staged_answer_panel
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -16,24 +18,15 @@ def _answer_key(result: Retrieval) -> str:
     return "answer_" + hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
-def prompt_panel(result: Retrieval, lang: str) -> None:
-    with st.expander(t("prompt", lang), expanded=False):
-        for message in result.messages:
-            st.caption(t(f"role_{message['role']}", lang))
-            st.code(message["content"], language="markdown", wrap_lines=True)
-
-
 def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
     """Button → streamed answer; the finished answer is kept for this retrieval across reruns.
 
     Returns the retrieval to show: a map-reduce mode's with its stages filled in once it ran
     (``rerun``: see ``staged_answer_panel``).
     """
-    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.llm_client.settings import LLMSettings
 
     if result.stages is not None:
-        from graphrag_ui.ui.staged_answer import staged_answer_panel
-
         return staged_answer_panel(result, lang, key, rerun=rerun)
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("answer", lang))

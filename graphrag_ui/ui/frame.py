@@ -52,3 +52,11 @@ def run_app() -> None:
         st.session_state["_index_key"] = index_key
         page = st.navigation(app_pages(lang), position="sidebar")
     run_guarded(page.run, lang)
+
+
+def return_to_frame() -> None:
+    """If this page runs alone (``legacy_pages``), run the frame (which runs this page inside it) and end the bare run."""
+    if not legacy_pages.ran_alone():
+        return
+    run_app()
+    st.stop()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from graphrag_ui.index.model import Entity, Index
-from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.i18n import catalogue, t, tr
 
 MAX_NODES = 400

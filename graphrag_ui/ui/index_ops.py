@@ -71,7 +71,7 @@ def build_from_uploads(
     progress: Progress | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> Index:
-    from graphrag_ui.index.build.pipeline import build
+    from graphrag_ui.index.builder.pipeline import build
 
     docs = check_uploads(files)
     with tempfile.TemporaryDirectory(prefix="graphrag-ui-upload-") as tmp:
@@ -84,7 +84,7 @@ def build_from_uploads(
                     "LLM extraction needs a model",
                     fix="configure one on the Settings page, or use the offline extractor",
                 )
-            from graphrag_ui.llm.client import complete
+            from graphrag_ui.llm_client.client import complete
 
             kwargs.update(
                 llm=lambda messages: complete(messages, model=llm_model),

@@ -8,7 +8,7 @@ a page with its own widget ids. AppTest resets that flag before every run, so th
 meets it. Our pages live in ``pages/`` (the design's layout), so:
 
 - a page that runs alone runs the frame in its place, in the same run (this run's widget clicks
-  included); the frame's navigation then opens the page the URL asked for;
+  included; ``frame.return_to_frame``); the frame's navigation then opens the page the URL asked for;
 - the frame draws its widgets under the main script's identity, as in a normal run, so the
   sidebar keeps its values (and its URL binding) from one run to the next.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -37,13 +36,3 @@ def as_main_script() -> Iterator[None]:
         return
     with ctx.run_with_active_hash(ctx.pages_manager.main_script_hash):
         yield
-
-
-def return_to_frame() -> None:
-    """If this page runs alone, run the frame (which runs this page inside it) and end the bare run."""
-    if not ran_alone():
-        return
-    from graphrag_ui.ui.frame import run_app  # the frame opens pages through state: import when needed
-
-    run_app()
-    st.stop()

@@ -8,7 +8,7 @@ and fails on one that has no entry here or in the other ``messages_zh*`` modules
 from __future__ import annotations
 
 INDEX_MESSAGES: dict[str, str] = {
-    # index/build/cache.py
+    # index/builder/cache.py
     "the LLM cache file cannot be read ({error})": "无法读取大模型缓存文件（{error}）",
     "delete it or pass another --cache": "请删除它，或用 --cache 指定另一个文件",
     "not an LLM cache file (expected {key: {model, kind, ref, return}})": "不是大模型缓存文件（应为 {key: {model, kind, ref, return}}）",
@@ -25,14 +25,14 @@ INDEX_MESSAGES: dict[str, str] = {
     "the {n} answers so far are kept in {path}; run the same command again to resume": "已得到的 {n} 个回答保存在 {path}；再运行一次同样的命令即可继续",
     "run the same command again to resume": "再运行一次同样的命令即可继续",
     "the LLM returned {type} instead of text for the {kind} call of {ref}": "大模型在 {ref} 的 {kind} 调用中返回了 {type}，而不是文本",
-    # index/build/chunking.py
+    # index/builder/chunking.py
     "chunk size must be at least 1 token (got {size})": "文本块大小至少为 1 个 token（收到 {size}）",
     "use e.g. --chunk-size 1200": "例如使用 --chunk-size 1200",
     "chunk overlap must be between 0 and chunk size - 1 (got {overlap} with size {size})": "文本块重叠必须在 0 到文本块大小 - 1 之间（收到 {overlap}，文本块大小 {size}）",
     "use e.g. --chunk-overlap 100": "例如使用 --chunk-overlap 100",
-    # index/build/communities.py
+    # index/builder/communities.py
     "max cluster size must be at least 2 (got {max_cluster_size})": "最大聚类规模至少为 2（收到 {max_cluster_size}）",
-    # index/build/documents.py
+    # index/builder/documents.py
     "is UTF-16 text, not UTF-8": "是 UTF-16 文本，不是 UTF-8",
     "re-save the file as UTF-8": "请把文件另存为 UTF-8",
     "looks like a binary file (it contains NUL bytes)": "看起来是二进制文件（含有 NUL 字节）",
@@ -53,15 +53,15 @@ INDEX_MESSAGES: dict[str, str] = {
     "{path}: cannot be read ({error})": "{path}：无法读取（{error}）",
     "{path}: is empty": "{path}：是空的",
     "{path}: has the same text as {did} (skipped)": "{path}：与 {did} 内容相同（已跳过）",
-    # index/build/extract_llm.py
+    # index/builder/extract_llm.py
     "{bad} of {chunks} chunk(s) gave no entity or relation the builder could parse; first answer ({titles}): {shown}": "{chunks} 个文本块中有 {bad} 个没有得到可解析的实体或关系；第一个回答（{titles}）：{shown}",
     "{doc_id} chunk {order} ({id})": "{doc_id} 的第 {order} 个文本块（{id}）",
-    # index/build/llm_adapter.py
+    # index/builder/llm_adapter.py
     "LLM {model} failed: {type}: {first}": "大模型 {model} 调用失败：{type}：{first}",
     "check the model name, its API base and the provider's API key (the build resumes from the cache)": "请检查模型名称、API 地址和服务商的 API 密钥（构建会从缓存处继续）",
     "empty LLM model name": "大模型名称为空",
     "e.g. --llm gpt-4o-mini or --llm ollama/qwen2.5": "例如 --llm gpt-4o-mini 或 --llm ollama/qwen2.5",
-    # index/build/pipeline.py
+    # index/builder/pipeline.py
     "replay needs a cache file": "回放需要一个缓存文件",
     "use --llm replay:CACHE.json": "请使用 --llm replay:CACHE.json",
     "the llm extractor needs an LLM": "llm 抽取器需要一个大模型",
@@ -76,7 +76,7 @@ INDEX_MESSAGES: dict[str, str] = {
     "exists and is not a folder": "已存在且不是文件夹",
     "the folder is not empty and holds no index; refusing to replace it": "该文件夹不为空且不含索引；拒绝覆盖",
     "choose an empty or new folder, or an existing index folder to overwrite": "请选择一个空的或新的文件夹，或一个要覆盖的现有索引文件夹",
-    # index/build/records.py
+    # index/builder/records.py
     "{where}, line {lineno}: record without parentheses skipped: {piece}": "{where}，第 {lineno} 行：缺少括号的记录已跳过：{piece}",
     "{ref} glean {n}": "{ref} 第 {n} 轮补充抽取",
     "unknown record kind {fields}": "未知的记录类型 {fields}",
@@ -85,7 +85,7 @@ INDEX_MESSAGES: dict[str, str] = {
     "empty relationship endpoint": "关系端点为空",
     "a relationship needs 5 or 6 fields, got {fields}": "关系需要 5 或 6 个字段，收到 {fields} 个",
     "{where}, line {lineno}: {problem}; record skipped: {piece}": "{where}，第 {lineno} 行：{problem}；记录已跳过：{piece}",
-    # index/build/reports.py
+    # index/builder/reports.py
     "community {id}: the report reply is not usable JSON ({error}); an extractive report is used": "社区 {id}：报告回复不是可用的 JSON（{error}）；改用抽取式报告",
     # index/catalog.py
     "the catalog database failed ({detail})": "实体目录数据库出错（{detail}）",

@@ -18,10 +18,10 @@ QUERY_MESSAGES: dict[str, str] = {
     "pass --embedder NAME (the model that built the source), or re-embed with `python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`": "请传入 --embedder NAME（生成来源数据的模型），或用 `python -m graphrag_ui reembed INDEX_DIR --embedder use-m3` 重新嵌入",
     "the index was embedded with {index_embedder} but the query embedder is {query_embedder}": "索引是用 {index_embedder} 嵌入的，但查询所用的嵌入模型是 {query_embedder}",
     "query with {index_embedder}, or re-embed the index with {query_embedder}": "请用 {index_embedder} 查询，或用 {query_embedder} 重新嵌入索引",
-    # llm/cache.py
+    # llm_client/cache.py
     "cannot open the answer cache ({error})": "无法打开回答缓存（{error}）",
     "set GRAPHRAG_UI_HOME to a writable folder, or turn the cache off": "请把 GRAPHRAG_UI_HOME 设为可写的文件夹，或关闭缓存",
-    # llm/client.py
+    # llm_client/client.py
     "no language model is configured": "未配置语言模型",
     "set GRAPHRAG_UI_LLM_MODEL (e.g. openai/gpt-4o-mini) and the provider's key, or choose a model in Settings": "请设置 GRAPHRAG_UI_LLM_MODEL（例如 openai/gpt-4o-mini）和服务商的密钥，或在“设置”页选择模型",
     "the model's reply (status 200) held no answer: {response}": "模型的回复（状态 200）中没有回答：{response}",
@@ -33,7 +33,7 @@ QUERY_MESSAGES: dict[str, str] = {
     "dynamic selection: {calls} rating call(s), {kept} report(s) kept; {note}": "动态选择：{calls} 次评分调用，保留 {kept} 份报告；{note}",
     "rating call {label} failed: {error}": "评分调用 {label} 失败：{error}",
     "dynamic community selection stopped: {why}. No batches from a half-rated tree are sent.": "动态社区选择已停止：{why}。不会发送来自评分未完成的社区树的批次。",
-    # llm/errors.py
+    # llm_client/errors.py
     "no key needed": "不需要密钥",
     "not set": "未设置",
     "{key_hint} (currently {masked})": "{key_hint}（当前为 {masked}）",
@@ -81,7 +81,7 @@ QUERY_MESSAGES: dict[str, str] = {
     "the model returned an empty answer (finish reason {reason}); nothing was cached — try again, or check the "
     "model and its limits": "模型返回了空回答（结束原因 {reason}）；未写入缓存 —— 请重试，或检查模型及其限制",
     "{note} (the reference's fallback was used, as it does)": "{note}（按参考实现的做法使用了其后备值）",
-    # llm/settings.py
+    # llm_client/settings.py
     "{name} must be a number, got {raw}": "{name} 必须是数字，收到的是 {raw}",
     "fix the environment variable or secrets.toml": "请修正环境变量或 secrets.toml",
     "{name} must not be negative, got {raw}": "{name} 不能为负数，收到的是 {raw}",
@@ -92,43 +92,43 @@ QUERY_MESSAGES: dict[str, str] = {
     "query with the embedder that made the index, or re-embed it: `python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`": "请用生成索引的嵌入模型查询，或重新嵌入：`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
     "{kind} keywords given twice and different: {given} and {kind2}_keywords={in_params}": "{kind} 关键词给了两次且不相同：{given} 与 {kind2}_keywords={in_params}",
     "give them once": "请只给一次",
-    # retrieval/lightrag157_modes.py
+    # retrieval/lightrag/v1_5_7/pipeline.py
     "(LightRAG 1.5.7 answers with its fail response)": "（LightRAG 1.5.7 会给出其失败回复）",
     "no entity or relation was found: no context {no_context}": "没有找到任何实体或关系：没有上下文{no_context}",
     "no entity, relation or chunk survived truncation: no context {no_context}": "截断之后没有留下任何实体、关系或文本块：没有上下文{no_context}",
     "nothing fits the budgets: no context {no_context}": "预算内放不下任何内容：没有上下文{no_context}",
     "no chunk fits the chunk budget ({available} tokens): the context has KG data only": "文本块预算（{available} 个 token）内放不下任何文本块：上下文只有知识图谱数据",
     "naive: no chunk fits the chunk budget ({available} tokens): the context is empty sections": "naive：文本块预算（{available} 个 token）内放不下任何文本块：上下文只有空的部分",
-    # retrieval/lightrag_stages.py
+    # retrieval/lightrag/stages.py
     "the chunk search": "文本块检索",
     "the local path": "local 路径",
     "the global path": "global 路径",
-    # retrieval/ms_basic.py
+    # retrieval/ms/basic_search/search.py
     "empty query: GraphRAG searches nothing and the table has only its header": "问题为空：GraphRAG 不做任何检索，表格只有表头",
     "the index has no text-unit vectors: basic search found nothing": "该索引没有文本单元向量：basic 检索什么也没找到",
     "vector id {id} names no text unit: skipped": "向量 id {id} 没有对应的文本单元：已跳过",
     "max_context_tokens {limit} is smaller than the table header ({used} tokens)": "max_context_tokens {limit} 小于表头（{used} 个 token）",
-    # retrieval/ms_global.py
+    # retrieval/ms/global_search/search.py
     "dynamic community selection needs a language model to rate the reports; none ran, so the batches below hold every report at level ≤ {level}, as with dynamic selection off": "动态社区选择需要语言模型为报告评分；没有运行评分，因此下面的批次包含层级 ≤ {level} 的所有报告，与关闭动态选择时相同",
     "the index has no community report at level ≤ {level}: there is nothing to map": "该索引在层级 ≤ {level} 没有社区报告：没有可映射的内容",
-    # retrieval/ms_global_context.py
+    # retrieval/ms/global_search/community_context.py
     "no loaded entity has a text unit, so every occurrence weight is 0: GraphRAG divides by that maximum and fails (ZeroDivisionError); the weights are shown as 0.0": "加载的实体都没有文本单元，因此每个出现次数权重都是 0：GraphRAG 会除以这个最大值而出错（ZeroDivisionError）；此处权重显示为 0.0",
     "batch {index} holds one report of {tokens} tokens, over max_context_tokens {max_context_tokens}: GraphRAG sends it alone, over budget": "批次 {index} 只有一份 {tokens} 个 token 的报告，超过 max_context_tokens {max_context_tokens}：GraphRAG 仍会单独发送它，超出预算",
-    # retrieval/ms_local.py
+    # retrieval/ms/local_search/search.py
     "community_prop + text_unit_prop = {text_unit_prop} exceeds 1": "community_prop + text_unit_prop = {text_unit_prop} 超过 1",
     "lower one of them (GraphRAG raises ValueError here)": "请调低其中一个（GraphRAG 在此会抛出 ValueError）",
     "text units": "文本单元",
-    # retrieval/ms_local_context.py
+    # retrieval/ms/local_search/mixed_context.py
     'no community report fits the Reports budget of {budget} tokens: the section is left out (GraphRAG would print a literal "[]" line here)': 'Reports 预算（{budget} 个 token）内放不下任何社区报告：该部分被省略（GraphRAG 在此会输出一行字面的 "[]"）',
-    # retrieval/nano_global.py
+    # retrieval/nano/global_query.py
     "community {key}: {reason}": "社区 {key}：{reason}",
-    # retrieval/nano_local.py
+    # retrieval/nano/local_query.py
     'no chunk scored above query_better_than_threshold: nano-graphrag answers "Sorry, I\'m not able to provide an answer to that question." without calling the LLM': '没有文本块的得分高于 query_better_than_threshold：nano-graphrag 不调用大模型，直接回答 "Sorry, I\'m not able to provide an answer to that question."',
-    # retrieval/nano_naive.py
+    # retrieval/nano/naive_query.py
     "the index has no chunk vectors: naive search has nothing to search": "该索引没有文本块向量：naive 检索没有可检索的内容",
     "chunk vector {row} has no stored chunk: skipped (nano would crash)": "文本块向量 {row} 没有对应的已存文本块：已跳过（nano 在此会崩溃）",
     "the best chunk alone is {costs} tokens > naive_max_token_for_text_unit {limit}: the context is empty (nano sends the model an empty excerpt section)": "单是最好的文本块就有 {costs} 个 token > naive_max_token_for_text_unit {limit}：上下文为空（nano 会给模型发送一个空的摘录部分）",
-    # retrieval/param_intake.py
+    # retrieval/core/param_intake.py
     "mode {name} has no parameter {name2}": "模式 {name} 没有参数 {name2}",
     "mode {name} has no parameter {name2} and {title} has no such field": "模式 {name} 没有参数 {name2}，{title} 也没有这个字段",
     "did you mean {close}?": "你是不是想用 {close}？",
@@ -153,7 +153,7 @@ QUERY_MESSAGES: dict[str, str] = {
     # retrieval/registry.py
     "unknown mode {name}": "未知的模式 {name}",
     "mode {name} is not available in this version": "模式 {name} 在此版本中不可用",
-    # retrieval/schema.py
+    # retrieval/core/schema.py
     "give {value} or {value2}": "请给出 {value} 或 {value2}",
     "mode {name} has no version {version}": "模式 {name} 没有版本 {version}",
     "versions: {versions}": "可用版本：{versions}",

@@ -6,9 +6,9 @@ from typing import Any
 
 import streamlit as st
 
-from graphrag_ui.retrieval.param_intake import reference_of
+from graphrag_ui.retrieval.core.param_intake import reference_of
+from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.retrieval.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.ui.i18n import t, tr
 
 SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider

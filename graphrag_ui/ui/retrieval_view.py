@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.result import KINDS, Retrieval
-from graphrag_ui.retrieval.vector_engine import overlaps
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.ui import graph_view, tables
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.i18n import t, tr

@@ -7,10 +7,10 @@ from typing import Any
 
 import streamlit as st
 
+from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import run_query
-from graphrag_ui.retrieval import vector_engine
-from graphrag_ui.retrieval.result import Retrieval
+from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import state
 
 
@@ -26,7 +26,7 @@ def _cached(
     ll: tuple[str, ...],
     model: str,
 ) -> dict:
-    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.llm_client.settings import LLMSettings
 
     settings = LLMSettings.from_env_and_secrets()
     result = run_query(_index, mode, query, json.loads(params_json), hl=list(hl), ll=list(ll), llm_settings=settings)
@@ -43,12 +43,12 @@ def retrieve(
     ll: list[str] | None = None,
 ) -> Retrieval:
     """Run (or reuse) one retrieval; keyed by index version, mode, query, parameters, keywords, model."""
-    from graphrag_ui.llm.settings import LLMSettings
+    from graphrag_ui.llm_client.settings import LLMSettings
 
     model = LLMSettings.from_env_and_secrets().model or ""
     # the on-disk version, as the index loader keys it: a re-embed in place must not reuse old results
     stamp = f"{index.path}@{state.index_version(index.path)}"
-    if any(vector_engine.is_server(table) for table in index.vectors.values()):
+    if any(vector_server.is_server(table) for table in index.vectors.values()):
         stamp += "@chroma-server"  # the same folder opened the other way answers from another engine
     data = _cached(
         index,

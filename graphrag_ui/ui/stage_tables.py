@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import Stages
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import Stages
 from graphrag_ui.ui.i18n import tr
 
 _PREVIEW = 300

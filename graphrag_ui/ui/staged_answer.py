@@ -11,9 +11,10 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import FAILED
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -56,8 +57,7 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
 
     ``rerun``: start a new script run after a fresh run, for pages that drew the stage tabs above.
     """
-    from graphrag_ui.llm.settings import LLMSettings
-    from graphrag_ui.ui.answer_view import prompt_panel
+    from graphrag_ui.llm_client.settings import LLMSettings
     from graphrag_ui.ui.stages_view import cost_text, status_box
 
     settings = LLMSettings.from_env_and_secrets()

@@ -1,6 +1,6 @@
 """Views of a map-reduce retrieval's stages: Batches, Points, the model calls in Trace, the reduce context.
 
-Everything shown comes from ``Retrieval.stages`` (see ``graphrag_ui.retrieval.stages``); texts from the
+Everything shown comes from ``Retrieval.stages`` (see ``graphrag_ui.retrieval.core.stages``); texts from the
 index or a model go into table cells or code blocks, never into Markdown.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.retrieval.result import Retrieval
-from graphrag_ui.retrieval.stages import NEEDS_MODEL
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import NEEDS_MODEL
 from graphrag_ui.ui import stage_tables
 from graphrag_ui.ui.i18n import t, tr
 

@@ -15,7 +15,6 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.index.model import Index
-from graphrag_ui.ui import legacy_pages
 from graphrag_ui.ui.i18n import LANGUAGES, error_text, t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,18 +176,3 @@ def questions_for(index_key: str) -> list[dict]:
 def suggested_questions(index_key: str) -> list[str]:
     """The question texts of a sample's questions.json (none for other indexes)."""
     return [q.get("question", "") for q in questions_for(index_key) if isinstance(q, dict)]
-
-
-def open_page(title_key: str, *, require_index: bool = True) -> tuple[str, Index | None, str]:
-    """Every page's start: the title in the UI language and the index the frame opened.
-
-    With ``require_index`` the page stops here when no index could be opened (the frame has already
-    said why in the sidebar). A page that Streamlit ran without app.py's frame reruns inside it first.
-    """
-    legacy_pages.return_to_frame()
-    lang = language()
-    index = st.session_state.get("_index")
-    st.title(t(title_key, lang))
-    if require_index and index is None:
-        st.stop()
-    return lang, index, st.session_state.get("_index_key", "")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from graphrag_ui.retrieval.result import KINDS, Candidate, Retrieval
+from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 from graphrag_ui.ui.i18n import tr
 
 # columns of the row data worth showing per kind, when present

@@ -17,8 +17,8 @@ from typing import Any
 import streamlit as st
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.result import KINDS, Retrieval
-from graphrag_ui.retrieval.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
 from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.runner import retrieve

@@ -5,7 +5,7 @@
 The importer's TOPK_TIES_BEFORE comes from this check (0.20, 0.24, 0.30, 0.32: heap; 0.33 and later:
 row). It writes a table the way GraphRAG 2.3 does (a first batch, then 500-row appends, so several
 fragments) with many exactly duplicated vectors, runs flat k-NN searches and compares the returned
-rows with graphrag_ui.retrieval.lance_topk's heap replay and with row order, both fed LanceDB's own
+rows with graphrag_ui.retrieval.ms.lance_topk's heap replay and with row order, both fed LanceDB's own
 ``_distance`` values (the distance kernel itself is checked by the graphrag 2.3 goldens).
 """
 
@@ -30,7 +30,7 @@ def main() -> None:
     import numpy as np
     import pyarrow as pa
 
-    from graphrag_ui.retrieval.lance_topk import TopKHeap
+    from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
 
     rng = np.random.default_rng(0)
     n, dim = 3000, 32

@@ -6,9 +6,7 @@ tables (``entity_description``, ``text_unit_text``, ``community_full_content``: 
 dates) have no ``text``/``attributes`` columns, where 2.x has ``default-entity-description`` etc. with
 ``id, text, vector, attributes``. Only ``id`` and ``vector`` are read, so both work alike.
 
-LanceDB is read through the ``lancedb`` package: a ``.lance`` folder is not Arrow IPC (data files,
-deletion files, manifests), and lancedb is already a runtime dependency, so it is the lightest reader
-that gets deletions right (3.x deletes a dummy row it used to create the index).
+The LanceDB tables are read by ``ms_graphrag_lance``.
 
 What is kept, so that ``ms.local`` reproduces GraphRAG's context byte for byte:
 * entities in ``entities.parquet`` row order; ``Entity.id`` = GraphRAG id, ``name`` = title;
@@ -27,16 +25,13 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.index.importers import lance_manifest
 from graphrag_ui.index.importers.fields import FIX, as_float
-from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
+from graphrag_ui.index.importers.ms_graphrag_lance import lance_dir_of, lance_kernel, read_vectors
+from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation
 from graphrag_ui.progress import ProgressFn
 
 KIND = "msgraphrag"
@@ -48,22 +43,6 @@ REQUIRED_COLUMNS = {
     "community_reports": ("id", "community", "level", "title", "summary", "full_content", "rank"),
     "text_units": ("id", "text"),
 }
-# vector kind -> (2.x table, 3.x table)
-LANCE_TABLES = {
-    "entities": ("default-entity-description", "entity_description"),
-    "chunks": ("default-text_unit-text", "text_unit_text"),
-    "communities": ("default-community-full_content", "community_full_content"),
-}
-# How LanceDB scores each layout (see docs/differences/ms.md): 2.x tables are searched through their
-# IVF_FLAT index, 3.x rows are added after the index was built and are flat-scanned.
-LANCE_KERNEL = {"graphrag-2": "ivf_flat", "graphrag-3": "flat"}
-# Tables without a vector index written by an older Lance (GraphRAG 2.0–2.3: lancedb 0.17, pylance
-# 0.20) are flat-scanned and their distance ties come out in TopK heap order (retrieval/lance_topk.py).
-# Measured (scripts/goldens/lance_ties.py): pylance 0.20, 0.24, 0.30, 0.32 order ties by the heap;
-# 0.33, 0.35, 0.39, 1.0, 4.0, 10.0 by row (all with the same 16-lane ``flat`` distances).
-TOPK_TIES_BEFORE = (0, 33)
-
-
 KNOWN_DIMS = {"hash": 256, "use-m3": 512, "chroma-minilm": 384}
 
 
@@ -152,84 +131,6 @@ def _text(value: Any) -> str:
 
 def _list(value: Any) -> list:
     return [] if value is None else list(value)
-
-
-def _lance_dir(folder: Path, layout: str, kind: str) -> Path:
-    two, three = LANCE_TABLES[kind]
-    return folder / "lancedb" / f"{two if layout == 'graphrag-2' else three}.lance"
-
-
-def lance_kernel(layout: str, lance_dir: Path | None) -> tuple[str, str]:
-    """(kernel, writer) for the entity table: how its LanceDB computes and orders distances, decided by
-    the Lance version the table's own manifest names (not by the folder layout alone)."""
-    if lance_dir is None:
-        return LANCE_KERNEL[layout], "unknown"
-    try:
-        writer = lance_manifest.writer_version(lance_dir)
-    except (OSError, ValueError, struct.error, IndexError) as exc:
-        raise IndexFormatError(
-            f"cannot read the Lance manifest: {exc}",
-            where=str(lance_dir / "_versions"),
-            fix="the table is damaged: re-run `graphrag index`, or move lancedb/ away to import without vectors",
-        ) from None
-    if writer is None:
-        return LANCE_KERNEL[layout], "unknown"
-    library, version = writer
-    indexed = (lance_dir / "_indices").is_dir()
-    if library == "lance" and not indexed and lance_manifest.version_tuple(version) < TOPK_TIES_BEFORE:
-        return "flat_topk", f"{library} {version}"
-    return LANCE_KERNEL[layout], f"{library} {version}"
-
-
-def _read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], dict[str, str]]:
-    """LanceDB tables of the layout -> (kind -> VectorTable, kind -> where it came from)."""
-    db_dir = folder / "lancedb"
-    if not db_dir.is_dir():
-        return {}, {}
-    import lancedb
-
-    db = None
-    tables: dict[str, VectorTable] = {}
-    sources: dict[str, str] = {}
-    for kind in LANCE_TABLES:
-        lance_dir = _lance_dir(folder, layout, kind)
-        name = lance_dir.stem
-        if not lance_dir.is_dir():
-            continue
-        try:
-            db = db or lancedb.connect(str(db_dir))
-            arrow = db.open_table(name).to_arrow().select(["id", "vector"])
-        except Exception as exc:
-            raise IndexFormatError(
-                f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)
-            ) from None
-        ids = [str(i) for i in arrow.column("id").to_pylist()]
-        matrix = _matrix(arrow.column("vector").combine_chunks(), lance_dir)
-        tables[kind] = VectorTable(ids=ids, matrix=matrix)
-        sources[kind] = f"lancedb:{name}"
-    dims = {kind: t.matrix.shape[1] for kind, t in tables.items() if len(t)}
-    if len(set(dims.values())) > 1:
-        raise IndexFormatError(f"LanceDB tables disagree on the vector dimension: {dims}", where=str(db_dir))
-    return tables, sources
-
-
-def _matrix(col, where: Path) -> np.ndarray:
-    """A vector column as an (n, dim) float32 matrix, column-wise (no Python lists)."""
-    import pyarrow as pa
-
-    if col.null_count:
-        raise IndexFormatError(f"{col.null_count} row(s) have no vector", where=str(where))
-    if pa.types.is_fixed_size_list(col.type):
-        dim = col.type.list_size
-    elif pa.types.is_list(col.type) or pa.types.is_large_list(col.type):  # early 2.x: list<double>
-        lengths = np.diff(col.offsets.to_numpy())
-        if len(set(lengths.tolist())) > 1:
-            raise IndexFormatError(f"vectors of different dimensions {sorted(set(lengths.tolist()))}", where=str(where))
-        dim = int(lengths[0]) if len(lengths) else 0
-    else:
-        raise IndexFormatError(f"the vector column has type {col.type}, not a list of floats", where=str(where))
-    flat = col.flatten().to_numpy(zero_copy_only=False)
-    return np.asarray(flat, dtype=np.float32).reshape(len(col), dim)
 
 
 def _layout(folder: Path, text_units: list[dict]) -> str:
@@ -383,13 +284,13 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             )
         )
     tick("build model")
-    vectors, vector_sources = _read_vectors(folder, layout)
+    vectors, vector_sources = read_vectors(folder, layout)
     if "communities" in vectors:  # LanceDB holds report ids; the model keys communities by number
         by_report = {c.extra["report_id"]: c.id for c in communities if c.extra["report_id"]}
         table = vectors["communities"]
         table.ids = [by_report.get(i, i) for i in table.ids]
     tick("read vectors")
-    read = [_lance_dir(folder, layout, kind) for kind in ("entities", "chunks") if kind in vectors]
+    read = [lance_dir_of(folder, layout, kind) for kind in ("entities", "chunks") if kind in vectors]
     kernel, writer = lance_kernel(layout, read[0] if read else None)
     dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
     _check_embedder(embedder, dimension, folder)

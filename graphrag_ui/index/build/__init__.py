@@ -1,5 +1,0 @@
-"""Index builder: documents → chunks → entities/relations (LLM or offline) → communities → reports → vectors.
-
-Entry points: :func:`graphrag_ui.index.build.pipeline.build_index` (in memory) and
-:func:`graphrag_ui.index.build.pipeline.build` (build and save); CLI in ``command.py``.
-"""

@@ -1,0 +1,213 @@
+"""A mode's vector top-k on a chroma server's HNSW, for an index opened with ``vectors="server"``.
+
+The modes search through ``recall.vector_topk`` (nano-graphrag, LightRAG) and
+``ms.vector_search.lance_knn`` (GraphRAG). Both keep their exact numpy arithmetic for an ordinary
+``VectorTable``; for a ``ServerTable`` (an index opened with ``vectors="server"``, whose matrices were
+never loaded) they hand the search to ``server_topk`` here, which asks the chroma collection the
+index was saved to. So the goldens, all on local tables, cannot change.
+
+Scores. Our collections are written in chroma's ``cosine`` space (``vectorstore.HNSW``): chroma
+returns ``d = 1 - cos``. The nano/LightRAG score is ``row · q/|q|``, which is the cosine because
+the stored rows are unit length (nano-vectordb normalises on insert; our embedders emit unit rows),
+so ``sim = 1 - d``. GraphRAG ranks by squared L2, which for unit rows is ``|q|² + 1 - 2|q|·cos``;
+``lance_knn`` converts with that. Chroma computes in float32 with its own summation order, so a
+score can differ from the exact one in the last bits, and an exact tie can come back in either order.
+
+Every server search is recorded (``recording``); ``retrieval.core.vector_engine`` then writes on the
+Retrieval which engine searched and, when the index's local ``.npy`` copy exists, how many of the
+server's top-k the exact search also returns for the same query (``overlap``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.index.model import VectorTable
+
+ENGINES = ("local", "server")
+EF_FLOOR = 100  # chroma's own default ef_search
+
+
+def search_ef(top_k: int) -> int:
+    """``hnsw:search_ef`` a top-k query needs: ``max(100, 4·top_k)``.
+
+    HNSW keeps ``ef`` candidates while it walks the graph and returns the best ``top_k`` of them, so
+    ``ef`` must be at least ``top_k``; recall rises with the ratio ef/top_k, and our collections are
+    built with a light graph (``max_neighbors`` 8, see ``vectorstore.HNSW``), so four candidates per
+    result, never fewer than chroma's default of 100. Collections saved to a server start at
+    ``vectorstore.SERVER_EF_SEARCH`` (1000: every top-k up to 250). A larger top-k raises the
+    collection's ef (never lowers it: other readers of a shared server keep their recall), but chroma
+    1.5 applies a raised ef only when the server next loads the collection, so that search says so
+    in a warning.
+    """
+    return max(EF_FLOOR, 4 * int(top_k))
+
+
+@dataclass(eq=False)
+class ServerTable(VectorTable):
+    """The ids of one vector kind whose rows live in a chroma server collection (``matrix`` is empty)."""
+
+    kind: str = ""
+    collection: str = ""
+    host: str = ""
+    port: int = 0
+    mirror: Path | None = None  # the local ``.npy`` copy, read only to measure the overlap
+    _row: dict[str, int] = field(default_factory=dict, repr=False)
+    _handle: Any = field(default=None, repr=False)
+    _ef: int = field(default=0, repr=False)
+    _raised: list[tuple[int, int]] = field(default_factory=list, repr=False)  # (from, to), not yet said
+    _exact: VectorTable | None = field(default=None, repr=False)
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def row_of(self, vid: str) -> int | None:
+        if not self._row:
+            self._row = {v: i for i, v in enumerate(self.ids)}
+        return self._row.get(vid)
+
+
+def is_server(table: VectorTable) -> bool:
+    return isinstance(table, ServerTable)
+
+
+_CLIENTS: dict[tuple[str, int], Any] = {}
+
+
+@contextlib.contextmanager
+def _server_errors(table: ServerTable) -> Iterator[None]:
+    """Anything the server or the HTTP client raises becomes one line: what, where, what to do."""
+    try:
+        yield
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - chromadb and httpx raise many internal types
+        _CLIENTS.pop((table.host, table.port), None)
+        table._handle = None
+        detail = " ".join(str(exc).split())[:160]
+        if "does not exist" in detail or "NotFound" in type(exc).__name__:
+            raise UserError(
+                f"the chroma collection {table.collection!r} ({table.kind} vectors) is not on the server at {table.where}",
+                where=table.where,
+                fix="re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local",
+            ) from None
+        raise UserError(
+            f"the chroma server at {table.where} did not answer the {table.kind} search "
+            f"({type(exc).__name__}: {detail}); nothing was searched locally instead",
+            where=table.where,
+            fix=f"start it (`chroma run --host {table.host} --port {table.port}`), point CHROMA_HOST/CHROMA_PORT "
+            "at it, or query with --vectors local",
+        ) from None
+
+
+def _collection(table: ServerTable, ef: int) -> Any:
+    """The table's collection handle, with ``ef_search`` raised to at least ``ef``."""
+    with _server_errors(table):
+        if table._handle is None:
+            client = _CLIENTS.get((table.host, table.port))
+            if client is None:
+                import chromadb
+                from chromadb.config import Settings
+
+                client = chromadb.HttpClient(
+                    host=table.host, port=table.port, settings=Settings(anonymized_telemetry=False)
+                )
+                _CLIENTS[(table.host, table.port)] = client
+            table._handle = client.get_collection(table.collection)
+            hnsw = (table._handle.configuration or {}).get("hnsw") or {}
+            table._ef = int(hnsw.get("ef_search") or 0)
+        if table._ef < ef:
+            table._handle.modify(configuration={"hnsw": {"ef_search": ef}})
+            table._raised.append((table._ef, ef))
+            table._ef = ef
+        return table._handle
+
+
+@dataclass
+class Search:
+    """One server search, kept so the Retrieval can say what searched and compare with exact."""
+
+    table: ServerTable
+    k: int
+    ids: list[str]
+    exact: Callable[[VectorTable], list[str]]  # the mode's exact top-k ids on the local copy
+    ms: float
+    raised: list[tuple[int, int]] = field(default_factory=list)  # ef raises this search asked for
+
+
+_RECORD: contextvars.ContextVar[list[Search] | None] = contextvars.ContextVar("vector_searches", default=None)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[Search]]:
+    """Collect the server searches a retrieval makes (nested retrievals each get their own list)."""
+    searches: list[Search] = []
+    token = _RECORD.set(searches)
+    try:
+        yield searches
+    finally:
+        _RECORD.reset(token)
+
+
+def server_topk(
+    table: ServerTable,
+    query: np.ndarray,
+    k: int,
+    exact: Callable[[VectorTable], list[str]],
+    stop: Callable[[float], bool] | None = None,
+) -> list[tuple[int, float]]:
+    """(row, cosine distance) pairs, nearest first, from the server's HNSW, ending before the first
+    distance ``stop`` rejects (a mode's similarity threshold); ``exact`` is recorded for the overlap."""
+    k = min(int(k), len(table))
+    if k <= 0:
+        return []
+    handle = _collection(table, search_ef(k))
+    start = time.perf_counter()
+    with _server_errors(table):
+        got = handle.query(query_embeddings=[np.asarray(query, dtype=np.float32)], n_results=k, include=["distances"])
+    ms = (time.perf_counter() - start) * 1000
+    raised, table._raised[:] = list(table._raised), []
+    hits = []
+    for vid, dist in zip(got["ids"][0], got["distances"][0], strict=True):
+        row = table.row_of(vid)
+        if row is None:
+            raise UserError(
+                f"the chroma collection {table.collection!r} on {table.where} returned id {vid!r}, "
+                "which this index's ids file does not list",
+                where=table.where,
+                fix="the collection belongs to another save of the index: re-save it, or query with --vectors local",
+            )
+        if stop is not None and stop(float(dist)):
+            break
+        hits.append((row, float(dist)))
+    searches = _RECORD.get()
+    if searches is not None:
+        searches.append(Search(table, k, [table.ids[r] for r, _ in hits], exact, ms, raised))
+    return hits
+
+
+def server_vectors(table: ServerTable, ids: list[str]) -> dict[str, np.ndarray]:
+    """Stored rows by id (LightRAG's chunk pick reads a few by id, as its own vector storage does)."""
+    if not ids:
+        return {}
+    handle = _collection(table, 0)
+    with _server_errors(table):
+        got = handle.get(ids=list(ids), include=["embeddings"])
+    return {vid: np.asarray(vec, dtype=np.float32) for vid, vec in zip(got["ids"], got["embeddings"], strict=True)}
+
+
+def exact_table(table: ServerTable) -> VectorTable | None:
+    """The local copy, memory-mapped once per table (read only when an overlap is asked for)."""
+    if table._exact is None and table.mirror is not None and table.mirror.is_file():
+        table._exact = VectorTable(table.ids, np.load(table.mirror, mmap_mode="r", allow_pickle=False))
+    return table._exact

@@ -1,0 +1,404 @@
+"""The one way this project calls a chat model: litellm, streamed or not, sync or async.
+
+Any litellm model name works (``gpt-4o-mini``, ``anthropic/claude-...``, ``azure/<deployment>``,
+``ollama/llama3``, ``openai/<name>`` with an ``api_base`` for a local OpenAI-compatible server).
+Retries are ours (bounded, exponential backoff with jitter, ``Retry-After`` honoured) and the SDK's
+own retries are switched off so a call never waits longer than we say. Every failure leaves as an
+``LLMError`` whose message is one sentence; a stream that breaks keeps the text received so far in
+``LLMError.partial``. litellm is imported on first use only: it costs seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from graphrag_ui.llm_client import usage
+from graphrag_ui.llm_client.errors import LLMError, explain, is_retryable
+from graphrag_ui.llm_client.settings import LLMSettings, scrub
+
+log = logging.getLogger(__name__)
+
+BACKOFF_BASE = 0.5  # seconds before the first retry; doubles each time
+BACKOFF_MAX = 8.0
+RETRY_AFTER_MAX = 20.0
+_NO_KEY = "no-key-needed"  # OpenAI-compatible local servers accept any bearer token
+
+_litellm_module: Any = None
+
+
+def litellm() -> Any:
+    """Import and quieten litellm once (no debug banner, no telemetry, unknown params dropped)."""
+    global _litellm_module
+    if _litellm_module is None:
+        import litellm as module
+
+        module.suppress_debug_info = True
+        module.telemetry = False
+        module.drop_params = True
+        module.disable_streaming_logging = True  # no callbacks here; skips a thread hand-off per chunk
+        logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+        _litellm_module = module
+    return _litellm_module
+
+
+@dataclass
+class CallResult:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    tokens_estimated: bool  # True when the provider sent no usage and we counted locally
+    finish_reason: str | None
+    model: str
+    attempts: int
+    seconds: float
+
+    @property
+    def cost_usd(self) -> float | None:
+        return usage.cost_usd(self.model, self.prompt_tokens, self.completion_tokens)
+
+
+def _resolve(
+    settings: LLMSettings | None, model: str | None, api_base: str | None, timeout: float | None
+) -> LLMSettings:
+    """Explicit arguments over ``settings`` over the environment / secrets.toml.
+
+    A model named explicitly that differs from the configured one does not inherit the configured API
+    base or explicit key (they belong to the other model); timeout and retries are kept.
+    """
+    if settings is None:
+        settings = LLMSettings.from_env_and_secrets()
+        if model is not None and model != settings.model:
+            settings = LLMSettings(model=model, timeout=settings.timeout, max_retries=settings.max_retries)
+    changes: dict[str, Any] = {}
+    if model is not None:
+        changes["model"] = model
+    if api_base is not None:
+        changes["api_base"] = api_base
+    if timeout is not None:
+        changes["timeout"] = float(timeout)
+    settings = settings.with_(**changes) if changes else settings
+    if not settings.configured:
+        raise LLMError("no language model is configured", fix=describe_unconfigured_short(), kind="config")
+    return settings
+
+
+def describe_unconfigured_short() -> str:
+    return "set GRAPHRAG_UI_LLM_MODEL (e.g. openai/gpt-4o-mini) and the provider's key, or choose a model in Settings"
+
+
+def _kwargs(
+    settings: LLMSettings, messages: list[dict[str, str]], stream: bool, extra: dict[str, Any]
+) -> dict[str, Any]:
+    kw: dict[str, Any] = {
+        "model": settings.model,
+        "messages": messages,
+        "timeout": settings.timeout,
+        "max_retries": 0,  # the OpenAI SDK's own retries: off, ours are counted and bounded
+        "stream": stream,
+    }
+    if settings.api_base:
+        kw["api_base"] = settings.api_base
+    key = settings.api_key or ("" if settings.key() else (_NO_KEY if settings.api_base else ""))
+    if key:
+        kw["api_key"] = key
+    if settings.temperature is not None:
+        kw["temperature"] = settings.temperature
+    if stream:
+        kw["stream_options"] = {"include_usage": True}
+    kw.update(extra)
+    return kw
+
+
+def _retry_delay(exc: BaseException, attempt: int) -> float:
+    """The server's Retry-After (capped) when it sent one, else exponential backoff with jitter."""
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        try:
+            after = float((headers or {}).get("retry-after", ""))
+        except (TypeError, ValueError, AttributeError):
+            continue
+        return min(max(after, 0.0), RETRY_AFTER_MAX)
+    return min(BACKOFF_MAX, BACKOFF_BASE * 2**attempt) * random.uniform(0.5, 1.0)
+
+
+def _call_with_retries(settings: LLMSettings, call: Callable[[], Any]) -> tuple[Any, int]:
+    """Run ``call`` up to ``1 + max_retries`` times on retryable errors; returns (result, attempts)."""
+    attempt = 0
+    while True:
+        try:
+            return call(), attempt + 1
+        except Exception as exc:  # litellm raises many classes; all are mapped by explain()
+            if attempt < settings.max_retries and is_retryable(exc):
+                delay = _retry_delay(exc, attempt)
+                log.info("model call failed (%s); retry %d in %.2f s", type(exc).__name__, attempt + 1, delay)
+                time.sleep(delay)
+                attempt += 1
+                continue
+            raise explain(exc, settings, attempts=attempt + 1) from None
+
+
+def _finish(settings, messages, text, usage_obj, finish, attempts, started) -> CallResult:
+    prompt_tokens = getattr(usage_obj, "prompt_tokens", None) if usage_obj else None
+    completion_tokens = getattr(usage_obj, "completion_tokens", None) if usage_obj else None
+    estimated = not prompt_tokens and not completion_tokens  # litellm reports zeros when the server sent none
+    if estimated:
+        prompt_tokens = usage.estimate_prompt_tokens(messages)
+        completion_tokens = usage.estimate_tokens(text)
+    return CallResult(
+        text=text,
+        prompt_tokens=int(prompt_tokens),
+        completion_tokens=int(completion_tokens or 0),
+        tokens_estimated=estimated,
+        finish_reason=finish,
+        model=settings.model,
+        attempts=attempts,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def call(messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any) -> CallResult:
+    """One non-streamed call with retries; raises ``LLMError``."""
+    settings = _resolve(settings, None, None, None)
+    started = time.perf_counter()
+    kw = _kwargs(settings, messages, False, extra)
+    response, attempts = _call_with_retries(settings, lambda: litellm().completion(**kw))
+    choice = _first_choice(response, settings)
+    text = choice.message.content or ""
+    return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
+
+
+def _where(settings: LLMSettings) -> str:
+    return f"model {settings.model}" + (f" at {settings.api_base}" if settings.api_base else "")
+
+
+def preview(value: Any, limit: int = 160) -> str:
+    """What the model returned, on one line and truncated, for an error message."""
+    if not isinstance(value, str):
+        try:
+            value = value.model_dump_json(exclude_none=True)
+        except Exception:  # noqa: BLE001 - any object still has a repr
+            value = repr(value)
+    text = " ".join(value.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _first_choice(response: Any, settings: LLMSettings) -> Any:
+    """The reply's first choice; a reply with none is an ``LLMError`` quoting what came back."""
+    choices = getattr(response, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise LLMError(
+            f"the model's reply (status 200) held no answer: {preview(response)}",
+            _where(settings),
+            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            kind="empty_reply",
+        )
+    return choices[0]
+
+
+def _provider_finish(response: Any, finish: str | None) -> str | None:
+    """The finish reason the provider really sent: litellm adds a "stop" of its own when it sent none."""
+    if hasattr(response, "received_finish_reason"):
+        return response.received_finish_reason or getattr(response, "intermittent_finish_reason", None)
+    return finish
+
+
+def _unfinished(settings: LLMSettings, pieces: list[str]) -> LLMError:
+    if not "".join(pieces).strip():
+        return LLMError(
+            "the model's answer stream (status 200) ended with no answer and no finish signal",
+            _where(settings),
+            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            kind="empty_reply",
+        )
+    cut = LLMError(
+        "the answer stream ended before the model said it was finished: the answer is incomplete",
+        _where(settings),
+        "the partial answer is shown but not cached; run the query again",
+        kind="stream_cut",
+    )
+    return _with_partial(cut, pieces)
+
+
+def complete(
+    messages: list[dict[str, str]],
+    *,
+    model: str | None = None,
+    api_base: str | None = None,
+    timeout: float | None = None,
+    settings: LLMSettings | None = None,
+    **extra: Any,
+) -> str:
+    """Non-streamed answer text (for the index builder). Raises ``LLMError`` with one clear sentence.
+
+    ``timeout`` defaults to the settings' (``GRAPHRAG_UI_LLM_TIMEOUT``, else 120 s).
+    """
+    return call(messages, _resolve(settings, model, api_base, timeout), **extra).text
+
+
+def stream(
+    messages: list[dict[str, str]],
+    settings: LLMSettings | None = None,
+    on_token: Callable[[str], None] | None = None,
+    **extra: Any,
+) -> CallResult:
+    """Streamed call: ``on_token`` gets each text piece as it arrives. Retries only before the first piece."""
+    settings = _resolve(settings, None, None, None)
+    started = time.perf_counter()
+    kw = _kwargs(settings, messages, True, extra)
+    pieces: list[str] = []
+    attempt = 0
+    while True:
+        try:
+            response = litellm().completion(**kw)
+            text, usage_obj, finish = _drain(response, pieces, on_token)
+            finish = _provider_finish(response, finish)
+            break
+        except _CallbackError as exc:
+            raise exc.original from None  # the caller's own error, not the model's
+        except Exception as exc:  # litellm raises many classes; all are mapped by explain()
+            if not pieces and attempt < settings.max_retries and is_retryable(exc):
+                time.sleep(_retry_delay(exc, attempt))
+                attempt += 1
+                continue
+            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
+    attempts = attempt + 1
+    if finish is None:
+        raise _unfinished(settings, pieces)
+    return _finish(settings, messages, text, usage_obj, finish, attempts, started)
+
+
+def _drain(response: Iterator[Any], pieces: list[str], on_token: Callable[[str], None] | None):
+    usage_obj, finish = None, None
+    for chunk in response:
+        if getattr(chunk, "usage", None) is not None:
+            usage_obj = chunk.usage
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        piece = getattr(choice.delta, "content", None)
+        if piece:
+            pieces.append(piece)
+            if on_token is not None:
+                try:
+                    on_token(piece)
+                except Exception as exc:
+                    raise _CallbackError(exc) from exc
+        if choice.finish_reason:
+            finish = choice.finish_reason
+    return "".join(pieces), usage_obj, finish
+
+
+class _CallbackError(Exception):
+    """Carries an exception raised by the caller's ``on_token`` past the provider-error handling."""
+
+    def __init__(self, original: Exception) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+def _with_partial(exc: LLMError, pieces: list[str]) -> LLMError:
+    exc.partial = "".join(pieces)  # type: ignore[attr-defined]
+    return exc
+
+
+async def acall(messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any) -> CallResult:
+    """Async non-streamed call with the same retries and errors as ``call``."""
+    import asyncio
+
+    settings = _resolve(settings, None, None, None)
+    started = time.perf_counter()
+    kw = _kwargs(settings, messages, False, extra)
+    attempt = 0
+    while True:
+        try:
+            response = await litellm().acompletion(**kw)
+            break
+        except Exception as exc:
+            if attempt < settings.max_retries and is_retryable(exc):
+                await asyncio.sleep(_retry_delay(exc, attempt))
+                attempt += 1
+                continue
+            raise explain(exc, settings, attempts=attempt + 1) from None
+    choice = _first_choice(response, settings)
+    text = choice.message.content or ""
+    return _finish(
+        settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempt + 1, started
+    )
+
+
+async def acomplete(
+    messages: list[dict[str, str]],
+    *,
+    model: str | None = None,
+    api_base: str | None = None,
+    timeout: float | None = None,
+    settings: LLMSettings | None = None,
+    **extra: Any,
+) -> str:
+    return (await acall(messages, _resolve(settings, model, api_base, timeout), **extra)).text
+
+
+async def astream(
+    messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any
+) -> AsyncIterator[str]:
+    """Async generator of text pieces; raises ``LLMError`` (with ``partial``) on failure or a cut stream.
+
+    Like ``stream``, it retries only while no piece has been yielded.
+    """
+    import asyncio
+
+    settings = _resolve(settings, None, None, None)
+    kw = _kwargs(settings, messages, True, extra)
+    pieces: list[str] = []
+    finish = None
+    attempt = 0
+    while True:
+        try:
+            response = await litellm().acompletion(**kw)
+            async for chunk in response:
+                if not chunk.choices:
+                    continue
+                piece = getattr(chunk.choices[0].delta, "content", None)
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+                finish = chunk.choices[0].finish_reason or finish
+            finish = _provider_finish(response, finish)
+            break
+        except Exception as exc:
+            if not pieces and attempt < settings.max_retries and is_retryable(exc):
+                await asyncio.sleep(_retry_delay(exc, attempt))
+                attempt += 1
+                continue
+            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
+    if finish is None:
+        raise _unfinished(settings, pieces)
+
+
+def preload() -> None:
+    """Import litellm in a background thread (it takes seconds), so the first answer does not wait."""
+    import threading
+
+    if _litellm_module is None:
+        threading.Thread(target=litellm, name="litellm-preload", daemon=True).start()
+
+
+def test_connection(settings: LLMSettings) -> tuple[bool, str]:
+    """A one-token request, for the Settings page: (ok, one sentence to show)."""
+    if not settings.configured:
+        return False, "No model is configured: " + describe_unconfigured_short() + "."
+    quick = settings.with_(max_retries=0, timeout=min(settings.timeout, 30.0))
+    try:
+        result = call([{"role": "user", "content": "Reply with the single word: ok"}], quick, max_tokens=5)
+    except LLMError as exc:
+        return False, str(exc)
+    reply = scrub(" ".join(result.text.split())[:40], settings)
+    return True, f"{settings.model} answered in {result.seconds * 1000:.0f} ms ({reply!r})."

@@ -1,0 +1,246 @@
+"""Entity recall strategies shared by every mode that starts from entities (seed 003).
+
+* ``vector`` — exact cosine search with nano-vectordb's semantics (what nano-graphrag and LightRAG
+  1.4.7 use), so the reference's order, ties included, is reproduced.
+* ``ilike`` — the SQL catalog: ``name ILIKE %text% OR aliases ILIKE %text%``, plus names found
+  inside the text (a whole question rarely sits inside an entity name).
+* ``hybrid`` — ILIKE first; vector recall only when ILIKE returns fewer than the limit; merged by
+  entity id and scored ``w_ilike·ilike + w_sim·sim + w_occ·log(occ+1)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from graphrag_ui.index import vector_server
+from graphrag_ui.index.model import Entity, Index, VectorTable
+
+K = TypeVar("K", bound=Hashable)
+
+STRATEGIES = ("vector", "ilike", "hybrid")
+DEFAULT_WEIGHTS = (1.0, 0.7, 0.2)
+
+
+@dataclass
+class RecallHit:
+    entity: Entity
+    score: float  # the value the ranking used (similarity for vector, seed-003 score otherwise)
+    sim: float | None  # cosine similarity when the vector path saw the entity
+    ilike: str  # match kind from the catalog ("name", "alias", "name in query", ...) or ""
+    why: str
+
+
+def normalise(vec: np.ndarray) -> np.ndarray:
+    """nano-vectordb's ``a / np.linalg.norm(a, axis=-1, keepdims=True)``: the axis form sums in another
+    order than the plain norm (it can differ by an ulp, and exact ties in the scores follow it)."""
+    vec = np.asarray(vec, dtype=np.float32)
+    norm = np.linalg.norm(vec, axis=-1, keepdims=True)
+    return vec / norm if np.all(norm > 0) else vec
+
+
+FULL_SORT_BELOW = 64  # rows; below this a full argsort costs less than the checks
+
+
+def top_order(scores: np.ndarray, top_k: int) -> np.ndarray:
+    """Exactly ``np.argsort(scores)[-top_k:][::-1]``, without sorting every score when that is provable.
+
+    When the ``top_k`` best scores are all distinct and strictly above every other score, argsort
+    can only place them last in value order, so a partition plus a sort of those ``top_k`` gives the
+    same rows. Any tie inside or at the edge of the top (or a NaN) falls back to the full argsort,
+    whose tie order is what the reference produced.
+    """
+    n = len(scores)
+    if top_k >= n or n < FULL_SORT_BELOW:
+        return np.argsort(scores)[-top_k:][::-1]
+    kth = np.partition(scores, n - top_k)[n - top_k]  # the k-th best score (NaN sorts last: then no hit)
+    rows = np.flatnonzero(scores >= kth)
+    top = scores[rows]
+    if rows.size != top_k or np.unique(top).size != top_k:
+        return np.argsort(scores)[-top_k:][::-1]
+    return rows[np.argsort(top)[::-1]]
+
+
+def vector_topk(
+    table: VectorTable, query_vec: np.ndarray, top_k: int, threshold: float | None = None
+) -> list[tuple[int, float]]:
+    """(row, score) pairs best first, as nano-vectordb's cosine query returns them.
+
+    Same arithmetic (float32 dot product with the normalised query), same selection
+    (``argsort(scores)[-top_k:][::-1]``, so ties resolve exactly as in the reference), and the
+    same early stop at the first score below the threshold. A ``ServerTable`` is searched by its
+    chroma server instead (``vector_engine``), the score being ``1 - cosine distance``.
+    """
+    if len(table) == 0 or top_k <= 0:
+        return []
+    if vector_server.is_server(table):
+        exact = lambda local: [local.ids[r] for r, _ in vector_topk(local, query_vec, top_k, threshold)]  # noqa: E731
+        cut = None if threshold is None else (lambda dist: 1.0 - dist < threshold)
+        return [(row, 1.0 - dist) for row, dist in vector_server.server_topk(table, query_vec, top_k, exact, cut)]
+    scores = table.matrix @ normalise(query_vec)
+    order = top_order(scores, top_k)
+    hits: list[tuple[int, float]] = []
+    for row in order:
+        score = float(scores[row])
+        if threshold is not None and score < threshold:
+            break
+        hits.append((int(row), score))
+    return hits
+
+
+def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:
+    """row (or id) -> the others of ``scored`` with exactly the same score (argsort alone ordered them)."""
+    groups: dict[float, list[K]] = {}
+    for row, score in scored:
+        groups.setdefault(score, []).append(row)
+    return {row: [r for r in rows if r != row] for rows in groups.values() if len(rows) > 1 for row in rows}
+
+
+def tie_note(others: list[str]) -> str:
+    """The ``why`` suffix of an item whose similarity equals other items' exactly."""
+    if not others:
+        return ""
+    return f"; tied with {', '.join(others)} (equal similarity: the order among them is the reference's argsort order)"
+
+
+def entity_label(index: Index, table: VectorTable, row: int) -> str:
+    entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+    return entity.name if entity is not None else table.ids[row]
+
+
+def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: float | None) -> list[RecallHit]:
+    table = index.vectors.get("entities")
+    if table is None:
+        return []
+    hits = []
+    scored = vector_topk(table, query_vec, top_k, threshold)
+    ties = tied_rows(scored)
+    for rank, (row, sim) in enumerate(scored, start=1):
+        entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+        if entity is None:
+            continue  # a vector whose entity is not in the graph: the references skip it too
+        note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
+        hits.append(RecallHit(entity, sim, sim, "", f"entity #{rank} by vector, sim {sim:.3f}{note}"))
+    return hits
+
+
+def _ilike_hits(index: Index, text: str, limit: int) -> list[tuple[Entity, str]]:
+    from graphrag_ui.index import catalog
+
+    found = []
+    for row in catalog.find_entities_by_name_or_alias(catalog.for_index(index), text, limit):
+        entity = index.entity_by_id.get(row["entity_id"])
+        if entity is not None:
+            found.append((entity, row.get("matched", "name")))
+    return found
+
+
+def _occ_term(entity: Entity, w_occ: float) -> float:
+    return w_occ * math.log(max(entity.occurrence, 0) + 1)
+
+
+def recall_entities(
+    index: Index,
+    text: str,
+    query_vec: np.ndarray | None,
+    *,
+    strategy: str,
+    top_k: int,
+    threshold: float | None = None,
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+) -> list[RecallHit]:
+    """Entities to start from, best first, each with the reason it was recalled."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown recall strategy {strategy!r}")
+    if strategy == "vector":
+        return _vector_hits(index, query_vec, top_k, threshold) if query_vec is not None else []
+    w_ilike, w_sim, w_occ = weights
+    merged: dict[str, RecallHit] = {}
+    for entity, kind in _ilike_hits(index, text, top_k):
+        score = w_ilike + _occ_term(entity, w_occ)
+        why = f"ILIKE {kind} match; {w_ilike:g}·1 + {w_occ:g}·log({entity.occurrence}+1) = {score:.3f}"
+        merged[entity.id] = RecallHit(entity, score, None, kind, why)
+    if strategy == "hybrid" and len(merged) < top_k and query_vec is not None:
+        for hit in _vector_hits(index, query_vec, top_k, threshold):
+            sim = hit.sim or 0.0
+            known = merged.get(hit.entity.id)
+            if known is not None:  # found by both: the seed's formula adds the similarity term
+                known.sim = sim
+                known.score += w_sim * sim
+                known.why += f"; also vector sim {sim:.3f} (+{w_sim:g}·sim) = {known.score:.3f}"
+                continue
+            score = w_sim * sim + _occ_term(hit.entity, w_occ)
+            why = (
+                f"vector sim {sim:.3f} (ILIKE found {len(merged)} < {top_k}); "
+                f"{w_sim:g}·sim + {w_occ:g}·log({hit.entity.occurrence}+1) = {score:.3f}"
+            )
+            merged[hit.entity.id] = RecallHit(hit.entity, score, sim, "", why)
+    ranked = sorted(merged.values(), key=lambda h: h.score, reverse=True)[:top_k]
+    for rank, hit in enumerate(ranked, start=1):
+        hit.why = f"entity #{rank} by {strategy}: {hit.why}"
+    return ranked
+
+
+@dataclass
+class RecallBreakdown:
+    """Seed 003 laid open: both candidate lists and the merged ranking with every score term."""
+
+    ilike: list[dict]
+    vector: list[dict]
+    merged: list[dict]
+    vector_ran: bool
+
+
+def explain_recall(
+    index: Index,
+    text: str,
+    query_vec: np.ndarray | None,
+    *,
+    top_k: int,
+    threshold: float | None = None,
+    weights: tuple[float, float, float] = DEFAULT_WEIGHTS,
+) -> RecallBreakdown:
+    """ILIKE hits, vector hits (always computed here, so the page can show what hybrid skipped)."""
+    w_ilike, w_sim, w_occ = weights
+    ilike = [
+        {"entity": e.name, "match": kind, "occurrence": e.occurrence, "aliases": ", ".join(e.aliases)}
+        for e, kind in _ilike_hits(index, text, top_k)
+    ]
+    vector = []
+    if query_vec is not None:
+        for rank, hit in enumerate(_vector_hits(index, query_vec, top_k, threshold), start=1):
+            vector.append({"rank": rank, "entity": hit.entity.name, "sim": round(hit.sim or 0.0, 4)})
+    merged = []
+    for rank, hit in enumerate(
+        recall_entities(index, text, query_vec, strategy="hybrid", top_k=top_k, threshold=threshold, weights=weights),
+        start=1,
+    ):
+        merged.append(
+            {
+                "rank": rank,
+                "entity": hit.entity.name,
+                "ilike term": w_ilike if hit.ilike else 0.0,
+                "sim term": round(w_sim * (hit.sim or 0.0), 4),
+                "occurrence term": round(_occ_term(hit.entity, w_occ), 4),
+                "score": round(hit.score, 4),
+                "match": hit.ilike or "vector",
+            }
+        )
+    return RecallBreakdown(ilike, vector, merged, vector_ran=len(ilike) < top_k)
+
+
+def recall_params(vector_help: str) -> tuple:
+    """The recall strategy and its seed-003 weights, as every entity-starting mode exposes them."""
+    from graphrag_ui.retrieval.core.schema import ParamSpec
+
+    w_ilike, w_sim, w_occ = DEFAULT_WEIGHTS
+    return (
+        ParamSpec("recall", "choice", "vector", f"Entity recall: {vector_help}", choices=STRATEGIES),
+        ParamSpec("w_ilike", "float", w_ilike, "Hybrid/ILIKE score weight of a name or alias match.", 0.0, 5.0, 0.1),
+        ParamSpec("w_sim", "float", w_sim, "Hybrid score weight of the vector similarity.", 0.0, 5.0, 0.1),
+        ParamSpec("w_occ", "float", w_occ, "Hybrid score weight of log(occurrence + 1).", 0.0, 5.0, 0.1),
+    )

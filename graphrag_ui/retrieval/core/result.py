@@ -1,0 +1,113 @@
+"""The ``Retrieval`` object every mode returns: what was recalled, why, and what was dropped.
+
+It is plain data (dataclasses of str/int/float/bool/list/dict) so that it serialises to JSON for
+the CLI, the batch runner, downloads and the app's tables without any special casing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from graphrag_ui.retrieval.core.stages import Stages
+
+KINDS = ("entities", "relations", "communities", "chunks")
+
+
+@dataclass
+class Candidate:
+    """One recalled item (entity, relation, community or chunk) and the reasons around it."""
+
+    id: str
+    label: str  # what a person reads: entity name, "A — B", report title, chunk preview
+    data: dict[str, Any]  # the row as the mode saw it (description, type, weight, text, ...)
+    order: int  # position in the order the mode found it (0-based)
+    why: str  # why it was selected, e.g. "entity #3 by vector, sim 0.71"
+    score: float | None = None  # similarity where the mode had one
+    rank: float | None = None  # degree / edge degree / report rating: the reference's rank
+    in_context: bool = True
+    dropped: str = ""  # why it is not in the context ("" when it is)
+    tokens: int = 0  # tokens this item cost in its section
+
+
+@dataclass
+class Budget:
+    section: str
+    used: int
+    limit: int | None  # None: the section has no limit of its own
+
+
+@dataclass
+class TraceStep:
+    name: str
+    detail: str
+    n_in: int
+    n_out: int
+    ms: float
+
+
+@dataclass
+class Keywords:
+    hl: list[str] = field(default_factory=list)
+    ll: list[str] = field(default_factory=list)
+    source: str = ""  # "llm" | "offline" | "user" | "cache" | "" (mode uses none)
+
+
+@dataclass
+class Retrieval:
+    mode: str
+    query: str
+    params: dict[str, Any]
+    keywords: Keywords = field(default_factory=Keywords)
+    entities: list[Candidate] = field(default_factory=list)
+    relations: list[Candidate] = field(default_factory=list)
+    communities: list[Candidate] = field(default_factory=list)
+    chunks: list[Candidate] = field(default_factory=list)
+    budgets: list[Budget] = field(default_factory=list)
+    trace: list[TraceStep] = field(default_factory=list)
+    context: str = ""
+    messages: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)  # e.g. {"embed": .., "context": ..}
+    stages: Stages | None = None  # map-reduce modes only: batches, model calls, points (see stages.py)
+    # answer-side fields of the reference's parameter object, for the answer layer (param_intake):
+    # conversation_history (already cut to what the reference sends), stream, only_need_context/prompt
+    answer_options: dict[str, Any] = field(default_factory=dict)
+    # set only when a chroma server answered the vector searches (``vector_engine.summary``): the engine,
+    # and per search k, ef and the overlap with the exact top-k when the local copy exists
+    vector_search: dict[str, Any] = field(default_factory=dict)
+
+    def candidates(self, kind: str) -> list[Candidate]:
+        return getattr(self, kind)
+
+    def selected_ids(self, kind: str) -> list[str]:
+        """Ids of the items that made it into the context, in context order."""
+        return [c.id for c in self.candidates(kind) if c.in_context]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, default=_jsonable)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Retrieval:
+        data = dict(data)
+        data["keywords"] = Keywords(**data.get("keywords", {}))
+        for kind in KINDS:
+            data[kind] = [Candidate(**c) for c in data.get(kind, [])]
+        data["budgets"] = [Budget(**b) for b in data.get("budgets", [])]
+        data["trace"] = [TraceStep(**t) for t in data.get("trace", [])]
+        if data.get("stages") is not None:
+            data["stages"] = Stages.from_dict(data["stages"])
+        return cls(**data)
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars and tuples reach the JSON encoder from row data; make them plain."""
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    return str(value)

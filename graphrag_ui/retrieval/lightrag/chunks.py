@@ -1,0 +1,278 @@
+"""LightRAG 1.4.7's chunk picking: chunks of entities/relations (WEIGHT or VECTOR), vector chunks, merge.
+
+For the entities (then the relations) that survived truncation, in order: split each source_id,
+count how often each chunk occurs, keep a chunk only at its first owner, sort each owner's chunks
+by that count (stable), then pick
+* VECTOR: the ``int(related_chunk_number * owners / 2)`` candidates most similar to the query,
+  measured on the float16 copies LightRAG keeps per vector row (falls back to WEIGHT when any
+  candidate has no vector or nothing is picked);
+* WEIGHT: linear-gradient polling, quota ``round(n_max - i/(k-1)*(n_max-1))`` per owner, then
+  leftover quota handed out one chunk at a time to the first owner that still has chunks.
+Relation chunks skip every chunk already returned for the entities. Mix mode adds the chunk-vdb
+hits for the raw query; the three lists are merged round-robin (vector, entity, relation).
+"""
+
+from __future__ import annotations
+
+import base64
+import weakref
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphrag_ui.index import vector_server
+from graphrag_ui.index.model import Chunk, Index, VectorTable
+from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
+
+
+@dataclass
+class Owner:
+    """An entity or relation that brings chunks: its label and its chunk ids after dedup and sorting."""
+
+    label: str
+    chunks: list[str]
+
+
+@dataclass
+class ChunkPick:
+    """Chunks one source contributed, with what happened to every candidate."""
+
+    source: str  # "entity" | "relation" | "vector"
+    picked: list[str] = field(default_factory=list)  # chunk ids in the order 1.4.7 returns them
+    why: dict[str, str] = field(default_factory=dict)  # chunk id -> reason (picked or not)
+    sims: dict[str, float] = field(default_factory=dict)
+    candidates: list[str] = field(default_factory=list)  # every candidate, first-seen order
+    method: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def chunk_in_kv(index: Index, cid: str) -> Chunk | None:
+    chunk = index.chunk_by_id.get(cid)
+    return chunk if chunk is not None and chunk.extra.get("in_kv", True) else None
+
+
+_F16: dict[int, tuple[weakref.ref, dict[str, np.ndarray]]] = {}
+
+
+def f16_vector(index: Index, cid: str) -> np.ndarray | None:
+    """The float16 copy of a chunk's vector as LightRAG's ``get_vectors_by_ids`` returns it (cached)."""
+    held = _F16.get(id(index))
+    if held is None or held[0]() is not index:
+        held = (weakref.ref(index), {})
+        _F16[id(index)] = held
+    if cid in held[1]:
+        return held[1][cid]
+    chunk = index.chunk_by_id.get(cid)
+    # the copies belong to the imported vectors; after a re-embed only the table is current
+    imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
+    if imported and chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
+        raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
+        held[1][cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+        return held[1][cid]
+    table = index.vectors.get("chunks")
+    row = _row_of(index, cid)
+    if table is None or row is None or vector_server.is_server(table):
+        return None  # a server's rows are fetched by id (``_server_rows``)
+    return table.matrix[row].astype(np.float16).astype(np.float32)  # built indexes: no separate copy
+
+
+_ROWS: dict[int, tuple[object, dict[str, int]]] = {}
+
+
+def _row_of(index: Index, cid: str) -> int | None:
+    table = index.vectors.get("chunks")
+    if table is None:
+        return None
+    held = _ROWS.get(id(table))
+    if held is None or held[0] is not table:
+        held = (table, {c: i for i, c in enumerate(table.ids)})
+        _ROWS[id(table)] = held
+    return held[1].get(cid)
+
+
+def owners_with_chunks(
+    labelled_sources: list[tuple[str, list[str]]], exclude: set[str] | None = None
+) -> tuple[list[Owner], dict[str, int], set[str]]:
+    """1.4.7's steps 1–3: dedup across owners (first owner keeps a chunk), count, stable sort."""
+    exclude = exclude or set()
+    counts: dict[str, int] = {}
+    owners: list[Owner] = []
+    removed: set[str] = set()
+    for label, chunk_ids in labelled_sources:
+        if not chunk_ids:
+            continue
+        kept = []
+        for cid in chunk_ids:
+            if cid in exclude:
+                removed.add(cid)
+                continue
+            counts[cid] = counts.get(cid, 0) + 1
+            if counts[cid] == 1:
+                kept.append(cid)
+        owners.append(Owner(label, kept))
+    for owner in owners:
+        owner.chunks = sorted(owner.chunks, key=lambda c: counts.get(c, 0), reverse=True)
+    return owners, counts, removed
+
+
+def weighted_polling(owners: list[Owner], max_related: int, min_related: int = 1) -> list[tuple[str, str]]:
+    """(chunk id, owner label) in 1.4.7's ``pick_by_weighted_polling`` order."""
+    if not owners:
+        return []
+    if len(owners) == 1:
+        return [(c, owners[0].label) for c in owners[0].chunks[:max_related]]
+    n = len(owners)
+    quotas = [int(round(max_related - (i / (n - 1)) * (max_related - min_related))) for i in range(n)]
+    picked, used, leftover = [], [], 0
+    for owner, quota in zip(owners, quotas, strict=True):
+        take = min(quota, len(owner.chunks))
+        picked += [(c, owner.label) for c in owner.chunks[:take]]
+        used.append(take)
+        leftover += max(quota - take, 0)
+    for _ in range(leftover):
+        for i, owner in enumerate(owners):
+            if used[i] < len(owner.chunks):
+                picked.append((owner.chunks[used[i]], owner.label))
+                used[i] += 1
+                break
+        else:
+            break
+    return picked
+
+
+def _server_rows(index: Index, table: VectorTable, ids: list[str]) -> dict[str, np.ndarray]:
+    """The candidates' float16 copies when the chunk vectors live on a chroma server (fetched by id)."""
+    imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
+    rows = {} if imported else vector_server.server_vectors(table, ids)  # imported: the copies ride on the chunks
+    out = {}
+    for cid in ids:
+        vec = f16_vector(index, cid) if imported else rows.get(cid)
+        if vec is not None:
+            out[cid] = np.asarray(vec, dtype=np.float32).astype(np.float16).astype(np.float32)
+    return out
+
+
+def vector_similarity_pick(
+    index: Index, owners: list[Owner], query_vec: np.ndarray, n: int
+) -> tuple[list[str], dict[str, float], str]:
+    """Top ``n`` candidates by cosine on the float16 copies, or ``([], {}, why)`` when 1.4.7 would fall
+    back (a missing vector) or the cosine is undefined (a query or chunk vector of all zeros: 1.4.7
+    divides by a zero norm and sorts NaNs, an order that means nothing)."""
+    if not owners or n <= 0:
+        return [], {}, f"quota {n}"
+    candidates = list(dict.fromkeys(c for o in owners for c in o.chunks))
+    if not candidates:
+        return [], {}, "no candidate chunk"
+    q = np.asarray(query_vec, dtype=np.float32)
+    q_norm = np.linalg.norm(q)
+    if not q_norm > 0:
+        return [], {}, "the query vector is all zeros, so no cosine similarity is defined"
+    sims: dict[str, float] = {}
+    table = index.vectors.get("chunks")
+    fetched = _server_rows(index, table, candidates) if table is not None and vector_server.is_server(table) else None
+    for cid in candidates:
+        vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
+        if vec is None or vec.shape != q.shape:
+            return [], {}, f"chunk {cid} has no vector of the query's dimension"
+        v64 = vec.astype(np.float64)
+        v_norm = np.linalg.norm(v64)
+        if not v_norm > 0:
+            return [], {}, f"chunk {cid}'s vector is all zeros, so its cosine similarity is undefined"
+        sims[cid] = float(np.dot(q, v64) / (q_norm * v_norm))
+    ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
+    return ranked[:n], sims, ""
+
+
+def pick_related(
+    index: Index,
+    source: str,
+    labelled_sources: list[tuple[str, list[str]]],
+    *,
+    method: str,
+    related_chunk_number: int,
+    query_vec: np.ndarray,
+    exclude: set[str] | None = None,
+) -> ChunkPick:
+    """Chunks for the surviving entities (source="entity") or relations (source="relation")."""
+    pick = ChunkPick(source, method=method)
+    owners, counts, removed = owners_with_chunks(labelled_sources, exclude)
+    for cid in removed:
+        pick.why[cid] = "already a chunk of the selected entities"
+    if source == "relation":
+        owners = [o for o in owners if o.chunks]
+    if not owners:
+        return pick
+    owner_of = {c: o.label for o in owners for c in o.chunks}
+    pick.candidates = list(owner_of)
+    chosen: list[tuple[str, str]] = []
+    if method == "VECTOR":
+        n = int(related_chunk_number * len(owners) / 2)
+        ids, pick.sims, why_not = vector_similarity_pick(index, owners, query_vec, n)
+        if ids:
+            chosen = [(c, owner_of[c]) for c in ids]
+            for rank, cid in enumerate(ids, start=1):
+                pick.why[cid] = f"chunk of {source} {owner_of[cid]} (VECTOR #{rank} of {n}, sim {pick.sims[cid]:.3f})"
+            for cid in pick.candidates:
+                if cid not in pick.why:
+                    sim = pick.sims.get(cid)
+                    pick.why[cid] = f"not picked: beyond VECTOR quota {n}" + (
+                        f" (sim {sim:.3f})" if sim is not None else ""
+                    )
+            # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
+            # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
+            for cid, others in tied_rows(pick.sims.items()).items():
+                names = ", ".join(owner_of[o] for o in others[:5]) + (
+                    f" … +{len(others) - 5}" if len(others) > 5 else ""
+                )
+                pick.why[cid] += (
+                    f"; tied with the chunks of {names} (equal similarity: LightRAG orders them by a Python set)"
+                )
+        else:
+            pick.warnings.append(f"{source} chunks: VECTOR picked nothing ({why_not}); used WEIGHT")
+            method = "WEIGHT"
+    if method == "WEIGHT":
+        chosen = weighted_polling(owners, related_chunk_number)
+        pick.why.update({c: "not picked: beyond WEIGHT polling quota" for c in pick.candidates})
+        for rank, (cid, label) in enumerate(chosen, start=1):
+            pick.why[cid] = f"chunk of {source} {label} (WEIGHT polling #{rank}, {counts.get(cid, 1)} occurrences)"
+    pick.method = method
+    for cid, _label in dict.fromkeys(chosen):
+        if chunk_in_kv(index, cid) is not None:
+            pick.picked.append(cid)
+        else:
+            pick.why[cid] = "missing from the chunk store"
+    return pick
+
+
+def vector_chunks(index: Index, query_vec: np.ndarray, top_k: int, threshold: float | None) -> ChunkPick:
+    """Chunk-vdb hits for the raw query (mix and naive), cosine order."""
+    pick = ChunkPick("vector", method="vector")
+    table = index.vectors.get("chunks")
+    if table is None:
+        return pick
+    for rank, (row, sim) in enumerate(vector_topk(table, query_vec, top_k, threshold), start=1):
+        cid = table.ids[row]
+        chunk = index.chunk_by_id.get(cid)
+        if chunk is None or chunk.extra.get("vdb", {}).get("no_content"):
+            continue
+        pick.picked.append(cid)
+        pick.candidates.append(cid)
+        pick.sims[cid] = sim
+        pick.why[cid] = f"vector chunk #{rank} sim {sim:.3f}"
+    return pick
+
+
+def round_robin_chunks(picks: list[ChunkPick]) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """Merged (chunk id, source) and skipped duplicates (chunk id, source, first source)."""
+    merged, dropped, seen = [], [], {}
+    for i in range(max((len(p.picked) for p in picks), default=0)):
+        for pick in picks:
+            if i < len(pick.picked):
+                cid = pick.picked[i]
+                if cid in seen:
+                    dropped.append((cid, pick.source, seen[cid]))
+                else:
+                    seen[cid] = pick.source
+                    merged.append((cid, pick.source))
+    return merged, dropped

@@ -1,0 +1,191 @@
+"""LightRAG modes ``lightrag.local|global|hybrid|mix|naive|bypass``, following lightrag-hku 1.4.7
+or 1.5.7 exactly (``version`` parameter; default: the release that wrote an imported index, else 1.4.7).
+
+Parameters carry the release's names (``QueryParam`` fields and the ``LightRAG`` instance settings
+``kg_chunk_pick_method``, ``related_chunk_number``, ``cosine_better_than_threshold``) and defaults.
+QueryParam fields with no effect on the context here get no slider (history_turns and model_func
+in 1.4.7; include_references and disable_user_prompt_prefix in 1.5.7; enable_rerank is off); they are
+still accepted and named (``reference_params``, ``param_intake``).
+Keywords arrive in ``deps.keywords``; where seed 001 states a rule LightRAG lacks (both keyword lists
+empty and a query under 50 characters → naive), the seed wins (docs/differences/lightrag.md).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from graphrag_ui.retrieval.core.recall import recall_params
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
+
+TOP_K = ParamSpec(
+    "top_k",
+    "int",
+    40,
+    "entities (local path) and relations (global path) taken from each vector search; naive: chunks when chunk_top_k is 0",
+    1,
+    1000,
+    1,
+)
+CHUNK_TOP_K = ParamSpec(
+    "chunk_top_k",
+    "int",
+    20,
+    "chunks from the chunk vector search (mix, naive) and the cap on the final chunk list; 0 = no cap (search uses top_k)",
+    0,
+    1000,
+    1,
+)
+MAX_ENTITY = ParamSpec(
+    "max_entity_tokens",
+    "int",
+    6000,
+    "token budget of the entity section (o200k_base, each entity's JSON counted)",
+    0,
+    200_000,
+    100,
+)
+MAX_RELATION = ParamSpec("max_relation_tokens", "int", 8000, "token budget of the relation section", 0, 200_000, 100)
+MAX_TOTAL = ParamSpec(
+    "max_total_tokens",
+    "int",
+    30000,
+    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 100-token buffer",
+    0,
+    1_000_000,
+    500,
+)
+PICK = ParamSpec(
+    "kg_chunk_pick_method",
+    "choice",
+    "VECTOR",
+    "how chunks of entities/relations are picked: VECTOR (query similarity) or WEIGHT (linear-gradient polling)",
+    choices=("VECTOR", "WEIGHT"),
+)
+RELATED = ParamSpec(
+    "related_chunk_number",
+    "int",
+    5,
+    "chunks per entity/relation: WEIGHT quota of the first one; VECTOR keeps int(n·items/2)",
+    1,
+    100,
+    1,
+)
+THRESHOLD = ParamSpec(
+    "cosine_better_than_threshold",
+    "float",
+    0.2,
+    "vector hits scoring below this cosine are dropped (all three vector stores)",
+    -1.0,
+    1.0,
+    0.01,
+)
+MAX_ENTITY_157 = ParamSpec(
+    "max_entity_tokens",
+    "int",
+    6000,
+    "token budget of the entity section (o200k_base, the JSON lines with their newlines)",
+    0,
+    200_000,
+    100,
+)
+MAX_RELATION_157 = ParamSpec(
+    "max_relation_tokens", "int", 8000, "token budget of the relation section (JSON lines)", 0, 200_000, 100
+)
+MAX_TOTAL_157 = ParamSpec(
+    "max_total_tokens",
+    "int",
+    30000,
+    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 200-token buffer",
+    0,
+    1_000_000,
+    500,
+)
+RESPONSE_TYPE = ParamSpec(
+    "response_type",
+    "str",
+    "Multiple Paragraphs",
+    "answer format named in the system prompt (its tokens count against max_total_tokens)",
+)
+USER_PROMPT = ParamSpec(
+    "user_prompt", "str", "", "extra instruction for the answer (its tokens count against max_total_tokens)"
+)
+
+
+def _kg(max_entity: ParamSpec, max_relation: ParamSpec, max_total: ParamSpec) -> tuple[ParamSpec, ...]:
+    return (
+        TOP_K,
+        CHUNK_TOP_K,
+        max_entity,
+        max_relation,
+        max_total,
+        PICK,
+        RELATED,
+        THRESHOLD,
+        RESPONSE_TYPE,
+        USER_PROMPT,
+    )
+
+
+_KG = {
+    VERSION_147: _kg(MAX_ENTITY, MAX_RELATION, MAX_TOTAL),
+    VERSION_157: _kg(MAX_ENTITY_157, MAX_RELATION_157, MAX_TOTAL_157),
+}
+_NAIVE = {
+    VERSION_147: (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
+    VERSION_157: (TOP_K, CHUNK_TOP_K, MAX_TOTAL_157, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
+}
+_RECALL = recall_params("vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
+VERSIONS = (VERSION_147, VERSION_157)
+RERANK_OFF = "; rerank is off (enable_rerank=False: no rerank model runs offline)"
+
+SUMMARIES = {
+    "local": "entities found by the low-level keywords, all their relations (by edge degree), their chunks",
+    "global": "relations found by the high-level keywords, their endpoint entities, their chunks",
+    "hybrid": "local and global results merged round-robin, then chunks of both",
+    "mix": "hybrid plus chunks found by vector search on the question, merged round-robin",
+    "naive": "chunks found by vector search on the question, within the token budget",
+    "bypass": "no retrieval: the bare question goes to the model (LightRAG's bypass mode)",
+}
+
+
+def index_version(index) -> str:
+    """The LightRAG release that wrote an index: recorded at import, else told by its layout; 1.4.7
+    for built and sample indexes."""
+    settings = index.manifest.settings
+    recorded = settings.get("lightrag_version")
+    if recorded in VERSIONS:
+        return recorded
+    return VERSION_157 if settings.get("lightrag_layout") == "1.5" else VERSION_147
+
+
+def _params(mode: str, version: str) -> tuple[ParamSpec, ...]:
+    if mode == "bypass":
+        return ()
+    if mode == "naive":
+        return _NAIVE[version]
+    return _KG[version] + (() if mode == "global" else _RECALL)
+
+
+def _spec(mode: str) -> ModeSpec:
+    base = ModeSpec(
+        f"lightrag.{mode}",
+        "lightrag",
+        partial(_run, mode=mode),
+        (),
+        SUMMARIES[mode] + ("" if mode == "bypass" else RERANK_OFF),
+        uses_keywords=mode not in ("naive", "bypass"),
+        extra={"reference": "lightrag-hku 1.4.7 | 1.5.7"},
+        versions=VERSIONS,
+        version_params={v: _params(mode, v) for v in VERSIONS},
+        index_version=index_version,
+        reference=f"lightrag:{mode}",
+    )
+    return base.for_version(VERSION_147)
+
+
+def _run(index, query, params, deps, *, mode: str):
+    return retrieve(index, query, mode, params, deps)
+
+
+SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive", "bypass")]

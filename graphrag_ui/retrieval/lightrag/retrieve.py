@@ -1,0 +1,93 @@
+"""Entry of every ``lightrag.*`` mode: keywords, the seed's fallbacks, then the release's pipeline.
+
+Both releases start the same way (``kg_query``'s keyword checks; seed 001's fall back to naive when
+both keyword lists are empty and the query is short; ``bypass`` retrieves nothing), then hand over to
+``v1_4_7.pipeline`` or ``v1_5_7.pipeline`` by the ``version`` parameter, and finish with the answer
+messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrag_ui import prompts
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Keywords, Retrieval
+from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
+from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as v157
+
+NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
+VERSION_147, VERSION_157 = "1.4.7", "1.5.7"
+
+
+def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
+    """``bypass``: no keywords, no retrieval; the model gets the bare question (no system prompt)."""
+    r.keywords = Keywords(source="")
+    r.warnings.append(
+        f"bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, "
+        "with no context and no system prompt"
+    )
+    clock.lap("keywords", "bypass uses no keywords and retrieves nothing", 0, 0)
+    r.messages = [{"role": "user", "content": query.strip()}]
+    r.trace = clock.trace()
+    return r
+
+
+def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    """Entry of every lightrag.* mode; ``params["version"]`` picks 1.4.7's or 1.5.7's pipelines."""
+    clock = Clock()
+    kw = deps.keywords or Keywords()
+    r = Retrieval(
+        mode=f"lightrag.{mode}",
+        query=query,
+        params=dict(params),
+        keywords=Keywords(list(kw.hl), list(kw.ll), kw.source),
+    )
+    p = params
+    version = p.get("version", VERSION_147)
+    if mode == "bypass":
+        return _bypass(r, query, version, clock)
+    kg, naive = (v157.run_kg, v157.run_naive) if version == VERSION_157 else (v147.run_kg, v147.run_naive)
+    effective = mode
+    if mode == "naive":
+        r.keywords = Keywords(source="")
+        clock.lap("keywords", "naive mode uses no keywords", 0, 0)
+    else:
+        if not kw.ll and mode in ("local", "hybrid", "mix"):
+            r.warnings.append("low-level keywords are empty: the local (entity) path finds nothing")
+        if not kw.hl and mode in ("global", "hybrid", "mix"):
+            r.warnings.append("high-level keywords are empty: the global (relation) path finds nothing")
+        if not kw.hl and not kw.ll:
+            if len(query) < NAIVE_SHORT_QUERY:
+                effective = "naive"
+                r.warnings.append(
+                    f"both keyword lists are empty and the query is shorter than {NAIVE_SHORT_QUERY} characters: "
+                    f"fell back to naive mode (seed 001; LightRAG {version} would search with the query as the only "
+                    "low-level keyword)"
+                )
+            else:
+                r.warnings.append(
+                    f"both keyword lists are empty and the query has {NAIVE_SHORT_QUERY}+ characters: no context "
+                    "(LightRAG answers with its fail response)"
+                )
+                clock.lap("keywords", "hl and ll empty", 0, 0)
+                r.trace = clock.trace()
+                return r
+        clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))
+    if effective == "naive":
+        naive(index, query, p, deps, r, clock)
+    else:
+        kg(index, query, mode, p, deps, r, clock)
+    r.trace = clock.trace()
+    if r.context:
+        r.messages = prompts.build_messages(
+            "lightrag",
+            effective,
+            r.context,
+            query,
+            response_type=p["response_type"] or prompts.DEFAULT_RESPONSE_TYPE,
+            user_prompt=p["user_prompt"],
+        )
+    return r

@@ -1,0 +1,161 @@
+"""LightRAG 1.4.7's two KG paths and the round-robin merges.
+
+* local (``_get_node_data``): entity search with the joined low-level keywords, entities in search
+  order with their degree as rank; relations = every edge of those entities in adjacency order,
+  deduplicated by the sorted pair, stably sorted by (edge degree, weight) descending.
+* global (``_get_edge_data``): relation search with the joined high-level keywords, relations in
+  search order printed with the vector row's own src/tgt; entities = their endpoints, first seen first.
+* merges: local[i] then global[i] for each i, dropping names / sorted pairs already taken.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphrag_ui.index.model import Entity, Index, Relation
+from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk
+
+
+@dataclass
+class EntityHit:
+    entity: Entity
+    path: str  # "local" | "global"
+    order: int  # 0-based position in its path's list
+    why: str
+    sim: float | None = None
+    rank: float | None = None  # node degree (local path only, as in 1.4.7)
+    duplicate_of: str = ""
+
+
+@dataclass
+class RelationHit:
+    relation: Relation
+    pair: tuple[str, str]  # (entity1, entity2) as 1.4.7 prints them
+    path: str
+    order: int
+    why: str
+    sim: float | None = None
+    rank: float | None = None  # edge degree (local path only)
+    duplicate_of: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        a, b = self.pair
+        return (a, b) if a <= b else (b, a)
+
+
+@dataclass
+class GraphCache:
+    """Per-index lookups: vector-row id -> (relation, row src, row tgt), node degrees."""
+
+    relation_rows: dict[str, tuple[Relation, str, str]] = field(default_factory=dict)
+    degree: dict[str, int] = field(default_factory=dict)
+
+
+_CACHES: dict[int, tuple[weakref.ref, GraphCache]] = {}
+
+
+def graph_cache(index: Index) -> GraphCache:
+    held = _CACHES.get(id(index))
+    if held is not None and held[0]() is index:
+        return held[1]
+    cache = GraphCache()
+    for rel in index.relations:
+        rows = rel.extra.get("vdb_rows") or [[rel.id, rel.id, *sorted((rel.source, rel.target))]]
+        for key, _vid, src, tgt in rows:
+            cache.relation_rows[key] = (rel, src, tgt)
+    cache.degree = dict(index.graph.degree())
+    _CACHES[id(index)] = (weakref.ref(index), cache)
+    return cache
+
+
+def local_path(
+    index: Index,
+    ll_text: str,
+    query_vec: np.ndarray,
+    *,
+    top_k: int,
+    threshold: float | None,
+    recall: str = "vector",
+    weights: tuple[float, float, float] = (1.0, 0.7, 0.2),
+) -> tuple[list[EntityHit], list[RelationHit]]:
+    cache = graph_cache(index)
+    hits = recall_entities(
+        index, ll_text, query_vec, strategy=recall, top_k=top_k, threshold=threshold, weights=weights
+    )
+    entities = []
+    for i, hit in enumerate(hits):
+        if hit.entity.name not in index.graph:
+            continue
+        deg = cache.degree.get(hit.entity.name, 0)
+        entities.append(EntityHit(hit.entity, "local", len(entities), f"local #{i + 1} ({hit.why})", hit.sim, deg))
+    seen: set[tuple[str, str]] = set()
+    found: list[tuple[tuple[str, str], str]] = []
+    for ent in entities:
+        for nbr in index.graph.adj[ent.entity.name]:
+            key = tuple(sorted((ent.entity.name, nbr)))
+            if key not in seen:
+                seen.add(key)
+                found.append((key, ent.entity.name))
+    rels = []
+    for key, via in found:
+        rel = index.relation_between(*key)
+        if rel is None:
+            continue
+        deg = cache.degree.get(key[0], 0) + cache.degree.get(key[1], 0)
+        rels.append(RelationHit(rel, key, "local", 0, f"edge of {via}", None, deg))
+    rels.sort(key=lambda r: (r.rank, r.relation.weight), reverse=True)
+    for i, rel in enumerate(rels):
+        rel.order = i
+        rel.why = f"local #{i + 1}: {rel.why}, edge degree {rel.rank:g}, weight {rel.relation.weight:g}"
+    return entities, rels
+
+
+def global_path(
+    index: Index, hl_text: str, query_vec: np.ndarray, *, top_k: int, threshold: float | None
+) -> tuple[list[RelationHit], list[EntityHit]]:
+    cache = graph_cache(index)
+    table = index.vectors.get("relations")
+    rels: list[RelationHit] = []
+    if table is not None:
+        for i, (row, sim) in enumerate(vector_topk(table, query_vec, top_k, threshold)):
+            found = cache.relation_rows.get(table.ids[row])
+            if found is None:
+                continue  # a vector whose edge is not in the graph: 1.4.7 skips it too
+            rel, src, tgt = found
+            why = f"global #{i + 1} (relation vdb sim {sim:.3f})"
+            rels.append(RelationHit(rel, (src, tgt), "global", len(rels), why, sim))
+    entities: list[EntityHit] = []
+    seen: set[str] = set()
+    for rel in rels:
+        for name in rel.pair:
+            if name in seen:
+                continue
+            seen.add(name)
+            entity = index.entity_by_name.get(name)
+            if entity is None:
+                continue
+            why = f"global #{len(entities) + 1} via relation {rel.pair[0]}—{rel.pair[1]}"
+            entities.append(EntityHit(entity, "global", len(entities), why))
+    return rels, entities
+
+
+def round_robin(local: list, global_: list, key) -> tuple[list, list]:
+    """Merged list and the duplicates it skipped (each marked with what it duplicates)."""
+    merged, dropped, taken = [], [], {}
+    for i in range(max(len(local), len(global_))):
+        for items in (local, global_):
+            if i < len(items):
+                item = items[i]
+                k = key(item)
+                if k in taken:
+                    first = taken[k]
+                    item.duplicate_of = f"{first.path} #{first.order + 1}"
+                    dropped.append(item)
+                else:
+                    taken[k] = item
+                    merged.append(item)
+    return merged, dropped

@@ -1,0 +1,226 @@
+"""The stages LightRAG 1.4.7 and 1.5.7 share: the KG search (local/global paths, vector chunks,
+round-robin merges) and the chunk picks of the surviving entities and relations.
+
+Both versions run ``_perform_kg_search``'s branch as written (a KG mode missing its own keywords
+silently runs the other path), merge local[i] then global[i], and pick chunks the same way (WEIGHT
+polling or VECTOR similarity on LightRAG's float16 copies, relation chunks skipping entity chunks,
+then vector/entity/relation round-robin). They differ in token control and the context text
+(v1_4_7/context.py for 1.4.7, v1_5_7/context.py for 1.5.7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
+from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
+
+
+@dataclass
+class Found:
+    """What the KG search found, merged round-robin, with the duplicates the merges skipped."""
+
+    entities: list[EntityHit] = field(default_factory=list)
+    entity_dupes: list[EntityHit] = field(default_factory=list)
+    relations: list[RelationHit] = field(default_factory=list)
+    relation_dupes: list[RelationHit] = field(default_factory=list)
+    vector: ChunkPick = field(default_factory=lambda: ChunkPick("vector"))
+
+
+@dataclass
+class Picked:
+    """Chunks of every source and their round-robin merge (chunk id, source) with skipped duplicates."""
+
+    picks: dict[str, ChunkPick]
+    merged: list[tuple[str, str]]
+    dupes: list[tuple[str, str, str]]
+
+
+def vector_fields(chunk: Chunk) -> tuple[str, str, int | None]:
+    """(content, file_path, created_at) of a chunk as the chunk vector store returns it.
+
+    Imported LightRAG chunks carry the vector row's own fields (``extra["vdb"]``, LightRAG's
+    defaults); chunks of other indexes have none, so their text and file path stand in.
+    """
+    vdb = chunk.extra.get("vdb")
+    if vdb is None:
+        return chunk.text, chunk.extra.get("file_path", "unknown_source"), None
+    return vdb.get("content", chunk.text), vdb.get("file_path", "unknown_source"), vdb.get("created_at")
+
+
+def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
+    """The chunk dict LightRAG measures and prints: vector hits carry the vector store's fields."""
+    chunk = index.chunk_by_id[cid]
+    if source == "vector":
+        content, file_path, _ = vector_fields(chunk)
+        return {"content": content, "file_path": file_path, "chunk_id": cid}
+    return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
+
+
+def missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
+    if not len(index.vectors.get(kind, ())):
+        r.warnings.append(f"this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)")
+
+
+def search_chunks(
+    index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
+) -> ChunkPick:
+    """Naive's search (``_get_vector_context``): chunk-vdb hits for the query above the threshold."""
+    missing_vectors(index, "chunks", r, "the chunk search")
+    top = p["chunk_top_k"] or p["top_k"]
+    threshold = p["cosine_better_than_threshold"]
+    pick = vector_chunks(index, deps.vector(query), top, threshold)
+    clock.lap(
+        "vector chunks",
+        f"chunk vdb on the query, top {top}, threshold {threshold}",
+        len(index.vectors.get("chunks", [])),
+        len(pick.picked),
+    )
+    if not pick.picked:
+        r.warnings.append(
+            f"naive: no chunk passed the cosine threshold, so there is no context ({label} answers with its "
+            "fail response)"
+        )
+    return pick
+
+
+def search_graph(
+    index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
+) -> Found:
+    """Stage 1 (``_perform_kg_search``): local and/or global path, mix's vector chunks, merges."""
+    hl_text, ll_text = ", ".join(r.keywords.hl), ", ".join(r.keywords.ll)
+    threshold = p["cosine_better_than_threshold"]
+    local_e, local_r, global_e, global_r = [], [], [], []
+    found = Found()
+    if mode == "local" and ll_text:
+        run_local, run_global, run_vector = True, False, False
+    elif mode == "global" and hl_text:
+        run_local, run_global, run_vector = False, True, False
+    else:
+        run_local, run_global, run_vector = bool(ll_text), bool(hl_text), mode == "mix"
+    if mode == "local" and not ll_text:
+        r.warnings.append(
+            f"local mode without low-level keywords: {label} runs the global path on the high-level keywords instead"
+        )
+    if mode == "global" and not hl_text:
+        r.warnings.append(
+            f"global mode without high-level keywords: {label} runs the local path on the low-level keywords instead"
+        )
+    weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
+    if run_local:
+        missing_vectors(index, "entities", r, "the local path")
+        local_e, local_r = local_path(
+            index,
+            ll_text,
+            deps.vector(ll_text),
+            top_k=p["top_k"],
+            threshold=threshold,
+            recall=p.get("recall", "vector"),
+            weights=weights,
+        )
+        clock.lap(
+            "local path",
+            f"entity search on {ll_text!r} (top_k {p['top_k']}), then their edges by degree",
+            len(index.entities),
+            len(local_e) + len(local_r),
+        )
+    if run_global:
+        missing_vectors(index, "relations", r, "the global path")
+        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
+        clock.lap(
+            "global path",
+            f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",
+            len(index.relations),
+            len(global_r) + len(global_e),
+        )
+    if run_vector:
+        missing_vectors(index, "chunks", r, "the chunk search")
+        top = p["chunk_top_k"] or p["top_k"]
+        found.vector = vector_chunks(index, deps.vector(query), top, threshold)
+        clock.lap(
+            "vector chunks",
+            f"chunk vdb on the query, top {top}",
+            len(index.vectors.get("chunks", [])),
+            len(found.vector.picked),
+        )
+    found.entities, found.entity_dupes = round_robin(local_e, global_e, key=lambda h: h.entity.name)
+    found.relations, found.relation_dupes = round_robin(local_r, global_r, key=lambda h: h.key)
+    clock.lap(
+        "round-robin merge",
+        "local[i] then global[i]; names / sorted pairs deduplicated",
+        len(local_e) + len(global_e) + len(local_r) + len(global_r),
+        len(found.entities) + len(found.relations),
+    )
+    return found
+
+
+def pick_chunks(
+    index: Index,
+    query: str,
+    p: dict[str, Any],
+    deps: Deps,
+    r: Retrieval,
+    clock: Clock,
+    entities: list[EntityHit],
+    relations: list[RelationHit],
+    vector: ChunkPick,
+) -> Picked:
+    """Stage 3: chunks of the kept entities, then relations (entity chunks excluded), then the merge."""
+    method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
+    qvec = deps.vector(query) if method == "VECTOR" else None
+    ent_pick = ChunkPick("entity")
+    if entities:
+        sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
+        ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
+    clock.lap(
+        "chunks from entities",
+        f"{ent_pick.method or method}, related_chunk_number {rcn}",
+        len(entities),
+        len(ent_pick.picked),
+    )
+    rel_pick = ChunkPick("relation")
+    if relations:
+        sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations]
+        rel_pick = pick_related(
+            index,
+            "relation",
+            sources,
+            method=method,
+            related_chunk_number=rcn,
+            query_vec=qvec,
+            exclude=set(ent_pick.picked),
+        )
+    clock.lap(
+        "chunks from relations",
+        f"{rel_pick.method or method}, entity chunks excluded",
+        len(relations),
+        len(rel_pick.picked),
+    )
+    r.warnings += ent_pick.warnings + rel_pick.warnings
+    picks = {"vector": vector, "entity": ent_pick, "relation": rel_pick}
+    merged, dupes = round_robin_chunks([vector, ent_pick, rel_pick])
+    clock.lap(
+        "merge",
+        "vector[i], entity[i], relation[i]; chunk ids deduplicated",
+        len(vector.picked) + len(ent_pick.picked) + len(rel_pick.picked),
+        len(merged),
+    )
+    return Picked(picks, merged, dupes)
+
+
+def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:
+    """``max_total_tokens`` only sizes the chunk budget in LightRAG: the system prompt, KG context,
+    query and buffer are never cut by it. When they alone exceed it, say so instead of showing a
+    broken limit."""
+    if used <= max_total_tokens:
+        return Budget("total", used, max_total_tokens)
+    r.warnings.append(
+        f"the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
+        f"{max_total_tokens}: {label} does not cut them, it only leaves no room for chunks"
+    )
+    return Budget("total", used, None)

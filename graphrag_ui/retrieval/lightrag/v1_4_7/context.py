@@ -1,0 +1,185 @@
+"""LightRAG 1.4.7 token control and context text: budgets, truncation, the exact context string.
+
+1.4.7 measures every item as ``json.dumps(item, ensure_ascii=False)`` with tiktoken o200k_base and
+keeps the longest prefix whose *summed* item counts fit the budget (no separators counted). An
+item's JSON starts with ``{"id": N`` (its 1-based position), so its count is split into the count
+of ``{"id": N`` plus the count of the rest; the rest is counted once per index and cached. The split
+is exact: tiktoken encodes each pre-token separately and ``N`` is always a pre-token of its own.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphrag_ui import tokens
+from graphrag_ui.index.lightrag_precount import (
+    ENCODING,
+    dumps,
+    rest_text,
+    stored_tokens,
+)
+from graphrag_ui.index.model import Index
+
+BUFFER_TOKENS = 100  # 1.4.7's fixed safety buffer in the chunk budget
+# Tokens (o200k_base) of 1.4.7's answer templates with every slot empty (history, context,
+# response_type, user_prompt), measured from the lightrag-hku 1.4.7 wheel:
+#   PROMPTS["rag_response"] -> 345, PROMPTS["naive_rag_response"] -> 285.
+# Both templates put response_type and user_prompt after ": " and before a blank line, so a filled
+# template costs EMPTY + slot(response_type) + slot(user_prompt) exactly (see ``slot_tokens``); with
+# the defaults ("Multiple Paragraphs", no user prompt) that is 348 and 288.
+SYS_PROMPT_TOKENS_EMPTY = {"kg": 345, "naive": 285}
+FAIL_RESPONSE_147 = "Sorry, I'm not able to provide an answer to that question.[no-context]"
+
+
+def count(text: str) -> int:
+    return tokens.count(text, ENCODING)
+
+
+def slot_tokens(value: str) -> int:
+    """Extra tokens a template slot costs when filled with ``value`` (0 for "")."""
+    return count(": " + value + "\n\n") - count(": \n\n")
+
+
+def system_overhead(kind: str, response_type: str, user_prompt: str) -> int:
+    """1.4.7's system-prompt token count for the budget (response_type falls back as 1.4.7 does)."""
+    return (
+        SYS_PROMPT_TOKENS_EMPTY[kind] + slot_tokens(response_type or "Multiple Paragraphs") + slot_tokens(user_prompt)
+    )
+
+
+@dataclass
+class TokenCache:
+    """Per-index token counts of stored texts, keyed by the exact text counted.
+
+    ``rest`` maps the id-less rest of an item's JSON to its count; the same rest followed by ","
+    or "]\n" (the item inside the KG context's JSON array) differs only in its last pre-token, so
+    those counts are derived from it (``tokens.with_suffix``) instead of encoding the item again.
+    """
+
+    rest: dict[str, int] = field(default_factory=dict)
+    # (suffix, *fields but id) -> tokens: a field tuple hashes from the strings' cached hashes, so an
+    # item met before costs a dict lookup instead of rebuilding its JSON text to look that up
+    by_fields: dict[tuple, int] = field(default_factory=dict)
+    chunk: dict[tuple, int] = field(default_factory=dict)
+    id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
+
+
+_CACHES: dict[int, tuple[weakref.ref, TokenCache]] = {}
+
+
+def cache_for(index: Index) -> TokenCache:
+    held = _CACHES.get(id(index))
+    if held is not None and held[0]() is index:
+        return held[1]
+    cache = TokenCache()
+    _CACHES[id(index)] = (weakref.ref(index), cache)
+    return cache
+
+
+def id_tokens(cache: TokenCache, position: int, lead: str = "") -> int:
+    """Tokens of ``{"id": N`` (``lead`` = "[" or " " when the item sits inside the JSON array)."""
+    key = (lead, position)
+    if key not in cache.id_prefix:
+        cache.id_prefix[key] = count(lead + '{"id": ' + str(position))
+    return cache.id_prefix[key]
+
+
+_SUFFIXES = ("", ",", "]\n")
+
+
+def _rest_tokens(cache: TokenCache, item: dict, which: int, row: Any = None) -> int:
+    key = (which, *(pair for pair in item.items() if pair[0] != "id"))
+    try:
+        return cache.by_fields[key]
+    except KeyError:
+        pass
+    except TypeError:  # a field value that does not hash (a list): count from the text
+        return _rest_tokens_of_text(cache, item, which, row)
+    cache.by_fields[key] = counted = _rest_tokens_of_text(cache, item, which, row)
+    return counted
+
+
+def _rest_tokens_of_text(cache: TokenCache, item: dict, which: int, row: Any) -> int:
+    rest = rest_text(item)
+    alone = cache.rest.get(rest)
+    if alone is None:
+        alone = stored_tokens(row, rest)
+        if alone is None:
+            alone = count(rest)
+        cache.rest[rest] = alone
+    return tokens.with_suffix(rest, alone, _SUFFIXES[which], ENCODING) if which else alone
+
+
+def entity_tokens(cache: TokenCache, item: dict, row: Any = None) -> int:
+    """What 1.4.7's truncation charges for one entity or relation item (``row``: the Entity or Relation
+    printed, whose import-time counts are looked up first)."""
+    return id_tokens(cache, item["id"]) + _rest_tokens(cache, item, 0, row)
+
+
+relation_tokens = entity_tokens
+
+
+def array_tokens(cache: TokenCache, items: list[dict]) -> int:
+    """Tokens of ``json.dumps(items)`` followed by a newline, from cached per-item counts.
+
+    Exact because every cut falls on a pre-token boundary: ``[{"id": 1`` | ``, "entity": …"},`` |
+    `` {"id": 2`` | … | ``…"}]\n`` (the closing bracket and the newline join the last item's tail).
+    """
+    if not items:
+        return count("[]\n")
+    total = 0
+    for i, item in enumerate(items):
+        total += id_tokens(cache, item["id"], "[" if i == 0 else " ")
+        total += _rest_tokens(cache, item, 2 if i == len(items) - 1 else 1)
+    return total
+
+
+def chunk_tokens(cache: TokenCache, row: dict) -> int:
+    """Tokens of a chunk row as 1.4.7 measures it (the row's keys and values, in order)."""
+    key = tuple(row.items())
+    if key not in cache.chunk:
+        cache.chunk[key] = count(dumps(row))
+    return cache.chunk[key]
+
+
+def prefix_fit(costs: list[int], budget: int) -> int:
+    """How many leading items fit: 1.4.7's ``truncate_list_by_token_size`` (budget <= 0 keeps none)."""
+    if budget <= 0:
+        return 0
+    total = 0
+    for i, cost in enumerate(costs):
+        total += cost
+        if total > budget:
+            return i
+    return len(costs)
+
+
+_KG_TEMPLATE = (
+    "-----Entities(KG)-----\n\n```json\n{entities}\n```\n\n"
+    "-----Relationships(KG)-----\n\n```json\n{relations}\n```\n\n"
+    "-----Document Chunks(DC)-----\n\n```json\n{chunks}\n```\n\n"
+)
+
+
+def kg_context(entities: list[dict], relations: list[dict], chunks: list[dict]) -> str:
+    """1.4.7's KG context: three JSON arrays on one line each under ``-----X(KG)-----`` headers."""
+    return _KG_TEMPLATE.format(entities=dumps(entities), relations=dumps(relations), chunks=dumps(chunks))
+
+
+def naive_context(chunks: list[dict]) -> str:
+    return "\n---Document Chunks(DC)---\n\n```json\n" + dumps(chunks) + "\n```\n\n"
+
+
+_EMPTY_KG: list[int] = []
+
+
+def kg_tokens_for_budget(cache: TokenCache, entities: list[dict], relations: list[dict]) -> int:
+    """Tokens of the KG context with an empty chunk list: what 1.4.7 charges before chunks.
+
+    The empty template is counted once; each array adds its cached per-item counts.
+    """
+    if not _EMPTY_KG:
+        _EMPTY_KG.append(count(kg_context([], [], [])) - 2 * count("[]\n"))
+    return _EMPTY_KG[0] + array_tokens(cache, entities) + array_tokens(cache, relations)

@@ -1,0 +1,143 @@
+"""The two LightRAG 1.4.7 pipelines (KG modes and naive) producing a fully explained ``Retrieval``.
+
+KG (``kg_query`` + ``_build_query_context``): keywords → local path (ll) / global path (hl) →
+round-robin merges → entity and relation token truncation → chunks of the surviving entities,
+then relations (WEIGHT or VECTOR) and, in mix, vector chunks → round-robin chunk merge →
+chunk_top_k and the chunk budget (max_total_tokens minus system prompt, KG context, query and a
+100-token buffer) → the context text. Naive: vector chunks → budget → context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from graphrag_ui.index.lightrag_precount import entity_item, relation_item
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.stages import (
+    chunk_row,
+    pick_chunks,
+    search_chunks,
+    search_graph,
+    total_budget,
+    vector_fields,
+)
+from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
+
+LABEL = "LightRAG 1.4.7"
+
+
+def _fit(index: Index) -> Callable[[list[dict[str, Any]], int], tuple[int, list[int]]]:
+    cache = ctx.cache_for(index)
+
+    def fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
+        costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
+        running = 0
+        for row in rows:
+            costs.append(ctx.chunk_tokens(cache, row))
+            running += costs[-1]
+            if running > available:
+                break
+        return ctx.prefix_fit(costs, available), costs
+
+    return fit
+
+
+def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    pick = search_chunks(index, query, p, deps, r, clock, LABEL)
+    if not pick.picked:
+        return r
+    rows = []
+    for cid in pick.picked:
+        content, file_path, created_at = vector_fields(index.chunk_by_id[cid])
+        row = {"content": content, "created_at": created_at, "file_path": file_path}
+        rows.append({**row, "source_type": "vector", "chunk_id": cid})
+    sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
+    q_tokens = ctx.count(query)
+    available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    kept = finish_chunks(
+        r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
+    )
+    used = sum(c.tokens for c in r.chunks if c.in_context)
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
+    r.context = ctx.naive_context(units)
+    r.budgets = [
+        Budget("chunks", used, max(available, 0)),
+        Budget("system prompt", sys_tokens, None),
+        Budget("query", q_tokens, None),
+        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"], LABEL),
+    ]
+    clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
+    return r
+
+
+def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
+    entities, relations = found.entities, found.relations
+    ent_dupes, rel_dupes = found.entity_dupes, found.relation_dupes
+
+    cache = ctx.cache_for(index)
+    ent_items = [entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)]
+    rel_items = [relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)]
+    ent_costs = [ctx.entity_tokens(cache, it, h.entity) for it, h in zip(ent_items, entities, strict=True)]
+    rel_costs = [ctx.relation_tokens(cache, it, h.relation) for it, h in zip(rel_items, relations, strict=True)]
+    n_ent = ctx.prefix_fit(ent_costs, p["max_entity_tokens"])
+    n_rel = ctx.prefix_fit(rel_costs, p["max_relation_tokens"])
+    ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
+    clock.lap(
+        "token control",
+        f"entities {n_ent}/{len(entities)} within {p['max_entity_tokens']}, relations {n_rel}/{len(relations)} within {p['max_relation_tokens']}",
+        len(entities) + len(relations),
+        n_ent + n_rel,
+    )
+
+    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
+    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+
+    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
+    merged, dupes, picks = picked.merged, picked.dupes, picked.picks
+
+    sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
+    q_tokens = ctx.count(query)
+    kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items)  # 1.4.7 counts it only with chunks
+    available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    rows = [chunk_row(index, cid, source) for cid, source in merged]
+    kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
+    chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
+    ent_used, rel_used = sum(ent_costs[:n_ent]), sum(rel_costs[:n_rel])
+    r.budgets = [
+        Budget("entities", ent_used, p["max_entity_tokens"]),
+        Budget("relations", rel_used, p["max_relation_tokens"]),
+        Budget("chunks", chunk_used, max(available, 0) if merged else None),
+        Budget("system prompt", sys_tokens, None),
+        Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
+        Budget("query", q_tokens, None),
+        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        total_budget(
+            r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"], LABEL
+        ),
+    ]
+    if not ent_items and not rel_items:
+        for cand in r.chunks:
+            if cand.in_context:
+                cand.in_context, cand.dropped = False, "no entity or relation left: LightRAG 1.4.7 returns no context"
+        r.warnings.append(
+            "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its fail response)"
+        )
+        clock.lap("assemble", "nothing to assemble", 0, 0)
+        return r
+    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
+    r.context = ctx.kg_context(ent_items, rel_items, units)
+    clock.lap(
+        "assemble",
+        "-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----",
+        len(ent_items) + len(rel_items) + len(units),
+        3,
+    )
+    return r

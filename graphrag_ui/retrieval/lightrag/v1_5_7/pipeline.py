@@ -1,0 +1,148 @@
+"""The two LightRAG 1.5.7 pipelines (``kg_query`` and ``naive_query``) producing an explained ``Retrieval``.
+
+KG: the shared search (lightrag_stages) → entity and relation lines cut by 1.5.7's
+``truncate_list_by_token_size`` → chunks of the kept entities, then relations → round-robin merge
+→ chunk_top_k, then the chunk budget (max_total_tokens minus the answer template, the KG context,
+the query and a 200-token buffer; two-stage cut) → references → JSON-lines context. Unlike 1.4.7,
+mix with only vector chunks still has a context, and a context can hold KG data with no chunk.
+Naive: vector chunks → the same chunk budget without the KG part → references → context.
+Rerank stays off (``enable_rerank=False``): no rerank model is configured offline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.stages import (
+    Picked,
+    chunk_row,
+    pick_chunks,
+    search_chunks,
+    search_graph,
+    total_budget,
+    vector_fields,
+)
+from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
+
+LABEL = "LightRAG 1.5.7"
+NO_CONTEXT = "(LightRAG 1.5.7 answers with its fail response)"
+
+
+def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
+    """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
+    keep = c157.fit_chunks(rows, available)
+    return keep, [c157.line_tokens(line)[1] for line in c157.chunk_lines(rows)]
+
+
+def _chunks_and_references(
+    r: Retrieval, index: Index, picked: Picked, rows: list[dict[str, Any]], p: dict[str, Any], available: int
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    kept = finish_chunks(r, index, picked.merged, rows, picked.picks, picked.dupes, p, available, fit=_fit)
+    refs, ref_ids = c157.references([row["file_path"] for row in kept])
+    in_context = [c for c in r.chunks if c.in_context]
+    for cand, rid in zip(in_context, ref_ids, strict=True):
+        cand.data["reference_id"] = rid
+        cand.why += f"; reference [{rid}]" if rid else "; no reference (unknown file path)"
+    return kept, refs
+
+
+def _line_costs(lines: list[str]) -> list[int]:
+    return [c157.line_tokens(line)[1] for line in lines]
+
+
+def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
+    entities, relations = found.entities, found.relations
+    ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
+    rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
+    n_ent = c157.fit_lines(ent_lines, p["max_entity_tokens"])
+    n_rel = c157.fit_lines(rel_lines, p["max_relation_tokens"])
+    clock.lap(
+        "token control",
+        f"entities {n_ent}/{len(entities)} within {p['max_entity_tokens']}, relations {n_rel}/{len(relations)} "
+        f"within {p['max_relation_tokens']} (JSON lines, separators counted)",
+        len(entities) + len(relations),
+        n_ent + n_rel,
+    )
+    ent_costs, rel_costs = _line_costs(ent_lines), _line_costs(rel_lines)
+    fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
+    fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+    if not entities and not relations and (mode != "mix" or not found.vector.picked):
+        r.warnings.append(f"no entity or relation was found: no context {NO_CONTEXT}")
+        clock.lap("assemble", "nothing to assemble", 0, 0)
+        return r
+    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
+    ent_lines, rel_lines = ent_lines[:n_ent], rel_lines[:n_rel]
+    if not picked.merged and not ent_lines and not rel_lines:
+        r.warnings.append(f"no entity, relation or chunk survived truncation: no context {NO_CONTEXT}")
+        clock.lap("assemble", "nothing to assemble", 0, 0)
+        return r
+
+    sys_tokens = c157.system_overhead("kg", p["response_type"], p["user_prompt"])
+    q_tokens = c157.count(query)
+    kg_tokens = c157.kg_tokens_for_budget(ent_lines, rel_lines)
+    fixed = kg_tokens + sys_tokens + q_tokens + c157.BUFFER_TOKENS
+    available = p["max_total_tokens"] - fixed
+    rows = [chunk_row(index, cid, source) for cid, source in picked.merged]
+    kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
+    chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    ent_used, rel_used = c157.joined_tokens(ent_lines), c157.joined_tokens(rel_lines)
+    r.budgets = [
+        Budget("entities", ent_used, p["max_entity_tokens"]),
+        Budget("relations", rel_used, p["max_relation_tokens"]),
+        Budget("chunks", chunk_used, max(available, 0) if rows else None),
+        Budget("system prompt", sys_tokens, None),
+        Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, separators
+        Budget("query", q_tokens, None),
+        Budget("buffer", c157.BUFFER_TOKENS, None),
+        total_budget(r, fixed + chunk_used, p["max_total_tokens"], LABEL),
+    ]
+    if not ent_lines and not rel_lines and not kept:
+        r.warnings.append(f"nothing fits the budgets: no context {NO_CONTEXT}")
+        clock.lap("assemble", "nothing to assemble", 0, 0)
+        return r
+    if rows and not kept:
+        r.warnings.append(f"no chunk fits the chunk budget ({available} tokens): the context has KG data only")
+    r.context = c157.kg_context(ent_lines, rel_lines, kept, refs)
+    clock.lap(
+        "assemble",
+        "Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List",
+        len(ent_lines) + len(rel_lines) + len(kept),
+        len(refs),
+    )
+    return r
+
+
+def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    pick = search_chunks(index, query, p, deps, r, clock, LABEL)
+    if not pick.picked:
+        return r
+    rows = []
+    for cid in pick.picked:
+        content, file_path, _ = vector_fields(index.chunk_by_id[cid])
+        rows.append({"content": content, "file_path": file_path, "chunk_id": cid})
+    sys_tokens = c157.system_overhead("naive", p["response_type"], p["user_prompt"])
+    q_tokens = c157.count(query)
+    fixed = sys_tokens + q_tokens + c157.BUFFER_TOKENS
+    available = p["max_total_tokens"] - fixed
+    picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
+    kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
+    used = c157.joined_tokens(c157.chunk_lines(kept))
+    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    if not kept:  # 1.5.7 still sends its (empty) chunk and reference sections
+        r.warnings.append(f"naive: no chunk fits the chunk budget ({available} tokens): the context is empty sections")
+    r.context = c157.naive_context(kept, refs)
+    r.budgets = [
+        Budget("chunks", used, max(available, 0)),
+        Budget("system prompt", sys_tokens, None),
+        Budget("query", q_tokens, None),
+        Budget("buffer", c157.BUFFER_TOKENS, None),
+        total_budget(r, fixed + used, p["max_total_tokens"], LABEL),
+    ]
+    clock.lap("assemble", "naive context: document chunks and references", len(kept), len(refs))
+    return r

@@ -1,0 +1,1 @@
+"""``ms.basic``: GraphRAG basic search (``BasicSearchContext``)."""

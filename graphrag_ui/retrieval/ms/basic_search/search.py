@@ -1,0 +1,132 @@
+"""``ms.basic``: Microsoft GraphRAG basic search (``BasicSearchContext.build_context``), 2.x and 3.x.
+
+LanceDB k-NN (``k`` nearest text units over ``text_unit_text``, no threshold) → a ``|`` table of the
+hits, header counted, then one row at a time until ``max_context_tokens`` would be crossed (that row
+and all after it are left out) → pandas ``to_csv(sep="|", escapechar="\\\\")``. The two versions
+differ: 3.x lists the hits in text_units.parquet order under ``id|text``; 2.x lists them in
+similarity order under ``source_id|text``. An empty query gives just the header.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.prompts import build_messages
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.ms.indexer_adapters import index_view
+from graphrag_ui.retrieval.ms.text import count
+from graphrag_ui.retrieval.ms.vector_search import lance_knn
+
+MODE = "ms.basic"
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """``DataFrame.to_csv(index=False, escapechar="\\\\", sep="|")``: minimal quoting, doubled quotes."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter="|", quotechar='"', escapechar="\\", lineterminator=os.linesep)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def layout(index: Index) -> str:
+    """``"2"`` for GraphRAG 2.x indexes, else ``"3"`` (3.3.0 behaviour for built and other indexes)."""
+    return "2" if index.manifest.source == "graphrag-2" else "3"
+
+
+def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    start = time.perf_counter()
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    k, limit = int(params["k"]), int(params["max_context_tokens"])
+    version = layout(index)
+    id_col = "source_id" if version == "2" else "id"
+    view = index_view(index)
+    t = time.perf_counter()
+    hits = []
+    table_ = index.vectors.get("chunks")
+    if query == "":
+        out.warnings.append("empty query: GraphRAG searches nothing and the table has only its header")
+    elif table_ is None or not len(table_):
+        out.warnings.append("the index has no text-unit vectors: basic search found nothing")
+    else:
+        kernel = index.manifest.settings.get("lance_kernel", "flat")
+        hits = [h for h in lance_knn(table_, deps.vector(query), k, kernel)]
+    found = {h.id: (pos, h) for pos, h in enumerate(hits, start=1)}
+    if version == "2":
+        units = [view.chunks[h.id] for h in hits if h.id in view.chunks]
+    else:
+        units = [c for c in index.chunks if c.id in found]
+    for h in hits:
+        if h.id not in view.chunks:
+            out.warnings.append(f"vector id {h.id} names no text unit: skipped")
+    out.trace.append(TraceStep("text unit search", f"LanceDB k-NN, k = {k}", len(hits), len(units), _ms(t)))
+    t = time.perf_counter()
+    header = [id_col, "text"]
+    used = count(f"{id_col}|text\n")
+    rows: list[list[str]] = []
+    full = False
+    for order, unit in enumerate(units):
+        pos, hit = found[unit.id]
+        short = view.unit_short_id[unit.id]
+        tokens = view.tokens(f"{short}|{unit.text}\n")
+        cand = Candidate(
+            id=unit.id,
+            label=unit.text[:80],
+            data={"text": unit.text, "doc_id": unit.doc_id, "short_id": short},
+            order=order,
+            why=f"text unit #{pos} by vector (LanceDB L2 {hit.distance:.4f}), score {hit.score:.3f}",
+            score=hit.score,
+            tokens=tokens,
+        )
+        out.chunks.append(cand)
+        if full or used + tokens > limit:
+            full = True
+            cand.in_context = False
+            cand.dropped = f"over budget (Sources: {used}+{tokens} > {limit} tokens)"
+            continue
+        used += tokens
+        rows.append([short, unit.text])
+    # an index without text units has nothing to show: no header-only table pretending a search ran
+    out.context = table(header, rows) if index.chunks else ""
+    out.budgets = [Budget("text units", used, limit if used <= limit else None)]
+    if used > limit:
+        out.warnings.append(f"max_context_tokens {limit} is smaller than the table header ({used} tokens)")
+    order_words = "similarity order (2.x)" if version == "2" else "text_units.parquet order (3.x)"
+    out.trace.append(
+        TraceStep(
+            "context table", f"{len(rows)} rows in {order_words}, {used}/{limit} tokens", len(units), len(rows), _ms(t)
+        )
+    )
+    out.messages = build_messages("ms", "basic", out.context, query, response_type=str(params["response_type"]))
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+PARAMS = (
+    ParamSpec("k", "int", 10, "Text units to fetch by vector search (no threshold).", 1, 500, 1),
+    ParamSpec("max_context_tokens", "int", 12000, "Context budget (cl100k_base tokens).", 0, 200000, 100),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="ms",
+        func=run,
+        params=PARAMS,
+        summary="Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
+        "the token budget.",
+        reference="graphrag.basic:basic",
+    )
+]

@@ -1,0 +1,189 @@
+"""``ms.global``: Microsoft GraphRAG global search as ``get_global_search_engine`` builds it (2.x and 3.x).
+
+Steps (trace order): reports (level ≤ ``community_level``, or dynamic community selection when the
+caller ran it with a model) → weights, rank filter and shuffle → batches of ``max_context_tokens`` →
+one map prompt per batch. The map and reduce calls happen in ``graphrag_ui.llm.map_reduce`` through
+``HOOKS`` (``hooks``); without a model the Retrieval holds every batch and map prompt and
+its stages say the model stages did not run. Parameters carry GraphRAG's config names and its
+factory's values (summary off, rank and occurrence weight columns on, random state 86).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.prompts_ms import map_messages
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
+from graphrag_ui.retrieval.ms.global_search.community_context import (
+    GlobalContext,
+    ReportRow,
+    build_batches,
+    level_reports,
+)
+from graphrag_ui.retrieval.ms.global_search.dynamic_selection import Selection
+from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
+from graphrag_ui.retrieval.ms.indexer_adapters import level_view
+
+MODE = "ms.global"
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def run(
+    index: Index, query: str, params: dict[str, Any], deps: Deps, *, selection: Selection | None = None
+) -> Retrieval:
+    """Build GraphRAG's global-search batches and map prompts for ``query``.
+
+    ``selection`` is a finished dynamic community selection (``graphrag_ui.llm.community_selection``
+    runs it with a model); without one, dynamic selection falls back to every report at the level
+    and says so."""
+    start = time.perf_counter()
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    level = int(params["community_level"])
+    stages = Stages()
+    out.stages = stages
+    t = time.perf_counter()
+    reports = level_reports(index, level)
+    detail = f"{len(reports)} reports at level ≤ {level} (community_reports.parquet order)"
+    if params["dynamic_community_selection"]:
+        if selection is not None:
+            stages.ratings = list(selection.ratings)
+            by_id = {c.id: c for c in reports}
+            reports = [by_id[cid] for cid in selection.kept if cid in by_id]
+            detail = f"dynamic selection kept {len(reports)} of {len(selection.ratings)} rated reports"
+        else:
+            out.warnings.append(
+                "dynamic community selection needs a language model to rate the reports; none ran, so the "
+                f"batches below hold every report at level ≤ {level}, as with dynamic selection off"
+            )
+            detail += "; dynamic selection needs a model (not run)"
+    out.trace.append(TraceStep("reports", detail, len(index.communities), len(reports), _ms(t)))
+    if not reports:
+        out.warnings.append(f"the index has no community report at level ≤ {level}: there is nothing to map")
+    t = time.perf_counter()
+    ctx = _batches(index, reports, level, params)
+    out.warnings += ctx.notes
+    _explain(out, ctx)
+    limit = int(params["max_context_tokens"])
+    for b in ctx.batches:
+        messages = map_messages(b.text, query, int(params["map_max_length"]))
+        stages.batches.append(Batch(b.index, b.community_ids, b.text, b.tokens, limit, messages))
+    out.trace.append(
+        TraceStep(
+            "batches", f"{len(ctx.batches)} batch(es) of ≤ {limit} tokens", len(reports), len(ctx.batches), _ms(t)
+        )
+    )
+    out.context = staged_context(stages)  # what `query --context-only` prints: each batch under its header
+    # a report bigger than the budget goes alone, over it (said in a warning): no limit is claimed there
+    out.budgets = [Budget(f"batch {b.index + 1}", b.tokens, limit if b.tokens <= limit else None) for b in ctx.batches]
+    stages.note = (
+        f"{len(ctx.batches)} map batch(es) and their exact prompts are built; the map and reduce stages need "
+        "a language model"
+    )
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+def _batches(index: Index, reports: list, level: int, params: dict[str, Any]) -> GlobalContext:
+    return build_batches(
+        index,
+        reports,
+        level,
+        max_context_tokens=int(params["max_context_tokens"]),
+        use_community_summary=bool(params["use_community_summary"]),
+        shuffle_data=bool(params["shuffle_data"]),
+        random_state=int(params["random_state"]),
+        include_community_rank=bool(params["include_community_rank"]),
+        include_community_weight=bool(params["include_community_weight"]),
+        normalize_community_weight=bool(params["normalize_community_weight"]),
+        min_community_rank=float(params["min_community_rank"]),
+        has_entities=bool(level_view(index, level).entities),
+    )
+
+
+def prepare(index: Index, params: dict[str, Any]) -> None:
+    """Build (and keep) the batches a first question with ``params`` would build: they do not depend
+    on the question, so opening the index pays for them instead of the first query."""
+    level = int(params["community_level"])
+    _batches(index, level_reports(index, level), level, params)
+
+
+def _explain(out: Retrieval, ctx: GlobalContext) -> None:
+    for order, row in enumerate(ctx.reports):
+        out.communities.append(_candidate(row, order))
+
+
+def _candidate(row: ReportRow, order: int) -> Candidate:
+    c = row.community
+    weight = "" if row.weight is None else f", occurrence weight {float(row.weight):.3g}"
+    return Candidate(
+        id=c.id,
+        label=c.title,
+        data={"level": c.level, "rating": row.rank, "title": c.title, "short_id": c.id, "batch": row.batch},
+        order=order,
+        why=f"report at level {c.level}, rating {row.rank}{weight}; batch {row.batch + 1}" if not row.dropped else "",
+        rank=row.rank,
+        in_context=not row.dropped,
+        dropped=row.dropped,
+        tokens=row.tokens,
+    )
+
+
+PARAMS = (
+    ParamSpec(
+        "community_level", "int", 2, "Reports at this community level or above (CLI --community-level).", 0, 10, 1
+    ),
+    ParamSpec(
+        "dynamic_community_selection",
+        "bool",
+        False,
+        "Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection).",
+    ),
+    ParamSpec("max_context_tokens", "int", 12000, "Token budget of each map batch (cl100k_base).", 0, 200000, 100),
+    ParamSpec(
+        "data_max_tokens", "int", 12000, "Token budget of the reduce context (the analysts' points).", 0, 200000, 100
+    ),
+    ParamSpec("map_max_length", "int", 1000, "Word limit the map prompt asks for.", 1, 20000, 50),
+    ParamSpec("reduce_max_length", "int", 2000, "Word limit the reduce prompt asks for.", 1, 20000, 50),
+    ParamSpec("min_community_rank", "float", 0, "Skip reports rated below this.", 0, 10, 0.5),
+    ParamSpec("include_community_rank", "bool", True, "Add the report rating as the rank column (sorts batches)."),
+    ParamSpec("include_community_weight", "bool", True, "Add the occurrence weight column (sorts batches)."),
+    ParamSpec("normalize_community_weight", "bool", True, "Divide occurrence weights by the largest one."),
+    ParamSpec("use_community_summary", "bool", False, "Use report summaries instead of their full content."),
+    ParamSpec("shuffle_data", "bool", True, "Shuffle reports before batching (Python random, seeded)."),
+    ParamSpec("random_state", "int", 86, "Seed of the shuffle.", 0, 2**31 - 1, 1),
+    ParamSpec(
+        "dynamic_search_threshold", "int", 1, "Dynamic selection: keep reports rated at least this (0-5).", 0, 5, 1
+    ),
+    ParamSpec("dynamic_search_keep_parent", "bool", False, "Dynamic selection: keep a parent whose child is kept."),
+    ParamSpec(
+        "dynamic_search_num_repeats", "int", 1, "Dynamic selection: ratings per report (majority vote).", 1, 10, 1
+    ),
+    ParamSpec(
+        "dynamic_search_use_summary", "bool", False, "Dynamic selection: rate report summaries, not full content."
+    ),
+    ParamSpec(
+        "dynamic_search_max_level", "int", 2, "Dynamic selection: deepest level rated when nothing is kept.", 0, 10, 1
+    ),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the reduce prompt."),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="ms",
+        func=run,
+        params=PARAMS,
+        summary="Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
+        "batch for scored points, the best points reduced into the answer.",
+        extra={"map_reduce": HOOKS, "dynamic_selection": True},
+        reference="graphrag.global:global",
+    )
+]

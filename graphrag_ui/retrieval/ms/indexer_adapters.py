@@ -1,0 +1,137 @@
+"""The index as GraphRAG's query loaders see it (``query/indexer_adapters.py``).
+
+``read_indexer_entities`` / ``read_indexer_reports`` depend on ``community_level``; the views are
+built once per (index, level) and cached. Local, global and basic search all read the index
+through these views.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+from graphrag_ui import tokens
+from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
+from graphrag_ui.retrieval.ms.text import ENCODING
+
+
+@dataclass
+class EntityView:
+    """An entity as ``read_indexer_entities`` loads it at one community level."""
+
+    entity: Entity
+    short_id: str
+    rank: int | None
+    community_ids: list[str]
+
+
+@dataclass
+class LevelView:
+    level: int
+    entities: dict[str, EntityView]  # by GraphRAG id, only the entities GraphRAG keeps at this level
+    by_id_order: list[EntityView]  # GraphRAG's list order (its groupby sorts by id)
+    reports: dict[str, Community]  # community id -> community with a report, level <= level
+    memo: dict = field(default_factory=dict)  # other modes' per-level results (ms.global's weights and batches)
+
+
+@dataclass
+class IndexView:
+    """Per-index lookups GraphRAG keeps as dicts and lists, built once."""
+
+    rel_row: dict[str, int]
+    rel_rank: dict[str, int]  # combined_degree (GraphRAG's relationship rank)
+    rel_short: dict[str, str]  # human_readable_id as GraphRAG prints it
+    chunks: dict[str, Chunk]
+    unit_short_id: dict[str, str]
+    levels: dict[int, LevelView] = field(default_factory=dict)
+    row_tokens: dict[str, int] = field(default_factory=dict)  # table row -> tokens, counted once per index
+    rel_lines: dict[tuple, tuple[str, int]] = field(default_factory=dict)  # (id, weight?, links?, links) -> row
+
+    def tokens(self, row: str) -> int:
+        """Tokens of a table row (stored texts are counted once per index, not once per query)."""
+        n = self.row_tokens.get(row)
+        if n is None:
+            n = self.row_tokens[row] = tokens.count(row, ENCODING)
+        return n
+
+
+_VIEWS: dict[int, IndexView] = {}  # cache keyed by id(index), dropped when the index is collected
+
+
+def index_view(index: Index) -> IndexView:
+    view = _VIEWS.get(id(index))
+    if view is None:
+        degree = dict(index.graph.degree())
+        view = IndexView(
+            rel_row={r.id: i for i, r in enumerate(index.relations)},
+            rel_rank={r.id: _rel_rank(r, degree) for r in index.relations},
+            rel_short={r.id: _short(r.extra, i) for i, r in enumerate(index.relations)},
+            chunks={c.id: c for c in index.chunks},
+            unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
+        )
+        _VIEWS[id(index)] = view
+        weakref.finalize(index, _VIEWS.pop, id(index), None)
+    return view
+
+
+def _short(extra: dict, row: int) -> str:
+    """GraphRAG's printed id (human_readable_id); indexes from other sources use the row number."""
+    if "human_readable_id" not in extra:
+        return str(row)
+    hid = extra["human_readable_id"]
+    return "" if hid is None else str(hid)
+
+
+def _rel_rank(rel: Relation, degree: dict[str, int]) -> int:
+    if "combined_degree" in rel.extra:
+        return rel.extra["combined_degree"] or 0
+    return degree.get(rel.source, 0) + degree.get(rel.target, 0)
+
+
+def community_ids_at(entity: Entity, level: int) -> list[str]:
+    """GraphRAG's ``Entity.community_ids``: a Python set of the community numbers at levels <= level,
+    filled in communities.parquet row order, listed in set iteration order (ties in the report sort
+    follow it). Numbers hash to themselves, so this order is the same in every process. Non-numeric
+    ids (indexes from other sources) keep their listed order."""
+    ids = [cid for lvl, cid in entity.communities if lvl <= level]
+    if all(cid.lstrip("-").isdigit() for cid in ids):
+        return [str(n) for n in {int(cid) for cid in ids}]
+    return list(dict.fromkeys(ids))
+
+
+def level_view(index: Index, level: int) -> LevelView:
+    view = index_view(index)
+    cached = view.levels.get(level)
+    if cached is not None:
+        return cached
+    entities: dict[str, EntityView] = {}
+    for row, e in enumerate(index.entities):
+        ids = community_ids_at(e, level)
+        if not ids:  # no community at or below the level: read_indexer_entities drops the entity
+            continue
+        rank = e.extra["degree"] if "degree" in e.extra else index.graph.degree(e.name)
+        entities.setdefault(e.id, EntityView(e, _short(e.extra, row), rank, ids))
+    present = {c.id for c in index.communities if c.level <= level}
+    reports = {
+        c.id: c
+        for c in index.communities
+        if c.extra.get("has_report", bool(c.report)) and c.id in present and _report_level(c) <= level
+    }
+    cached = LevelView(level, entities, sorted(entities.values(), key=lambda v: v.entity.id), reports)
+    view.levels[level] = cached
+    return cached
+
+
+def _report_level(c: Community) -> int:
+    lvl = c.extra.get("report_level")
+    return c.level if lvl is None else int(lvl)
+
+
+def relations_of(index: Index, names: list[str]) -> list[Relation]:
+    """Relations touching any of ``names``, in relationships.parquet order, each once."""
+    row = index_view(index).rel_row
+    seen: dict[str, Relation] = {}
+    for name in names:
+        for rel in index.relations_by_entity.get(name, ()):
+            seen.setdefault(rel.id, rel)
+    return sorted(seen.values(), key=lambda r: row[r.id])

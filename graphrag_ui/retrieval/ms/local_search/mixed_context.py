@@ -1,0 +1,330 @@
+"""GraphRAG local search, steps 2-4: the Reports, Entities/Relationships and Sources sections.
+
+Each builder follows ``LocalSearchMixedContext`` (graphrag 2.7.0 = 3.3.0) row for row: the same
+ordering rules, the same "stop at the first row that does not fit" budget rule, tokens counted the
+same way (whole header, then one row at a time; the local section re-counts whole texts), the same
+text layout (raw ``|`` joins; the Reports table goes through pandas-style minimal CSV quoting).
+Every candidate comes back with whether it made it and, if not, why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graphrag_ui.index.model import Chunk, Community, Index, Relation
+from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
+from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
+
+
+@dataclass
+class Row:
+    key: str  # our id: community id / entity id / relation id / chunk id
+    short_id: str  # the id GraphRAG prints in the table
+    order: int
+    tokens: int = 0
+    in_context: bool = False
+    dropped: str = ""
+    why: str = ""
+
+
+@dataclass
+class Section:
+    text: str  # the section as it goes into the context ("" = absent)
+    used: int  # tokens the reference counted for it
+    limit: int
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _rank(c: Community) -> float | None:
+    value = c.extra.get("rank", c.rating)
+    return None if value is None else float(value)
+
+
+def build_reports(
+    index: Index,
+    selected: list[EntityView],
+    lv: LevelView,
+    budget: int,
+    *,
+    include_rank: bool,
+    use_summary: bool,
+    min_rank: float,
+) -> Section:
+    """Communities of the selected entities, by (#matched entities, rating), until the budget is full."""
+    section = Section("", 0, budget)
+    iv = index_view(index)
+    if not selected or not lv.reports:
+        return section
+    matches: dict[str, int] = {}
+    for view in selected:
+        for cid in view.community_ids:
+            matches[cid] = matches.get(cid, 0) + 1
+    comms = [lv.reports[cid] for cid in matches if cid in lv.reports]
+    comms.sort(key=lambda c: (matches[c.id], _rank(c) or 0.0), reverse=True)
+    for cid in matches:
+        if cid not in lv.reports:
+            section.rows.append(Row(cid, cid, -1, dropped=f"no community report at level ≤ {lv.level}"))
+    header = ["id", "title", "summary" if use_summary else "content"] + (["rank"] if include_rank else [])
+    used = count("-----Reports-----\n" + "|".join(header) + "\n")
+    kept: list[list[str]] = []
+    kept_rows: list[Row] = []
+    full = False
+    for order, c in enumerate(comms):
+        row = Row(c.id, c.id, order, why=f"matched by {matches[c.id]} selected entities, rating {_rank(c)}")
+        section.rows.append(row)
+        rank = _rank(c)
+        if rank is None or rank < min_rank:
+            row.dropped = f"below threshold (rating {rank} < min_community_rank {min_rank:g})"
+            continue
+        text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
+        cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
+        row.tokens = iv.tokens("|".join(cells) + "\n")
+        if full or used + row.tokens > budget:
+            full = True
+            row.dropped = f"over budget (Reports: {used}+{row.tokens} > {budget} tokens)"
+            continue
+        used += row.tokens
+        row.in_context = True
+        kept.append(cells)
+        kept_rows.append(row)
+    section.used = used if kept else 0
+    if not kept:
+        section.notes.append(
+            f"no community report fits the Reports budget of {budget} tokens: the section is left out "
+            '(GraphRAG would print a literal "[]" line here)'
+        )
+        return section
+    order = list(range(len(kept)))
+    if include_rank:  # GraphRAG re-sorts the cut batch by the rank column (pandas, descending); ours is stable
+        order.sort(key=lambda i: float(kept[i][-1]), reverse=True)
+    kept = [kept[i] for i in order]
+    section.rows = [kept_rows[i] for i in order] + [r for r in section.rows if not r.in_context]
+    section.text = "-----Reports-----\n" + csv_table(header, kept)
+    return section
+
+
+@dataclass
+class LocalResult:
+    text: str
+    entities: Section
+    relations: Section
+    accepted: int  # how many selected entities' relationships are in the table
+    used: int  # entity table + relationship table tokens, as GraphRAG checks them against the budget
+    links: dict[str, int]  # relation id -> GraphRAG's `links` attribute after this query
+
+
+def _sort_by_rank(rels: list[Relation], rank: dict[str, int]) -> list[Relation]:
+    return sorted(rels, key=lambda r: rank[r.id], reverse=True)
+
+
+def filter_relationships(
+    index: Index, prefix: list[EntityView], top_k: int, links: dict[str, int]
+) -> tuple[list[Relation], dict[str, str]]:
+    """``_filter_relationships``: in-network first, then out-network by (links, rank), capped.
+
+    ``links`` is GraphRAG's per-relationship ``attributes["links"]``; it is updated in place exactly
+    when GraphRAG writes it, and starts empty for every query (GraphRAG keeps it on shared objects).
+    Returns the selection and, for every touched relation left out, the reason.
+    """
+    rank = index_view(index).rel_rank
+    names = {v.entity.name for v in prefix}
+    cands = relations_of(index, [v.entity.name for v in prefix])
+    in_net = [r for r in cands if r.source in names and r.target in names]
+    if len(in_net) > 1:
+        in_net = _sort_by_rank(in_net, rank)
+    out = [r for r in cands if r.source in names and r.target not in names]
+    out += [r for r in cands if r.target in names and r.source not in names]
+    out = _sort_by_rank(out, rank)
+    if len(out) <= 1:
+        return in_net + out, {}
+    partners: dict[str, set[str]] = {}
+    for r in out:
+        if r.source not in names:
+            partners.setdefault(r.source, set()).add(r.target)
+        if r.target not in names:
+            partners.setdefault(r.target, set()).add(r.source)
+    for r in out:
+        links[r.id] = len(partners[r.source]) if r.source in partners else len(partners[r.target])
+    out.sort(key=lambda r: (links[r.id], rank[r.id]), reverse=True)
+    cap = top_k * len(prefix)
+    dropped = {r.id: f"beyond top_k (out-network cap top_k_relationships×{len(prefix)} = {cap})" for r in out[cap:]}
+    return in_net + out[:cap], dropped
+
+
+def _relationship_table(
+    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int]
+) -> tuple[str, list[tuple[Relation, int]], int]:
+    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+
+    The text's token count is the header's plus the rows': cl100k never merges across a newline
+    that is followed by a non-space character, and every row starts with its id or ``|`` (checked:
+    a row starting with whitespace falls back to counting the whole text)."""
+    if not rels:
+        return "", [], 0
+    view = index_view(index)
+    short = view.rel_short
+    header = ["id", "source", "target", "description"] + (["weight"] if include_weight else [])
+    if rels[0].id in links:  # the attribute columns come from the first selected relationship
+        header.append("links")
+    head = "-----Relationships-----\n" + "|".join(header) + "\n"
+    used = count(head)
+    lines = [head]
+    additive = True
+    fitted = []
+    has_links = "links" in header
+    cache = view.rel_lines
+    for r in rels:
+        key = (r.id, include_weight, has_links, links.get(r.id) if has_links else None)
+        hit = cache.get(key)
+        if hit is None:
+            cells = [short[r.id], r.source, r.target, r.description or ""]
+            if include_weight:
+                cells.append(str(r.weight if r.weight else ""))
+            if has_links:
+                cells.append(str(links[r.id]) if links.get(r.id) else "")
+            line = "|".join(cells) + "\n"
+            hit = cache[key] = (line, view.tokens(line))
+        line, t = hit
+        if used + t > budget:
+            break
+        lines.append(line)
+        additive = additive and not line[:1].isspace()
+        used += t
+        fitted.append((r, t))
+    text = "".join(lines)
+    return text, fitted, used if additive else count_text(text)
+
+
+def build_local(
+    index: Index,
+    selected: list[EntityView],
+    budget: int,
+    *,
+    top_k: int,
+    include_entity_rank: bool,
+    include_weight: bool,
+    links: dict[str, int] | None = None,
+) -> LocalResult:
+    """``_build_local_context``: the entity table, then the relationship table rebuilt for growing
+    prefixes of the selected entities until one no longer fits (that prefix is reverted).
+
+    ``links`` starts empty (fresh per query) unless a caller passes a dict it keeps across queries,
+    which reproduces a reused GraphRAG engine (stale ``links``); only tests do that."""
+    ents = Section("", 0, budget)
+    rels = Section("", 0, budget)
+    links = {} if links is None else links
+    entity_text = ""
+    if selected:
+        header = ["id", "entity", "description"] + (["number of relationships"] if include_entity_rank else [])
+        entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
+        used = count(entity_text)
+        iv = index_view(index)
+        full = False
+        for order, view in enumerate(selected):
+            cells = [view.short_id, view.entity.name, view.entity.description or ""]
+            if include_entity_rank:
+                cells.append(str(view.rank))
+            line = "|".join(cells) + "\n"
+            row = Row(view.entity.id, view.short_id, order, tokens=iv.tokens(line))
+            ents.rows.append(row)
+            if full or used + row.tokens > budget:
+                full = True
+                row.dropped = f"over budget (Entities: {used}+{row.tokens} > {budget} tokens)"
+                continue
+            entity_text += line
+            used += row.tokens
+            row.in_context = True
+        ents.used = used
+    entity_tokens = count_text(entity_text)
+    final_parts: list[str] = []
+    final_fit: list[tuple[Relation, int]] = []
+    final_sel: list[Relation] = []
+    final_drops: dict[str, str] = {}
+    accepted = final_used = 0
+    for i in range(len(selected)):
+        sel, drops = filter_relationships(index, selected[: i + 1], top_k, links)
+        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
+        total = entity_tokens + rel_tokens  # + the (empty) claims table GraphRAG also counts
+        if total > budget:
+            name = selected[i].entity.name
+            rels.notes.append(
+                f"adding {name}'s relationships would make the local context {total} > {budget} tokens: reverted"
+            )
+            break
+        final_parts = [rel_text, ""]  # [relationships, claims]: GraphRAG always has a (here empty) claims table
+        final_fit, final_sel, final_drops, accepted, final_used = fitted, sel, drops, i + 1, rel_tokens
+    rels.used = final_used
+    _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)
+    text = entity_text + "\n\n" + "\n\n".join(final_parts)
+    return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, links)
+
+
+def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
+    fitted = {r.id: t for r, t in fit}
+    position = {r.id: i for i, r in enumerate(sel)}
+    accepted_names = {v.entity.name for v in selected[:accepted]}
+    ordered = sel + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
+    short = index_view(index).rel_short
+    for order, r in enumerate(ordered):
+        row = Row(r.id, short[r.id], order)
+        if r.id in fitted:
+            row.in_context, row.tokens = True, fitted[r.id]
+            row.why = "in-network" if r.source in accepted_names and r.target in accepted_names else "out-network"
+        elif r.id in position:
+            row.dropped = f"over budget (Relationships: {section.used} used, next row does not fit in {budget})"
+        elif r.id in drops:
+            row.dropped = drops[r.id]
+        else:
+            row.dropped = "reverted (its entity's relationships did not fit the local budget)"
+        section.rows.append(row)
+
+
+def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk) -> int:
+    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids."""
+    unit_rels = unit.extra.get("relationship_ids") or []
+    if unit_rels:
+        ids = {r.id for r in entity_rels}
+        return sum(1 for rid in unit_rels if rid in ids)
+    return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
+
+
+def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
+    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
+    section = Section("", 0, budget)
+    view = index_view(index)
+    infos: list[tuple[Chunk, int, int]] = []
+    seen: set[str] = set()
+    for i, ev in enumerate(selected):
+        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
+        for tid in ev.entity.source_chunk_ids:
+            if tid not in seen and tid in view.chunks:
+                unit = view.chunks[tid]
+                infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
+                seen.add(tid)
+    if not infos:
+        return section
+    infos.sort(key=lambda x: (x[1], -x[2]))
+    text = "-----Sources-----\nid|text\n"
+    used = count(text)
+    full = False
+    for order, (unit, i, n) in enumerate(infos):
+        short = view.unit_short_id[unit.id]
+        line = f"{short}|{unit.text}\n"
+        row = Row(
+            unit.id,
+            short,
+            order,
+            tokens=view.tokens(line),
+            why=f"text unit of {selected[i].entity.name} (entity #{i + 1}), {n} of its relationships",
+        )
+        section.rows.append(row)
+        if full or used + row.tokens > budget:
+            full = True
+            row.dropped = f"over budget (Sources: {used}+{row.tokens} > {budget} tokens)"
+            continue
+        text += line
+        used += row.tokens
+        row.in_context = True
+    section.text, section.used = text, used
+    return section

@@ -1,0 +1,370 @@
+"""``ms.local``: Microsoft GraphRAG local search (``LocalSearchMixedContext.build_context``), seed 004.
+
+Steps (trace order): entity search (LanceDB k-NN over ``entity_description``, 2 × top_k, no threshold)
+→ community context (reports by #matched entities and rating, ``community_prop`` of the budget) →
+local context (entity table, then in-/out-network relationships rebuilt per entity prefix,
+``1 − community_prop − text_unit_prop``) → text units (entity order, −#relationships,
+``text_unit_prop``) → assemble (``"\\n\\n"``-joined). Parameters carry GraphRAG's names and the
+defaults its query factory and config use (not ``build_context``'s signature defaults).
+
+Deliberate differences (docs/differences/ms.md): the ``links`` attribute starts fresh for every
+query (GraphRAG mutates shared objects, so a reused engine prints stale values); when no report fits
+its budget the Reports section is left out instead of GraphRAG's literal ``[]`` line.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
+from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
+from graphrag_ui.retrieval.ms.vector_search import lance_knn
+
+MODE = "ms.local"
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: float) -> tuple[int, int, int]:
+    """(reports, local, text units) token limits, with GraphRAG's exact float arithmetic."""
+    if community_prop + text_unit_prop > 1:
+        from graphrag_ui.errors import UserError
+
+        raise UserError(
+            f"community_prop + text_unit_prop = {community_prop + text_unit_prop:g} exceeds 1",
+            fix="lower one of them (GraphRAG raises ValueError here)",
+        )
+    community = max(int(max_context_tokens * community_prop), 0)
+    local = max(int(max_context_tokens * (1 - community_prop - text_unit_prop)), 0)
+    units = max(int(max_context_tokens * text_unit_prop), 0)
+    return community, local, units
+
+
+def search_entities(
+    index: Index, lv: LevelView, query: str, params: dict, deps: Deps, out: Retrieval
+) -> list[EntityView]:
+    """``map_query_to_entities``: the k-NN hits (or ILIKE/hybrid recall) that GraphRAG has loaded."""
+    k = int(params["top_k_mapped_entities"])
+    strategy = params["recall"]
+    if query == "":  # GraphRAG: the top-k entities by rank (degree), ties in its id-sorted list order
+        chosen = sorted(lv.by_id_order, key=lambda v: v.rank or 0, reverse=True)[:k]
+        for v in chosen:
+            v_why = f"empty query: top {k} entities by degree ({v.rank})"
+            out.entities.append(_entity_candidate(v, len(out.entities), v_why, None))
+        return chosen
+    table = index.vectors.get("entities")
+    found: list[tuple[EntityView | None, str, str, float | None]] = []  # view, id, why, score
+    if strategy == "vector":
+        if table is None or not len(table):
+            out.warnings.append("the index has no entity vectors: the entity search found nothing")
+            return []
+        kernel = index.manifest.settings.get("lance_kernel", "flat")
+        for pos, hit in enumerate(lance_knn(table, deps.vector(query), 2 * k, kernel), start=1):
+            why = f"entity #{pos} by vector (LanceDB L2 {hit.distance:.4f}), score {hit.score:.3f}"
+            found.append((lv.entities.get(hit.id), hit.id, why, hit.score))
+    else:
+        qvec = deps.vector(query) if strategy == "hybrid" and table is not None and len(table) else None
+        weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
+        for hit in recall_entities(index, query, qvec, strategy=strategy, top_k=2 * k, weights=weights):
+            found.append((lv.entities.get(hit.entity.id), hit.entity.id, hit.why, hit.score))
+    selected = []
+    for view, eid, why, score in found:
+        if view is None:
+            entity = index.entity_by_id.get(eid)
+            out.entities.append(
+                Candidate(
+                    id=eid,
+                    label=entity.name if entity else eid,
+                    data={"name": entity.name if entity else ""},
+                    order=len(out.entities),
+                    why=why,
+                    score=score,
+                    in_context=False,
+                    dropped=f"not loaded at community_level {lv.level} (in no community of level ≤ {lv.level}): "
+                    "GraphRAG skips it"
+                    if entity
+                    else "vector id names no entity: GraphRAG skips it",
+                )
+            )
+            continue
+        selected.append(view)
+        out.entities.append(_entity_candidate(view, len(out.entities), why, score))
+    return selected
+
+
+def _entity_candidate(view: EntityView, order: int, why: str, score: float | None) -> Candidate:
+    e = view.entity
+    return Candidate(
+        id=e.id,
+        label=e.name,
+        order=order,
+        why=why,
+        score=score,
+        rank=None if view.rank is None else float(view.rank),
+        data={
+            "name": e.name,
+            "type": e.type,
+            "description": e.description,
+            "short_id": view.short_id,
+            "degree": view.rank,
+            "communities": view.community_ids,
+        },
+    )
+
+
+def _apply_rows(cands: list[Candidate], section: Section, labels: dict[str, str], data: dict[str, dict]) -> None:
+    """Merge a section's rows into candidates (by id), or add them."""
+    by_id = {c.id: c for c in cands}
+    for row in section.rows:
+        cand = by_id.get(row.key)
+        if cand is None:
+            cand = Candidate(
+                id=row.key,
+                label=labels.get(row.key, row.key),
+                data=data.get(row.key, {}),
+                order=len(cands),
+                why=row.why,
+            )
+            cands.append(cand)
+            by_id[row.key] = cand
+        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
+        cand.data = {**cand.data, "short_id": row.short_id}
+        if row.why and row.key in labels:
+            cand.why = row.why
+
+
+def run(
+    index: Index, query: str, params: dict[str, Any], deps: Deps, *, links_state: dict[str, int] | None = None
+) -> Retrieval:
+    """Build GraphRAG's local-search context for ``query`` and explain every candidate.
+
+    ``links_state`` is for tests only: a dict kept across calls reproduces a reused GraphRAG engine
+    (stale ``links``); by default every query starts fresh."""
+    start = time.perf_counter()
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    cp, tp = float(params["community_prop"]), float(params["text_unit_prop"])
+    if cp + tp > 1:  # GraphRAG raises ValueError; a slider at its max should still show a result
+        out.warnings.append(
+            f"community_prop {cp:g} + text_unit_prop {tp:g} exceeds 1 (GraphRAG refuses this): "
+            f"community_prop lowered to {max(1 - tp, 0):g} so the text units keep their share"
+        )
+        cp = max(1 - tp, 0.0)
+    limits = budgets(int(params["max_context_tokens"]), cp, tp)
+    lv = level_view(index, int(params["community_level"]))
+    t = time.perf_counter()
+    selected = search_entities(index, lv, query, params, deps, out)
+    out.trace.append(
+        TraceStep(
+            "entity search",
+            f"LanceDB k-NN, k = 2 × {params['top_k_mapped_entities']}, entities loaded at community_level {lv.level}",
+            len(out.entities),
+            len(selected),
+            _ms(t),
+        )
+    )
+    if not index.entities:
+        out.warnings.append("the index has no entities")
+    elif not selected:
+        out.warnings.append("no entity was mapped to the query: the context has no entity-based sections")
+    t = time.perf_counter()
+    reports = build_reports(
+        index,
+        selected,
+        lv,
+        limits[0],
+        include_rank=bool(params["include_community_rank"]),
+        use_summary=bool(params["use_community_summary"]),
+        min_rank=float(params["min_community_rank"]),
+    )
+    out.warnings += reports.notes
+    comms = {row.key: index.community_by_id[row.key] for row in reports.rows if row.key in index.community_by_id}
+    _apply_rows(
+        out.communities,
+        reports,
+        {c: comms[c].title for c in comms},
+        {c: {"level": comms[c].level, "rating": comms[c].rating, "title": comms[c].title} for c in comms},
+    )
+    out.trace.append(
+        TraceStep(
+            "community context",
+            f"Reports {reports.used}/{limits[0]} tokens",
+            len(reports.rows),
+            sum(r.in_context for r in reports.rows),
+            _ms(t),
+        )
+    )
+    t = time.perf_counter()
+    local = build_local(
+        index,
+        selected,
+        limits[1],
+        top_k=int(params["top_k_relationships"]),
+        include_entity_rank=bool(params["include_entity_rank"]),
+        include_weight=bool(params["include_relationship_weight"]),
+        links=links_state,
+    )
+    _apply_rows(out.entities, local.entities, {}, {})
+    rel_by_id = index.relation_by_id
+    _apply_rows(
+        out.relations,
+        local.relations,
+        {r: f"{rel_by_id[r].source} — {rel_by_id[r].target}" for r in (row.key for row in local.relations.rows)},
+        {
+            r: {
+                "source": rel_by_id[r].source,
+                "target": rel_by_id[r].target,
+                "description": rel_by_id[r].description,
+                "weight": rel_by_id[r].weight,
+                "links": local.links.get(r),
+            }
+            for r in (row.key for row in local.relations.rows)
+        },
+    )
+    rel_rank = index_view(index).rel_rank
+    for cand in out.relations:
+        cand.rank = float(rel_rank[cand.id])
+    out.warnings += local.relations.notes
+    out.trace.append(
+        TraceStep(
+            "local context",
+            f"Entities + Relationships {local.entities.used}+{local.relations.used}"
+            f"/{limits[1]} tokens; relationships of {local.accepted}/{len(selected)} entities",
+            len(local.relations.rows),
+            sum(r.in_context for r in local.relations.rows),
+            _ms(t),
+        )
+    )
+    t = time.perf_counter()
+    sources = build_sources(index, selected, limits[2])
+    chunks = {row.key: index.chunk_by_id[row.key] for row in sources.rows}
+    _apply_rows(
+        out.chunks,
+        sources,
+        {k: c.text[:80] for k, c in chunks.items()},
+        {k: {"text": c.text, "doc_id": c.doc_id} for k, c in chunks.items()},
+    )
+    out.trace.append(
+        TraceStep(
+            "text units",
+            f"Sources {sources.used}/{limits[2]} tokens",
+            len(sources.rows),
+            sum(r.in_context for r in sources.rows),
+            _ms(t),
+        )
+    )
+    t = time.perf_counter()
+    parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
+    out.context = "\n\n".join(parts)
+    out.budgets = [
+        _section_budget(out, "reports", reports.used, limits[0]),
+        _section_budget(out, "local", local.used, limits[1]),
+        _section_budget(out, "text units", sources.used, limits[2]),
+    ]
+    out.messages = _messages(out.context, query, params)
+    out.trace.append(TraceStep("assemble", f"{len(parts)} sections joined by blank lines", len(parts), 1, _ms(t)))
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budget:
+    """GraphRAG writes a section's header even when its budget cannot hold it; say so rather than
+    showing a limit that was never enforced."""
+    if used <= limit:
+        return Budget(section, used, limit)
+    out.warnings.append(
+        f"the {section} budget ({limit} tokens) is smaller than its header ({used} tokens): "
+        "GraphRAG prints the header with no rows"
+    )
+    return Budget(section, used, None)
+
+
+def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
+    from graphrag_ui.prompts import build_messages
+
+    return build_messages("ms", "local", context, query, response_type=str(params["response_type"]))
+
+
+PARAMS = (
+    ParamSpec(
+        "top_k_mapped_entities",
+        "int",
+        10,
+        "Entities to map the query to; LanceDB returns 2× this many (no threshold).",
+        1,
+        200,
+        1,
+    ),
+    ParamSpec(
+        "top_k_relationships",
+        "int",
+        10,
+        "Out-network relationships kept per selected entity (in-network ones are never capped).",
+        0,
+        200,
+        1,
+    ),
+    ParamSpec(
+        "max_context_tokens",
+        "int",
+        12000,
+        "Total context budget (cl100k_base tokens), split by the two props below.",
+        0,
+        200000,
+        100,
+    ),
+    ParamSpec(
+        "text_unit_prop", "float", 0.5, "Share of max_context_tokens for the Sources (text unit) table.", 0.0, 1.0, 0.05
+    ),
+    ParamSpec(
+        "community_prop",
+        "float",
+        0.15,
+        "Share of max_context_tokens for community reports; the local tables get the rest.",
+        0.0,
+        1.0,
+        0.05,
+    ),
+    ParamSpec(
+        "community_level",
+        "int",
+        2,
+        "Entities and reports at this community level or above (CLI --community-level).",
+        0,
+        10,
+        1,
+    ),
+    ParamSpec(
+        "include_entity_rank", "bool", True, "Add the 'number of relationships' (degree) column to the Entities table."
+    ),
+    ParamSpec("include_relationship_weight", "bool", True, "Add the weight column to the Relationships table."),
+    ParamSpec(
+        "include_community_rank",
+        "bool",
+        False,
+        "Add the report rating as a rank column (GraphRAG then re-sorts by it).",
+    ),
+    ParamSpec("use_community_summary", "bool", False, "Use the report summary instead of its full content."),
+    ParamSpec("min_community_rank", "float", 0, "Skip reports rated below this.", 0, 10, 0.5),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
+    *recall_params("LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003)."),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="ms",
+        func=run,
+        params=PARAMS,
+        summary="Microsoft GraphRAG local search: entity vector search → community reports, entities and "
+        "relationships, source text units, each within its share of the token budget.",
+        reference="graphrag.local:local",
+    )
+]

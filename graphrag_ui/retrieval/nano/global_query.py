@@ -1,0 +1,304 @@
+"""``nano.global``: nano-graphrag 0.0.8.2's global query up to its map stage, step by step, explained.
+
+1. schema — ``community_schema()`` recomputed from the entities' clusters (``community_schema``);
+2. level — clusters at level <= ``level``;
+3. consider — sorted by schema occurrence (descending, stable), the first ``global_max_consider_community``;
+4. reports — their stored reports (a cluster without one is skipped), rating >= ``global_min_community_rating``;
+5. sort — by (stored report occurrence, rating) descending, stable;
+6. batches — greedy consecutive groups whose report tokens sum to <= ``global_max_token_for_community_report``,
+   each written as nano's ``id, content, rating, importance`` CSV and put into a map prompt.
+
+The map and reduce model calls are not made here (retrieval stays pure): ``Retrieval.stages`` holds every
+batch with its exact context and map messages, status ``needs_model``; the runner in
+``graphrag_ui.llm.map_reduce`` calls the model and uses ``map_reduce.HOOKS`` to read map answers
+and build the reduce context. One deliberate difference (docs/differences/nano.md): a report whose
+tokens alone exceed the batch budget makes nano loop forever; we leave it out and say so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from graphrag_ui.index.model import Community, Index
+from graphrag_ui.prompts_nano import map_messages
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
+from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano import params as nano_params
+from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
+from graphrag_ui.retrieval.nano.map_reduce import HOOKS
+from graphrag_ui.retrieval.nano.prep import prepared
+
+MODE = "nano.global"
+MAP_HEADER = ["id", "content", "rating", "importance"]
+NO_COMMUNITY_NOTE = (
+    "no community report is left to map: nano-graphrag answers "
+    '"Sorry, I\'m not able to provide an answer to that question." without calling the model'
+)
+
+
+@dataclass
+class _Row:
+    """A considered community with the values nano sorts, filters and prints."""
+
+    key: str
+    entry: SchemaEntry
+    community: Community
+    rating_shown: object
+    rating: float
+    occurrence: float
+    note: str
+    tokens: int
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def _candidate(row: _Row, order: int, why: str, dropped: str = "") -> Candidate:
+    com = row.community
+    return Candidate(
+        id=row.key,
+        label=com.title,
+        data={
+            "level": row.entry.level,
+            "title": com.title,
+            "rating": row.rating_shown,
+            "occurrence": row.occurrence,
+            "schema_occurrence": row.entry.occurrence,
+            "report": com.report,
+            "members": row.entry.members,
+        },
+        order=order,
+        why=why + (f"; {row.note}" if row.note else ""),
+        score=float(row.occurrence),
+        rank=row.rating,
+        in_context=not dropped,
+        dropped=dropped,
+        tokens=row.tokens,
+    )
+
+
+def _bare(key: str, entry: SchemaEntry, com: Community | None, order: int, why: str, dropped: str, tokens: int):
+    return Candidate(
+        id=key,
+        label=com.title if com else f"Cluster {key}",
+        data={"level": entry.level, "title": com.title if com else "", "schema_occurrence": entry.occurrence},
+        order=order,
+        why=why,
+        score=entry.occurrence,
+        rank=com.rating if com else None,
+        in_context=False,
+        dropped=dropped,
+        tokens=tokens,
+    )
+
+
+def _group(rows: list[_Row], limit: int) -> tuple[list[list[_Row]], list[_Row]]:
+    """nano's greedy grouping: each group is the longest prefix of the rest within ``limit`` tokens.
+
+    A report that cannot fit even alone would give nano an empty group forever; it is returned apart.
+    """
+    groups: list[list[_Row]] = []
+    oversize: list[_Row] = []
+    current: list[_Row] = []
+    used = 0
+    for row in rows:
+        if limit <= 0 or row.tokens > limit:
+            oversize.append(row)
+            continue
+        if used + row.tokens > limit:
+            groups.append(current)
+            current, used = [], 0
+        current.append(row)
+        used += row.tokens
+    if current:
+        groups.append(current)
+    return groups, oversize
+
+
+def map_table(rows: list[_Row]) -> str:
+    """One batch's context: nano's CSV of ``id, content, rating, importance`` (id restarts at 0)."""
+    body = [[i, r.community.report, r.rating_shown, r.occurrence] for i, r in enumerate(rows)]
+    return csv_context.table([MAP_HEADER, *body])
+
+
+def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
+    """Steps 1-5: the sorted communities nano maps; every other cluster becomes a dropped candidate."""
+    prep = prepared(index)
+    level, cap = int(params["level"]), int(params["global_max_consider_community"])
+    min_rating = float(params["global_min_community_rating"])
+    start = time.perf_counter()
+    schema = prep.schema()
+    out.trace.append(
+        TraceStep("schema", "clusters of the entities, in graph order", len(index.entities), len(schema), _ms(start))
+    )
+
+    step = time.perf_counter()
+    in_level = [(k, e) for k, e in schema.items() if e.level <= level]
+    by_occurrence = sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
+    considered = by_occurrence[:cap]
+    dropped: list[Candidate] = []  # these never reach nano's token count: their tokens stay 0
+    for key, entry in schema.items():
+        if entry.level > level:
+            com = index.community_by_id.get(key)
+            dropped.append(_bare(key, entry, com, 0, f"level {entry.level}", f"level {entry.level} > level {level}", 0))
+    for pos, (key, entry) in enumerate(by_occurrence[cap:], start=cap + 1):
+        com = index.community_by_id.get(key)
+        why = f"level {entry.level}, schema occurrence {entry.occurrence:.4g}"
+        reason = f"#{pos} by schema occurrence, beyond global_max_consider_community ({cap})"
+        dropped.append(_bare(key, entry, com, 0, why, reason, 0))
+    out.trace.append(
+        TraceStep(
+            "consider",
+            f"level <= {level}, sort by schema occurrence, first {cap}",
+            len(schema),
+            len(considered),
+            _ms(step),
+        )
+    )
+
+    step = time.perf_counter()
+    rows: list[_Row] = []
+    for key, entry in considered:
+        com = index.community_by_id.get(key)
+        if com is None:
+            why = f"level {entry.level}, schema occurrence {entry.occurrence:.4g}"
+            dropped.append(_bare(key, entry, None, 0, why, "no community report is stored for this cluster", 0))
+            continue
+        shown, rating, note = report_rating(com)
+        if note:
+            out.warnings.append(f"community {key}: {note}")
+        row = _Row(key, entry, com, shown, rating, report_occurrence(com, entry), note, prep.report_tokens(com))
+        if not rating >= min_rating:
+            reason = f"rating {shown} < global_min_community_rating {min_rating:g}"
+            dropped.append(_candidate(row, 0, f"level {entry.level}, occurrence {row.occurrence:.4g}", reason))
+            continue
+        rows.append(row)
+    rows.sort(key=lambda r: (r.occurrence, r.rating), reverse=True)  # stable, like nano's sorted()
+    out.trace.append(
+        TraceStep(
+            "reports",
+            f"stored reports with rating >= {min_rating:g}, sort (occurrence, rating)",
+            len(considered),
+            len(rows),
+            _ms(step),
+        )
+    )
+    out.communities.extend(dropped)
+    return rows
+
+
+def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    start = time.perf_counter()
+    rows = _select(index, params, out)
+    step = time.perf_counter()
+    limit = int(params["global_max_token_for_community_report"])
+    groups, oversize = _group(rows, limit)
+    stages = Stages(status=NEEDS_MODEL)
+    kept: list[Candidate] = []
+    for b, group in enumerate(groups):
+        context = map_table(group)
+        used = sum(r.tokens for r in group)
+        stages.batches.append(
+            Batch(
+                index=b,
+                community_ids=[r.key for r in group],
+                context=context,
+                tokens=used,
+                limit=limit,
+                messages=map_messages(context, query),
+            )
+        )
+        out.budgets.append(Budget(f"map batch {b + 1}", used, limit))
+        for i, row in enumerate(group):
+            why = (
+                f"level {row.entry.level}, occurrence {row.occurrence:.4g}, rating {row.rating_shown}: "
+                f"#{len(kept) + 1} by (occurrence, rating), batch {b + 1} row {i}"
+            )
+            kept.append(_candidate(row, len(kept), why))
+    for row in oversize:
+        reason = (
+            f"its report alone is {row.tokens} tokens > global_max_token_for_community_report {limit}: "
+            "nano-graphrag 0.0.8.2 loops forever here; left out"
+        )
+        out.warnings.append(f"community {row.key}: {reason}")
+        kept.append(_candidate(row, 0, f"level {row.entry.level}, occurrence {row.occurrence:.4g}", reason))
+    dropped = [c for c in kept if not c.in_context] + out.communities
+    out.communities = [c for c in kept if c.in_context] + dropped
+    for pos, cand in enumerate(out.communities):
+        cand.order = pos
+    out.trace.append(
+        TraceStep(
+            "batches",
+            f"greedy groups within {limit} report tokens, one map prompt each",
+            len(rows),
+            len(groups),
+            _ms(step),
+        )
+    )
+    if stages.batches:
+        out.context = staged_context(stages)
+        stages.note = (
+            f"{len(stages.batches)} map batch(es) built with their exact prompts. The map stage (one model call "
+            "per batch) and the reduce stage need a model: nothing was sent and no answer is shown."
+        )
+    else:
+        out.warnings.append(NO_COMMUNITY_NOTE)
+        stages.note = NO_COMMUNITY_NOTE
+    out.stages = stages
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+PARAMS = (
+    nano_params.LEVEL,
+    ParamSpec(
+        "global_max_consider_community",
+        "int",
+        512,
+        "How many communities (the highest occurrence first) are considered at all.",
+        1,
+        100000,
+        1,
+    ),
+    ParamSpec(
+        "global_min_community_rating",
+        "float",
+        0.0,
+        "Leave out communities whose report rating is below this.",
+        0.0,
+        10.0,
+        0.5,
+    ),
+    ParamSpec(
+        "global_max_token_for_community_report",
+        "int",
+        16384,
+        "Token budget of one map batch (report text only), and of the analyst points in the reduce context.",
+        1,
+        128000,
+        256,
+    ),
+    nano_params.response_type("reduce prompt"),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="nano",
+        func=nano_global,
+        params=PARAMS,
+        summary=(
+            "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
+            "map (key points per batch) → reduce (analyst points) → answer."
+        ),
+        extra={"map_reduce": HOOKS},
+        reference="nano:global",
+    )
+]

@@ -1,0 +1,351 @@
+"""``nano.local``: nano-graphrag 0.0.8.2's local query (seed 000), step by step, explained.
+
+1. recall — entities from the vector table (nano-vectordb semantics: top_k, stop at the first score
+   below ``query_better_than_threshold``), or ILIKE / hybrid recall (seed 003);
+2. node data — each recalled entity with its degree as ``rank``; not cut by tokens;
+3. communities — clusters of the recalled entities at level <= ``level``, counted per entity, sorted by
+   (count, report rating) descending, cut by report tokens, then optionally only the first;
+4. text units — the entities' source chunks, first entity wins, sorted by (entity order, -supporting
+   relations), cut by chunk tokens;
+5. relations — every edge touching a recalled entity, as a sorted pair, sorted by (edge degree,
+   weight) descending, cut by description tokens;
+6. assemble — four CSV tables in nano's exact layout (``csv_context``).
+
+Two deliberate fixes (docs/differences/nano.md): tied relations keep insertion order (entity order,
+then graph adjacency order) instead of a set's hash order, and a query with no entity above the
+threshold gives an empty context plus a warning instead of ``None``. Clusters without a stored report
+and chunks missing from the store are skipped with a warning where nano would raise.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano import params as nano_params
+from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.recall import recall
+
+MODE = "nano.local"
+FAIL_RESPONSE_NOTE = (
+    "no entity scored above query_better_than_threshold: nano-graphrag returns None here and answers "
+    '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
+)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def _over(section: str, running: int, limit: int) -> str:
+    return f"over budget (section {section}: {running}/{limit} tokens)"
+
+
+def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+    level, limit = int(params["level"]), int(params["local_max_token_for_community_report"])
+    keys: list[str] = []
+    too_deep: dict[str, int] = {}
+    deep_counts: Counter[str] = Counter()
+    for hit in hits:
+        for lvl, cid in hit.entity.communities:
+            if lvl <= level:
+                keys.append(cid)
+            else:
+                too_deep.setdefault(cid, lvl)
+                deep_counts[cid] += 1
+    counts = Counter(keys)
+    reports = {}
+    for cid in counts:
+        community = index.community_by_id.get(cid)
+        if community is None:
+            out.warnings.append(
+                f"cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)"
+            )
+        else:
+            reports[cid] = community
+    ordered = sorted(reports, key=lambda c: (counts[c], prep.rating(reports[c])), reverse=True)
+    kept, running = csv_context.prefix_cut([prep.report_tokens(reports[c]) for c in ordered], limit)
+    single = bool(params["local_community_single_one"])
+    used = []
+    for pos, cid in enumerate(ordered):
+        com = reports[cid]
+        in_ctx, dropped = pos < kept, ""
+        if not in_ctx:
+            dropped = _over("Reports", running[pos], limit)
+        elif single and pos > 0:
+            in_ctx, dropped = False, "single-community switch kept only the first"
+        if in_ctx:
+            used.append(com)
+        out.communities.append(
+            Candidate(
+                id=cid,
+                label=com.title,
+                data={
+                    "level": com.level,
+                    "title": com.title,
+                    "rating": com.rating,
+                    "report": com.report,
+                    "members": len(com.members),
+                },
+                order=pos,
+                why=f"{counts[cid]} of the recalled entities are in it, rating {prep.rating(com):g}, level {com.level}",
+                rank=prep.rating(com),
+                in_context=in_ctx,
+                dropped=dropped,
+                tokens=prep.report_tokens(com),
+            )
+        )
+    for cid, lvl in too_deep.items():
+        if cid in counts:
+            continue
+        com = index.community_by_id.get(cid)
+        out.communities.append(
+            Candidate(
+                id=cid,
+                label=com.title if com else f"Cluster {cid}",
+                data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
+                order=len(out.communities),
+                why=f"{deep_counts[cid]} of the recalled entities are in it, level {lvl}",
+                rank=prep.rating(com) if com else None,
+                in_context=False,
+                dropped=f"level {lvl} > level {level}",
+                tokens=prep.report_tokens(com) if com else 0,
+            )
+        )
+    out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
+    return used
+
+
+def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+    limit = int(params["local_max_token_for_text_unit"])
+    graph = index.graph
+    found: dict[str, tuple[int, int]] = {}
+    for order, hit in enumerate(hits):
+        name = hit.entity.name
+        neighbours = [nbr for _, nbr in graph.edges(name)] if name in graph else []
+        for cid in hit.entity.source_chunk_ids:
+            if cid in found:
+                continue
+            found[cid] = (order, sum(1 for nbr in neighbours if cid in prep.chunk_set(nbr)))
+    units = []
+    for cid, (order, support) in found.items():
+        chunk = index.chunk_by_id.get(cid)
+        if chunk is None:
+            out.warnings.append(f"chunk {cid} cited by {hits[order].entity.name} is not stored: skipped")
+            continue
+        units.append((order, -support, cid, chunk))
+    units.sort(key=lambda u: (u[0], u[1]))
+    kept, running = csv_context.prefix_cut([prep.chunk_tokens(u[3]) for u in units], limit)
+    for pos, (order, neg_support, cid, chunk) in enumerate(units):
+        out.chunks.append(
+            Candidate(
+                id=cid,
+                label=chunk.text[:80].replace("\n", " "),
+                data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
+                order=pos,
+                why=f"source of entity #{order + 1} {hits[order].entity.name}, {-neg_support} supporting relations",
+                rank=float(-neg_support),
+                in_context=pos < kept,
+                dropped="" if pos < kept else _over("Sources", running[pos], limit),
+                tokens=prep.chunk_tokens(chunk),
+            )
+        )
+    used = [u[3] for u in units[:kept]]
+    out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
+    return used
+
+
+def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+    limit = int(params["local_max_token_for_local_context"])
+    graph = index.graph
+    pairs: dict[tuple[str, str], int] = {}
+    for order, hit in enumerate(hits):
+        name = hit.entity.name
+        if name not in graph:
+            continue
+        for u, v in graph.edges(name):
+            pairs.setdefault((u, v) if u <= v else (v, u), order)
+    rows = []
+    for (a, b), via in pairs.items():
+        rel = index.relation_between(a, b)
+        if rel is not None:
+            rows.append((graph.degree(a) + graph.degree(b), rel.weight, a, b, rel, via))
+    rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
+    kept, running = csv_context.prefix_cut([prep.relation_tokens(r[4]) for r in rows], limit)
+    for pos, (rank, weight, a, b, rel, via) in enumerate(rows):
+        out.relations.append(
+            Candidate(
+                id=rel.id,
+                label=f"{a} — {b}",
+                data={"source": a, "target": b, "description": rel.description, "weight": weight},
+                order=pos,
+                why=f"edge degree {rank}, weight {float(weight)}, touches entity #{via + 1} {hits[via].entity.name}",
+                rank=float(rank),
+                in_context=pos < kept,
+                dropped="" if pos < kept else _over("Relationships", running[pos], limit),
+                tokens=prep.relation_tokens(rel),
+            )
+        )
+    out.budgets.append(Budget("Relationships", running[kept - 1] if kept else 0, limit))
+    return rows[:kept]
+
+
+def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    prep = prepared(index)
+    start = time.perf_counter()
+    hits = recall(index, query, params, deps, out)
+    out.trace.append(
+        TraceStep(
+            "recall", f"{params['recall']} recall, top_k {params['top_k']}", len(index.entities), len(hits), _ms(start)
+        )
+    )
+    if not hits:
+        for cand in out.entities:
+            cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
+        out.warnings.append(FAIL_RESPONSE_NOTE)
+        if not index.entities:
+            out.warnings.append("the index has no entities")
+        return out
+
+    step = time.perf_counter()
+    graph = index.graph
+    degrees = [graph.degree(h.entity.name) if h.entity.name in graph else 0 for h in hits]
+    dropped_before = list(out.entities)
+    out.entities = []
+    for pos, (hit, degree) in enumerate(zip(hits, degrees, strict=True)):
+        e = hit.entity
+        sim = f", sim {hit.sim:.3f}" if hit.sim is not None and f"sim {hit.sim:.3f}" not in hit.why else ""
+        out.entities.append(
+            Candidate(
+                id=e.id,
+                label=e.name,
+                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
+                order=pos,
+                why=f"{hit.why}{sim}, degree {degree}",
+                score=hit.sim if hit.sim is not None else hit.score,
+                rank=float(degree),
+                tokens=prep.entity_tokens(e),
+            )
+        )
+    for cand in dropped_before:
+        cand.order = len(out.entities)
+        cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
+        out.entities.append(cand)
+    out.budgets.append(Budget("Entities", sum(c.tokens for c in out.entities if c.in_context), None))
+    out.trace.append(
+        TraceStep("node data", "degree of each recalled entity = its rank", len(hits), len(hits), _ms(step))
+    )
+
+    step = time.perf_counter()
+    reports = _communities(index, prep, hits, params, out)
+    out.trace.append(
+        TraceStep(
+            "communities",
+            f"level <= {params['level']}, sort (count, rating)",
+            len(out.communities),
+            len(reports),
+            _ms(step),
+        )
+    )
+    step = time.perf_counter()
+    chunks = _text_units(index, prep, hits, params, out)
+    out.trace.append(
+        TraceStep("text units", "sort (entity order, -supporting relations)", len(out.chunks), len(chunks), _ms(step))
+    )
+    step = time.perf_counter()
+    rels = _relations(index, prep, hits, params, out)
+    out.trace.append(
+        TraceStep(
+            "relations", "sort (edge degree, weight), insertion order on ties", len(out.relations), len(rels), _ms(step)
+        )
+    )
+
+    step = time.perf_counter()
+    entity_rows = [csv_context.ENTITY_HEADER] + [
+        [i, h.entity.name, h.entity.type, h.entity.description, d]
+        for i, (h, d) in enumerate(zip(hits, degrees, strict=True))
+    ]
+    relation_rows = [csv_context.RELATION_HEADER] + [
+        [i, a, b, rel.description, weight, rank] for i, (rank, weight, a, b, rel, _) in enumerate(rels)
+    ]
+    report_rows = [csv_context.REPORT_HEADER] + [[i, c.report] for i, c in enumerate(reports)]
+    source_rows = [csv_context.SOURCE_HEADER] + [[i, c.text] for i, c in enumerate(chunks)]
+    out.context = csv_context.context(
+        csv_context.table(report_rows),
+        csv_context.table(entity_rows),
+        csv_context.table(relation_rows),
+        csv_context.table(source_rows),
+    )
+    out.messages = _messages(out.context, query, params)
+    out.trace.append(
+        TraceStep("assemble", "four CSV sections", len(hits) + len(rels) + len(reports) + len(chunks), 4, _ms(step))
+    )
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
+    from graphrag_ui.prompts import build_messages
+
+    return build_messages("nano", "local", context, query, response_type=str(params["response_type"]))
+
+
+PARAMS = (
+    nano_params.top_k("entities"),
+    nano_params.LEVEL,
+    ParamSpec(
+        "local_max_token_for_text_unit",
+        "int",
+        4000,
+        "Token budget of the Sources section (chunk text only).",
+        0,
+        64000,
+        100,
+    ),
+    ParamSpec(
+        "local_max_token_for_local_context",
+        "int",
+        4800,
+        "Token budget of the Relationships section (descriptions only).",
+        0,
+        64000,
+        100,
+    ),
+    ParamSpec(
+        "local_max_token_for_community_report",
+        "int",
+        3200,
+        "Token budget of the Reports section (report text only).",
+        0,
+        64000,
+        100,
+    ),
+    ParamSpec(
+        "local_community_single_one",
+        "bool",
+        False,
+        "Keep only the best community report (applied after the budget cut).",
+    ),
+    nano_params.threshold("an entity"),
+    nano_params.response_type("answer prompt"),
+    *recall_params("vector (nano), ilike (catalog) or hybrid (seed 003)."),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="nano",
+        func=nano_local,
+        params=PARAMS,
+        summary="nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables.",
+        reference="nano:local",
+    )
+]

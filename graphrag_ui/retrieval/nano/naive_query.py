@@ -1,0 +1,139 @@
+"""``nano.naive``: nano-graphrag 0.0.8.2's naive query (``naive_query`` in _op.py), explained.
+
+1. search — the chunk vectors (nano-vectordb semantics: top_k by cosine, stop at the first score below
+   ``query_better_than_threshold``), best first;
+2. chunks — their stored texts in that order (a missing chunk is skipped with a warning; nano would crash);
+3. cut — running sum of chunk tokens within ``naive_max_token_for_text_unit`` (prefix cut);
+4. assemble — the chunk texts joined by ``--New Chunk--\\n``.
+
+As for ``nano.local``, no chunk above the threshold gives an empty context and a warning (nano
+returns its fail response string instead of a context).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from graphrag_ui.index.model import Index
+from graphrag_ui.prompts import build_messages
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.recall import vector_topk
+from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano import params as nano_params
+from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.recall import EXPLAIN_BEYOND
+
+MODE = "nano.naive"
+SEPARATOR = "--New Chunk--\n"
+FAIL_RESPONSE_NOTE = (
+    "no chunk scored above query_better_than_threshold: nano-graphrag answers "
+    '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
+)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def _chunk_candidate(chunk, pos: int, why: str, sim: float, tokens: int, dropped: str = "") -> Candidate:
+    return Candidate(
+        id=chunk.id,
+        label=chunk.text[:80].replace("\n", " "),
+        data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
+        order=pos,
+        why=why,
+        score=sim,
+        in_context=not dropped,
+        dropped=dropped,
+        tokens=tokens,
+    )
+
+
+def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    prep = prepared(index)
+    top_k, threshold = int(params["top_k"]), float(params["query_better_than_threshold"])
+    limit = int(params["naive_max_token_for_text_unit"])
+    start = time.perf_counter()
+    table = index.vectors.get("chunks")
+    if table is None or not len(table):
+        out.warnings.append("the index has no chunk vectors: naive search has nothing to search")
+        scored: list[tuple[int, float]] = []
+    else:
+        scored = vector_topk(table, deps.vector(query), top_k + EXPLAIN_BEYOND, None)
+    hits, beyond = [], []
+    stopped = False
+    for pos, (row, sim) in enumerate(scored):
+        stopped = stopped or (pos < top_k and sim < threshold)
+        chunk = index.chunk_by_id.get(table.ids[row])
+        if chunk is None:
+            if pos < top_k and not stopped:
+                out.warnings.append(f"chunk vector {table.ids[row]} has no stored chunk: skipped (nano would crash)")
+            continue
+        if pos < top_k and not stopped:
+            hits.append((chunk, sim, pos))
+        elif pos >= top_k:
+            beyond.append((chunk, sim, pos, f"beyond top_k ({pos + 1} > {top_k})"))
+        elif sim < threshold:
+            beyond.append((chunk, sim, pos, f"below threshold (sim {sim:.3f} < {threshold:g})"))
+        else:
+            beyond.append((chunk, sim, pos, "after the first score below threshold (nano-vectordb stops there)"))
+    out.trace.append(
+        TraceStep("search", f"chunk vectors, top_k {top_k}", len(table) if table else 0, len(hits), _ms(start))
+    )
+
+    step = time.perf_counter()
+    costs = [prep.chunk_tokens(c) for c, _, _ in hits]
+    kept, running = csv_context.prefix_cut(costs, limit)
+    for pos, ((chunk, sim, found), cost) in enumerate(zip(hits, costs, strict=True)):
+        why = f"chunk #{found + 1} by vector, sim {sim:.3f}"
+        dropped = "" if pos < kept else f"over budget (naive_max_token_for_text_unit: {running[pos]}/{limit} tokens)"
+        out.chunks.append(_chunk_candidate(chunk, pos, why, sim, cost, dropped))
+    for chunk, sim, found, reason in beyond:
+        why = f"vector candidate #{found + 1}, sim {sim:.3f}"
+        out.chunks.append(_chunk_candidate(chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
+    out.budgets.append(Budget("chunks", running[kept - 1] if kept else 0, limit))
+    out.trace.append(TraceStep("cut", f"chunk tokens within {limit}", len(hits), kept, _ms(step)))
+
+    if not hits:
+        out.warnings.append(FAIL_RESPONSE_NOTE)
+    else:
+        out.context = SEPARATOR.join(chunk.text for chunk, _, _ in hits[:kept])
+        out.messages = build_messages("nano", "naive", out.context, query, response_type=str(params["response_type"]))
+    if hits and not kept:
+        out.warnings.append(
+            f"the best chunk alone is {costs[0]} tokens > naive_max_token_for_text_unit {limit}: the context is empty "
+            "(nano sends the model an empty excerpt section)"
+        )
+    out.timings_ms["context"] = _ms(start)
+    return out
+
+
+PARAMS = (
+    nano_params.top_k("chunks"),
+    ParamSpec(
+        "naive_max_token_for_text_unit",
+        "int",
+        12000,
+        "Token budget of the chunk texts (a prefix cut: the chunk that crosses it and all after are left out).",
+        0,
+        128000,
+        100,
+    ),
+    nano_params.threshold("a chunk"),
+    nano_params.response_type("answer prompt"),
+)
+
+SPECS = [
+    ModeSpec(
+        name=MODE,
+        family="nano",
+        func=nano_naive,
+        params=PARAMS,
+        summary="nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts.",
+        reference="nano:naive",
+    )
+]

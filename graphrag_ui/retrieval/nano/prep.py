@@ -1,0 +1,95 @@
+"""Per-index memo for the nano modes: token counts of stored texts and chunk-id sets, computed once.
+
+nano-graphrag re-encodes every report, chunk and edge description on every query; counting each
+stored text once per loaded index (lazily, on first use) is most of our speed-up. Entries are keyed
+by ``id(index)`` and hold the index itself, so a recycled id can never return another index's memo.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from graphrag_ui import tokens
+from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
+from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, community_schema
+
+ENCODING = "o200k_base"  # nano-graphrag: tiktoken.encoding_for_model("gpt-4o")
+_MAX_INDEXES = 4
+
+
+class NanoPrep:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self._chunk_tokens: dict[str, int] = {}
+        self._report_tokens: dict[str, int] = {}
+        self._relation_tokens: dict[str, int] = {}
+        self._entity_tokens: dict[str, int] = {}
+        self._chunk_sets: dict[str, frozenset[str]] = {}
+        self._schema: dict[str, SchemaEntry] | None = None
+
+    def chunk_tokens(self, chunk: Chunk) -> int:
+        n = self._chunk_tokens.get(chunk.id)
+        if n is None:
+            n = self._chunk_tokens[chunk.id] = tokens.count(chunk.text, ENCODING)
+        return n
+
+    def report_tokens(self, community: Community) -> int:
+        n = self._report_tokens.get(community.id)
+        if n is None:
+            n = self._report_tokens[community.id] = tokens.count(community.report, ENCODING)
+        return n
+
+    def relation_tokens(self, relation: Relation) -> int:
+        n = self._relation_tokens.get(relation.id)
+        if n is None:
+            n = self._relation_tokens[relation.id] = tokens.count(relation.description, ENCODING)
+        return n
+
+    def entity_tokens(self, entity: Entity) -> int:
+        n = self._entity_tokens.get(entity.id)
+        if n is None:
+            n = self._entity_tokens[entity.id] = tokens.count(entity.description, ENCODING)
+        return n
+
+    def chunk_set(self, name: str) -> frozenset[str]:
+        """The chunk ids an entity cites (nano builds this set for each one-hop neighbour)."""
+        found = self._chunk_sets.get(name)
+        if found is None:
+            entity = self.index.entity_by_name.get(name)
+            found = self._chunk_sets[name] = frozenset(entity.source_chunk_ids if entity else ())
+        return found
+
+    def schema(self) -> dict[str, SchemaEntry]:
+        """nano's ``community_schema()`` for this index (``nano.global``), computed once."""
+        if self._schema is None:
+            self._schema = community_schema(self.index)
+        return self._schema
+
+    @staticmethod
+    def rating(community: Community) -> float:
+        """nano's sort key ``report_json.get("rating", -1)``; a non-number rating counts as -1."""
+        raw = community.extra.get("report_json", {}).get("rating", community.rating)
+        if raw is None:
+            return -1.0
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            return -1.0
+
+
+_CACHE: OrderedDict[int, NanoPrep] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def prepared(index: Index) -> NanoPrep:
+    with _LOCK:
+        prep = _CACHE.get(id(index))
+        if prep is None or prep.index is not index:
+            tokens.encoding(ENCODING)  # load the BPE once here, not inside the first query's trace
+            prep = _CACHE[id(index)] = NanoPrep(index)
+            while len(_CACHE) > _MAX_INDEXES:
+                _CACHE.popitem(last=False)
+        else:
+            _CACHE.move_to_end(id(index))
+        return prep
