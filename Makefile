@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test setup setup-test chromium postgresql lint bench minilm
+.PHONY: run test setup setup-test chromium postgresql lint bench minilm translations
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ test: setup-test
 
 lint: setup-test
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+# The gettext catalogues (graphrag_ui/locales): new marked texts into every .po, then the .mo files.
+translations: setup-test
+	$(PY) scripts/translations.py update
+	$(PY) scripts/translations.py compile
 
 bench: setup
 	$(PY) scripts/bench_build.py

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+from graphrag_ui.i18n import msg
+
 
 class UserError(Exception):
     """An error caused by input (a file, a folder, a setting) that the user can fix.
 
-    The message is shown as is in the CLI and in the app; it never carries a traceback.
+    The message is shown as is in the CLI and in the app; it never carries a traceback. ``what`` and
+    ``fix`` are messages (``msg``), so the app shows them in the reader's language; ``where`` (a
+    path, a name) is data.
     """
 
     def __init__(self, what: str, where: str = "", fix: str = "") -> None:
         self.what, self.where, self.fix = what, where, fix
-        parts = [what if not where else f"{where}: {what}"]
-        if fix:
-            parts.append(fix)
-        super().__init__(" — ".join(parts))
+        super().__init__(str(self.message))
+
+    @property
+    def message(self) -> str:
+        """The whole error as one message: ``str(self)`` in English, translatable part by part.
+
+        Keep this, not ``str(exc)``, where an error is carried on as text (an answer's error, a note)."""
+        head = msg("{where}: {what}", where=self.where, what=self.what) if self.where else self.what
+        return msg("{head} — {fix}", head=head, fix=self.fix) if self.fix else head
 
 
 class IndexFormatError(UserError):

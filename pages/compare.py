@@ -6,12 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import error_text, t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import staged_answer, state
 from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.i18n import error_text, t
+from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -20,33 +21,44 @@ from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 lang, index, index_key = open_page("compare")
 suggested = state.suggested_questions(index_key)
 state.seed_widget("cq", suggested[0] if suggested else "")
-query = st.text_area(t("question", lang), key="cq", bind="query-params", height=80)
+query = st.text_area(t("Question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()
 sides = {}
 specs = {}
 columns = st.columns(2, gap="large")
 for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1], modes[min(1, len(modes) - 1)])):
     with column:
-        title = t("left", lang) if side == "a" else t("right", lang)
+        title = t("Left", lang) if side == "a" else t("Right", lang)
         mode = st.selectbox(
-            f"{title} · {t('mode', lang)}",
+            title + " · " + t("Retrieval mode", lang),
             modes,
             index=modes.index(default_mode),
             key=f"{side}_mode",
             bind="query-params",
-            placeholder=t("choose", lang),
+            placeholder=t("Choose an option", lang),
         )
         spec = param_widgets.version_picker(get_mode(mode), index, lang, prefix=f"{side}_")
-        with st.expander(t("parameters", lang)):
+        with st.expander(t("Parameters", lang)):
             values = param_widgets.parameter_widgets(spec, prefix=f"{side}_", lang=lang)
             linked, unknown = param_widgets.url_reference_fields(spec, prefix=f"{side}_")
             values.update(linked)
             for key, fix in unknown:
-                st.warning(t("url_param_unknown", lang, param=key, mode=mode, fix=fix))
+                st.warning(
+                    t(
+                        "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was "
+                        "left out.",
+                        lang,
+                        param=key,
+                        mode=mode,
+                        fix=fix,
+                    )
+                )
             hl = ll = None
             if spec.uses_keywords:
-                hl = split_keywords(st.text_input(t("hl", lang), key=f"{side}_hl", bind="query-params"))
-                ll = split_keywords(st.text_input(t("ll", lang), key=f"{side}_ll", bind="query-params"))
+                hl = split_keywords(
+                    st.text_input(t("High-level keywords", lang), key=f"{side}_hl", bind="query-params")
+                )
+                ll = split_keywords(st.text_input(t("Low-level keywords", lang), key=f"{side}_ll", bind="query-params"))
         sides[side] = (mode, values, hl, ll)
         specs[side] = spec
 
@@ -57,23 +69,23 @@ for side, (mode, values, hl, ll) in sides.items():
     try:
         results[side] = retrieve(index, index_key, mode, query, values, hl, ll)
     except UserError as exc:
-        title = t("left", lang) if side == "a" else t("right", lang)
-        st.error(t("side_error", lang, side=title, error=error_text(exc, lang)))
+        title = t("Left", lang) if side == "a" else t("Right", lang)
+        st.error(t("{side}: {error}", lang, side=title, error=error_text(exc, lang)))
         st.stop()
 
-st.subheader(t("overlap", lang))
+st.subheader(t("Overlap", lang))
 rows = overlap(results["a"], results["b"])
 st.dataframe(
     pd.DataFrame(
         [
             {
-                "kind": t(r.kind, lang),
+                "kind": label(KIND_LABELS, r.kind, lang),
                 "left": r.left,
                 "right": r.right,
                 "shared": r.shared,
                 "jaccard": round(r.jaccard, 3),
-                t("only_left", lang): ", ".join(r.only_left[:12]) + (" …" if len(r.only_left) > 12 else ""),
-                t("only_right", lang): ", ".join(r.only_right[:12]) + (" …" if len(r.only_right) > 12 else ""),
+                t("Only left", lang): ", ".join(r.only_left[:12]) + (" …" if len(r.only_left) > 12 else ""),
+                t("Only right", lang): ", ".join(r.only_right[:12]) + (" …" if len(r.only_right) > 12 else ""),
             }
             for r in rows
         ]
@@ -81,10 +93,10 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     column_config={
-        "kind": t("col_kind", lang),
-        "left": t("left", lang),
-        "right": t("right", lang),
-        "shared": t("col_shared", lang),
+        "kind": t("kind", lang),
+        "left": t("Left", lang),
+        "right": t("Right", lang),
+        "shared": t("shared", lang),
         "jaccard": st.column_config.ProgressColumn("jaccard", min_value=0.0, max_value=1.0, format="%.2f"),
     },
 )

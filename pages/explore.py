@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.i18n import error_text, t, tr
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -28,25 +28,33 @@ def _use_suggestion() -> None:
 modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
-    mode = st.selectbox(t("mode", lang), modes, key="mode", bind="query-params", placeholder=t("choose", lang))
+    mode = st.selectbox(
+        t("Retrieval mode", lang), modes, key="mode", bind="query-params", placeholder=t("Choose an option", lang)
+    )
     spec = param_widgets.version_picker(get_mode(mode), index, lang)
     if suggested:
         st.selectbox(
-            t("suggested", lang),
+            t("Suggested questions", lang),
             suggested,
             index=None,
             key="suggestion",
             on_change=_use_suggestion,
-            placeholder=t("choose", lang),
+            placeholder=t("Choose an option", lang),
         )
     if state.on_chroma_server(index.path):
         engine = st.selectbox(
-            t("engine_pick", lang),
+            t("Vector search", lang),
             ["local", "server"],
             key="vectors",
             bind="query-params",
-            help=t("engine_help", lang),
-            placeholder=t("choose", lang),
+            help=t(
+                "This index's vectors are also on a chroma server. local: exact search on this machine "
+                "(the default). server: the chroma server searches (approximate HNSW, no vectors loaded "
+                "here); its top-k is compared with the exact search when the local copy exists. Same as "
+                "the CLI's --vectors.",
+                lang,
+            ),
+            placeholder=t("Choose an option", lang),
         )
         if engine == "server":
             try:
@@ -56,26 +64,50 @@ with top[1]:
                 st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
-    query = st.text_area(t("question", lang), key="q", bind="query-params", height=90)
+    query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
-    st.subheader(t("parameters", lang))
-    st.caption(tr(spec.summary, lang))
+    st.subheader(t("Parameters", lang))
+    st.caption(translate(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)
     linked, unknown = param_widgets.url_reference_fields(spec)
     values.update(linked)
     hl = ll = None
     if spec.uses_keywords:
-        st.subheader(t("keywords", lang))
-        hl = split_keywords(st.text_input(t("hl", lang), key="hl", bind="query-params", help=t("keywords_help", lang)))
-        ll = split_keywords(st.text_input(t("ll", lang), key="ll", bind="query-params", help=t("keywords_help", lang)))
+        st.subheader(t("Keywords (LightRAG)", lang))
+        hl = split_keywords(
+            st.text_input(
+                t("High-level keywords", lang),
+                key="hl",
+                bind="query-params",
+                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose.", lang),
+            )
+        )
+        ll = split_keywords(
+            st.text_input(
+                t("Low-level keywords", lang),
+                key="ll",
+                bind="query-params",
+                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose.", lang),
+            )
+        )
 
 if not query.strip():
-    st.info(t("ask_something", lang), icon=":material/help:")
+    st.info(
+        t("Type a question (or pick a suggested one) to see what each mode retrieves.", lang), icon=":material/help:"
+    )
     st.stop()
 
 for key, fix in unknown:
-    st.warning(t("url_param_unknown", lang, param=key, mode=mode, fix=fix))
+    st.warning(
+        t(
+            "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was left out.",
+            lang,
+            param=key,
+            mode=mode,
+            fix=fix,
+        )
+    )
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:

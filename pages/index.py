@@ -8,8 +8,9 @@ import streamlit as st
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.ui import index_ops, state
-from graphrag_ui.ui.i18n import error_text, t, tr
+from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
 
@@ -28,7 +29,15 @@ def progress_bar(title: str):
         rate, eta = clock.tick(stage, done, total)
         if stage not in bars:
             bars[stage] = box.progress(0.0)
-        text = t("progress_line", lang, stage=tr(stage, lang), done=done, total=total, rate=rate, eta=eta)
+        text = t(
+            "{stage}: {done}/{total} · {rate} · {eta} left",
+            lang,
+            stage=translate(stage, lang),
+            done=done,
+            total=total,
+            rate=rate,
+            eta=eta,
+        )
         bars[stage].progress(min(done / total, 1.0) if total else 1.0, text=text)
 
     return update, box
@@ -37,14 +46,14 @@ def progress_bar(title: str):
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    message = t("ready", lang, label=label)
+    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=label)
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
 
 
 def counted(counts: dict[str, int]) -> str:
     """``58 entities, 212 relations, …`` in the UI language."""
-    return ", ".join(t("kept_part", lang, n=v, kind=t(f"stat_{k.replace('.', '_')}", lang)) for k, v in counts.items())
+    return ", ".join(t("{n} {kind}", lang, n=v, kind=label(STATISTICS, k, lang)) for k, v in counts.items())
 
 
 flash = state.pop_flash()
@@ -53,7 +62,13 @@ if flash:
 
 
 tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(
-    [t("stats", lang), t("open_folder", lang), t("import", lang), t("build", lang), t("reembed", lang)]
+    [
+        t("Index statistics", lang),
+        t("Open folder", lang),
+        t("Import", lang),
+        t("Build from documents", lang),
+        t("Re-embed", lang),
+    ]
 )
 with tab_stats:
     if index is not None:
@@ -61,77 +76,89 @@ with tab_stats:
         version = index_ops.source_version(index)
         where = index_ops.vector_location(index)
         facts = st.columns(4)
-        facts[0].metric(t("stat_source", lang), f"{m.source} {version}".strip())
-        facts[1].metric(t("embedder", lang), f"{m.embedder} ({m.dimension})")
-        facts[2].metric(t("stat_tokenizer", lang), m.tokenizer)
-        facts[3].metric(t("stat_vectors", lang), t("vectors_local", lang) if where == "local" else where)
-        counts, histogram, sizes = index_ops.statistics(index)
-        counts["what"] = [t(f"stat_{w.replace('.', '_')}", lang) for w in counts["what"]]
-        c1, c2 = st.columns(2)
-        headers = {name: t(f"col_{name}", lang) for name in ("what", "count", "community", "members", "level")}
-        c1.dataframe(counts, hide_index=True, width="stretch", column_config=headers)
-        c2.caption(t("degree_histogram", lang))
-        c2.bar_chart(
-            histogram, x="degree", y="entities", x_label=t("col_degree", lang), y_label=t("col_entities", lang)
+        facts[0].metric(t("Source system", lang), f"{m.source} {version}".strip())
+        facts[1].metric(t("Embedder", lang), f"{m.embedder} ({m.dimension})")
+        facts[2].metric(t("Tokenizer", lang), m.tokenizer)
+        facts[3].metric(
+            t("Vectors live in", lang), t("local (chroma in the folder)", lang) if where == "local" else where
         )
-        st.caption(t("community_sizes", lang))
-        st.dataframe(sizes, hide_index=True, width="stretch", column_config={**headers, "title": t("col_title", lang)})
+        counts, histogram, sizes = index_ops.statistics(index)
+        counts["what"] = [label(STATISTICS, w, lang) for w in counts["what"]]
+        c1, c2 = st.columns(2)
+        headers = {name: label(COLUMNS, name, lang) for name in ("what", "count", "community", "members", "level")}
+        c1.dataframe(counts, hide_index=True, width="stretch", column_config=headers)
+        c2.caption(t("Degree histogram: entities per degree", lang))
+        c2.bar_chart(histogram, x="degree", y="entities", x_label=t("degree", lang), y_label=t("entities", lang))
+        st.caption(t("Community sizes", lang))
+        st.dataframe(sizes, hide_index=True, width="stretch", column_config={**headers, "title": t("title", lang)})
 with tab_open:
-    folder = st.text_input(t("index_folder", lang), key="open_path")
-    if st.button(t("open", lang), key="open_btn") and folder:
+    folder = st.text_input(t("Index folder (made by build, import or reembed)", lang), key="open_path")
+    if st.button(t("Open", lang), key="open_btn") and folder:
         path = Path(folder).expanduser()
         if not (path / "manifest.json").is_file():
-            st.error(t("not_index_folder", lang, path=path))
+            st.error(
+                t(
+                    "{path}: no manifest.json here — this is not an index folder (import a source folder instead).",
+                    lang,
+                    path=path,
+                )
+            )
         else:
             finish(path.name, path)
 with tab_import:
     kind = st.selectbox(
-        t("source_kind", lang),
+        t("Source kind", lang),
         ["auto", "nano", "lightrag", "msgraphrag"],
         key="imp_kind",
-        format_func=lambda k: t("kind_auto", lang) if k == "auto" else k,
-        placeholder=t("choose", lang),
+        format_func=lambda k: t("auto (detect)", lang) if k == "auto" else k,
+        placeholder=t("Choose an option", lang),
     )
-    src = st.text_input(t("source_folder", lang), key="imp_src")
-    name = st.text_input(t("new_name", lang), key="imp_name")
-    embedder = st.text_input(t("source_embedder", lang), key="imp_emb")
-    if st.button(t("import", lang), key="imp_btn", type="primary"):
+    src = st.text_input(t("Source folder (working dir / GraphRAG output)", lang), key="imp_src")
+    name = st.text_input(t("Name of the new index", lang), key="imp_name")
+    embedder = st.text_input(
+        t("Embedder that made the source vectors (e.g. hash, litellm:text-embedding-3-small)", lang), key="imp_emb"
+    )
+    if st.button(t("Import", lang), key="imp_btn", type="primary"):
         from graphrag_ui.index.importers.command import import_source, import_warnings
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
-            update, box = progress_bar(t("importing", lang))
+            update, box = progress_bar(t("Importing…", lang))
             found, imported = import_source(kind, src, out, embedder or None, update)
             box.update(state="complete")
-            warned = "".join(t("import_warning", lang, warning=tr(w, lang)) for w in import_warnings(imported))
-            finish(out.name, out, t("detected", lang, found=found) + " · " + counted(imported.counts()) + warned)
+            warned = "".join(
+                t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in import_warnings(imported)
+            )
+            finish(
+                out.name, out, t("detected {found}", lang, found=found) + " · " + counted(imported.counts()) + warned
+            )
         except UserError as exc:
             st.error(error_text(exc, lang))
 with tab_build:
     relabel_uploaders(lang, index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
-        t("documents", lang),
+        t("Documents (.txt / .md, UTF-8, ≤ 5 MB each)", lang),
         type=index_ops.UPLOAD_TYPES,
         accept_multiple_files=True,
         key="b_files",
         max_upload_size=index_ops.MAX_UPLOAD_BYTES // (1024 * 1024),  # the browser refuses larger files
     )
-    name = st.text_input(t("new_name", lang), key="b_name")
+    name = st.text_input(t("Name of the new index", lang), key="b_name")
     extractor = st.radio(
-        t("extractor", lang),
+        t("Extractor", lang),
         ["offline", "llm"],
         horizontal=True,
         key="b_extractor",
-        format_func=lambda e: t(f"extractor_{e}", lang),
+        format_func=lambda e: label(EXTRACTORS, e, lang),
     )
-    embedder = st.text_input(t("embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
-    if st.button(t("build", lang), key="b_btn", type="primary"):
+    embedder = st.text_input(t("Embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
+    if st.button(t("Build from documents", lang), key="b_btn", type="primary"):
         from graphrag_ui.llm_client.settings import LLMSettings
 
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
             files = [(f.name, f.getvalue()) for f in uploads or []]
-            update, box = progress_bar(t("building", lang))
+            update, box = progress_bar(t("Building the index…", lang))
             noticed: list[str] = []  # bad records, unusable report replies, dropped self-loops
             built = index_ops.build_from_uploads(
                 files,
@@ -143,23 +170,23 @@ with tab_build:
                 on_warning=noticed.append,
             )
             box.update(state="complete")
-            warned = "".join(t("import_warning", lang, warning=tr(w, lang)) for w in noticed)
+            warned = "".join(t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in noticed)
             finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
             st.error(error_text(exc, lang))
 with tab_reembed:
     if index is not None:
-        st.write(t("current_embedder", lang, embedder=index.manifest.embedder))
-        target = st.text_input(t("new_embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
+        st.write(t("Current embedder: **{embedder}**", lang, embedder=index.manifest.embedder))
+        target = st.text_input(t("New embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
         if index_key.startswith("sample:"):
-            st.info(t("samples_read_only", lang))
-        elif st.button(t("reembed", lang), key="re_btn"):
+            st.info(t("The bundled samples are read-only; import or build a copy to re-embed it.", lang))
+        elif st.button(t("Re-embed", lang), key="re_btn"):
             from graphrag_ui.index.reembed import reembed
 
             try:
-                update, box = progress_bar(t("reembedding", lang))
+                update, box = progress_bar(t("Re-embedding…", lang))
                 reembed(index.path, target.strip(), progress=update)
                 box.update(state="complete")
-                st.success(t("reembedded", lang))
+                st.success(t("Re-embedded; the index reloads with the new vectors.", lang))
             except UserError as exc:
                 st.error(error_text(exc, lang))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,17 @@ class Template:
         return "".join(p for p in self.parts if not isinstance(p, Hole))
 
 
+def _template_parts(template: str) -> tuple[str | Hole, ...]:
+    """A ``msg`` template as parts: its literal text, a hole for each ``{placeholder}``."""
+    parts: list[str | Hole] = []
+    for literal, field, _spec, _conv in string.Formatter().parse(template):
+        if literal:
+            parts.append(literal)
+        if field is not None:
+            parts.append(Hole(field))
+    return tuple(parts)
+
+
 def _name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -91,7 +103,7 @@ class _Source:
         self.files: dict[str, ast.Module] = {}
         for path in sorted(PACKAGE.rglob("*.py")):
             rel = path.relative_to(PACKAGE.parent).as_posix()
-            if rel.startswith("graphrag_ui/ui/messages_zh"):
+            if rel.startswith("graphrag_ui/ui/messages_zh") or rel == "graphrag_ui/i18n.py":
                 continue
             self.files[rel] = ast.parse(path.read_text(encoding="utf-8"))
         self.functions: dict[str, list[tuple[str, ast.FunctionDef]]] = {}
@@ -165,6 +177,18 @@ class Collector:
             return self._name_value(node.id, rel, fn, depth) or [(HOLE,)]
         if isinstance(node, ast.Attribute) and node.attr.isupper():
             return self._constant(node.attr, depth) or [(HOLE,)]
+        if isinstance(node, ast.Call) and _name(node.func) in ("msg", "pmsg") and node.args:
+            template = node.args[-1] if _name(node.func) == "msg" else node.args[1]
+            for keyword in node.keywords:  # a value may be a message itself
+                self._submessages(keyword.value, rel, fn, depth)
+            if isinstance(template, ast.Constant) and isinstance(template.value, str):
+                return [_template_parts(template.value)]
+            return [(HOLE,)]
+        if isinstance(node, ast.Call) and _name(node.func) == "joined":
+            for arg in node.args:
+                for parts in self.resolve(arg, rel, fn, depth + 1):
+                    self._add(parts, rel, getattr(arg, "lineno", 0))
+            return [(HOLE,)]
         if isinstance(node, ast.Call) and _name(node.func) in self.src.functions and not _name(node.func)[0].isupper():
             out = []
             for frel, fdef in self.src.functions[_name(node.func)]:

@@ -14,8 +14,8 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.retrieval.registry import mode_names
 from graphrag_ui.ui.frame import PAGES
 from graphrag_ui.ui.graph_view import remote_references
-from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.index_ops import MAX_UPLOAD_BYTES, check_uploads
+from graphrag_ui.ui.labels import PAGE_TITLES
 from graphrag_ui.ui.state import register_index
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -79,7 +79,7 @@ def test_every_page_opens_inside_the_frame(app, name):
     at = app(f"pages/{name}.py", index="sample:zh")
     assert at.selectbox(key="index").value == "sample:zh"
     assert at.selectbox(key="lang").value == "en"
-    assert [title.value for title in at.title] == [t(name, "en")]
+    assert [title.value for title in at.title] == [PAGE_TITLES[name]]
 
 
 def test_compare_page_shows_overlap(app):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.registry import mode_names
-from graphrag_ui.ui.i18n import t
 from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -227,11 +227,11 @@ def test_index_page_in_zh_relabels_the_uploader(browser, app_url, blocked):
     """Streamlit draws the uploader's button and limit line in English; in zh the style draws ours."""
     page = new_page(browser, blocked)
     page.goto(app_url + "/index?index=sample:zh&lang=zh")
-    open_tab(page, t("build", "zh"))
+    open_tab(page, t("Build from documents", "zh"))
     page.get_by_test_id("stFileUploaderDropzone").wait_for()
     settle(page)
     seen = page.evaluate(VISIBLE_UI_TEXT)
-    assert t("upload_button", "zh") in seen, seen
+    assert t("Upload", "zh") in seen, seen
     assert any(text.startswith("单个文件不超过 5 MB") for text in seen), seen
     assert not any("per file" in text or text == "Upload" for text in seen), seen
     missing = untranslated(seen, allowed_names())

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_ui.i18n import t
 from graphrag_ui.ui.frame import PAGES
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.labels import PAGE_TITLES
 from graphrag_ui.ui.state import choice_label
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, EXTERNAL, settle, streamlit_app, wait_until
 
@@ -53,14 +54,14 @@ def open_fresh(browser, url: str, blocked: list[str]):
 
 def assert_framed(page, name: str) -> None:
     """The page's title inside the app's frame, with the index from the URL and no dialog."""
-    title = t(name, "en")
+    title = PAGE_TITLES[name]
     wait_until(page, lambda: page.locator("h1").all_inner_texts() == [title], what=f"the title {title!r} alone")
     settle(page)
     sidebar = page.get_by_test_id("stSidebar")
     nav = sidebar.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
     labels = [text.split("\n")[-1] for text in nav]
-    assert labels == [t(other, "en") for other in PAGES], labels  # the app's navigation, not Streamlit's file list
-    picker = sidebar.get_by_test_id("stSelectbox").filter(has_text=t("index_pick", "en"))
+    assert labels == [PAGE_TITLES[other] for other in PAGES], labels  # the app's navigation, not Streamlit's file list
+    picker = sidebar.get_by_test_id("stSelectbox").filter(has_text=t("Index", "en"))
     wait_until(page, lambda: picker.count() == 1, what="the index picker in the sidebar")
     opened = sidebar.get_by_text(choice_label(INDEX))
     wait_until(page, lambda: opened.count() == 1, what="the index from the URL open in the picker")

@@ -177,7 +177,7 @@ def test_app_in_chinese_shows_the_message_in_chinese(app, damaged, fault):
     """With the UI in zh the same one line is Chinese: what and fix translated, the file kept."""
     import re
 
-    from graphrag_ui.ui.i18n import error_text
+    from graphrag_ui.i18n import error_text
     from graphrag_ui.ui.state import register_index
 
     folder = damaged("en", fault)

@@ -13,7 +13,6 @@ from ui_fixtures import TITLE
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
 from graphrag_ui.retrieval.core.stages import Batch, ModelCall, Point, Rating, Stages
 from graphrag_ui.ui import stage_tables
-from graphrag_ui.ui.i18n import _STRINGS
 
 MODE = staged_mode.NAME
 evil = test_app.evil  # test_app's malicious-index fixture (the headless `app` fixture is conftest's)
@@ -79,13 +78,6 @@ def test_stage_tables_say_where_each_point_came_from_and_why():
     assert list(calls["stage"]) == ["map", "map", "reduce"] and list(calls["cached"]) == [False, False, True]
     ratings = stage_tables.ratings_frame(result)
     assert list(ratings["kept"]) == [True, False] and ratings["title"][0] == "Title c1"
-
-
-def test_every_stage_string_has_english_and_chinese():
-    keys = [
-        k for k in _STRINGS if k.startswith("col_") or k in {"batches", "points", "stages_need_model", "map_progress"}
-    ]
-    assert keys and all(_STRINGS[k].get("en") and _STRINGS[k].get("zh") for k in keys)
 
 
 # --- the pages ---------------------------------------------------------------------------------------

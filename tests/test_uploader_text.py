@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.i18n import t
 from graphrag_ui.ui.uploader_text import _css_string, uploader_style
 
 
@@ -13,7 +13,7 @@ def test_english_keeps_streamlits_own_words():
 def test_chinese_draws_the_catalogue_words():
     style = uploader_style("zh", 5, ["md", "txt"])
     assert style.startswith("<style>") and style.endswith("</style>")
-    assert f'content: "{t("upload_button", "zh")}"' in style
+    assert f'content: "{t("Upload", "zh")}"' in style
     assert 'content: "单个文件不超过 5 MB • MD, TXT"' in style
     assert style.count("font-size: 0}") == 1  # the English drawn at size 0, not removed
 

@@ -184,7 +184,7 @@ def test_cli_error_for_a_local_index_is_one_line(capsys):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatch, lang):
-    from graphrag_ui.ui.i18n import t
+    from graphrag_ui.i18n import t
     from graphrag_ui.ui.state import register_index
 
     port, saved = server
@@ -192,10 +192,12 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
     at = app(index=key, mode="nano.local", q=first_question(lang), vectors="server", lang=lang)
     assert not at.error, [e.value for e in at.error]
     (note,) = [i.value for i in at.info if f"127.0.0.1:{port}" in i.value]
-    assert note == t("vector_engine_line", lang, where=f"127.0.0.1:{port}")
-    overlap = t("vector_overlap", lang, kind=t("entities", lang), k=25, both=25, n=25)
+    assert note == t("Vectors searched by chroma HNSW on {where}.", lang, where=f"127.0.0.1:{port}")
+    overlap = t(
+        "{kind}: server top-{k} ∩ exact top-{k}: {both}/{n}", lang, kind=t("Entities", lang), k=25, both=25, n=25
+    )
     assert overlap in [c.value for c in at.caption]
-    assert any(sb.label == t("engine_pick", lang) for sb in at.selectbox)
+    assert any(sb.label == t("Vector search", lang) for sb in at.selectbox)
     opened = at.session_state["_index"]  # the frame opened it without the vector matrices
     assert all(vector_server.is_server(table) and table.matrix.size == 0 for table in opened.vectors.values())
     if lang == "zh":  # the new strings (the note, the choice, the reasons' engine) all read in Chinese
@@ -209,7 +211,7 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
 
 
 def test_explore_does_not_offer_the_server_for_a_local_index(app):
-    from graphrag_ui.ui.i18n import t
+    from graphrag_ui.i18n import t
 
     at = app(index="sample:en", mode="nano.local", q="Who keeps the lighthouse?")
-    assert not any(sb.label == t("engine_pick", "en") for sb in at.selectbox)
+    assert not any(sb.label == t("Vector search", "en") for sb in at.selectbox)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_ui.i18n import translate
 from graphrag_ui.ui import i18n
-from graphrag_ui.ui.i18n import ZH_TEXTS, fields, template_pattern, tr
+from graphrag_ui.ui.i18n import ZH_TEXTS, fields, template_pattern
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from message_sources import Template, templates  # noqa: E402
@@ -44,11 +45,39 @@ def found() -> list[Template]:
     return templates()
 
 
+def _gettext_entries() -> dict[str, str]:
+    """English template -> Chinese of the zh gettext catalogue (messages marked with ``msg``)."""
+    from babel.messages.pofile import read_po
+
+    with (ROOT / "graphrag_ui" / "locales" / "zh_CN" / "LC_MESSAGES" / "graphrag_ui.po").open("rb") as f:
+        entries = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.context}
+    return {
+        en: zh for en, zh in entries.items() if re.search(r"[A-Za-z]", i18n._FIELD.sub("", en))
+    }  # "{a}: {b}" matches anything
+
+
+GETTEXT = _gettext_entries()
+
+
 def _own_entry(text: str) -> str | None:
     """The catalogue key that translates ``text`` by itself (exactly or as its template)."""
-    if text in ZH_TEXTS:
+    if text in ZH_TEXTS or text in GETTEXT:
         return text
-    return next((en for en in ZH_TEXTS if fields(en) and template_pattern(en).match(text)), None)
+    return next((en for en in [*ZH_TEXTS, *GETTEXT] if fields(en) and template_pattern(en).match(text)), None)
+
+
+def _zh(text: str) -> str:
+    """``text`` in Chinese by the old tables, else by the gettext entry whose template it matches."""
+    zh = translate(text, "zh")
+    if zh != text or text not in GETTEXT and not any(fields(en) and template_pattern(en).match(text) for en in GETTEXT):
+        return zh
+    if text in GETTEXT:
+        return GETTEXT[text]
+    for en, zh_template in GETTEXT.items():
+        match = fields(en) and template_pattern(en).match(text)
+        if match:
+            return i18n._FIELD.sub(lambda m, values=match.groupdict(): values[m.group(1)], zh_template)
+    return zh
 
 
 def untranslated(found: list[Template]) -> list[str]:
@@ -58,7 +87,7 @@ def untranslated(found: list[Template]) -> list[str]:
         text, values = template.sample()
         if template.file in CLI_ONLY or text in NAMES:
             continue
-        zh = tr(text, "zh")
+        zh = _zh(text)
         why = ""
         if _own_entry(text) is None:
             why = "no catalogue entry"
@@ -142,19 +171,19 @@ def test_an_error_carried_as_text_translates_with_its_where_kept():
         "model openai/m at http://127.0.0.1:9/v1",
         "the server is having trouble: try again later, and check its logs if it is yours",
     )
-    assert tr(str(error), "zh") == (
+    assert translate(str(error), "zh") == (
         "model openai/m at http://127.0.0.1:9/v1: 服务商的服务器出错，状态 500（The server had an error） — "
         "服务器出了问题：请稍后再试；如果是你自己的服务器，请查看其日志"
     )
     note = f"1 of 2 map call(s) failed (first: batch 1: {error}); the reduce stage did not run, since an answer "
     note += "without those batches' reports would look complete but is not. Run again: answered batches come from the cache."
-    assert tr(note, "zh").startswith(
+    assert translate(note, "zh").startswith(
         "2 次映射调用中有 1 次失败（第一个：批次 1：model openai/m at http://127.0.0.1:9/v1: 服务商"
     )
     skipped = UserError("is UTF-16 text, not UTF-8", "u.txt", "re-save the file as UTF-8")
     joined = f"no usable documents (x.pdf: ignored (only .txt and .md are read); {skipped})"
     assert (
-        tr(joined, "zh")
+        translate(joined, "zh")
         == "没有可用的文档（x.pdf：已忽略（只读取 .txt 和 .md）；u.txt: 是 UTF-16 文本，不是 UTF-8 — 请把文件另存为 UTF-8）"
     )
-    assert tr("a sentence no catalogue knows — and a fix it does not know either", "zh").startswith("a sentence")
+    assert translate("a sentence no catalogue knows — and a fix it does not know either", "zh").startswith("a sentence")

@@ -16,9 +16,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
+from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui.i18n import ZH_TEXTS, catalogue, t, template_pattern
+from graphrag_ui.ui.i18n import ZH_TEXTS
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # element types whose ``body`` is UI text (markdown holds UI text too: headings, bold labels)
 _BODY = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success", "exception"}
@@ -217,9 +221,33 @@ def _plain(text: str, allowed: set[str]) -> bool:
     return all(w in TECHNICAL or "/" in w or "_" in w or not re.search(r"[A-Za-z]{2,}", w) for w in words)
 
 
+_FIELD = re.compile(r"\{(\w+)(?:[:!][^}]*)?\}")
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A regex matching every text the template can produce; each placeholder is a named group."""
+    parts, seen, pos = [], set(), 0
+    for m in _FIELD.finditer(template):
+        parts.append(re.escape(template[pos : m.start()]))
+        name = m.group(1)
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+        seen.add(name)
+        pos = m.end()
+    parts.append(re.escape(template[pos:]))
+    return re.compile("".join(parts) + r"\Z", re.S)
+
+
+def zh_texts() -> list[str]:
+    """Every Chinese text of the zh gettext catalogue (and of the old tables, while they last)."""
+    from babel.messages.pofile import read_po
+
+    with (ROOT / "graphrag_ui" / "locales" / "zh_CN" / "LC_MESSAGES" / "graphrag_ui.po").open("rb") as f:
+        catalog = read_po(f)
+    return [m.string for m in catalog if m.id and m.string] + list(ZH_TEXTS.values())
+
+
 def _templates() -> list[re.Pattern[str]]:
-    texts = list(catalogue("zh").values()) + list(ZH_TEXTS.values())
-    return [template_pattern(t) for t in texts if re.search(r"[A-Za-z]{2,}", t)]
+    return [template_pattern(t) for t in zh_texts() if re.search(r"[A-Za-z]{2,}", t)]
 
 
 def translated(text: str, allowed: set[str], patterns: list[re.Pattern[str]], depth: int = 0) -> bool:
@@ -249,8 +277,8 @@ def allowed_names() -> set[str]:
     """Everything a zh page may show untranslated: reference names, both samples' content and questions."""
     from pathlib import Path
 
+    from graphrag_ui.i18n import LANGUAGES
     from graphrag_ui.index import store
-    from graphrag_ui.ui.i18n import LANGUAGES
     from graphrag_ui.ui.state import SAMPLES, suggested_questions
 
     names = reference_names() | set(LANGUAGES) | set(LANGUAGES.values()) | {"Language / 语言"}
@@ -283,7 +311,7 @@ VISIBLE_UI_TEXT = """() => {
 
 def reason_headers(lang: str) -> list[str]:
     """The headers the grids give their reason columns (``REASON_COLUMNS``) in ``lang``."""
-    return [t(key, lang) for key in ("why", "why_dropped", "col_why", "col_why_dropped", "col_reason", "col_map")]
+    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call")]
 
 
 # the grids' headers and the cells under a reason header, as the browser draws them (the data grid

@@ -6,8 +6,9 @@ import hashlib
 
 import streamlit as st
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
 from graphrag_ui.ui.text import safe_markdown
@@ -29,18 +30,30 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
     if result.stages is not None:
         return staged_answer_panel(result, lang, key, rerun=rerun)
     settings = LLMSettings.from_env_and_secrets()
-    st.subheader(t("answer", lang))
+    st.subheader(t("Answer", lang))
     if result.keywords.source:
-        source = t(f"kw_source_{result.keywords.source}", lang)
-        st.caption(t("keywords_line", lang, source=source, hl=result.keywords.hl, ll=result.keywords.ll))
+        source = label(KEYWORD_SOURCES, result.keywords.source, lang)
+        st.caption(
+            t(
+                "keywords ({source}): hl = {hl} · ll = {ll}",
+                lang,
+                source=source,
+                hl=result.keywords.hl,
+                ll=result.keywords.ll,
+            )
+        )
     if not settings.configured:
-        st.info(t("no_model", lang))
+        st.info(
+            t("No LLM configured: showing the prompt that would be sent. Configure a model on the Settings page.", lang)
+        )
         prompt_panel(result, lang)
         return result
     store_key = _answer_key(result)
     retry_key = f"{key}_retry_pending"
-    use_cache = st.toggle(t("answer_cache", lang), value=True, key=f"{key}_cache", help=t("answer_cache_help", lang))
-    asked = st.button(t("ask", lang), key=f"{key}_ask", type="primary", disabled=not result.context)
+    use_cache = st.toggle(
+        t("answer cache", lang), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer", lang)
+    )
+    asked = st.button(t("Generate answer", lang), key=f"{key}_ask", type="primary", disabled=not result.context)
     if asked or st.session_state.pop(retry_key, False):
         from graphrag_ui.llm import answer as answering
 
@@ -66,19 +79,27 @@ def _show_reply(reply, lang: str, retry_key: str) -> None:
     if reply.error_kind == "stream_cut":
         if reply.text:
             st.markdown(safe_markdown(reply.text))
-        st.warning(t("answer_incomplete", lang, error=tr(reply.error, lang)), icon=":material/warning:")
+        st.warning(
+            t(
+                "Incomplete answer: the stream stopped before the model finished, so the text above is cut "
+                "short and was not cached. ({error})",
+                lang,
+                error=translate(reply.error, lang),
+            ),
+            icon=":material/warning:",
+        )
         st.button(
-            t("retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
+            t("Retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
         )
     elif reply.error:
-        st.error(tr(reply.error, lang))
+        st.error(translate(reply.error, lang))
     else:
         st.markdown(safe_markdown(reply.text))
-        cost = t("cost_unknown", lang) if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
-        hit = t("cache_hit", lang) if reply.cached else ""
+        cost = t("unknown", lang) if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
+        hit = t(" · cache hit", lang) if reply.cached else ""
         st.caption(
             t(
-                "answer_caption",
+                "{model}{hit} · {prompt} prompt + {answer} answer tokens · cost {cost}",
                 lang,
                 model=reply.model,
                 hit=hit,

@@ -10,7 +10,7 @@ import streamlit as st
 
 from graphrag_ui.ui import legacy_pages, state
 from graphrag_ui.ui.guard import run_guarded
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.labels import PAGE_TITLES, label
 
 # every page: its file under pages/, url path and title key are its name; the first is the start page
 PAGES = {
@@ -33,7 +33,7 @@ def app_pages(lang: str) -> list:
     """
 
     def page(name: str, **how) -> st.Page:
-        return st.Page(f"pages/{name}.py", title=t(name, lang), **how)
+        return st.Page(f"pages/{name}.py", title=label(PAGE_TITLES, name, lang), **how)
 
     first, *rest = PAGES
     return [

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.graph_component import clickable_graph
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.labels import GRAPH_VIEWS, label
 
 VIEWS = ("interactive", "standalone")
 
@@ -46,20 +47,26 @@ def show_graph(
 ) -> None:
     """Graph + details panel; ``cache_key`` must change whenever ``spec`` does."""
     if not spec.nodes:
-        st.info(t("graph_empty", lang))
+        st.info(
+            t("Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.", lang)
+        )
         return
     dark = _dark()
     top = st.columns([3, 2], vertical_alignment="bottom")
     view = top[0].segmented_control(
-        t("graph_view", lang),
+        t("Graph view", lang),
         VIEWS,
         default=default_view,
         key=f"{key}_view",
-        format_func=lambda v: t(f"view_{v}", lang),
-        help=t("graph_view_help", lang),
+        format_func=lambda v: label(GRAPH_VIEWS, v, lang),
+        help=t(
+            "Interactive: click a node to see its details beside the graph. Standalone: the same graph "
+            "as the self-contained pyvis page you can download.",
+            lang,
+        ),
     )
     if spec.capped:
-        top[1].caption(t("capped", lang, n=len(spec.nodes), total=spec.total))
+        top[1].caption(t("Graph capped at {n} nodes (of {total}).", lang, n=len(spec.nodes), total=spec.total))
     key_with_index = f"{index.path}|{cache_key}"
     if side_by_side:
         graph_area, details_area = st.columns([3, 2], gap="medium")
@@ -79,16 +86,16 @@ def show_graph(
         if st.session_state.get(node_key) not in spec.nodes:
             st.session_state.pop(node_key, None)
         chosen = st.selectbox(
-            t("node_details", lang),
+            t("Node details", lang),
             spec.nodes,
             index=None,
             key=node_key,
-            placeholder=t("click_or_pick", lang),
+            placeholder=t("Click a node in the graph, or pick one", lang),
         )
         if chosen:
             node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen, lang), lang)
         st.download_button(
-            t("download_graph", lang),
+            t("Download graph HTML", lang),
             lambda: graph_view.render(index, spec, dark=dark, lang=lang)[0].encode("utf-8"),  # built on click only
             file_name=file_name,
             mime="text/html",
@@ -102,34 +109,40 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
     """Everything known about one entity, as text (never HTML)."""
     entity = index.entity_by_name.get(name)
     if entity is None:
-        st.warning(t("node_missing", lang, name=name))
+        st.warning(t("{name} is not an entity of this index.", lang, name=name))
         return
     with st.container(border=True):
         st.markdown(f"#### {_md(entity.name)}")
         st.markdown(
-            f"{t('type', lang)} `{_md(entity.type or '—')}` · {t('degree', lang)} **{index.graph.degree(entity.name)}**"
-            f" · {t('source_chunks', lang)} **{len(entity.source_chunk_ids)}**"
+            t("Type", lang)
+            + f" `{_md(entity.type or '—')}` · "
+            + t("Degree", lang)
+            + f" **{index.graph.degree(entity.name)}** · "
+            + t("Source chunks", lang)
+            + f" **{len(entity.source_chunk_ids)}**"
         )
         if role:
-            st.caption(t("graph_tip", lang, label=t("role", lang), value=graph_view.role_text(role, lang)))
+            st.caption(
+                t("{label}: {value}", lang, label=t("Role in this view", lang), value=graph_view.role_text(role, lang))
+            )
         if why:
-            st.markdown(f"**{t('why', lang)}** ")
+            st.markdown("**" + t("Why selected", lang) + "** ")
             st.text(why)  # already in the UI language (graph_view.why_text)
-        st.markdown(f"**{t('description', lang)}**")
+        st.markdown("**" + t("Description", lang) + "**")
         description = entity.description.replace("<SEP>", "\n") or "—"
         with st.container(height=220 if len(description) > 500 else "content", border=False):
             st.text(description)
         if entity.aliases:
-            st.caption(t("aliases", lang) + ": " + ", ".join(entity.aliases))
+            st.caption(t("Aliases", lang) + ": " + ", ".join(entity.aliases))
         rows = []
         for level, cid in entity.communities:
             community = index.community_by_id.get(cid)
             rows.append({"level": level, "community": cid, "title": community.title if community else ""})
         if rows:
-            st.markdown(f"**{t('communities', lang)}**")
+            st.markdown("**" + t("Communities", lang) + "**")
             st.dataframe(rows, hide_index=True, width="stretch")
         if entity.source_chunk_ids:
-            with st.expander(f"{t('source_chunks', lang)} ({len(entity.source_chunk_ids)})"):
+            with st.expander(t("Source chunks", lang) + f" ({len(entity.source_chunk_ids)})"):
                 for cid in entity.source_chunk_ids[:8]:
                     chunk = index.chunk_by_id.get(cid)
                     st.caption(cid)

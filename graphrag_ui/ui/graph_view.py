@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Entity, Index
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui.i18n import catalogue, t, tr
+from graphrag_ui.ui.labels import GRAPH_ROLES, label
 
 MAX_NODES = 400
 PALETTE = [
@@ -180,18 +181,17 @@ class GraphElements:
 
 def role_text(role: str, lang: str) -> str:
     """What a node's role means, in ``lang`` (an unknown role is shown as is)."""
-    key = f"graph_role_{role}"
-    return t(key, lang) if key in catalogue("en") else role
+    return label(GRAPH_ROLES, role, lang)
 
 
 def why_text(spec: GraphSpec, name: str, lang: str) -> str:
     """Why the entity was selected and, when it was dropped, why, in ``lang`` (empty when not recalled)."""
     if name not in spec.why:
         return ""
-    why = tr(spec.why[name], lang)
+    why = translate(spec.why[name], lang)
     if name not in spec.dropped:
         return why
-    return t("graph_dropped_because", lang, why=why, dropped=tr(spec.dropped[name], lang))
+    return t("{why} — dropped: {dropped}", lang, why=why, dropped=translate(spec.dropped[name], lang))
 
 
 def elements(index: Index, spec: GraphSpec, lang: str = "en") -> GraphElements:
@@ -216,12 +216,14 @@ def elements(index: Index, spec: GraphSpec, lang: str = "en") -> GraphElements:
         legend[community]["nodes"] += 1
         title_lines = [
             name,
-            t("graph_tip", lang, label=t("type", lang), value=entity.type if entity else "?"),
-            t("graph_tip", lang, label=t("degree", lang), value=degrees.get(name, 0)),
-            t("graph_tip", lang, label=t("role", lang), value=role_text(role, lang)),
+            t("{label}: {value}", lang, label=t("Type", lang), value=entity.type if entity else "?"),
+            t("{label}: {value}", lang, label=t("Degree", lang), value=degrees.get(name, 0)),
+            t("{label}: {value}", lang, label=t("Role in this view", lang), value=role_text(role, lang)),
         ]
         if name in spec.why:
-            title_lines.append(t("graph_tip", lang, label=t("why", lang), value=why_text(spec, name, lang)))
+            title_lines.append(
+                t("{label}: {value}", lang, label=t("Why selected", lang), value=why_text(spec, name, lang))
+            )
         if entity is not None:
             title_lines.append(_plain(entity.description))
         nodes.append(
@@ -246,8 +248,9 @@ def elements(index: Index, spec: GraphSpec, lang: str = "en") -> GraphElements:
                 "from": a,
                 "to": b,
                 "title": _plain(
-                    f"{a} — {b}\n{t('graph_tip', lang, label=t('weight', lang), value=f'{weight:g}')}\n"
-                    f"{rel.description if rel else ''}"
+                    f"{a} — {b}\n"
+                    + t("{label}: {value}", lang, label=t("Weight", lang), value=f"{weight:g}")
+                    + f"\n{rel.description if rel else ''}"
                 ),
                 "label": f"{weight:g}",
                 "width": 3 if in_context else 1,
@@ -310,7 +313,7 @@ def _legend_html(legend: list[dict], dark: bool, lang: str = "en") -> str:
         f"{html.escape(row['title'] or row['community'])[:40]} ({row['nodes']})</span>"
         for row in legend[:12]
     )
-    keys = html.escape(t("graph_legend_keys", lang))
+    keys = html.escape(t("★ recalled · ● context / neighbour · ◆ dropped · red edge = relation in the context", lang))
     return f'<div style="font:12px sans-serif;color:{fg};padding:4px 8px">{keys}<br>{items}</div>'
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.ui.i18n import error_text, t
+from graphrag_ui.i18n import error_text, t
 
 log = logging.getLogger("graphrag_ui.ui")
 
@@ -23,7 +23,12 @@ def message(exc: Exception, lang: str) -> str:
         return error_text(exc, lang)
     first = (str(exc).strip().splitlines() or [""])[0][:200]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-    return t("unexpected", lang, what=what)
+    return t(
+        "Something went wrong while drawing this page ({what}). Try again or change the last "
+        "setting; if it persists, pick another index and report the server log.",
+        lang,
+        what=what,
+    )
 
 
 def run_guarded(body: Callable[[], None], lang: str) -> None:

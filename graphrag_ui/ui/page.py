@@ -6,7 +6,7 @@ import streamlit as st
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.frame import return_to_frame
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.labels import PAGE_TITLES, label
 from graphrag_ui.ui.state import language
 
 
@@ -19,7 +19,7 @@ def open_page(title_key: str, *, require_index: bool = True) -> tuple[str, Index
     return_to_frame()
     lang = language()
     index = st.session_state.get("_index")
-    st.title(t(title_key, lang))
+    st.title(label(PAGE_TITLES, title_key, lang))
     if require_index and index is None:
         st.stop()
     return lang, index, st.session_state.get("_index_key", "")

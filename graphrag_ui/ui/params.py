@@ -6,10 +6,10 @@ from typing import Any
 
 import streamlit as st
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.param_intake import reference_of
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui.i18n import t, tr
 
 SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
 
@@ -21,13 +21,13 @@ def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
 
 def _widget(param: ParamSpec, key: str, disabled: bool, lang: str) -> Any:
     """The parameter keeps the reference's name as its label; its help is in the UI language."""
-    common = {"key": key, "help": tr(param.help, lang), "bind": "query-params", "disabled": disabled}
+    common = {"key": key, "help": translate(param.help, lang), "bind": "query-params", "disabled": disabled}
     if param.type == "bool":
         return st.toggle(param.name, value=bool(param.default), **common)
     if param.type == "choice":
         options = list(param.choices)
         return st.selectbox(
-            param.name, options, index=options.index(param.default), placeholder=t("choose", lang), **common
+            param.name, options, index=options.index(param.default), placeholder=t("Choose an option", lang), **common
         )
     if param.type == "str":
         return st.text_input(param.name, value=str(param.default), **common)
@@ -52,13 +52,17 @@ def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> M
     if st.session_state.get(key) not in options:
         st.session_state.pop(key, None)
     chosen = st.selectbox(
-        t("version", lang),
+        t("Reference version", lang),
         options,
         index=options.index(default),
         key=key,
-        help=t("version_help", lang),
+        help=t(
+            "Which release of the reference library this mode reproduces, byte for byte. Default: the "
+            "release that wrote the index (1.4.7 for built and sample indexes).",
+            lang,
+        ),
         bind="query-params",
-        placeholder=t("choose", lang),
+        placeholder=t("Choose an option", lang),
     )
     return spec.for_version(chosen)
 

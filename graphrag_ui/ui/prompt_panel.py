@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.ui.labels import ROLE_LABELS, label
 
 
 def prompt_panel(result: Retrieval, lang: str) -> None:
-    with st.expander(t("prompt", lang), expanded=False):
+    with st.expander(t("Prompt", lang), expanded=False):
         for message in result.messages:
-            st.caption(t(f"role_{message['role']}", lang))
+            st.caption(label(ROLE_LABELS, message["role"], lang))
             st.code(message["content"], language="markdown", wrap_lines=True)

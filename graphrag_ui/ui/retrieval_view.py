@@ -7,18 +7,19 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.ui import graph_view, tables
 from graphrag_ui.ui.graph_panel import show_graph
-from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, label
 from graphrag_ui.ui.text import safe_markdown
 
 
 def warnings_box(result: Retrieval, lang: str = "en") -> None:
     for warning in result.warnings:
-        st.warning(tr(warning, lang), icon="⚠️")
+        st.warning(translate(warning, lang), icon="⚠️")
 
 
 def vector_search_note(result: Retrieval, lang: str = "en") -> None:
@@ -26,25 +27,51 @@ def vector_search_note(result: Retrieval, lang: str = "en") -> None:
     info = result.vector_search
     if not info:
         return
-    st.info(t("vector_engine_line", lang, where=safe_markdown(info.get("server", ""))), icon=":material/dns:")
+    st.info(
+        t("Vectors searched by chroma HNSW on {where}.", lang, where=safe_markdown(info.get("server", ""))),
+        icon=":material/dns:",
+    )
     agreed = overlaps(info)
     for kind, k, both, n in agreed:
-        st.caption(t("vector_overlap", lang, kind=t(kind, lang), k=k, both=both, n=n))
+        st.caption(
+            t(
+                "{kind}: server top-{k} ∩ exact top-{k}: {both}/{n}",
+                lang,
+                kind=label(KIND_LABELS, kind, lang),
+                k=k,
+                both=both,
+                n=n,
+            )
+        )
     if not agreed:
-        st.caption(t("vector_overlap_none", lang))
+        st.caption(
+            t("No local copy of the vectors: the server's top-k cannot be compared with the exact search.", lang)
+        )
 
 
 def run_summary(result: Retrieval, lang: str = "en") -> None:
     """One line that reproduces the run: mode, every parameter, timing and what went in (last on the page)."""
     params = " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()))
     total = sum(result.timings_ms.values())
-    kept = ", ".join(t("kept_part", lang, n=n, kind=t(kind, lang)) for kind, (n, _) in tables.counts(result).items())
-    st.caption(t("run_line", lang, mode=result.mode, params=params, ms=f"{total:.1f}", kept=kept))
+    kept = ", ".join(
+        t("{n} {kind}", lang, n=n, kind=label(KIND_LABELS, kind, lang))
+        for kind, (n, _) in tables.counts(result).items()
+    )
+    st.caption(
+        t(
+            "run: {mode} · {params} · {ms} ms · in the context: {kept}",
+            lang,
+            mode=result.mode,
+            params=params,
+            ms=f"{total:.1f}",
+            kept=kept,
+        )
+    )
 
 
 def timings_line(timings_ms: dict[str, float], lang: str) -> str:
     """``keywords: 0.3 ms, embed: 23.6 ms, …`` with the stage names in ``lang``."""
-    parts = [t("timing_part", lang, stage=t(f"stage_{k}", lang), ms=f"{v:.1f}") for k, v in timings_ms.items()]
+    parts = [t("{stage}: {ms} ms", lang, stage=label(TIMINGS, k, lang), ms=f"{v:.1f}") for k, v in timings_ms.items()]
     return ", ".join(parts)
 
 
@@ -52,7 +79,16 @@ def empty_state(result: Retrieval, lang: str) -> bool:
     """One clear line when a mode put nothing into its context (the dropped rows still explain why)."""
     if any(kept for kept, _ in tables.counts(result).values()):
         return False
-    st.info(t("empty_result", lang, mode=result.mode), icon=":material/search_off:")
+    st.info(
+        t(
+            "{mode} found nothing for this question: no entity, relation, community or chunk made it "
+            "into the context. The dropped rows in each tab say why; try another mode, a lower "
+            "threshold or different keywords.",
+            lang,
+            mode=result.mode,
+        ),
+        icon=":material/search_off:",
+    )
     return True
 
 
@@ -60,14 +96,14 @@ def _column_config(lang: str) -> dict:
     """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
     cc = st.column_config
     return {
-        "order": cc.NumberColumn(t("col_order", lang), width="small", help=t("col_order_help", lang)),
-        "label": cc.TextColumn(t("col_label_name", lang), width="medium"),
-        "score": cc.NumberColumn(t("col_score", lang), format="%.4f", help=t("col_score_help", lang)),
-        "rank": cc.NumberColumn(t("col_rank", lang), help=t("col_rank_help", lang)),
-        "tokens": cc.NumberColumn(t("col_tokens", lang), help=t("col_tokens_help", lang)),
-        "why": cc.TextColumn(t("why", lang), width="large"),
-        "dropped": cc.TextColumn(t("why_dropped", lang), width="large"),
-        "id": cc.TextColumn(t("col_id", lang), width="small"),
+        "order": cc.NumberColumn(t("#", lang), width="small", help=t("order in which the mode found the item", lang)),
+        "label": cc.TextColumn(t("label", lang), width="medium"),
+        "score": cc.NumberColumn(t("score", lang), format="%.4f", help=t("similarity or the reference's score", lang)),
+        "rank": cc.NumberColumn(t("rank", lang), help=t("degree or the reference's rank", lang)),
+        "tokens": cc.NumberColumn(t("tokens", lang), help=t("tokens this row adds to the context", lang)),
+        "why": cc.TextColumn(t("Why selected", lang), width="large"),
+        "dropped": cc.TextColumn(t("why dropped", lang), width="large"),
+        "id": cc.TextColumn(t("id", lang), width="small"),
     }
 
 
@@ -84,9 +120,9 @@ def _ordered(frame) -> list[str]:
 def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
     kept, dropped = tables.split_tables(result, kind, lang)
     config = _column_config(lang)
-    st.caption(f"{t('in_context', lang)}: {len(kept)}")
+    st.caption(t("In the context", lang) + f": {len(kept)}")
     if kept.empty:
-        st.info(t("none", lang))
+        st.info(t("Nothing in this section.", lang))
     else:
         st.dataframe(
             kept,
@@ -97,7 +133,7 @@ def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
             column_config=config,
         )
     if not dropped.empty:
-        st.caption(f"{t('dropped', lang)}: {len(dropped)}")
+        st.caption(t("Considered but dropped", lang) + f": {len(dropped)}")
         st.dataframe(
             dropped,
             hide_index=True,
@@ -108,7 +144,7 @@ def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
         )
     both = tables.candidate_rows(kind, result.candidates(kind))  # reasons in English (see tables)
     st.download_button(
-        t("download_csv", lang),
+        t("Download CSV", lang),
         both.to_csv(index=False).encode("utf-8"),
         file_name=f"{kind}.csv",
         mime="text/csv",
@@ -124,7 +160,7 @@ def budget_chart(result: Retrieval, lang: str) -> None:
 
     frame = tables.budget_frame(result)
     if frame.empty:
-        st.info(t("none", lang))
+        st.info(t("Nothing in this section.", lang))
         return
     frame["limit"] = pd.to_numeric(frame["limit"], errors="coerce")
     is_total = frame["section"] == "total"
@@ -136,28 +172,28 @@ def budget_chart(result: Retrieval, lang: str) -> None:
     limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
     full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
     c1, c2, c3 = st.columns(3)
-    c1.metric(t("tokens_used", lang), f"{used:,}")
-    c2.metric(t("headroom", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
-    c3.metric(t("sections_full", lang), f"{full} / {len(limited)}")
+    c1.metric(t("Tokens in the context", lang), f"{used:,}")
+    c2.metric(t("Headroom under the limits", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
+    c3.metric(t("Sections at their limit", lang), f"{full} / {len(limited)}")
     long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
     long["order"] = (long["part"] == "headroom").astype(int)
-    long["part"] = long["part"].map({"used": t("part_used", lang), "headroom": t("part_headroom", lang)})
+    long["part"] = long["part"].map({"used": t("used", lang), "headroom": t("headroom", lang)})
     chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
             y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
-            x=alt.X("tokens:Q", stack="zero", title=t("col_tokens", lang)),
+            x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
             color=alt.Color(
                 "part:N",
-                scale=alt.Scale(domain=[t("part_used", lang), t("part_headroom", lang)], range=["#4e79a7", "#d9dde3"]),
+                scale=alt.Scale(domain=[t("used", lang), t("headroom", lang)], range=["#4e79a7", "#d9dde3"]),
                 legend=alt.Legend(orient="bottom", title=None),
             ),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("section:N", title=t("col_section", lang)),
-                alt.Tooltip("part:N", title=t("col_kind", lang)),
-                alt.Tooltip("tokens:Q", title=t("col_tokens", lang)),
+                alt.Tooltip("section:N", title=t("section", lang)),
+                alt.Tooltip("part:N", title=t("kind", lang)),
+                alt.Tooltip("tokens:Q", title=t("tokens", lang)),
             ],
         )
         .properties(height={"step": 26})
@@ -168,10 +204,12 @@ def budget_chart(result: Retrieval, lang: str) -> None:
         hide_index=True,
         width="stretch",
         column_config={
-            "section": t("col_section", lang),
-            "used": t("col_used", lang),
-            "headroom": t("col_headroom", lang),
-            "limit": st.column_config.NumberColumn(t("col_limit", lang), help=t("col_limit_help", lang)),
+            "section": t("section", lang),
+            "used": t("used", lang),
+            "headroom": t("headroom", lang),
+            "limit": st.column_config.NumberColumn(
+                t("budget", lang), help=t("empty: the section has no limit of its own", lang)
+            ),
         },
     )
 
@@ -198,7 +236,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
         st.code(result.context or "", language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button(
-        t("download_context", lang),
+        t("Download context", lang),
         result.context.encode("utf-8"),
         file_name="context.txt",
         mime="text/plain",
@@ -207,7 +245,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
         on_click="ignore",
     )
     c2.download_button(
-        t("download_json", lang),
+        t("Download Retrieval JSON", lang),
         result.to_json().encode("utf-8"),
         file_name="retrieval.json",
         mime="application/json",
@@ -220,12 +258,12 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
 def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -> None:
     """Tables per kind, graph, budget, trace and context; a map-reduce mode adds Batches and Points first."""
     counts = tables.counts(result)
-    labels = [f"{t(kind, lang)} ({counts[kind][0]})" for kind in KINDS]
-    labels += [t("graph", lang), t("budget", lang), t("trace", lang), t("context", lang)]
+    labels = [f"{label(KIND_LABELS, kind, lang)} ({counts[kind][0]})" for kind in KINDS]
+    labels += [t("Graph", lang), t("Budget", lang), t("Trace", lang), t("Context", lang)]
     if result.stages is not None:
         staged = result.stages
         kept = sum(1 for p in staged.points if p.in_context)
-        labels = [f"{t('batches', lang)} ({len(staged.batches)})", f"{t('points', lang)} ({kept})", *labels]
+        labels = [t("Batches", lang) + f" ({len(staged.batches)})", t("Points", lang) + f" ({kept})", *labels]
     tabs = st.tabs(labels, key=f"{key}_tabs", on_change="rerun")
     if result.stages is not None:
         from graphrag_ui.ui import stages_view
@@ -256,13 +294,13 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -
                 hide_index=True,
                 width="stretch",
                 column_config={
-                    "step": t("col_step", lang),
-                    "in": t("col_in", lang),
-                    "out": t("col_out", lang),
+                    "step": t("step", lang),
+                    "in": t("in", lang),
+                    "out": t("out", lang),
                     "ms": st.column_config.ProgressColumn(
-                        t("col_ms", lang), min_value=0.0, max_value=slowest, format="%.2f"
+                        t("ms", lang), min_value=0.0, max_value=slowest, format="%.2f"
                     ),
-                    "detail": st.column_config.TextColumn(t("col_detail", lang), width="large"),
+                    "detail": st.column_config.TextColumn(t("detail", lang), width="large"),
                 },
             )
             st.caption(timings_line(result.timings_ms, lang))

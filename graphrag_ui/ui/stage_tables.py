@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from graphrag_ui.i18n import translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages
-from graphrag_ui.ui.i18n import tr
 
 _PREVIEW = 300
 
@@ -51,7 +51,9 @@ def batches_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
                 "fill": (b.tokens / b.limit) if b.limit else None,
                 "points": None if call is None else len(got),
                 "kept": None if call is None else sum(1 for p in got if p.in_context),
-                "map": "" if call is None else tr(("cached" if call.cached else "ok") if call.ok else call.error, lang),
+                "map": ""
+                if call is None
+                else translate(("cached" if call.cached else "ok") if call.ok else call.error, lang),
                 "report ids": _reports(b.community_ids, titles),
             }
         )
@@ -100,9 +102,9 @@ def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd
             "reports": _reports(p.community_ids, titles),
         }
         if p.in_context:
-            kept.append({**row, "why": tr(p.why, lang)})
+            kept.append({**row, "why": translate(p.why, lang)})
         else:
-            dropped.append({"why dropped": tr(p.dropped or "not in the reduce context", lang), **row})
+            dropped.append({"why dropped": translate(p.dropped or "not in the reduce context", lang), **row})
     kept_cols = ["score", "batch", "description", "why", "tokens", "reports"]
     dropped_cols = ["why dropped", "score", "batch", "description", "tokens", "reports"]
     kept_frame = pd.DataFrame(kept, columns=kept_cols)
@@ -122,7 +124,7 @@ def ratings_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
             "level": r.level,
             "rating": r.rating,
             "kept": r.kept,
-            "reason": tr(r.why, lang),
+            "reason": translate(r.why, lang),
         }
         for r in stages.ratings
     ]

@@ -11,9 +11,9 @@ import hashlib
 
 import streamlit as st
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
-from graphrag_ui.ui.i18n import t, tr
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.text import safe_markdown
 
@@ -33,12 +33,12 @@ def _run(result: Retrieval, settings, use_cache: bool, lang: str) -> None:
     from graphrag_ui.llm import map_reduce
 
     total = len(result.stages.batches) if result.stages else 0
-    bar = st.progress(0.0, text=t("map_progress", lang, done=0, total=total))
+    bar = st.progress(0.0, text=t("Map calls: {done} of {total} done", lang, done=0, total=total))
     box = st.empty()
     parts: list[str] = []
 
     def on_progress(done: int, total: int, _call) -> None:
-        bar.progress(done / total, text=t("map_progress", lang, done=done, total=total))
+        bar.progress(done / total, text=t("Map calls: {done} of {total} done", lang, done=done, total=total))
 
     def on_token(token: str) -> None:
         parts.append(token)
@@ -61,13 +61,15 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     from graphrag_ui.ui.stages_view import cost_text, status_box
 
     settings = LLMSettings.from_env_and_secrets()
-    st.subheader(t("answer", lang))
+    st.subheader(t("Answer", lang))
     if not settings.configured:
         status_box(result, lang)
         return result
-    use_cache = st.toggle(t("answer_cache", lang), value=True, key=f"{key}_cache", help=t("answer_cache_help", lang))
+    use_cache = st.toggle(
+        t("answer cache", lang), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer", lang)
+    )
     n = len(result.stages.batches) if result.stages else 0
-    if st.button(t("ask_staged", lang, n=n), key=f"{key}_ask", type="primary"):
+    if st.button(t("Generate answer ({n} map calls, then reduce)", lang, n=n), key=f"{key}_ask", type="primary"):
         _run(result, settings, use_cache, lang)
         if rerun:
             st.rerun()
@@ -76,14 +78,14 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
     if current.stages is not None and current.stages.status == FAILED:
-        st.error(tr(current.stages.note, lang))
+        st.error(translate(current.stages.note, lang))
     if reply is not None and not reply.error and current.stages is not None:
         st.markdown(safe_markdown(reply.text))
         calls = current.stages.calls
         tokens = sum(c.prompt_tokens + c.answer_tokens for c in calls)
         cached = sum(1 for c in calls if c.cached)
         caption = t(
-            "staged_answer_caption",
+            "{model} · {calls} calls ({cached} from the cache) · {tokens:,} tokens · cost {cost}",
             lang,
             model=reply.model,
             calls=len(calls),

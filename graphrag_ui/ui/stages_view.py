@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL
 from graphrag_ui.ui import stage_tables
-from graphrag_ui.ui.i18n import t, tr
+from graphrag_ui.ui.labels import COLUMNS, ROLE_LABELS, label
 
 
 def _columns(lang: str, names: list[str], **special) -> dict:
-    """Column labels in ``lang`` (``col_<name>`` keys), with ``special`` configs for some columns."""
+    """Column labels in ``lang`` (``labels.COLUMNS``), with ``special`` configs for some columns."""
     cc = st.column_config
-    config = {name: cc.Column(t("col_" + name.replace(" ", "_"), lang)) for name in names}
+    config = {name: cc.Column(label(COLUMNS, name.replace(" ", "_"), lang)) for name in names}
     for name, make in special.items():
-        config[name.replace("_", " ")] = make(t("col_" + name, lang))
+        config[name.replace("_", " ")] = make(label(COLUMNS, name, lang))
     return config
 
 
@@ -29,9 +30,18 @@ def status_box(result: Retrieval, lang: str) -> None:
     if stages is None:
         return
     if stages.status == NEEDS_MODEL:
-        st.info(t("stages_need_model", lang, n=len(stages.batches)), icon=":material/smart_toy:")
+        st.info(
+            t(
+                "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
+                "stages need a language model and none is configured, so there are no points, reduce "
+                "context or answer yet; configure one in Settings.",
+                lang,
+                n=len(stages.batches),
+            ),
+            icon=":material/smart_toy:",
+        )
     elif stages.note:  # a failure is also said as an error beside the answer button
-        st.caption(tr(stages.note, lang))
+        st.caption(translate(stages.note, lang))
 
 
 def batches_view(result: Retrieval, lang: str, key: str) -> None:
@@ -41,7 +51,7 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
     status_box(result, lang)
     frame = stage_tables.batches_frame(result, lang)
     if frame.empty:
-        st.info(t("no_batches", lang))
+        st.info(t("No report reached a map batch.", lang))
         return
     cc = st.column_config
     config = _columns(
@@ -53,7 +63,7 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_batches", column_config=config)
     ratings = stage_tables.ratings_frame(result, lang)
     if not ratings.empty:
-        st.caption(t("ratings", lang))
+        st.caption(t("Dynamic community selection: the model's rating of each community", lang))
         st.dataframe(
             ratings,
             hide_index=True,
@@ -64,10 +74,16 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
             ),
         )
     for batch in stages.batches:
-        title = t("map_prompt_of", lang, batch=batch.index, n=len(batch.community_ids), tokens=batch.tokens)
+        title = t(
+            "Map prompt · batch {batch} · {n} reports · {tokens} tokens",
+            lang,
+            batch=batch.index,
+            n=len(batch.community_ids),
+            tokens=batch.tokens,
+        )
         with st.expander(title):
             for message in batch.messages:
-                st.caption(t(f"role_{message['role']}", lang))
+                st.caption(label(ROLE_LABELS, message["role"], lang))
                 st.code(message["content"], language=None, wrap_lines=True)
 
 
@@ -76,17 +92,21 @@ def points_view(result: Retrieval, lang: str, key: str) -> None:
     stages = result.stages
     assert stages is not None
     if not stages.points:
-        st.info(t("no_points_yet", lang) if stages.status != "done" else t("no_points", lang))
+        st.info(
+            t("Points come from the map answers: ask for an answer to run the map stage.", lang)
+            if stages.status != "done"
+            else t("The map answers gave no points.", lang)
+        )
         return
     kept, dropped = stage_tables.points_frames(result, lang)
     cc = st.column_config
     wide = {"description": lambda label: cc.TextColumn(label, width="large")}
-    st.caption(f"{t('in_reduce_context', lang)}: {len(kept)}")
+    st.caption(t("In the reduce context", lang) + f": {len(kept)}")
     if not kept.empty:
         config = _columns(lang, list(kept.columns), **wide)
         st.dataframe(kept, hide_index=True, width="stretch", key=f"{key}_points_kept", column_config=config)
     if not dropped.empty:
-        st.caption(f"{t('dropped', lang)}: {len(dropped)}")
+        st.caption(t("Considered but dropped", lang) + f": {len(dropped)}")
         config = _columns(lang, list(dropped.columns), **wide)
         st.dataframe(dropped, hide_index=True, width="stretch", key=f"{key}_points_dropped", column_config=config)
 
@@ -96,11 +116,19 @@ def calls_view(result: Retrieval, lang: str, key: str) -> None:
     stages = result.stages
     if stages is None:
         return
-    st.caption(t("stage_calls", lang))
+    st.caption(t("Model calls of the map and reduce stages", lang))
     frame = stage_tables.calls_frame(stages)
     if frame.empty:
         st.info(
-            t("stages_need_model", lang, n=len(stages.batches)) if stages.status == NEEDS_MODEL else t("none", lang)
+            t(
+                "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
+                "stages need a language model and none is configured, so there are no points, reduce "
+                "context or answer yet; configure one in Settings.",
+                lang,
+                n=len(stages.batches),
+            )
+            if stages.status == NEEDS_MODEL
+            else t("Nothing in this section.", lang)
         )
         return
     slowest = float(frame["ms"].max()) or 1.0
@@ -113,12 +141,20 @@ def calls_view(result: Retrieval, lang: str, key: str) -> None:
     )
     st.dataframe(frame, hide_index=True, width="stretch", key=f"{key}_calls", column_config=config)
     total = frame["prompt tokens"].sum() + frame["answer tokens"].sum()
-    st.caption(t("stage_totals", lang, calls=len(frame), tokens=int(total), cost=cost_text(stages, lang)))
+    st.caption(
+        t(
+            "{calls} calls · {tokens:,} tokens · cost {cost} (cached calls cost nothing now)",
+            lang,
+            calls=len(frame),
+            tokens=int(total),
+            cost=cost_text(stages, lang),
+        )
+    )
 
 
 def cost_text(stages, lang: str) -> str:
     cost = stage_tables.total_cost(stages)
-    return t("cost_unknown", lang) if cost is None else f"${cost:.5f}"
+    return t("unknown", lang) if cost is None else f"${cost:.5f}"
 
 
 def reduce_context_view(result: Retrieval, lang: str, key: str) -> None:
@@ -126,14 +162,22 @@ def reduce_context_view(result: Retrieval, lang: str, key: str) -> None:
     stages = result.stages
     assert stages is not None
     if stages.reduce_context or stages.reduce_messages:
-        st.caption(t("reduce_context", lang))
+        st.caption(t("Reduce context", lang))
         st.code(stages.reduce_context, language=None, wrap_lines=True)
-        with st.expander(t("reduce_prompt", lang)):
+        with st.expander(t("Reduce prompt", lang)):
             for message in stages.reduce_messages:
-                st.caption(t(f"role_{message['role']}", lang))
+                st.caption(label(ROLE_LABELS, message["role"], lang))
                 st.code(message["content"], language=None, wrap_lines=True)
         return
     status_box(result, lang)
     for batch in stages.batches:
-        st.caption(t("batch_context", lang, batch=batch.index, tokens=batch.tokens, limit=batch.limit))
+        st.caption(
+            t(
+                "Map batch {batch} context · {tokens} / {limit} tokens",
+                lang,
+                batch=batch.index,
+                tokens=batch.tokens,
+                limit=batch.limit,
+            )
+        )
         st.code(batch.context, language=None, wrap_lines=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 import streamlit as st
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import LANGUAGES, error_text, t
 from graphrag_ui.index.model import Index
-from graphrag_ui.ui.i18n import LANGUAGES, error_text, t
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {"sample:en": ROOT / "data" / "sample" / "en", "sample:zh": ROOT / "data" / "sample" / "zh"}
@@ -62,9 +62,9 @@ def index_choices() -> dict[str, Path]:
 
 def choice_label(key: str, lang: str = "en") -> str:
     if key == "sample:en":
-        return t("sample_en", lang)
+        return t("Sample · English", lang)
     if key == "sample:zh":
-        return t("sample_zh", lang)
+        return t("Sample · 中文（跑步与睡眠）", lang)
     return key.split(":", 1)[1]
 
 
@@ -100,7 +100,7 @@ def vectors_engine(path: Path) -> str:
 
 def load_index(path: Path, vectors: str = "local") -> Index:
     """The index at ``path``, loaded once per process, per on-disk version and per vector engine."""
-    with st.spinner(t("loading_index", language())):
+    with st.spinner(t("Loading index…", language())):
         return _load(str(path), index_version(path), vectors)
 
 
@@ -142,14 +142,14 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
             key="lang",
             bind="query-params",
             help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
-            placeholder=t("choose", shown),
+            placeholder=t("Choose an option", shown),
         )
         choices = index_choices()
         if not choices:
-            st.error(t("no_index", lang))
+            st.error(t("No index found: build one on the Index page.", lang))
             return lang, None, ""
         key = st.selectbox(
-            t("index_pick", lang), list(choices), key="index", bind="query-params", placeholder=t("choose", lang)
+            t("Index", lang), list(choices), key="index", bind="query-params", placeholder=t("Choose an option", lang)
         )
         st.caption(choice_label(key, lang))
     try:
@@ -157,7 +157,14 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
     except UserError as exc:
         st.error(error_text(exc, lang))
     except Exception as exc:  # a damaged folder must not take the page down
-        st.error(t("index_open_failed", lang, path=choices[key], error=f"{type(exc).__name__}: {exc}"))
+        st.error(
+            t(
+                "Could not open the index at {path}: {error}",
+                lang,
+                path=choices[key],
+                error=f"{type(exc).__name__}: {exc}",
+            )
+        )
     return lang, None, key
 
 

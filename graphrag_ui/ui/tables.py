@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from graphrag_ui.i18n import translate
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
-from graphrag_ui.ui.i18n import tr
 
 # columns of the row data worth showing per kind, when present
 _DATA_COLUMNS = {
@@ -64,7 +64,7 @@ def in_language(frame: pd.DataFrame, columns: list[str], lang: str) -> pd.DataFr
     frame = frame.copy()
     for name in columns:
         if name in frame.columns:
-            frame[name] = [tr(v, lang) if isinstance(v, str) else v for v in frame[name]]
+            frame[name] = [translate(v, lang) if isinstance(v, str) else v for v in frame[name]]
     return frame
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import streamlit as st
 
+from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
-from graphrag_ui.ui.i18n import t
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.runner import retrieve
 
@@ -95,11 +95,19 @@ def offer_lower_threshold(
     if gained <= kept_total(result):
         return False
     st.info(
-        t("threshold_dead_end", lang, best=f"{best:.3f}", name=param.name, threshold=f"{current:g}", n=gained),
+        t(
+            "The best candidate scores {best}, below {name} {threshold}, so (almost) nothing reached "
+            "the context. Just below that score, {n} items would. The default stays the reference's.",
+            lang,
+            best=f"{best:.3f}",
+            name=param.name,
+            threshold=f"{current:g}",
+            n=gained,
+        ),
         icon=":material/tune:",
     )
     st.button(
-        t("threshold_lower", lang, name=param.name, value=f"{lower:.2f}"),
+        t("Set {name} to {value} for this view", lang, name=param.name, value=f"{lower:.2f}"),
         key=f"{prefix}threshold_rescue",
         on_click=_set,
         args=(widget_key(spec, param, prefix), lower),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.ui.i18n import t
+from graphrag_ui.i18n import t
 
 ZONE = '[data-testid="stFileUploaderDropzone"]'
 BUTTON_LABEL = f'{ZONE} button [data-testid="stMarkdownContainer"] p'
@@ -27,8 +27,10 @@ def uploader_style(lang: str, max_mb: int, types: list[str]) -> str:
     """The ``<style>`` that relabels every uploader on the page; empty in English (Streamlit's own)."""
     if lang == "en":
         return ""
-    button = _css_string(t("upload_button", lang))
-    limit = _css_string(t("upload_limit", lang, size=f"{max_mb} MB", types=", ".join(x.upper() for x in types)))
+    button = _css_string(t("Upload", lang))
+    limit = _css_string(
+        t("{size} per file • {types}", lang, size=f"{max_mb} MB", types=", ".join(x.upper() for x in types))
+    )
     return (
         "<style>"
         f"{BUTTON_LABEL}, {LIMIT_LINE} {{font-size: 0}}"

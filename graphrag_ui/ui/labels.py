@@ -1,0 +1,108 @@
+"""UI labels for values the code names by key: page titles, result kinds, table columns, roles, sources.
+
+Each label is marked with ``msg`` here, so the gettext catalogue has it; ``label(table, key, lang)``
+shows it in the UI language (the key itself when the table lacks it: a column the table does not
+name keeps its own name).
+"""
+
+from __future__ import annotations
+
+from graphrag_ui.i18n import Msg, msg, pmsg, translate
+
+PAGE_TITLES = {
+    "explore": msg("Explore"),
+    "compare": msg("Compare"),
+    "recall": msg("Entity recall"),
+    "graph": msg("Graph"),
+    "index": msg("Index"),
+    "settings": msg("Settings"),
+}
+KIND_LABELS = {
+    "entities": msg("Entities"),
+    "relations": msg("Relations"),
+    "communities": msg("Communities"),
+    "chunks": msg("Chunks"),
+}
+ROLE_LABELS = {
+    "system": msg("system"),
+    "user": pmsg("message role", "user"),
+    "assistant": msg("assistant"),
+}
+KEYWORD_SOURCES = {
+    "offline": msg("offline"),
+    "llm": msg("llm"),
+    "user": pmsg("keywords source", "user"),
+    "cache": msg("cache"),
+}
+EXTRACTORS = {"offline": msg("offline"), "llm": msg("LLM")}
+GRAPH_VIEWS = {"interactive": msg("Interactive (click a node)"), "standalone": msg("Standalone (pyvis)")}
+GRAPH_ROLES = {
+    "seed": msg("recalled entity"),
+    "context": msg("endpoint of a relation in the context"),
+    "dropped": msg("considered but dropped"),
+    "neighbour": msg("1-hop neighbour (not retrieved)"),
+    "centre": msg("searched entity / community member"),
+    "nearby": msg("within the chosen neighbourhood depth"),
+}
+TIMINGS = {"keywords": msg("keywords"), "embed": msg("embed"), "context": msg("context")}
+STATISTICS = {
+    "documents": msg("documents"),
+    "chunks": msg("chunks"),
+    "entities": pmsg("index statistics", "entities"),
+    "relations": msg("relations"),
+    "communities": msg("communities"),
+    "vectors.entities": msg("entity vectors"),
+    "vectors.relations": msg("relation vectors"),
+    "vectors.chunks": msg("chunk vectors"),
+    "vectors.communities": msg("community vectors"),
+}
+# table columns by the name the data frames give them
+COLUMNS = {
+    "batch": msg("batch"),
+    "reports": msg("reports"),
+    "tokens": msg("tokens"),
+    "limit": msg("budget"),
+    "fill": msg("of budget"),
+    "points": msg("points"),
+    "kept": msg("kept"),
+    "map": msg("map call"),
+    "report_ids": msg("reports in order"),
+    "stage": msg("stage"),
+    "label": msg("for"),
+    "ms": msg("ms"),
+    "prompt_tokens": msg("prompt tokens"),
+    "answer_tokens": msg("answer tokens"),
+    "cost_usd": msg("cost (USD)"),
+    "cached": msg("cached"),
+    "ok": msg("ok"),
+    "error": msg("error"),
+    "parsed": msg("items read"),
+    "score": msg("score"),
+    "description": msg("point"),
+    "why": msg("why kept"),
+    "why_dropped": msg("why dropped"),
+    "community": msg("community"),
+    "title": msg("title"),
+    "level": msg("level"),
+    "rating": msg("rating"),
+    "reason": msg("why"),
+    "rank": msg("rank"),
+    "entity": msg("entity"),
+    "what": msg("what"),
+    "count": msg("count"),
+    "members": msg("members"),
+    "sim": msg("sim"),
+    "match": msg("match"),
+    "ilike_term": msg("ilike term"),
+    "sim_term": msg("sim term"),
+    "occurrence_term": msg("occurrence term"),
+    "occurrence": msg("occurrence"),
+    "aliases": msg("aliases"),
+    "degree": msg("degree"),
+}
+
+
+def label(table: dict[str, Msg], key: str, lang: str) -> str:
+    """``table[key]`` in ``lang``; the key itself when the table has no label for it."""
+    text = table.get(key)
+    return key if text is None else translate(text, lang)
