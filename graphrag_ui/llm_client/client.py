@@ -2,20 +2,23 @@
 
 Any litellm model name works (``gpt-4o-mini``, ``anthropic/claude-...``, ``azure/<deployment>``,
 ``ollama/llama3``, ``openai/<name>`` with an ``api_base`` for a local OpenAI-compatible server).
-Retries are ours (bounded, exponential backoff with jitter, ``Retry-After`` honoured) and the SDK's
-own retries are switched off so a call never waits longer than we say. Every failure leaves as an
-``LLMError`` whose message is one sentence; a stream that breaks keeps the text received so far in
-``LLMError.partial``. litellm is imported on first use only: it costs seconds.
+The retry policy is tenacity's, declared once in ``_retrying`` below for all four call shapes (bounded,
+exponential backoff with jitter, ``Retry-After`` honoured); the SDK's own retries are off so a call never
+waits longer than we say. Every failure leaves as an ``LLMError`` whose message is one sentence; a stream
+that breaks keeps the text received so far in ``LLMError.partial``. litellm is imported on first use: it costs seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.errors import LLMError, explain, is_retryable
@@ -114,8 +117,9 @@ def _kwargs(
     return kw
 
 
-def _retry_delay(exc: BaseException, attempt: int) -> float:
+def _wait(state: RetryCallState) -> float:
     """The server's Retry-After (capped) when it sent one, else exponential backoff with jitter."""
+    exc = state.outcome.exception()  # type: ignore[union-attr]
     for headers in (
         getattr(exc, "litellm_response_headers", None),
         getattr(exc, "headers", None),
@@ -126,23 +130,25 @@ def _retry_delay(exc: BaseException, attempt: int) -> float:
         except (TypeError, ValueError, AttributeError):
             continue
         return min(max(after, 0.0), RETRY_AFTER_MAX)
-    return min(BACKOFF_MAX, BACKOFF_BASE * 2**attempt) * random.uniform(0.5, 1.0)
+    return min(BACKOFF_MAX, BACKOFF_BASE * 2 ** (state.attempt_number - 1)) * random.uniform(0.5, 1.0)
 
 
-def _call_with_retries(settings: LLMSettings, call: Callable[[], Any]) -> tuple[Any, int]:
-    """Run ``call`` up to ``1 + max_retries`` times on retryable errors; returns (result, attempts)."""
-    attempt = 0
-    while True:
-        try:
-            return call(), attempt + 1
-        except Exception as exc:  # litellm raises many classes; all are mapped by explain()
-            if attempt < settings.max_retries and is_retryable(exc):
-                delay = _retry_delay(exc, attempt)
-                log.info("model call failed (%s); retry %d in %.2f s", type(exc).__name__, attempt + 1, delay)
-                time.sleep(delay)
-                attempt += 1
-                continue
-            raise explain(exc, settings, attempts=attempt + 1) from None
+def _log_retry(state: RetryCallState) -> None:
+    name, delay = type(state.outcome.exception()).__name__, state.upcoming_sleep  # type: ignore[union-attr]
+    log.info("model call failed (%s); retry %d in %.2f s", name, state.attempt_number, delay)
+
+
+def _retrying(settings: LLMSettings, pieces: list[str] | None = None, *, aio: bool = False) -> Any:
+    """The retry policy of every model call: ``1 + max_retries`` attempts while ``is_retryable``, never once
+    ``pieces`` holds streamed text. The last error is re-raised as is; ``statistics`` counts the attempts."""
+    return (AsyncRetrying if aio else Retrying)(
+        stop=stop_after_attempt(1 + settings.max_retries),
+        wait=_wait,
+        retry=retry_if_exception(lambda exc: not pieces and isinstance(exc, Exception) and is_retryable(exc)),
+        before_sleep=_log_retry,
+        sleep=asyncio.sleep if aio else time.sleep,
+        reraise=True,
+    )
 
 
 def _finish(settings, messages, text, usage_obj, finish, attempts, started) -> CallResult:
@@ -169,9 +175,16 @@ def call(messages: list[dict[str, str]], settings: LLMSettings | None = None, **
     settings = _resolve(settings, None, None, None)
     started = time.perf_counter()
     kw = _kwargs(settings, messages, False, extra)
-    response, attempts = _call_with_retries(settings, lambda: litellm().completion(**kw))
+    retrying = _retrying(settings)
+    try:
+        for attempt in retrying:
+            with attempt:
+                response = litellm().completion(**kw)
+    except Exception as exc:  # litellm raises many classes; all are mapped by explain()
+        raise explain(exc, settings, attempts=retrying.statistics["attempt_number"]) from None
     choice = _first_choice(response, settings)
     text = choice.message.content or ""
+    attempts = retrying.statistics["attempt_number"]
     return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
 
 
@@ -254,25 +267,20 @@ def stream(
     started = time.perf_counter()
     kw = _kwargs(settings, messages, True, extra)
     pieces: list[str] = []
-    attempt = 0
-    while True:
-        try:
-            response = litellm().completion(**kw)
-            text, usage_obj, finish = _drain(response, pieces, on_token)
-            finish = _provider_finish(response, finish)
-            break
-        except _CallbackError as exc:
-            raise exc.original from None  # the caller's own error, not the model's
-        except Exception as exc:  # litellm raises many classes; all are mapped by explain()
-            if not pieces and attempt < settings.max_retries and is_retryable(exc):
-                time.sleep(_retry_delay(exc, attempt))
-                attempt += 1
-                continue
-            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
-    attempts = attempt + 1
+    retrying = _retrying(settings, pieces)
+    try:
+        for attempt in retrying:
+            with attempt:
+                response = litellm().completion(**kw)
+                text, usage_obj, finish = _drain(response, pieces, on_token)
+                finish = _provider_finish(response, finish)
+    except _CallbackError as exc:
+        raise exc.original from None  # the caller's own error, not the model's
+    except Exception as exc:  # litellm raises many classes; all are mapped by explain()
+        raise _with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
     if finish is None:
         raise _unfinished(settings, pieces)
-    return _finish(settings, messages, text, usage_obj, finish, attempts, started)
+    return _finish(settings, messages, text, usage_obj, finish, retrying.statistics["attempt_number"], started)
 
 
 def _drain(response: Iterator[Any], pieces: list[str], on_token: Callable[[str], None] | None):
@@ -311,27 +319,20 @@ def _with_partial(exc: LLMError, pieces: list[str]) -> LLMError:
 
 async def acall(messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any) -> CallResult:
     """Async non-streamed call with the same retries and errors as ``call``."""
-    import asyncio
-
     settings = _resolve(settings, None, None, None)
     started = time.perf_counter()
     kw = _kwargs(settings, messages, False, extra)
-    attempt = 0
-    while True:
-        try:
-            response = await litellm().acompletion(**kw)
-            break
-        except Exception as exc:
-            if attempt < settings.max_retries and is_retryable(exc):
-                await asyncio.sleep(_retry_delay(exc, attempt))
-                attempt += 1
-                continue
-            raise explain(exc, settings, attempts=attempt + 1) from None
+    retrying = _retrying(settings, aio=True)
+    try:
+        async for attempt in retrying:
+            with attempt:
+                response = await litellm().acompletion(**kw)
+    except Exception as exc:
+        raise explain(exc, settings, attempts=retrying.statistics["attempt_number"]) from None
     choice = _first_choice(response, settings)
     text = choice.message.content or ""
-    return _finish(
-        settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempt + 1, started
-    )
+    attempts = retrying.statistics["attempt_number"]
+    return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
 
 
 async def acomplete(
@@ -353,32 +354,26 @@ async def astream(
 
     Like ``stream``, it retries only while no piece has been yielded.
     """
-    import asyncio
-
     settings = _resolve(settings, None, None, None)
     kw = _kwargs(settings, messages, True, extra)
     pieces: list[str] = []
     finish = None
-    attempt = 0
-    while True:
-        try:
-            response = await litellm().acompletion(**kw)
-            async for chunk in response:
-                if not chunk.choices:
-                    continue
-                piece = getattr(chunk.choices[0].delta, "content", None)
-                if piece:
-                    pieces.append(piece)
-                    yield piece
-                finish = chunk.choices[0].finish_reason or finish
-            finish = _provider_finish(response, finish)
-            break
-        except Exception as exc:
-            if not pieces and attempt < settings.max_retries and is_retryable(exc):
-                await asyncio.sleep(_retry_delay(exc, attempt))
-                attempt += 1
-                continue
-            raise _with_partial(explain(exc, settings, attempts=attempt + 1), pieces) from None
+    retrying = _retrying(settings, pieces, aio=True)
+    try:
+        async for attempt in retrying:
+            with attempt:
+                response = await litellm().acompletion(**kw)
+                async for chunk in response:
+                    if not chunk.choices:
+                        continue
+                    piece = getattr(chunk.choices[0].delta, "content", None)
+                    if piece:
+                        pieces.append(piece)
+                        yield piece
+                    finish = chunk.choices[0].finish_reason or finish
+                finish = _provider_finish(response, finish)
+    except Exception as exc:
+        raise _with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
     if finish is None:
         raise _unfinished(settings, pieces)
 
