@@ -34,8 +34,14 @@ class Msg(str):
     values: dict[str, Any]
     context: str | None
 
-    def __reduce__(self) -> tuple:  # pickle and deepcopy keep the template (Streamlit caches, asdict)
+    def __reduce__(self) -> tuple:  # pickle keeps the template (Streamlit's caches)
         return (_restore, (str(self), self.template, self.values, self.context))
+
+    def __copy__(self) -> Msg:  # immutable, like str: ``asdict`` copies every reason of a Retrieval
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Msg:
+        return self
 
 
 def _restore(text: str, template: str, values: dict[str, Any], context: str | None) -> Msg:
