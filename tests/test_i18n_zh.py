@@ -105,7 +105,7 @@ def test_the_checker_catches_english(allowed):
 
 def test_package_messages_translate_with_their_values():
     from graphrag_ui.errors import UserError
-    from graphrag_ui.i18n import error_text, translate
+    from graphrag_ui.i18n import error_text, joined, msg, translate
 
     assert translate("parameter top_k=500 is above its maximum 200", "zh") == "参数 top_k=500 高于其最大值 200"
     assert (
@@ -117,9 +117,12 @@ def test_package_messages_translate_with_their_values():
     assert translate(rerank, "zh").startswith(translate(summary, "zh")) and "重排已关闭" in translate(
         rerank, "zh"
     )  # values translated too
-    joined = "3 map call(s) gave 12 point(s); 10 reached the reduce context; the reduce call (the answer) was not made: context only"
+    note = joined(  # as llm/map_reduce.py writes it
+        msg("{n} map call(s) gave {points} point(s); {kept} reached the reduce context", n=3, points=12, kept=10),
+        msg("the reduce call (the answer) was not made: context only"),
+    )
     assert (
-        translate(joined, "zh")
+        translate(note, "zh")
         == "3 次映射调用得到 12 个要点；10 个进入归约上下文；没有进行归约调用（回答）：仅生成上下文"
     )
     assert (

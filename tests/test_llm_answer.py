@@ -137,6 +137,35 @@ def test_provider_failures_come_back_as_error(serve, cache, replies, kind):
     assert cache.stats() == {}
 
 
+def test_errors_notices_and_the_connection_test_read_in_chinese_by_their_own_templates(serve, cache, monkeypatch):
+    """An answer's error, the keyword notices and the Settings page's connection test are messages (``msg``,
+    errors carried as ``exc.message``): in zh they need no help from the old matcher, and only the where and
+    the provider's own words stay English."""
+    from graphrag_ui import i18n
+
+    monkeypatch.setattr(i18n, "LEGACY", None)
+
+    def zh(text: str) -> str:
+        return i18n.translate(text, "zh")
+
+    url, _ = serve([Reply(status=500, text="boom"), Reply(status=500, text="down"), Reply(text="ok")])
+    s = settings(url, max_retries=0)
+    failed = answering.answer(retrieval(), s, stream=True, on_token=None, cache=cache)
+    assert zh(failed.error).startswith(f"model openai/gpt-4o-mini at {url}: 服务商的服务器出错，状态 500")
+    assert "服务器出了问题" in zh(failed.error)
+    unconfigured = answering.answer(retrieval(), LLMSettings(), stream=False, on_token=None, cache=cache)
+    assert zh(unconfigured.error).startswith("未配置语言模型 —— 请设置 GRAPHRAG_UI_LLM_MODEL")
+    notes: list[str] = []
+    kw.extract_keywords("Who organised the flood relief?", settings=s, use_cache=False, warnings=notes)
+    kw.extract_keywords("Who organised the flood relief?", settings=LLMSettings(), warnings=notes)
+    assert zh(notes[0]).startswith(f"模型抽取关键词失败（model openai/gpt-4o-mini at {url}: 服务商的服务器出错")
+    assert zh(notes[0]).endswith("已改用离线关键词。") and zh(notes[1]).startswith("未配置大模型")
+    ok, said = client.test_connection(s)
+    assert ok and zh(said).startswith("openai/gpt-4o-mini 在 ") and "毫秒内作答" in zh(said)
+    ok, said = client.test_connection(LLMSettings())
+    assert not ok and zh(said).startswith("未配置模型：请设置 GRAPHRAG_UI_LLM_MODEL")
+
+
 def test_stream_cut_returns_partial_text_and_error_and_is_not_cached(serve, cache):
     url, _ = serve([Reply(text="The relief was organised by Amabel Quell.", chunk_size=6, cut_after=2)])
     pieces: list[str] = []

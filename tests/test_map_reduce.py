@@ -181,6 +181,23 @@ def test_provider_faults_empty_and_cut_answers_fail_loudly_and_are_not_cached(se
     assert len(chat_requests(script)) == sent + 1
 
 
+def test_a_failed_map_call_reads_in_chinese_by_its_own_templates(serve, cache, monkeypatch):
+    """The note and the answer carry the call's error as a message (``exc.message``, never ``str(exc)``):
+    in zh, with no help from the old matcher, only the where and the provider's own words stay English."""
+    from graphrag_ui import i18n
+
+    monkeypatch.setattr(i18n, "LEGACY", None)
+    url, _ = serve(_replies(Reply(text="boom", status=500)))
+    out, answer = mr.run_map_reduce(staged(3), settings(url, max_retries=0), hooks=Hooks(), cache=cache)
+    note = i18n.translate(out.stages.note, "zh")
+    assert note.startswith(
+        f"3 次映射调用中有 1 次失败（第一个：批次 1：model openai/gpt-4o-mini at {url}: 服务商的服务器出错"
+    )
+    assert "服务器出了问题" in note and "请再运行一次" in note and "the server" not in note
+    assert i18n.translate(answer.error, "zh") == note
+    assert i18n.translate(out.stages.calls[1].error, "zh") in note
+
+
 def test_no_surviving_point_gives_the_reference_fail_response_without_a_reduce_call(serve, cache):
     url, script = serve(lambda body: Reply(json.dumps({"points": [{"description": "nothing", "score": 0}]})))
     out, reply = mr.run_map_reduce(staged(2), settings(url), hooks=Hooks(), cache=cache)

@@ -162,21 +162,31 @@ def test_no_catalogue_key_is_all_placeholders():
 
 
 def test_an_error_carried_as_text_translates_with_its_where_kept():
-    """A model error reaches the answer and the map-call notes as ``str(exc)``: still what/fix in zh."""
+    """A model error reaches the answer and the map-call notes as ``exc.message``: what/fix in zh, where kept."""
     from graphrag_ui.errors import UserError
-    from graphrag_ui.llm_client.errors import LLMError
+    from graphrag_ui.i18n import msg
+    from graphrag_ui.llm_client.errors import explain
+    from graphrag_ui.llm_client.settings import LLMSettings
 
-    error = LLMError(
-        "the provider's server failed with status 500 (The server had an error)",
-        "model openai/m at http://127.0.0.1:9/v1",
-        "the server is having trouble: try again later, and check its logs if it is yours",
+    class InternalServerError(Exception):
+        status_code = 500
+
+    error = explain(
+        InternalServerError("The server had an error"), LLMSettings(model="openai/m", api_base="http://127.0.0.1:9/v1")
     )
-    assert translate(str(error), "zh") == (
+    assert translate(error.message, "zh") == (
         "model openai/m at http://127.0.0.1:9/v1: 服务商的服务器出错，状态 500（The server had an error） — "
         "服务器出了问题：请稍后再试；如果是你自己的服务器，请查看其日志"
     )
-    note = f"1 of 2 map call(s) failed (first: batch 1: {error}); the reduce stage did not run, since an answer "
-    note += "without those batches' reports would look complete but is not. Run again: answered batches come from the cache."
+    note = msg(  # as llm/map_reduce.py writes it
+        "{failed} of {n} map call(s) failed (first: batch {batch}: {error}); the reduce stage did not run, since "
+        "an answer without those batches' reports would look complete but is not. Run again: answered batches "
+        "come from the cache.",
+        failed=1,
+        n=2,
+        batch=1,
+        error=error.message,
+    )
     assert translate(note, "zh").startswith(
         "2 次映射调用中有 1 次失败（第一个：批次 1：model openai/m at http://127.0.0.1:9/v1: 服务商"
     )

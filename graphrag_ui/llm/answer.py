@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphrag_ui import prompts
+from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
@@ -129,7 +130,7 @@ def answer(
             0,
             None,
             "",
-            error="no language model is configured — " + short_help(),
+            error=unconfigured_error(),
             error_kind="config",
             tokens_estimated=True,
             messages=messages,
@@ -167,7 +168,7 @@ def answer(
             answer_tokens=usage.estimate_tokens(partial),
             cost_usd=None,
             model=settings.model,
-            error=scrub(str(exc), settings),
+            error=scrub(exc.message, settings),
             error_kind=exc.kind,
             tokens_estimated=True,
             seconds=time.perf_counter() - started,
@@ -181,8 +182,11 @@ def answer(
             answer_tokens=0,
             cost_usd=result.cost_usd,
             model=settings.model,
-            error=f"the model returned an empty answer (finish reason {result.finish_reason!r}); nothing was cached"
-            " — try again, or check the model and its limits",
+            error=msg(
+                "the model returned an empty answer (finish reason {reason}); nothing was cached — try again, or "
+                "check the model and its limits",
+                reason=repr(result.finish_reason),
+            ),
             error_kind="empty_reply",
             tokens_estimated=result.tokens_estimated,
             seconds=time.perf_counter() - started,
@@ -215,8 +219,16 @@ def answer(
     return reply
 
 
+def unconfigured_error() -> str:
+    """The error of an answer (or a model call) asked for while no model is configured."""
+    return msg(
+        "no language model is configured — set {env} (e.g. openai/gpt-4o-mini) and the provider's key, or see Settings",
+        env=ENV_MODEL,
+    )
+
+
 def short_help() -> str:
-    return f"set {ENV_MODEL} (e.g. openai/gpt-4o-mini) and the provider's key, or see Settings"
+    return msg("set {env} (e.g. openai/gpt-4o-mini) and the provider's key, or see Settings", env=ENV_MODEL)
 
 
 def describe_unconfigured() -> str:

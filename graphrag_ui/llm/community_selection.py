@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Retrieval
@@ -68,16 +69,24 @@ def retrieve_with_selection(
             calls += got
             bad = next((c for c in got if not c.ok), None)
             if bad is not None:
-                return _failed(index, query, params, deps, calls, f"rating call {bad.label} failed: {bad.error}")
+                why = msg("rating call {label} failed: {error}", label=bad.label, error=bad.error)
+                return _failed(index, query, params, deps, calls, why)
             answers = {cid: [c.raw for c in got[i * repeats : (i + 1) * repeats]] for i, (cid, _) in enumerate(pending)}
             dynamic_selection.record(sel, answers)
     except dynamic_selection.SelectionError as exc:
-        return _failed(index, query, params, deps, calls, str(exc))
+        from graphrag_ui.llm.map_reduce import reason
+
+        return _failed(index, query, params, deps, calls, reason(exc))
     out = search.run(index, query, params, deps, selection=sel)
     assert out.stages is not None
     out.stages.calls = calls + out.stages.calls
     kept = sum(r.kept for r in sel.ratings)
-    out.stages.note = f"dynamic selection: {len(calls)} rating call(s), {kept} report(s) kept; " + out.stages.note
+    out.stages.note = msg(
+        "dynamic selection: {calls} rating call(s), {kept} report(s) kept; {note}",
+        calls=len(calls),
+        kept=kept,
+        note=out.stages.note,
+    )
     return out
 
 
@@ -86,7 +95,9 @@ def _failed(index, query, params, deps, calls: list[ModelCall], why: str) -> Ret
     assert out.stages is not None
     out.stages.calls = calls
     out.stages.status = FAILED
-    out.stages.note = f"dynamic community selection stopped: {why}. No batches from a half-rated tree are sent."
+    out.stages.note = msg(
+        "dynamic community selection stopped: {why}. No batches from a half-rated tree are sent.", why=why
+    )
     out.stages.batches, out.context, out.budgets = [], "", []
     out.warnings = [w for w in out.warnings if "needs a language model" not in w] + [out.stages.note]
     return out

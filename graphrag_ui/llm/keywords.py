@@ -17,6 +17,7 @@ import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.settings import LLMSettings
 from graphrag_ui.prompts import KEYWORDS_PROMPT, keywords_messages
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SAME_LANGUAGE = "the same language as the question"
-OFFLINE_NOTICE = (
+OFFLINE_NOTICE = msg(
     "No language model is configured: keywords were extracted offline from the question and the index's entity names."
 )
 
@@ -286,11 +287,13 @@ def _unparsable(text: str) -> str:
 
     shown = preview(text, 80)
     if not text.strip():
-        return "The model's keyword reply was empty"
+        return msg("The model's keyword reply was empty")
     raw = _first_object(_THINK.sub("", text))
     if raw and _load_object(raw) is not None:
-        return f"The model's keyword JSON has no high_level_keywords or low_level_keywords ({shown!r})"
-    return f"The model's keyword reply was not JSON ({shown!r})"
+        return msg(
+            "The model's keyword JSON has no high_level_keywords or low_level_keywords ({shown})", shown=repr(shown)
+        )
+    return msg("The model's keyword reply was not JSON ({shown})", shown=repr(shown))
 
 
 def keywords_key(query: str, settings: LLMSettings, language: str) -> str:
@@ -331,15 +334,24 @@ def extract_keywords(
     try:
         reply = client.call(keywords_messages(query, language), settings, response_format={"type": "json_object"})
     except LLMError as exc:
-        notes.append(f"Keyword extraction by the model failed ({exc}); offline keywords were used instead.")
+        notes.append(
+            msg(
+                "Keyword extraction by the model failed ({error}); offline keywords were used instead.",
+                error=exc.message,
+            )
+        )
         return offline_keywords(query, index)
     parsed = parse_keywords(reply.text)
     if parsed is None:
-        notes.append(f"{_unparsable(reply.text)}; offline keywords were used instead (nothing was cached).")
+        notes.append(
+            msg("{text}; offline keywords were used instead (nothing was cached).", text=_unparsable(reply.text))
+        )
         return offline_keywords(query, index)
     hl, ll = parsed
     if not hl and not ll:
-        notes.append(f"The model's keyword reply named no keywords ({client.preview(reply.text, 80)!r}).")
+        notes.append(
+            msg("The model's keyword reply named no keywords ({text}).", text=repr(client.preview(reply.text, 80)))
+        )
     if store is not None and (hl or ll) and reply.finish_reason != "length":
         store.put(key, "keywords", settings.model, {"hl": hl, "ll": ll})
     return Keywords(hl=hl, ll=ll, source="llm")

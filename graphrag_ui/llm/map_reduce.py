@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphrag_ui.llm.answer import AnswerResult, answer, short_help
+from graphrag_ui.i18n import joined, msg
+from graphrag_ui.llm.answer import AnswerResult, answer, short_help, unconfigured_error
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
@@ -60,6 +61,11 @@ class CallRequest:
     llm_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
+def reason(exc: BaseException) -> str:
+    """Why a reader rejected an answer: the exception's message as it was raised (a ``msg`` stays one)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
 def call_key(stage: str, messages: list[dict[str, str]], settings: LLMSettings, llm_kwargs: dict[str, Any]) -> str:
     return args_hash(kind=stage, model=settings.identity(), messages=messages, llm_kwargs=llm_kwargs)
 
@@ -77,7 +83,7 @@ def _read(record: ModelCall, parse: Parse | None) -> ModelCall:
         record.parsed = parse(record.raw)
     except ValueError as exc:
         record.ok = False
-        record.error = f"the answer could not be read ({exc}): {_quote(record.raw)!r}"
+        record.error = msg("the answer could not be read ({why}): {raw}", why=reason(exc), raw=repr(_quote(record.raw)))
     return record
 
 
@@ -102,7 +108,7 @@ def call_model(
 
     if not settings.configured:
         record.ok = False
-        record.error = "no language model is configured — " + short_help()
+        record.error = unconfigured_error()
         record.prompt_tokens = usage.estimate_prompt_tokens(request.messages)
         return done(record)
     store = (cache or default_cache()) if use_cache else None
@@ -126,7 +132,7 @@ def call_model(
         result = client.call(request.messages, settings, **request.llm_kwargs)
     except LLMError as exc:
         record.ok = False
-        record.error = scrub(str(exc), settings)
+        record.error = scrub(exc.message, settings)
         record.raw = getattr(exc, "partial", "") or ""
         record.prompt_tokens = usage.estimate_prompt_tokens(request.messages)
         return done(record)
@@ -134,11 +140,11 @@ def call_model(
     record.prompt_tokens, record.answer_tokens = result.prompt_tokens, result.completion_tokens
     record.cost_usd = result.cost_usd
     if not result.text.strip():
-        record.ok, record.error = False, "the model returned an empty answer"
+        record.ok, record.error = False, msg("the model returned an empty answer")
         return done(record)
     if result.finish_reason == "length":
         record.ok = False
-        record.error = f"the answer was cut off at the model's length limit: {_quote(result.text)!r}"
+        record.error = msg("the answer was cut off at the model's length limit: {raw}", raw=repr(_quote(result.text)))
         return done(record)
     _read(record, request.parse)
     if record.ok and store is not None:
@@ -190,7 +196,7 @@ def hooks_of(mode: str) -> MapReduceHooks:
 
     hooks = get_mode(mode).extra.get("map_reduce")
     if hooks is None:
-        raise UserError(f"mode {mode} is not a map-reduce mode")
+        raise UserError(msg("mode {mode} is not a map-reduce mode", mode=mode))
     return hooks
 
 
@@ -215,9 +221,11 @@ def _map_parser(hooks: MapReduceHooks, label: str, fallbacks: dict[str, list[tup
 
 def needs_model_note(stages: Stages) -> str:
     n = len(stages.batches)
-    return (
-        f"{n} map batch(es) and their exact prompts are ready; the map and reduce stages need a language "
-        f"model and none is configured, so no points, reduce context or answer exist — {short_help()}"
+    return msg(
+        "{n} map batch(es) and their exact prompts are ready; the map and reduce stages need a language model and "
+        "none is configured, so no points, reduce context or answer exist — {help}",
+        n=n,
+        help=short_help(),
     )
 
 
@@ -243,7 +251,7 @@ def run_map_reduce(
     from graphrag_ui.errors import UserError
 
     if retrieval.stages is None:
-        raise UserError(f"mode {retrieval.mode} has no map and reduce stages")
+        raise UserError(msg("mode {mode} has no map and reduce stages", mode=retrieval.mode))
     hooks = hooks or hooks_of(retrieval.mode)
     stages = Stages.from_dict(_plain(retrieval.stages))
     stages.calls = [c for c in stages.calls if c.stage == "rate"]  # ratings came with the retrieval
@@ -273,10 +281,14 @@ def run_map_reduce(
     if failed:
         batch, call = failed[0]
         stages.status = FAILED
-        stages.note = (
-            f"{len(failed)} of {len(calls)} map call(s) failed (first: batch {batch.index}: {call.error}); the "
-            "reduce stage did not run, since an answer without those batches' reports would look complete "
-            "but is not. Run again: answered batches come from the cache."
+        stages.note = msg(
+            "{failed} of {n} map call(s) failed (first: batch {batch}: {error}); the reduce stage did not run, since "
+            "an answer without those batches' reports would look complete but is not. Run again: answered batches "
+            "come from the cache.",
+            failed=len(failed),
+            n=len(calls),
+            batch=batch.index,
+            error=call.error,
         )
         return out, _no_answer(stages.note, "map_failed", settings)
 
@@ -285,20 +297,33 @@ def run_map_reduce(
         # scores stay as parse_map gave them: a reference may print 80 and 80.0 differently
         stages.points += [Point(batch.index, d, s, list(batch.community_ids)) for d, s in pairs]
     stages.reduce_context, stages.reduce_messages = hooks.reduce(stages.points, retrieval.query, retrieval.params)
-    notes = [f"batch {c.label.removeprefix('batch ')}'s map answer could not be read" for c in calls if not c.ok]
+    notes: list[str] = []
+    for c in calls:
+        if not c.ok:  # a malformed answer whose fallback points went on, as the reference's do
+            notes.append(
+                msg(
+                    "batch {label}'s map answer could not be read (the reference's fallback was used, as it does)",
+                    label=c.label.removeprefix("batch "),
+                )
+            )
     reply = _reduce(out, hooks, settings, stream, on_token, use_cache, store) if final_answer else None
     if reply is not None and reply.error:
         stages.status = FAILED
-        stages.note = f"the map stage ran ({len(calls)} call(s)); the reduce call failed: {reply.error}"
+        stages.note = msg(
+            "the map stage ran ({n} call(s)); the reduce call failed: {error}", n=len(calls), error=reply.error
+        )
         return out, reply
     stages.status = DONE
     kept = sum(1 for p in stages.points if p.in_context)
-    stages.note = "; ".join(
-        [
-            f"{len(calls)} map call(s) gave {len(stages.points)} point(s); {kept} reached the reduce context",
-            *[n + " (the reference's fallback was used, as it does)" for n in notes],
-            *([] if final_answer else ["the reduce call (the answer) was not made: context only"]),
-        ]
+    stages.note = joined(
+        msg(
+            "{n} map call(s) gave {points} point(s); {kept} reached the reduce context",
+            n=len(calls),
+            points=len(stages.points),
+            kept=kept,
+        ),
+        *notes,
+        "" if final_answer else msg("the reduce call (the answer) was not made: context only"),
     )
     return out, reply
 

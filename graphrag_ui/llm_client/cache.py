@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from graphrag_ui.i18n import msg
+
 CACHE_FILE = "llm_cache.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS llm_cache (
@@ -65,9 +67,9 @@ class LLMCache:
             return conn
         except (OSError, sqlite3.Error) as exc:
             raise UserError(
-                f"cannot open the answer cache ({exc})",
+                msg("cannot open the answer cache ({error})", error=str(exc)),
                 str(self.path),
-                "set GRAPHRAG_UI_HOME to a writable folder, or turn the cache off",
+                msg("set GRAPHRAG_UI_HOME to a writable folder, or turn the cache off"),
             ) from None
 
     def get(self, key: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.errors import LLMError, explain, is_retryable
 from graphrag_ui.llm_client.settings import LLMSettings, scrub
@@ -86,12 +87,14 @@ def _resolve(
         changes["timeout"] = float(timeout)
     settings = settings.with_(**changes) if changes else settings
     if not settings.configured:
-        raise LLMError("no language model is configured", fix=describe_unconfigured_short(), kind="config")
+        raise LLMError(msg("no language model is configured"), fix=describe_unconfigured_short(), kind="config")
     return settings
 
 
 def describe_unconfigured_short() -> str:
-    return "set GRAPHRAG_UI_LLM_MODEL (e.g. openai/gpt-4o-mini) and the provider's key, or choose a model in Settings"
+    return msg(
+        "set GRAPHRAG_UI_LLM_MODEL (e.g. openai/gpt-4o-mini) and the provider's key, or choose a model in Settings"
+    )
 
 
 def _kwargs(
@@ -208,9 +211,9 @@ def _first_choice(response: Any, settings: LLMSettings) -> Any:
     choices = getattr(response, "choices", None)
     if not choices or getattr(choices[0], "message", None) is None:
         raise LLMError(
-            f"the model's reply (status 200) held no answer: {preview(response)}",
+            msg("the model's reply (status 200) held no answer: {response}", response=preview(response)),
             _where(settings),
-            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            msg("nothing was shown or cached; try again, and check the server or provider if it keeps happening"),
             kind="empty_reply",
         )
     return choices[0]
@@ -226,15 +229,15 @@ def _provider_finish(response: Any, finish: str | None) -> str | None:
 def _unfinished(settings: LLMSettings, pieces: list[str]) -> LLMError:
     if not "".join(pieces).strip():
         return LLMError(
-            "the model's answer stream (status 200) ended with no answer and no finish signal",
+            msg("the model's answer stream (status 200) ended with no answer and no finish signal"),
             _where(settings),
-            "nothing was shown or cached; try again, and check the server or provider if it keeps happening",
+            msg("nothing was shown or cached; try again, and check the server or provider if it keeps happening"),
             kind="empty_reply",
         )
     cut = LLMError(
-        "the answer stream ended before the model said it was finished: the answer is incomplete",
+        msg("the answer stream ended before the model said it was finished: the answer is incomplete"),
         _where(settings),
-        "the partial answer is shown but not cached; run the query again",
+        msg("the partial answer is shown but not cached; run the query again"),
         kind="stream_cut",
     )
     return _with_partial(cut, pieces)
@@ -389,11 +392,16 @@ def preload() -> None:
 def test_connection(settings: LLMSettings) -> tuple[bool, str]:
     """A one-token request, for the Settings page: (ok, one sentence to show)."""
     if not settings.configured:
-        return False, "No model is configured: " + describe_unconfigured_short() + "."
+        return False, msg("No model is configured: {help}.", help=describe_unconfigured_short())
     quick = settings.with_(max_retries=0, timeout=min(settings.timeout, 30.0))
     try:
         result = call([{"role": "user", "content": "Reply with the single word: ok"}], quick, max_tokens=5)
     except LLMError as exc:
-        return False, str(exc)
+        return False, exc.message
     reply = scrub(" ".join(result.text.split())[:40], settings)
-    return True, f"{settings.model} answered in {result.seconds * 1000:.0f} ms ({reply!r})."
+    return True, msg(
+        "{model} answered in {ms} ms ({reply}).",
+        model=settings.model,
+        ms=f"{result.seconds * 1000:.0f}",
+        reply=repr(reply),
+    )

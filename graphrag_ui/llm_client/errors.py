@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client.settings import LLMSettings, scrub
 
 RETRYABLE_KINDS = {"rate_limit", "server", "connection"}
@@ -104,52 +105,72 @@ def explain(exc: BaseException, settings: LLMSettings, *, attempts: int = 1) -> 
     status = status_of(exc)
     model = settings.model or "(no model)"
     where = f"model {model}" + (f" at {settings.api_base}" if settings.api_base else "")
-    tried = f" after {attempts} attempts" if attempts > 1 else ""
-    detail = _detail(exc, settings)
-    key = f"{settings.key_hint()} (currently {settings.masked_key() or 'not set'})"
+    tried = msg(" after {attempts} attempts", attempts=attempts) if attempts > 1 else ""
+    detail = _detail(exc, settings)  # the provider's own words: a value, never translated
+    key = msg(
+        "{key_hint} (currently {masked})", key_hint=settings.key_hint(), masked=settings.masked_key() or msg("not set")
+    )
     messages: dict[str, tuple[str, str]] = {
         "timeout": (
-            f"the model did not answer within {settings.timeout:g} s",
-            "check that the server is running and reachable, or raise the timeout (GRAPHRAG_UI_LLM_TIMEOUT)",
+            msg("the model did not answer within {timeout} s", timeout=f"{settings.timeout:g}"),
+            msg("check that the server is running and reachable, or raise the timeout (GRAPHRAG_UI_LLM_TIMEOUT)"),
         ),
         "malformed": (
-            f"the model server answered (status 200) with a reply that is not valid JSON ({detail})",
-            "nothing was shown or cached; check the API base URL (OpenAI-compatible servers usually end in /v1) "
-            "and the server's logs",
+            msg("the model server answered (status 200) with a reply that is not valid JSON ({detail})", detail=detail),
+            msg(
+                "nothing was shown or cached; check the API base URL (OpenAI-compatible servers usually end in /v1) "
+                "and the server's logs"
+            ),
         ),
         "stream_cut": (
-            "the answer stream broke off before the model finished: the answer is incomplete",
-            "the partial answer is shown but not cached; run the query again, and check the server's logs if it keeps happening",
+            msg("the answer stream broke off before the model finished: the answer is incomplete"),
+            msg(
+                "the partial answer is shown but not cached; run the query again, and check the server's logs if it "
+                "keeps happening"
+            ),
         ),
         "no_provider": (
-            "litellm cannot tell which provider serves this model name",
-            "prefix it with the provider, e.g. openai/gpt-4o-mini, anthropic/<model>, ollama/llama3, "
-            "or openai/<name> with an API base for an OpenAI-compatible server",
+            msg("litellm cannot tell which provider serves this model name"),
+            msg(
+                "prefix it with the provider, e.g. openai/gpt-4o-mini, anthropic/<model>, ollama/llama3, "
+                "or openai/<name> with an API base for an OpenAI-compatible server"
+            ),
         ),
-        "no_key": ("no API key is set for this model", f"set {key}"),
-        "auth": ("the provider rejected the API key or refused access to this model", f"check {key}"),
+        "no_key": (msg("no API key is set for this model"), msg("set {key}", key=key)),
+        "auth": (msg("the provider rejected the API key or refused access to this model"), msg("check {key}", key=key)),
         "not_found": (
-            f"the model or endpoint was not found ({detail})",
-            "check the model name (litellm form, e.g. openai/gpt-4o-mini, ollama/llama3) and the API base URL",
+            msg("the model or endpoint was not found ({detail})", detail=detail),
+            msg("check the model name (litellm form, e.g. openai/gpt-4o-mini, ollama/llama3) and the API base URL"),
         ),
         "context_window": (
-            "the prompt is longer than the model's context window",
-            "lower the token budgets or top_k, or choose a model with a larger context",
+            msg("the prompt is longer than the model's context window"),
+            msg("lower the token budgets or top_k, or choose a model with a larger context"),
         ),
         "rate_limit": (
-            f"the provider kept refusing with 'rate limit'{tried}",
-            "wait a minute and try again, or check your plan's quota",
+            msg("the provider kept refusing with 'rate limit'{tried}", tried=tried),
+            msg("wait a minute and try again, or check your plan's quota"),
         ),
-        "bad_request": (f"the provider rejected the request ({detail})", "check the model name and its parameters"),
+        "bad_request": (
+            msg("the provider rejected the request ({detail})", detail=detail),
+            msg("check the model name and its parameters"),
+        ),
         "connection": (
-            f"could not connect to the model server{tried}",
-            "check the API base URL, that the server is running, and your network",
+            msg("could not connect to the model server{tried}", tried=tried),
+            msg("check the API base URL, that the server is running, and your network"),
         ),
         "server": (
-            f"the provider's server failed with status {status or 500}{tried} ({detail})",
-            "the server is having trouble: try again later, and check its logs if it is yours",
+            msg(
+                "the provider's server failed with status {status}{tried} ({detail})",
+                status=status or 500,
+                tried=tried,
+                detail=detail,
+            ),
+            msg("the server is having trouble: try again later, and check its logs if it is yours"),
         ),
-        "other": (f"the model call failed: {type(exc).__name__}: {detail}", "check the model settings"),
+        "other": (
+            msg("the model call failed: {type}: {detail}", type=type(exc).__name__, detail=detail),
+            msg("check the model settings"),
+        ),
     }
     what, fix = messages[kind]
     return LLMError(what, where, fix, kind=kind, retryable=kind in RETRYABLE_KINDS)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from graphrag_ui.i18n import Msg, msg
+
 ENV_MODEL = "GRAPHRAG_UI_LLM_MODEL"
 ENV_API_BASE = "GRAPHRAG_UI_LLM_API_BASE"
 ENV_API_KEY = "GRAPHRAG_UI_LLM_API_KEY"  # optional: a key for this model, whatever its provider
@@ -105,7 +107,7 @@ class LLMSettings:
         """Where the key is looked for, for messages: e.g. "OPENAI_API_KEY"."""
         if self.api_key:
             return f"{ENV_API_KEY} / secrets.toml"
-        return key_variable(self.model) or "no key needed"
+        return key_variable(self.model) or msg("no key needed")
 
     def identity(self) -> str:
         """What identifies the answering model in a cache key (never the key itself)."""
@@ -174,10 +176,11 @@ def _number(raw: Any, default: Any, kind: type, name: str) -> Any:
         value = kind(float(raw)) if kind is int else kind(raw)
     except (TypeError, ValueError):
         raise UserError(
-            f"{name} must be a number, got {raw!r}", fix="fix the environment variable or secrets.toml"
+            msg("{name} must be a number, got {raw}", name=name, raw=repr(raw)),
+            fix=msg("fix the environment variable or secrets.toml"),
         ) from None
     if value < 0:
-        raise UserError(f"{name} must not be negative, got {raw!r}")
+        raise UserError(msg("{name} must not be negative, got {raw}", name=name, raw=repr(raw)))
     return value
 
 
@@ -190,7 +193,10 @@ def _read_secrets(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         # the parser's message quotes no values, only the position
-        raise UserError(f"cannot read {path}: {exc}", fix="fix the TOML syntax or remove the file") from None
+        raise UserError(
+            msg("cannot read {path}: {error}", path=str(path), error=str(exc)),
+            fix=msg("fix the TOML syntax or remove the file"),
+        ) from None
 
 
 def known_secrets(settings: LLMSettings | None = None) -> list[str]:
@@ -202,8 +208,19 @@ def known_secrets(settings: LLMSettings | None = None) -> list[str]:
 
 
 def scrub(text: str, settings: LLMSettings | None = None) -> str:
-    """``text`` with every known key replaced by its masked form."""
-    for secret in known_secrets(settings):
-        if secret in text:
-            text = text.replace(secret, mask(secret))
+    """``text`` with every known key replaced by its masked form.
+
+    A message (``msg``) stays a message: the key is masked in its values (a provider's words), so the
+    reader still gets it in their language; only if a key straddles template and value is it flattened."""
+    secrets = [s for s in known_secrets(settings) if s in text]
+    if not secrets:
+        return text
+    if isinstance(text, Msg):
+        values = {k: scrub(v, settings) if isinstance(v, str) else v for k, v in text.values.items()}
+        rebuilt = Msg(text.template.format(**values) if values else text.template)  # as msg() makes it
+        rebuilt.template, rebuilt.values, rebuilt.context = text.template, values, text.context
+        if not any(s in rebuilt for s in secrets):
+            return rebuilt
+    for secret in secrets:
+        text = text.replace(secret, mask(secret))
     return text

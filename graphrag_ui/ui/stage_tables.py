@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from graphrag_ui.i18n import translate
+from graphrag_ui.i18n import pt, t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages
 
@@ -53,7 +53,9 @@ def batches_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
                 "kept": None if call is None else sum(1 for p in got if p.in_context),
                 "map": ""
                 if call is None
-                else translate(("cached" if call.cached else "ok") if call.ok else call.error, lang),
+                else (pt("map call outcome", "cached", lang) if call.cached else t("ok", lang))
+                if call.ok
+                else translate(call.error, lang),
                 "report ids": _reports(b.community_ids, titles),
             }
         )
@@ -104,7 +106,8 @@ def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd
         if p.in_context:
             kept.append({**row, "why": translate(p.why, lang)})
         else:
-            dropped.append({"why dropped": translate(p.dropped or "not in the reduce context", lang), **row})
+            why = translate(p.dropped, lang) if p.dropped else t("not in the reduce context", lang)
+            dropped.append({"why dropped": why, **row})
     kept_cols = ["score", "batch", "description", "why", "tokens", "reports"]
     dropped_cols = ["why dropped", "score", "batch", "description", "tokens", "reports"]
     kept_frame = pd.DataFrame(kept, columns=kept_cols)
