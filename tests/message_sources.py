@@ -182,6 +182,8 @@ class Collector:
             for keyword in node.keywords:  # a value may be a message itself
                 self._submessages(keyword.value, rel, fn, depth)
             if isinstance(template, ast.Constant) and isinstance(template.value, str):
+                if not node.keywords:  # msg(template) alone is not formatted: its braces are text
+                    return [(template.value,)]
                 return [_template_parts(template.value)]
             return [(HOLE,)]
         if isinstance(node, ast.Call) and _name(node.func) == "joined":
@@ -218,7 +220,8 @@ class Collector:
     def _constant(self, name: str, depth: int) -> list[tuple]:
         out = []
         for crel, value in self.src.constants.get(name, []):
-            if isinstance(value, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.IfExp)):
+            marked = isinstance(value, ast.Call) and _name(value.func) in ("msg", "pmsg")  # REBUILD = msg("...")
+            if marked or isinstance(value, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.IfExp)):
                 out += self.resolve(value, crel, None, depth + 1)
         return out
 

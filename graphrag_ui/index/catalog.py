@@ -48,6 +48,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import Entity, Index
 
@@ -209,7 +210,9 @@ class Catalog:
                 if isinstance(exc.orig, sqlite3.Error):
                     raise exc.orig from None
                 detail = " ".join(str(exc.orig).split())[:160]
-                raise IndexFormatError(f"the catalog database failed ({detail})", where=self.where) from None
+                raise IndexFormatError(
+                    msg("the catalog database failed ({detail})", detail=detail), where=self.where
+                ) from None
 
     def _reverse_map(self) -> dict[str, list[tuple[tuple, str]]]:
         """bare name/alias -> [(row, kind)], rows as (entity_id, name, aliases, type, occurrence)."""
@@ -347,7 +350,9 @@ def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
         if path.is_dir():
             path = path / CATALOG_FILE
         if not path.is_file():
-            raise IndexFormatError("the entity catalog is missing", where=str(path), fix="re-save or rebuild the index")
+            raise IndexFormatError(
+                msg("the entity catalog is missing"), where=str(path), fix=msg("re-save or rebuild the index")
+            )
         st = path.stat()
         key = (str(path.resolve()), table_name, st.st_ino, st.st_mtime_ns)
         text = str(path)

@@ -17,9 +17,22 @@ is embedded from its title.
 from __future__ import annotations
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.model import VECTOR_KINDS, Chunk, Community, Entity, Index, Relation
 
 STYLES = ("lightrag", "nano", "graphrag")
+# each kind as the progress stage "embed {kind}" names it (the Index page shows stages translated)
+_STAGE_KINDS = {
+    "entities": pmsg("index statistics", "entities"),
+    "relations": msg("relations"),
+    "chunks": msg("chunks"),
+    "communities": msg("communities"),
+}
+
+
+def embed_stage(kind: str) -> str:
+    """The progress stage that embeds ``kind``: ``embed entities``, ``embed chunks``, …"""
+    return msg("embed {kind}", kind=_STAGE_KINDS.get(kind, kind))
 
 
 def style_for(source: str) -> str:
@@ -74,9 +87,9 @@ def texts_for(
         row = by_id.get(i)
         if row is None:
             raise IndexFormatError(
-                f"vector id {i!r} has no row in the {kind} table",
+                msg("vector id {i} has no row in the {kind} table", i=repr(i), kind=kind),
                 where=index.path or "index",
-                fix="re-import the index so vector ids are row ids",
+                fix=msg("re-import the index so vector ids are row ids"),
             )
         texts.append(fn(row, style))
     return list(ids), texts

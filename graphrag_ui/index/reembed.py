@@ -40,7 +40,7 @@ def reembed_index(
         if not texts:
             empty.append(kind)
             continue
-        stage = f"embed {kind}"
+        stage = embed_texts.embed_stage(kind)
         if progress:
             progress(stage, 0, len(texts))
         report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None

@@ -46,6 +46,7 @@ import numpy as np
 from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import tables, validate, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
@@ -54,6 +55,8 @@ MANIFEST = "manifest.json"
 LAYOUT = 1  # version of the ``storage`` section below (files inside the folder)
 STALE_AFTER = 5.0  # seconds; an unlocked .tmp-* folder older than this belongs to a killed save
 CATALOG_FILE = "catalog.sqlite"  # = catalog.CATALOG_FILE; catalog (SQLAlchemy) is imported only to write
+# progress stages of ``save`` (the Index page shows them translated)
+SAVE_TABLES, SAVE_VECTORS, SAVE_CATALOG = msg("save tables"), msg("save vectors"), msg("save catalog")
 
 
 def _manifest_default(value: Any) -> Any:
@@ -87,12 +90,12 @@ def _fsync_dir(folder: Path) -> None:
 
 def _check_target(target: Path) -> None:
     if target.exists() and not target.is_dir():
-        raise UserError("exists and is not a folder", where=str(target), fix="choose another output path")
+        raise UserError(msg("exists and is not a folder"), where=str(target), fix=msg("choose another output path"))
     if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
         raise UserError(
-            "the folder is not empty and holds no index; refusing to replace it",
+            msg("the folder is not empty and holds no index; refusing to replace it"),
             where=str(target),
-            fix="choose an empty or new folder, or an existing index folder to overwrite",
+            fix=msg("choose an empty or new folder, or an existing index folder to overwrite"),
         )
 
 
@@ -104,8 +107,12 @@ def _manifest_for(index: Index) -> Manifest:
     wrong = {k: d for k, d in dims.items() if d != manifest.dimension}
     if wrong:
         raise UserError(
-            f"vector dimensions {wrong} differ from the manifest's dimension {manifest.dimension}",
-            fix="embed every kind with the same embedder and record its dimension in the manifest",
+            msg(
+                "vector dimensions {wrong} differ from the manifest's dimension {dimension}",
+                wrong=str(wrong),
+                dimension=manifest.dimension,
+            ),
+            fix=msg("embed every kind with the same embedder and record its dimension in the manifest"),
         )
     return manifest
 
@@ -140,25 +147,25 @@ def save(
     n_vectors = sum(len(v) for v in index.vectors.values())
     try:
         done = 0
-        _stage(progress, "save tables", 0, n_rows)
+        _stage(progress, SAVE_TABLES, 0, n_rows)
         for name, items in rows.items():
             tables.write_table(name, items, tmp / f"{name}.parquet")
             storage["tables"][name] = f"{name}.parquet"
             done += len(items)
-            _stage(progress, "save tables", done, n_rows)
-        _stage(progress, "save vectors", 0, n_vectors)
+            _stage(progress, SAVE_TABLES, done, n_rows)
+        _stage(progress, SAVE_VECTORS, 0, n_vectors)
         storage.update(
             vectorstore.write_vectors(
                 tmp,
                 index.vectors,
                 server,
                 vectorstore.new_prefix(target.name),
-                (lambda d, t: progress("save vectors", d, t)) if progress else None,
+                (lambda d, t: progress(SAVE_VECTORS, d, t)) if progress else None,
                 chroma_hnsw,
                 chroma,
             )
         )
-        _stage(progress, "save catalog", 0, len(index.entities))
+        _stage(progress, SAVE_CATALOG, 0, len(index.entities))
         from graphrag_ui.index import catalog
 
         catalog.write_catalog(index.entities, tmp / CATALOG_FILE)
@@ -168,7 +175,7 @@ def save(
             table = catalog.new_table_name(target.name)
             catalog.write_catalog(index.entities, server_url, table)
             storage["catalog"]["server_table"] = table
-        _stage(progress, "save catalog", len(index.entities), len(index.entities))
+        _stage(progress, SAVE_CATALOG, len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
         _fsync_tree(tmp)
         _swap(tmp, target)
@@ -263,41 +270,51 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
         leftovers = sorted(folder.parent.glob(f".{folder.name}.old-*")) if folder.name else []
         if leftovers:
             raise IndexFormatError(
-                "no index folder here: a save was interrupted while swapping folders",
+                msg("no index folder here: a save was interrupted while swapping folders"),
                 where=str(folder),
-                fix=f"the previous complete index is {leftovers[-1]}; rename it to {folder.name} (or save again)",
+                fix=msg(
+                    "the previous complete index is {leftovers}; rename it to {name} (or save again)",
+                    leftovers=str(leftovers[-1]),
+                    name=folder.name,
+                ),
             )
-        raise IndexFormatError("no index folder here", where=str(folder), fix="give the folder `save`/build wrote")
+        raise IndexFormatError(
+            msg("no index folder here"), where=str(folder), fix=msg("give the folder `save`/build wrote")
+        )
     file = folder / MANIFEST
     if not file.is_file():
         raise IndexFormatError(
-            "manifest.json is missing: not an index, or a save that did not finish",
+            msg("manifest.json is missing: not an index, or a save that did not finish"),
             where=str(folder),
-            fix="rebuild or re-import the index",
+            fix=msg("rebuild or re-import the index"),
         )
     with validate.reading(file):
         data = json.loads(file.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
-        raise IndexFormatError("the manifest is not a JSON object", where=str(file), fix=validate.REBUILD)
+        raise IndexFormatError(msg("the manifest is not a JSON object"), where=str(file), fix=validate.REBUILD)
     version = data.get("format_version")
     if version != FORMAT_VERSION:
         newer = isinstance(version, int) and version > FORMAT_VERSION
         raise IndexFormatError(
-            f"index format version {version!r}, this program reads version {FORMAT_VERSION}",
+            msg(
+                "index format version {version}, this program reads version {format_version}",
+                version=repr(version),
+                format_version=FORMAT_VERSION,
+            ),
             where=str(file),
-            fix="upgrade graphrag_ui" if newer else "rebuild or re-import the index with this version",
+            fix=msg("upgrade graphrag_ui") if newer else msg("rebuild or re-import the index with this version"),
         )
     storage = data.pop("storage", None)
     if not isinstance(storage, dict) or storage.get("layout") != LAYOUT:
         raise IndexFormatError(
-            "the manifest has no valid storage section", where=str(file), fix="rebuild or re-import the index"
+            msg("the manifest has no valid storage section"), where=str(file), fix=msg("rebuild or re-import the index")
         )
     validate.check_manifest(data, file)
     known = {f.name for f in dataclasses.fields(Manifest)}
     try:
         manifest = Manifest(**{k: v for k, v in data.items() if k in known})
     except TypeError as exc:
-        raise IndexFormatError(f"incomplete manifest: {exc}", where=str(file)) from None
+        raise IndexFormatError(msg("incomplete manifest: {error}", error=str(exc)), where=str(file)) from None
     return manifest, storage
 
 
@@ -323,11 +340,13 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     for name in tables.TABLES:
         file = paths[name]
         if not file.is_file():
-            what = "is not a file" if file.exists() else "is missing"
-            raise IndexFormatError(f"the {name} table {what}", where=str(file), fix=validate.REBUILD)
+            what = msg("is not a file") if file.exists() else msg("is missing")
+            raise IndexFormatError(
+                msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
+            )
         loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
     if engine not in ("local", "server"):
-        raise UserError(f"--vectors must be local or server, not {engine!r}")
+        raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
     if engine == "server":
         vectors = vectorstore.server_tables(folder, storage)
     else:
@@ -335,20 +354,29 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(
-            f"vector kinds {sorted(vectors)} differ from the manifest's {sorted(expected)}",
+            msg(
+                "vector kinds {vectors} differ from the manifest's {expected}",
+                vectors=str(sorted(vectors)),
+                expected=str(sorted(expected)),
+            ),
             where=str(folder / MANIFEST),
             fix=validate.REBUILD,
         )
     for kind, table in vectors.items():
         if len(table) != counts.get(f"vectors.{kind}"):
             raise IndexFormatError(
-                f"{len(table)} {kind} vectors but the manifest counts {counts.get(f'vectors.{kind}')}",
+                msg(
+                    "{n} {kind} vectors but the manifest counts {expected}",
+                    n=len(table),
+                    kind=kind,
+                    expected=counts.get(f"vectors.{kind}"),
+                ),
                 where=str(folder / MANIFEST),
                 fix=validate.REBUILD,
             )
     catalog_file = paths["catalog"]
     if not catalog_file.is_file():
-        raise IndexFormatError("the entity catalog is missing", where=str(catalog_file), fix=validate.REBUILD)
+        raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
     _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
     with validate.reading(folder):
         index = Index(manifest=manifest, vectors=vectors, **loaded)
@@ -366,7 +394,9 @@ def _check_catalog(file: Path, rows: int) -> None:
             db.close()
     if found != rows:
         raise IndexFormatError(
-            f"the entity catalog holds {found} rows but the manifest says {rows}", where=str(file), fix=validate.REBUILD
+            msg("the entity catalog holds {found} rows but the manifest says {rows}", found=found, rows=rows),
+            where=str(file),
+            fix=validate.REBUILD,
         )
 
 

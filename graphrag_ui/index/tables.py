@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
 
@@ -107,9 +108,9 @@ def _plain(value: Any, where: str) -> Any:
             return {k: _plain(v, where) for k, v in value.items()}
         return {_TAG_DICT: [[_plain(k, where), _plain(v, where)] for k, v in value.items()]}
     raise UserError(
-        f"cannot store a {type(value).__name__} value in an index ({value!r:.80})",
+        msg("cannot store a {type} value in an index ({value})", type=type(value).__name__, value=f"{value!r:.80}"),
         where=where,
-        fix="store it as a string, number, list or dict in the row's extra",
+        fix=msg("store it as a string, number, list or dict in the row's extra"),
     )
 
 
@@ -130,7 +131,7 @@ def encode_extra(extra: dict[str, Any], where: str) -> str:
     if not extra:
         return "{}"
     if not isinstance(extra, dict):
-        raise UserError(f"extra must be a dict, not {type(extra).__name__}", where=where)
+        raise UserError(msg("extra must be a dict, not {type}", type=type(extra).__name__), where=where)
     return json.dumps(_plain(extra, where), ensure_ascii=False, allow_nan=True)
 
 
@@ -181,9 +182,15 @@ def to_arrow(name: str, rows: list) -> pa.Table:
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
             bad = _first_bad(columns[f], typ)
             raise UserError(
-                f"field {f!r} of {name} cannot be stored as {typ}: {exc}",
+                msg(
+                    "field {f} of {name} cannot be stored as {typ}: {error}",
+                    f=repr(f),
+                    name=name,
+                    typ=str(typ),
+                    error=str(exc),
+                ),
                 where=f"{name} row {bad}" if bad is not None else name,
-                fix="fix the value's type in the importer/builder",
+                fix=msg("fix the value's type in the importer/builder"),
             ) from None
     arrays.append(pa.array(extras, type=pa.string()))
     return pa.Table.from_arrays(arrays, names=[f for f, _ in fields] + ["extra"])
@@ -240,7 +247,11 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
         validate.check_schema(name, file.schema_arrow, fields, path)
         if expected_rows is not None and file.metadata.num_rows != expected_rows:
             raise IndexFormatError(
-                f"{file.metadata.num_rows} rows but the manifest says {expected_rows}",
+                msg(
+                    "{num_rows} rows but the manifest says {expected_rows}",
+                    num_rows=file.metadata.num_rows,
+                    expected_rows=expected_rows,
+                ),
                 where=str(path),
                 fix=validate.REBUILD,
             )
@@ -254,7 +265,9 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
     try:
         cols[-1] = decode_extras(cols[-1])
     except (ValueError, TypeError) as exc:
-        raise IndexFormatError(f"an 'extra' value is not JSON ({exc})", where=str(path), fix=validate.REBUILD) from None
+        raise IndexFormatError(
+            msg("an 'extra' value is not JSON ({error})", error=str(exc)), where=str(path), fix=validate.REBUILD
+        ) from None
     return [cls(*values) for values in zip(*cols, strict=True)]
 
 

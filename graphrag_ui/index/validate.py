@@ -21,10 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 
-REBUILD = "rebuild or re-import the index (or restore the folder from a backup)"
-REEMBED = "run `python -m graphrag_ui reembed` on the index, or rebuild/re-import it"
-LOCKED_FIX = "another program (an import, a save) is writing it: wait for it to finish, then try again"
+REBUILD = msg("rebuild or re-import the index (or restore the folder from a backup)")
+REEMBED = msg("run `python -m graphrag_ui reembed` on the index, or rebuild/re-import it")
+LOCKED_FIX = msg("another program (an import, a save) is writing it: wait for it to finish, then try again")
 # seconds SQLite's busy handler keeps retrying a file another process has locked before we report it
 LOCK_WAIT = 1.0
 NULLABLE = {("communities", "parent"), ("communities", "rating")}
@@ -53,32 +54,43 @@ def _is_int(value: Any) -> bool:
 
 def _expect(ok: bool, what: str, file: Path) -> None:
     if not ok:
-        raise IndexFormatError(f"the manifest is damaged: {what}", where=str(file), fix=REBUILD)
+        raise IndexFormatError(msg("the manifest is damaged: {what}", what=what), where=str(file), fix=REBUILD)
 
 
 def check_manifest(data: dict[str, Any], file: Path) -> None:
     """Field types of the manifest's top level (``storage`` is checked by ``check_storage``)."""
     for name in REQUIRED:
-        _expect(name in data, f"required field {name!r} is missing", file)
+        _expect(name in data, msg("required field {name} is missing", name=repr(name)), file)
     for name, types in _MANIFEST_TYPES.items():
         if name in data:
             value = data[name]
             ok = isinstance(value, types) and not (int in types and isinstance(value, bool))
             shown = "null" if value is None else f"{_type_name(value)} {value!r:.40}"
-            _expect(ok, f"{name!r} is {shown}, expected {types[0].__name__}", file)
-    _expect(data["dimension"] >= 0, f"'dimension' is {data['dimension']}, expected ≥ 0", file)
+            _expect(
+                ok,
+                msg("{name} is {shown}, expected {type}", name=repr(name), shown=shown, type=types[0].__name__),
+                file,
+            )
+    dimension = data["dimension"]
+    _expect(dimension >= 0, msg("'dimension' is {dimension}, expected ≥ 0", dimension=dimension), file)
     for key, value in data["counts"].items():
-        _expect(_is_int(value) and value >= 0, f"count {key!r} is {value!r:.40}, expected an integer ≥ 0", file)
+        what = msg("count {key} is {value}, expected an integer ≥ 0", key=repr(key), value=f"{value!r:.40}")
+        _expect(_is_int(value) and value >= 0, what, file)
 
 
 def inside(folder: Path, relative: Any, file: Path, what: str) -> Path:
     """``folder/relative`` when it is a plain relative path that stays inside ``folder``."""
-    _expect(isinstance(relative, str) and relative != "", f"{what} is {relative!r:.60}, expected a file name", file)
+    shown = f"{relative!r:.60}"
+    _expect(
+        isinstance(relative, str) and relative != "",
+        msg("{what} is {relative}, expected a file name", what=what, relative=shown),
+        file,
+    )
     path = (folder / relative).resolve()
     root = folder.resolve()
     _expect(
         path != root and root in path.parents and not Path(relative).is_absolute(),
-        f"{what} {relative!r:.60} points outside the index folder",
+        msg("{what} {relative} points outside the index folder", what=what, relative=shown),
         file,
     )
     return folder / relative
@@ -86,28 +98,53 @@ def inside(folder: Path, relative: Any, file: Path, what: str) -> Path:
 
 def check_storage(folder: Path, storage: Any, tables: tuple[str, ...], file: Path) -> dict[str, Path]:
     """The ``storage`` section's shape; returns table name -> file, every path inside ``folder``."""
-    _expect(isinstance(storage, dict), f"'storage' is {_type_name(storage)}, expected an object", file)
+    _expect(
+        isinstance(storage, dict),
+        msg("'storage' is {storage}, expected an object", storage=_type_name(storage)),
+        file,
+    )
     section = storage.get("tables")
-    _expect(isinstance(section, dict), f"'storage.tables' is {_type_name(section)}, expected an object", file)
-    paths = {name: inside(folder, section.get(name, f"{name}.parquet"), file, f"table {name!r}") for name in tables}
+    _expect(
+        isinstance(section, dict),
+        msg("'storage.tables' is {section}, expected an object", section=_type_name(section)),
+        file,
+    )
+    paths = {
+        name: inside(folder, section.get(name, f"{name}.parquet"), file, msg("table {name}", name=repr(name)))
+        for name in tables
+    }
     vectors = storage.get("vectors", {})
-    _expect(isinstance(vectors, dict), f"'storage.vectors' is {_type_name(vectors)}, expected an object", file)
+    _expect(
+        isinstance(vectors, dict),
+        msg("'storage.vectors' is {vectors}, expected an object", vectors=_type_name(vectors)),
+        file,
+    )
     for kind, meta in vectors.items():
         ok = isinstance(meta, dict) and _is_int(meta.get("rows")) and _is_int(meta.get("dim"))
-        _expect(ok, f"'storage.vectors.{kind}' is {meta!r:.60}, expected integer rows and dim", file)
+        what = msg("'storage.vectors.{kind}' is {meta}, expected integer rows and dim", kind=kind, meta=f"{meta!r:.60}")
+        _expect(ok, what, file)
     if vectors:
         chroma = storage.get("chroma")
-        _expect(isinstance(chroma, dict), f"'storage.chroma' is {_type_name(chroma)}, expected an object", file)
+        _expect(
+            isinstance(chroma, dict),
+            msg("'storage.chroma' is {chroma}, expected an object", chroma=_type_name(chroma)),
+            file,
+        )
         mode = chroma.get("mode")
-        _expect(mode in ("persistent", "server", "none"), f"chroma mode {mode!r:.40}", file)
+        _expect(mode in ("persistent", "server", "none"), msg("chroma mode {mode}", mode=f"{mode!r:.40}"), file)
         names = chroma.get("collections", {} if mode == "none" else None)
         ok = isinstance(names, dict) and all(isinstance(v, str) for v in names.values())
-        _expect(ok, f"'storage.chroma.collections' is {names!r:.60}, expected names", file)
+        _expect(ok, msg("'storage.chroma.collections' is {names}, expected names", names=f"{names!r:.60}"), file)
     catalog = storage.get("catalog", {})
-    _expect(isinstance(catalog, dict), f"'storage.catalog' is {_type_name(catalog)}, expected an object", file)
-    paths["catalog"] = inside(folder, catalog.get("file", "catalog.sqlite"), file, "the catalog file")
+    _expect(
+        isinstance(catalog, dict),
+        msg("'storage.catalog' is {catalog}, expected an object", catalog=_type_name(catalog)),
+        file,
+    )
+    paths["catalog"] = inside(folder, catalog.get("file", "catalog.sqlite"), file, msg("the catalog file"))
     if "rows" in catalog:
-        _expect(_is_int(catalog["rows"]), f"'storage.catalog.rows' is {catalog['rows']!r:.40}", file)
+        rows = f"{catalog['rows']!r:.40}"
+        _expect(_is_int(catalog["rows"]), msg("'storage.catalog.rows' is {rows}", rows=rows), file)
     return paths
 
 
@@ -120,23 +157,33 @@ def reading(path: Path, fix: str = REBUILD) -> Iterator[None]:
         raise
     except PermissionError:
         raise IndexFormatError(
-            "cannot read the file: permission denied", where=str(path), fix="check the file's owner and permissions"
+            msg("cannot read the file: permission denied"),
+            where=str(path),
+            fix=msg("check the file's owner and permissions"),
         ) from None
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise IndexFormatError(
-                f"the database is locked by another process (waited {LOCK_WAIT:g} s)", where=str(path), fix=LOCKED_FIX
+                msg("the database is locked by another process (waited {lock_wait} s)", lock_wait=f"{LOCK_WAIT:g}"),
+                where=str(path),
+                fix=LOCKED_FIX,
             ) from None
-        raise IndexFormatError(f"not a usable SQLite database ({exc})", where=str(path), fix=fix) from None
+        raise IndexFormatError(
+            msg("not a usable SQLite database ({error})", error=str(exc)), where=str(path), fix=fix
+        ) from None
     except sqlite3.DatabaseError as exc:
-        raise IndexFormatError(f"not a usable SQLite database ({exc})", where=str(path), fix=fix) from None
+        raise IndexFormatError(
+            msg("not a usable SQLite database ({error})", error=str(exc)), where=str(path), fix=fix
+        ) from None
     except json.JSONDecodeError as exc:
-        raise IndexFormatError(f"not valid JSON ({exc})", where=str(path), fix=fix) from None
+        raise IndexFormatError(msg("not valid JSON ({error})", error=str(exc)), where=str(path), fix=fix) from None
     except (OSError, EOFError, ValueError, TypeError, pa.ArrowException, UnicodeDecodeError) as exc:
         if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
-            raise IndexFormatError("the file is missing", where=str(path), fix=fix) from None
+            raise IndexFormatError(msg("the file is missing"), where=str(path), fix=fix) from None
         detail = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise IndexFormatError(f"unreadable or damaged ({detail})", where=str(path), fix=fix) from None
+        raise IndexFormatError(
+            msg("unreadable or damaged ({detail})", detail=detail), where=str(path), fix=fix
+        ) from None
 
 
 def compatible(found: pa.DataType, expected: pa.DataType) -> bool:
@@ -155,12 +202,24 @@ def check_schema(name: str, schema: pa.Schema, fields: list[tuple[str, pa.DataTy
     wanted = [*fields, ("extra", pa.string())]
     missing = [f for f, _ in wanted if f not in schema.names]
     if missing:
-        raise IndexFormatError(f"the {name} table lacks columns {missing}", where=str(path), fix=REBUILD)
+        raise IndexFormatError(
+            msg("the {name} table lacks columns {missing}", name=name, missing=str(missing)),
+            where=str(path),
+            fix=REBUILD,
+        )
     for field, expected in wanted:
         found = schema.field(field).type
         if not compatible(found, expected):
             raise IndexFormatError(
-                f"column {field!r} of the {name} table is {found}, expected {expected}", where=str(path), fix=REBUILD
+                msg(
+                    "column {field} of the {name} table is {found}, expected {expected}",
+                    field=repr(field),
+                    name=name,
+                    found=str(found),
+                    expected=str(expected),
+                ),
+                where=str(path),
+                fix=REBUILD,
             )
 
 
@@ -170,7 +229,12 @@ def check_nulls(name: str, table: pa.Table, path: Path) -> None:
         column = table.column(field)
         if column.null_count and (name, field) not in NULLABLE:
             raise IndexFormatError(
-                f"column {field!r} of the {name} table has {column.null_count} null value(s)",
+                msg(
+                    "column {field} of the {name} table has {null_count} null value(s)",
+                    field=repr(field),
+                    name=name,
+                    null_count=column.null_count,
+                ),
                 where=str(path),
                 fix=REBUILD,
             )
@@ -178,13 +242,20 @@ def check_nulls(name: str, table: pa.Table, path: Path) -> None:
             inner = sum(chunk.values.null_count for chunk in column.chunks)  # .values: no pyarrow.compute import
             if inner:
                 raise IndexFormatError(
-                    f"column {field!r} of the {name} table holds {inner} null item(s)", where=str(path), fix=REBUILD
+                    msg(
+                        "column {field} of the {name} table holds {inner} null item(s)",
+                        field=repr(field),
+                        name=name,
+                        inner=inner,
+                    ),
+                    where=str(path),
+                    fix=REBUILD,
                 )
 
 
 def check_ids(ids: Any, path: Path) -> list[str]:
     if not isinstance(ids, list) or not set(map(type, ids)) <= {str}:  # one pass in C, ~3x faster than all()
-        raise IndexFormatError("expected a JSON list of id strings", where=str(path), fix=REBUILD)
+        raise IndexFormatError(msg("expected a JSON list of id strings"), where=str(path), fix=REBUILD)
     return ids
 
 
@@ -198,5 +269,7 @@ def check_finite(matrix: np.ndarray, where: str, fix: str = REEMBED) -> None:
     if matrix.size and not np.isfinite(matrix).all():
         bad = np.flatnonzero(~np.isfinite(matrix).all(axis=1) if matrix.ndim == 2 else ~np.isfinite(matrix))
         raise IndexFormatError(
-            f"{len(bad)} vector(s) hold NaN or infinite values (first at row {int(bad[0])})", where=where, fix=fix
+            msg("{n} vector(s) hold NaN or infinite values (first at row {row})", n=len(bad), row=int(bad[0])),
+            where=where,
+            fix=fix,
         )

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import VectorTable
 
 ENGINES = ("local", "server")
@@ -97,16 +98,32 @@ def _server_errors(table: ServerTable) -> Iterator[None]:
         detail = " ".join(str(exc).split())[:160]
         if "does not exist" in detail or "NotFound" in type(exc).__name__:
             raise UserError(
-                f"the chroma collection {table.collection!r} ({table.kind} vectors) is not on the server at {table.where}",
+                msg(
+                    "the chroma collection {name} ({kind} vectors) is not on the server at {where}",
+                    name=repr(table.collection),
+                    kind=table.kind,
+                    where=table.where,
+                ),
                 where=table.where,
-                fix="re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local",
+                fix=msg(
+                    "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
+                ),
             ) from None
         raise UserError(
-            f"the chroma server at {table.where} did not answer the {table.kind} search "
-            f"({type(exc).__name__}: {detail}); nothing was searched locally instead",
+            msg(
+                "the chroma server at {where} did not answer the {kind} search ({detail}); "
+                "nothing was searched locally instead",
+                where=table.where,
+                kind=table.kind,
+                detail=f"{type(exc).__name__}: {detail}",
+            ),
             where=table.where,
-            fix=f"start it (`chroma run --host {table.host} --port {table.port}`), point CHROMA_HOST/CHROMA_PORT "
-            "at it, or query with --vectors local",
+            fix=msg(
+                "start it (`chroma run --host {host} --port {port}`), point CHROMA_HOST/CHROMA_PORT at it, or query "
+                "with --vectors local",
+                host=table.host,
+                port=table.port,
+            ),
         ) from None
 
 
@@ -182,10 +199,16 @@ def server_topk(
         row = table.row_of(vid)
         if row is None:
             raise UserError(
-                f"the chroma collection {table.collection!r} on {table.where} returned id {vid!r}, "
-                "which this index's ids file does not list",
+                msg(
+                    "the chroma collection {name} on {where} returned id {vid}, which this index's ids file does not list",
+                    name=repr(table.collection),
+                    where=table.where,
+                    vid=repr(vid),
+                ),
                 where=table.where,
-                fix="the collection belongs to another save of the index: re-save it, or query with --vectors local",
+                fix=msg(
+                    "the collection belongs to another save of the index: re-save it, or query with --vectors local"
+                ),
             )
         if stop is not None and stop(float(dist)):
             break

@@ -40,6 +40,7 @@ from urllib.parse import quote
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
 
@@ -64,7 +65,10 @@ def server_from_env() -> tuple[str, int] | None:
         return None
     port = os.environ.get("CHROMA_PORT", "8000").strip() or "8000"
     if not port.isdigit():
-        raise UserError(f"CHROMA_PORT must be a number, not {port!r}", fix="unset it or set the server's port")
+        raise UserError(
+            msg("CHROMA_PORT must be a number, not {port}", port=repr(port)),
+            fix=msg("unset it or set the server's port"),
+        )
     return host, int(port)
 
 
@@ -89,9 +93,15 @@ def _client(info: dict[str, Any], folder: Path):
             return chromadb.HttpClient(host=host, port=port, settings=_settings())
         except Exception as exc:  # connection refused, DNS, wrong protocol
             raise UserError(
-                f"cannot reach the chroma server at {host}:{port} ({type(exc).__name__}: {str(exc)[:160]})",
+                msg(
+                    "cannot reach the chroma server at {host}:{port} ({type}: {error})",
+                    host=host,
+                    port=port,
+                    type=type(exc).__name__,
+                    error=str(exc)[:160],
+                ),
                 where=str(folder),
-                fix="start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs",
+                fix=msg("start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs"),
             ) from None
     return chromadb.PersistentClient(path=str(folder / "chroma"), settings=_settings())
 
@@ -102,17 +112,27 @@ def _check(kind: str, table: VectorTable) -> np.ndarray:
         matrix = matrix.reshape(0, 0)  # an empty kind given as a 1-d empty array
     if matrix.ndim != 2 or matrix.shape[0] != len(table.ids):
         raise UserError(
-            f"vectors.{kind}: matrix shape {matrix.shape} does not match {len(table.ids)} ids",
-            fix="give one float32 row per id",
+            msg(
+                "vectors.{kind}: matrix shape {shape} does not match {ids} ids",
+                kind=kind,
+                shape=str(matrix.shape),
+                ids=len(table.ids),
+            ),
+            fix=msg("give one float32 row per id"),
         )
     if len(set(table.ids)) != len(table.ids):
         seen: set[str] = set()
         dup = next(i for i in table.ids if i in seen or seen.add(i))
-        raise UserError(f"vectors.{kind}: duplicate id {dup!r}", fix="each vector id must be unique")
+        raise UserError(
+            msg("vectors.{kind}: duplicate id {dup}", kind=kind, dup=repr(dup)),
+            fix=msg("each vector id must be unique"),
+        )
     if any(not isinstance(i, str) or not i for i in table.ids):
-        raise UserError(f"vectors.{kind}: ids must be non-empty strings")
+        raise UserError(msg("vectors.{kind}: ids must be non-empty strings", kind=kind))
     validate.check_finite(
-        matrix, f"vectors.{kind}", fix="the embedder or the source produced them: re-embed, or fix the source's vectors"
+        matrix,
+        f"vectors.{kind}",
+        fix=msg("the embedder or the source produced them: re-embed, or fix the source's vectors"),
     )
     return matrix
 
@@ -129,7 +149,10 @@ def write_vectors(
     """Write the mirror, and the chroma collections when wanted or a server is set; return the manifest section."""
     unknown = sorted(set(vectors) - set(VECTOR_KINDS))
     if unknown:
-        raise UserError(f"unknown vector kinds {unknown}", fix=f"use only {', '.join(VECTOR_KINDS)}")
+        raise UserError(
+            msg("unknown vector kinds {unknown}", unknown=str(unknown)),
+            fix=msg("use only {vector_kinds}", vector_kinds=", ".join(VECTOR_KINDS)),
+        )
     checked = {kind: _check(kind, vectors[kind]) for kind in VECTOR_KINDS if kind in vectors}
     mirror = folder / "vectors"
     mirror.mkdir()
@@ -175,7 +198,9 @@ def write_vectors(
                     pass
         if isinstance(exc, (UserError, KeyboardInterrupt, SystemExit)) or not isinstance(exc, Exception):
             raise
-        raise UserError(f"writing vectors to chroma failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+        raise UserError(
+            msg("writing vectors to chroma failed: {type}: {error}", type=type(exc).__name__, error=str(exc)[:200])
+        ) from None
     finally:
         client.close()  # releases chroma's SQLite and HNSW files before the folder is renamed
     return {"vectors": section, "chroma": chroma}
@@ -200,13 +225,13 @@ def _sqlite_counts(folder: Path) -> dict[str, int] | None:
     """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None for another schema."""
     db_path = folder / "chroma" / "chroma.sqlite3"
     if not db_path.is_file():
-        raise IndexFormatError("the chroma store is missing", where=str(db_path), fix=validate.REBUILD)
+        raise IndexFormatError(msg("the chroma store is missing"), where=str(db_path), fix=validate.REBUILD)
     with validate.reading(db_path):
         db = sqlite3.connect(f"file:{quote(str(db_path.resolve()))}?mode=ro", uri=True, timeout=validate.LOCK_WAIT)
         try:
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "collections" not in tables:
-                raise IndexFormatError("holds no chroma collections", where=str(db_path), fix=validate.REBUILD)
+                raise IndexFormatError(msg("holds no chroma collections"), where=str(db_path), fix=validate.REBUILD)
             try:
                 rows = db.execute(
                     "SELECT c.name, COUNT(e.id) FROM collections c JOIN segments s ON s.collection = c.id "
@@ -253,7 +278,7 @@ def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
         where = folder / "chroma" if chroma.get("mode") == "persistent" else folder
         detail = " ".join(str(exc).split())[:160]
         raise IndexFormatError(
-            f"the chroma vector store cannot be read ({type(exc).__name__}: {detail})",
+            msg("the chroma vector store cannot be read ({type}: {detail})", type=type(exc).__name__, detail=detail),
             where=str(where),
             fix=validate.REBUILD,
         ) from None
@@ -273,7 +298,10 @@ def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str]
     row = {i: n for n, i in enumerate(got["ids"])}
     missing = [i for i in ids if i not in row]
     if missing:
-        raise IndexFormatError(f"chroma collection {kind} lacks id {missing[0]!r}", where=str(folder / "vectors"))
+        raise IndexFormatError(
+            msg("chroma collection {kind} lacks id {missing}", kind=kind, missing=repr(missing[0])),
+            where=str(folder / "vectors"),
+        )
     return VectorTable(list(ids), matrix[[row[i] for i in ids]])
 
 
@@ -287,9 +315,12 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
     if section and chroma.get("mode") != "server":
         raise UserError(
-            f"this index keeps its vectors locally (chroma: {chroma.get('mode', 'none')}), not on a chroma server",
+            msg(
+                "this index keeps its vectors locally (chroma: {mode}), not on a chroma server",
+                mode=chroma.get("mode", "none"),
+            ),
             where=str(folder),
-            fix="query with --vectors local, or re-save it with CHROMA_HOST/CHROMA_PORT set",
+            fix=msg("query with --vectors local, or re-save it with CHROMA_HOST/CHROMA_PORT set"),
         )
     host, port = server_from_env() or (chroma.get("host"), chroma.get("port"))
     counts = chroma_counts(chroma, folder) if section else {}
@@ -298,26 +329,40 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
         name = chroma["collections"].get(kind)
         if counts.get(kind) != meta["rows"]:
             what = (
-                f"the chroma collection {name!r} is not on the server at {host}:{port} "
-                f"(the manifest says it holds {meta['rows']} vectors)"
+                msg(
+                    "the chroma collection {name} is not on the server at {where} "
+                    "(the manifest says it holds {rows} vectors)",
+                    name=repr(name),
+                    where=f"{host}:{port}",
+                    rows=meta["rows"],
+                )
                 if kind not in counts
-                else f"the chroma collection {name!r} on {host}:{port} holds {counts[kind]} vectors "
-                f"but the manifest says {meta['rows']}"
+                else msg(
+                    "the chroma collection {name} on {where} holds {n} vectors but the manifest says {rows}",
+                    name=repr(name),
+                    where=f"{host}:{port}",
+                    n=counts[kind],
+                    rows=meta["rows"],
+                )
             )
             raise UserError(
                 what,
                 where=str(folder),
-                fix="re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local",
+                fix=msg(
+                    "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
+                ),
             )
         ids_file = folder / "vectors" / f"{kind}.ids.json"
         if not ids_file.is_file():
             raise IndexFormatError(
-                "the ids file of the server's vectors is missing", where=str(ids_file), fix=validate.REBUILD
+                msg("the ids file of the server's vectors is missing"), where=str(ids_file), fix=validate.REBUILD
             )
         ids = validate.read_ids(ids_file)
         if len(ids) != meta["rows"]:
             raise IndexFormatError(
-                f"{len(ids)} ids but the manifest says {meta['rows']}", where=str(ids_file), fix=validate.REBUILD
+                msg("{ids} ids but the manifest says {rows}", ids=len(ids), rows=meta["rows"]),
+                where=str(ids_file),
+                fix=validate.REBUILD,
             )
         npy = folder / "vectors" / f"{kind}.npy"
         empty = np.zeros((0, meta["dim"]), dtype=np.float32)
@@ -335,36 +380,52 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
     for kind, meta in section.items():
         rows, dim = meta["rows"], meta["dim"]
         if not mirror_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
-            where = f"chroma collection {chroma['collections'].get(kind)!r}"
-            got = "missing" if kind not in counts else f"{counts[kind]} vectors"
-            raise IndexFormatError(
-                f"{where} is {got} but the manifest says {rows}", where=str(folder), fix="re-save or rebuild the index"
+            where = msg("chroma collection {kind}", kind=repr(chroma["collections"].get(kind)))
+            what = (
+                msg("{where} is missing but the manifest says {rows}", where=where, rows=rows)
+                if kind not in counts
+                else msg(
+                    "{where} is {got} but the manifest says {rows}",
+                    where=where,
+                    got=msg("{kind} vectors", kind=counts[kind]),
+                    rows=rows,
+                )
             )
+            raise IndexFormatError(what, where=str(folder), fix=msg("re-save or rebuild the index"))
         npy, ids_file = folder / "vectors" / f"{kind}.npy", folder / "vectors" / f"{kind}.ids.json"
         ids = validate.read_ids(ids_file) if ids_file.is_file() else None
         if ids is not None and len(ids) != rows:
             raise IndexFormatError(
-                f"{len(ids)} ids but the manifest says {rows}", where=str(ids_file), fix=validate.REBUILD
+                msg("{ids} ids but the manifest says {rows}", ids=len(ids), rows=rows),
+                where=str(ids_file),
+                fix=validate.REBUILD,
             )
         if npy.is_file():
             with validate.reading(npy):
                 matrix = np.load(npy, allow_pickle=False)
             if ids is None:
                 raise IndexFormatError(
-                    "the ids file beside the vectors is missing", where=str(ids_file), fix=validate.REBUILD
+                    msg("the ids file beside the vectors is missing"), where=str(ids_file), fix=validate.REBUILD
                 )
             table = VectorTable(ids, matrix)
         elif mirror_only:
             raise IndexFormatError(
-                "the vector file is missing and this index keeps no chroma copy",
+                msg("the vector file is missing and this index keeps no chroma copy"),
                 where=str(npy),
-                fix="re-import or rebuild the index",
+                fix=msg("re-import or rebuild the index"),
             )
         else:
             table = _read_chroma(chroma, folder, kind, ids)
         if table.matrix.dtype != np.float32 or table.matrix.shape != (rows, dim):
             raise IndexFormatError(
-                f"vectors.{kind} has shape {table.matrix.shape} {table.matrix.dtype}, manifest says ({rows}, {dim}) float32",
+                msg(
+                    "vectors.{kind} has shape {shape} {dtype}, manifest says ({rows}, {dim}) float32",
+                    kind=kind,
+                    shape=str(table.matrix.shape),
+                    dtype=str(table.matrix.dtype),
+                    rows=rows,
+                    dim=dim,
+                ),
                 where=str(npy),
                 fix=validate.REBUILD,
             )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 
 LLMFunction = Callable[[list[dict]], str]
 
@@ -36,10 +37,12 @@ def load_entries(path: str | Path) -> dict[str, dict]:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(
-            f"the LLM cache file cannot be read ({exc})", where=str(file), fix="delete it or pass another --cache"
+            msg("the LLM cache file cannot be read ({error})", error=str(exc)),
+            where=str(file),
+            fix=msg("delete it or pass another --cache"),
         ) from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) and "return" in v for v in data.values()):
-        raise UserError("not an LLM cache file (expected {key: {model, kind, ref, return}})", where=str(file))
+        raise UserError(msg("not an LLM cache file (expected {key: {model, kind, ref, return}})"), where=str(file))
     return data
 
 
@@ -48,10 +51,14 @@ def replay_model(entries: dict[str, dict], path: str | Path) -> str:
     models = sorted({str(v.get("model", "")) for v in entries.values()})
     if not entries:
         raise UserError(
-            "the LLM cache is empty or missing, nothing to replay", where=str(path), fix="build once with --llm MODEL"
+            msg("the LLM cache is empty or missing, nothing to replay"),
+            where=str(path),
+            fix=msg("build once with --llm MODEL"),
         )
     if len(models) != 1:
-        raise UserError(f"the LLM cache holds answers of several models ({', '.join(models)})", where=str(path))
+        raise UserError(
+            msg("the LLM cache holds answers of several models ({models})", models=", ".join(models)), where=str(path)
+        )
     return models[0]
 
 
@@ -65,7 +72,9 @@ class CachedLLM:
         self, llm: LLMFunction | None, model: str, path: str | Path | None = None, replay: bool = False
     ) -> None:
         if llm is None and not replay:
-            raise UserError("no LLM given", fix="pass --llm MODEL, --llm replay:CACHE.json or --extractor offline")
+            raise UserError(
+                msg("no LLM given"), fix=msg("pass --llm MODEL, --llm replay:CACHE.json or --extractor offline")
+            )
         self.llm, self.model, self.replay = llm, model, replay
         self.path = Path(path) if path else None
         self.entries: dict[str, dict] = load_entries(self.path) if self.path else {}
@@ -83,27 +92,54 @@ class CachedLLM:
             return str(entry["return"])
         if self.replay or self.llm is None:
             raise UserError(
-                f"replay cache miss for the {kind} call of {ref}",
+                msg("replay cache miss for the {kind} call of {ref}", kind=kind, ref=ref),
                 where=str(self.path) if self.path else "LLM cache",
-                fix="the cache was made from other documents, settings or prompts; rebuild with --llm MODEL to fill it",
+                fix=msg(
+                    "the cache was made from other documents, settings or prompts; rebuild with --llm MODEL to fill it"
+                ),
             )
         try:
             answer = self.llm(messages)
         except UserError as exc:  # e.g. the provider refused: say which call, and that nothing is lost
-            kept = f"the {len(self.entries)} answers so far are kept in {self.path}; " if self.path else ""
             raise UserError(
-                f"{exc.what} (during the {kind} call of {ref})",
+                msg("{what} (during the {kind} call of {ref})", what=exc.what, kind=kind, ref=ref),
                 where=exc.where,
-                fix=(f"{exc.fix}; " if exc.fix else "") + kept + "run the same command again to resume",
+                fix=self._resume_fix(exc.fix),
             ) from None
         if not isinstance(answer, str):
-            raise UserError(f"the LLM returned {type(answer).__name__} instead of text for the {kind} call of {ref}")
+            raise UserError(
+                msg(
+                    "the LLM returned {type} instead of text for the {kind} call of {ref}",
+                    type=type(answer).__name__,
+                    kind=kind,
+                    ref=ref,
+                )
+            )
         with self._lock:
             self.calls += 1
             if answer.strip() and (keep is None or keep(answer)):
                 self.entries[key] = {"model": self.model, "kind": kind, "ref": ref, "return": answer}
                 self._write()
         return answer
+
+    def _resume_fix(self, fix: str) -> str:
+        """What to do after a failed call: the call's own fix, where the answers so far are, resume."""
+        if self.path and fix:
+            return msg(
+                "{fix}; the {n} answers so far are kept in {path}; run the same command again to resume",
+                fix=fix,
+                n=len(self.entries),
+                path=str(self.path),
+            )
+        if self.path:
+            return msg(
+                "the {n} answers so far are kept in {path}; run the same command again to resume",
+                n=len(self.entries),
+                path=str(self.path),
+            )
+        if fix:
+            return msg("{fix}; run the same command again to resume", fix=fix)
+        return msg("run the same command again to resume")
 
     def _write(self) -> None:
         if self.path is None:

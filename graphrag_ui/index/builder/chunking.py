@@ -12,6 +12,7 @@ import hashlib
 
 from graphrag_ui import tokens
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Chunk, Document
 
 
@@ -21,11 +22,17 @@ def chunk_id(text: str) -> str:
 
 def check_sizes(size: int, overlap: int) -> None:
     if size < 1:
-        raise UserError(f"chunk size must be at least 1 token (got {size})", fix="use e.g. --chunk-size 1200")
+        raise UserError(
+            msg("chunk size must be at least 1 token (got {size})", size=size), fix=msg("use e.g. --chunk-size 1200")
+        )
     if overlap < 0 or overlap >= size:
         raise UserError(
-            f"chunk overlap must be between 0 and chunk size - 1 (got {overlap} with size {size})",
-            fix="use e.g. --chunk-overlap 100",
+            msg(
+                "chunk overlap must be between 0 and chunk size - 1 (got {overlap} with size {size})",
+                overlap=overlap,
+                size=size,
+            ),
+            fix=msg("use e.g. --chunk-overlap 100"),
         )
 
 

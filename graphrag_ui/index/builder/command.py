@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.builder.pipeline import build, default_cache_path
 from graphrag_ui.progress import TextProgress
 from graphrag_ui.terminal import safe_text
@@ -54,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.llm and args.llm.startswith(REPLAY):
         path = args.llm[len(REPLAY) :] or args.cache
         if not path:
-            raise UserError("--llm replay: needs a cache file", fix="e.g. --llm replay:INDEX_DIR.llm_cache.json")
+            raise UserError(
+                msg("--llm replay: needs a cache file"), fix=msg("e.g. --llm replay:INDEX_DIR.llm_cache.json")
+            )
         kwargs.update(extractor="llm", replay=True, cache_path=path)
     elif args.llm:
         from graphrag_ui.index.builder.llm_adapter import llm_for_model
@@ -69,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         raise UserError(
-            "choose how entities are extracted", fix="pass --llm MODEL, --llm replay:CACHE.json or --extractor offline"
+            msg("choose how entities are extracted"),
+            fix=msg("pass --llm MODEL, --llm replay:CACHE.json or --extractor offline"),
         )
     index = build(args.docs_dir, args.out, **kwargs)
     counts = ", ".join(f"{v} {k}" for k, v in index.counts().items() if not k.startswith("vectors."))

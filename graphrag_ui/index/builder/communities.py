@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import graspologic_native as gn
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Community, Entity, Relation
 
 
@@ -28,7 +29,9 @@ def cluster(
 ) -> Clustering:
     """Communities of the relation graph; titles and reports are filled in later."""
     if max_cluster_size < 2:
-        raise UserError(f"max cluster size must be at least 2 (got {max_cluster_size})")
+        raise UserError(
+            msg("max cluster size must be at least 2 (got {max_cluster_size})", max_cluster_size=max_cluster_size)
+        )
     weights: dict[tuple[str, str], float] = {}
     for rel in relations:
         if rel.source == rel.target:

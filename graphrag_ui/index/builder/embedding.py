@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from graphrag_ui.embed import Embedder
-from graphrag_ui.index.embed_texts import texts_to_embed
+from graphrag_ui.index.embed_texts import embed_stage, texts_to_embed
 from graphrag_ui.index.model import Index, VectorTable
 
 Progress = Callable[[str, int, int], None]
@@ -21,7 +21,7 @@ def embed_index(index: Index, embedder: Embedder, progress: Progress | None = No
     """One VectorTable per kind, rows in table order."""
     out: dict[str, VectorTable] = {}
     for kind, (ids, texts) in texts_to_embed(index).items():
-        stage = f"embed {kind}"
+        stage = embed_stage(kind)
         if progress:
             progress(stage, 0, len(texts))
         if texts:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM
 from graphrag_ui.index.builder.records import Extraction, parse_records
@@ -17,11 +18,14 @@ from graphrag_ui.index.model import Chunk
 
 Warn = Callable[[str], None]
 Progress = Callable[[str, int, int], None]
+EXTRACT = msg("extract")  # the progress stage
 
 
 def chunk_ref(chunk: Chunk, titles: dict[str, str]) -> str:
     """How a chunk is named in warnings and cache entries: ``a.txt chunk 2 (chunk-…)``."""
-    return f"{titles.get(chunk.doc_id, chunk.doc_id)} chunk {chunk.order} ({chunk.id})"
+    return msg(
+        "{doc_id} chunk {order} ({id})", doc_id=titles.get(chunk.doc_id, chunk.doc_id), order=chunk.order, id=chunk.id
+    )
 
 
 def extract_chunk(chunk: Chunk, llm: CachedLLM, ref: str, gleaning: int, warn: Warn) -> Extraction:
@@ -34,8 +38,9 @@ def extract_chunk(chunk: Chunk, llm: CachedLLM, ref: str, gleaning: int, warn: W
         return result  # gleaning asks for what was missed; nothing was understood, so there is nothing to add to
     for n in range(1, gleaning + 1):
         messages = prompts.gleaning_messages(messages, reply)
-        reply = llm(messages, "glean", f"{ref} glean {n}")
-        more = parse_records(reply, f"{ref} glean {n}", warn)
+        glean_ref = msg("{ref} glean {n}", ref=ref, n=n)
+        reply = llm(messages, "glean", glean_ref)
+        more = parse_records(reply, glean_ref, warn)
         result.extend(more)
         if not more.entities and not more.relations:
             break  # the model says nothing is missing: further passes would only cost calls
@@ -55,8 +60,14 @@ def report_unparsed(chunks: list[Chunk], titles: dict[str, str], results: list[E
         raw = " ".join(first.unparsed.split())
         shown = raw if len(raw) <= 200 else raw[:199] + "…"
         warn(
-            f"{len(bad)} of {len(chunks)} chunk(s) gave no entity or relation the builder could parse; "
-            f"first answer ({chunk_ref(chunk, titles)}): {shown!r}"
+            msg(
+                "{bad} of {chunks} chunk(s) gave no entity or relation the builder could parse; "
+                "first answer ({titles}): {shown}",
+                bad=len(bad),
+                chunks=len(chunks),
+                titles=chunk_ref(chunk, titles),
+                shown=repr(shown),
+            )
         )
     return len(bad)
 
@@ -73,7 +84,7 @@ def extract_all(
     """Extraction of every chunk, in chunk order."""
     total = len(chunks)
     if progress:
-        progress("extract", 0, total)
+        progress(EXTRACT, 0, total)
 
     def one(chunk: Chunk) -> Extraction:
         return extract_chunk(chunk, llm, chunk_ref(chunk, titles), gleaning, warn)
@@ -83,14 +94,14 @@ def extract_all(
         for i, chunk in enumerate(chunks, start=1):
             results.append(one(chunk))
             if progress:
-                progress("extract", i, total)
+                progress(EXTRACT, i, total)
         return results
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         for i, result in enumerate(pool.map(one, chunks), start=1):
             results.append(result)
             if progress:
-                progress("extract", i, total)
+                progress(EXTRACT, i, total)
     finally:  # on an error, stop queued chunks at once (finished answers are already cached)
         pool.shutdown(wait=True, cancel_futures=True)
     return results

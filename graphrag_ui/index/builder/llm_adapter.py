@@ -8,6 +8,7 @@ the build cache.
 from __future__ import annotations
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.builder.cache import LLMFunction
 from graphrag_ui.llm_client.client import complete
 from graphrag_ui.llm_client.settings import LLMSettings
@@ -16,7 +17,7 @@ from graphrag_ui.llm_client.settings import LLMSettings
 def llm_for_model(model: str, api_base: str | None = None) -> LLMFunction:
     """A function calling ``model`` (at ``api_base`` when given) through the model client."""
     if not model:
-        raise UserError("empty LLM model name", fix="e.g. --llm gpt-4o-mini or --llm ollama/qwen2.5")
+        raise UserError(msg("empty LLM model name"), fix=msg("e.g. --llm gpt-4o-mini or --llm ollama/qwen2.5"))
     settings = LLMSettings.from_env_and_secrets().with_(model=model)
     if api_base:
         settings = settings.with_(api_base=api_base)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphrag_ui import tokens
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.builder.records import Extraction
 from graphrag_ui.index.model import SEP, Chunk, Entity, Relation
 
@@ -23,6 +24,7 @@ from graphrag_ui.index.model import SEP, Chunk, Entity, Relation
 Summariser = Callable[[str, list[str], bool], str]
 _QUOTES = "\"'`“”‘’「」『』《》"
 UNKNOWN = "unknown"
+MERGE_ENTITIES, MERGE_RELATIONS = msg("merge entities"), msg("merge relations")  # progress stages
 
 
 def normalise(name: str) -> str:
@@ -187,7 +189,7 @@ def _entities(nodes: dict[str, _Node], paths, max_tokens, summarise, progress) -
             Entity(entity_id(name), name, node.type(), description, node.aliases, chunk_ids, occurrence, [], extra)
         )
         if progress:
-            progress("merge entities", i, len(nodes))
+            progress(MERGE_ENTITIES, i, len(nodes))
     return out
 
 
@@ -200,5 +202,5 @@ def _relations(edges: dict[tuple[str, str], _Edge], nodes, paths, max_tokens, su
         keywords = ", ".join(edge.keywords)
         out.append(Relation(relation_id(src, tgt), src, tgt, description, keywords, edge.weight, edge.chunks, extra))
         if progress:
-            progress("merge relations", i, len(edges))
+            progress(MERGE_RELATIONS, i, len(edges))
     return out

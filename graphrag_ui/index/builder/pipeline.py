@@ -21,13 +21,14 @@ from pathlib import Path
 from graphrag_ui import tokens
 from graphrag_ui.embed import get_embedder
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM, LLMFunction, load_entries, replay_model
 from graphrag_ui.index.builder.chunking import check_sizes, chunk_documents
 from graphrag_ui.index.builder.communities import cluster
 from graphrag_ui.index.builder.documents import read_documents
 from graphrag_ui.index.builder.embedding import embed_index
-from graphrag_ui.index.builder.extract_llm import extract_all, report_unparsed
+from graphrag_ui.index.builder.extract_llm import EXTRACT, extract_all, report_unparsed
 from graphrag_ui.index.builder.merge import merge
 from graphrag_ui.index.builder.offline import OfflineExtractor
 from graphrag_ui.index.builder.records import Extraction
@@ -37,6 +38,8 @@ from graphrag_ui.index.model import Document, Index, Manifest
 Progress = Callable[[str, int, int], None]
 log = logging.getLogger("graphrag_ui.build")
 SUMMARY_MAX_TOKENS = 500  # joined descriptions longer than this are summarised (nano-graphrag's default)
+# progress stages of this module (the Index page shows them translated)
+READ_DOCUMENTS, CHUNK, COMMUNITIES = msg("read documents"), msg("chunk"), pmsg("progress stage", "communities")
 
 
 def default_cache_path(out_dir: str | Path) -> Path:
@@ -69,13 +72,14 @@ def _title(docs_dir: str | Path) -> str:
 def _llm_for(llm, llm_id, cache_path, replay) -> tuple[CachedLLM, str]:
     if replay:
         if not cache_path:
-            raise UserError("replay needs a cache file", fix="use --llm replay:CACHE.json")
+            raise UserError(msg("replay needs a cache file"), fix=msg("use --llm replay:CACHE.json"))
         entries = load_entries(cache_path)
         model = replay_model(entries, cache_path) if not entries or not llm_id else llm_id
         return CachedLLM(None, model, cache_path, replay=True), model
     if llm is None:
         raise UserError(
-            "the llm extractor needs an LLM", fix="pass --llm MODEL, --llm replay:CACHE.json or --extractor offline"
+            msg("the llm extractor needs an LLM"),
+            fix=msg("pass --llm MODEL, --llm replay:CACHE.json or --extractor offline"),
         )
     model = llm_id or getattr(llm, "__name__", "") or "custom-llm"
     return CachedLLM(llm, model, cache_path), model
@@ -110,22 +114,22 @@ def build_index(
     """
     warn = on_warning or log.warning
     if extractor not in ("llm", "offline"):
-        raise UserError(f"unknown extractor {extractor!r}", fix="use llm or offline")
+        raise UserError(msg("unknown extractor {extractor}", extractor=repr(extractor)), fix=msg("use llm or offline"))
     if gleaning < 0:
-        raise UserError(f"gleaning must be 0 or more (got {gleaning})")
+        raise UserError(msg("gleaning must be 0 or more (got {gleaning})", gleaning=gleaning))
     check_sizes(chunk_size, chunk_overlap)
     emb = get_embedder(embedder)  # fail on a bad embedder name before any LLM call is paid for
     cached, model = (None, "") if extractor == "offline" else _llm_for(llm, llm_id, cache_path, replay)
 
     read = read_documents(docs_dir)
     for problem in read.problems:
-        warn(str(problem))
+        warn(problem.message)
     docs = read.documents
     if progress:
-        progress("read documents", len(docs), len(docs))
+        progress(READ_DOCUMENTS, len(docs), len(docs))
     chunks = chunk_documents(docs, chunk_size, chunk_overlap)
     if progress:
-        progress("chunk", len(chunks), len(chunks))
+        progress(CHUNK, len(chunks), len(chunks))
     titles = {d.id: d.title for d in docs}
 
     if cached is None:
@@ -134,7 +138,7 @@ def build_index(
         for i, chunk in enumerate(chunks, start=1):
             extractions.append(offline.extract(chunk.text))
             if progress:
-                progress("extract", i, len(chunks))
+                progress(EXTRACT, i, len(chunks))
         summarise = None
     else:
         extractions = extract_all(chunks, titles, cached, gleaning, warn, progress, llm_workers)
@@ -149,22 +153,33 @@ def build_index(
             chunk.extra["keywords"] = list(ext.keywords)
     merged = merge(chunks, extractions, max_tokens=summary_max_tokens, summarise=summarise, progress=progress)
     if merged.dropped_self_loops:
-        warn(f"{merged.dropped_self_loops} relations from an entity to itself were dropped")
+        warn(
+            msg(
+                "{dropped_self_loops} relations from an entity to itself were dropped",
+                dropped_self_loops=merged.dropped_self_loops,
+            )
+        )
     if not merged.entities and not allow_empty:
         raise UserError(
-            f"the build found 0 entities in {len(chunks)} chunk(s) of {len(docs)} document(s); nothing was saved",
+            msg(
+                "the build found 0 entities in {chunks} chunk(s) of {docs} document(s); nothing was saved",
+                chunks=len(chunks),
+                docs=len(docs),
+            ),
             where=str(docs_dir),
-            fix="read the warnings above (the model's answers may not follow the extraction format), "
-            "or pass --allow-empty to save an empty index anyway",
+            fix=msg(
+                "read the warnings above (the model's answers may not follow the extraction format), "
+                "or pass --allow-empty to save an empty index anyway"
+            ),
         )
 
     if progress:
-        progress("communities", 0, 1)
+        progress(COMMUNITIES, 0, 1)
     clustering = cluster(merged.entities, merged.relations, max_cluster_size, seed)
     for ent in merged.entities:
         ent.communities = clustering.by_entity.get(ent.name, [])
     if progress:
-        progress("communities", 1, 1)
+        progress(COMMUNITIES, 1, 1)
     language = language_of(docs)
     reporter = Reporter(merged.entities, merged.relations, language)
     write_reports(clustering.communities, reporter, cached, warn, progress, llm_workers)
@@ -204,14 +219,16 @@ def _check_out(docs_dir: str | Path, out_dir: str | Path) -> None:
     """Refuse a bad output folder before the (possibly long and paid) build, not after it."""
     out, docs = Path(out_dir).absolute(), Path(docs_dir).absolute()
     if out == docs or docs.is_relative_to(out):
-        raise UserError("the index folder would replace the documents", where=str(out), fix="choose another --out")
+        raise UserError(
+            msg("the index folder would replace the documents"), where=str(out), fix=msg("choose another --out")
+        )
     if out.exists() and not out.is_dir():
-        raise UserError("exists and is not a folder", where=str(out), fix="choose another --out")
+        raise UserError(msg("exists and is not a folder"), where=str(out), fix=msg("choose another --out"))
     if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
         raise UserError(
-            "the folder is not empty and holds no index; refusing to replace it",
+            msg("the folder is not empty and holds no index; refusing to replace it"),
             where=str(out),
-            fix="choose an empty or new folder, or an existing index folder to overwrite",
+            fix=msg("choose an empty or new folder, or an existing index folder to overwrite"),
         )
 
 

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from graphrag_ui.i18n import msg
+
 FIELD_SEP = "<|>"
 RECORD_SEP = "##"
 COMPLETE = "<|COMPLETE|>"
@@ -89,13 +91,28 @@ def parse_records(text: str, where: str, warn: Callable[[str], None]) -> Extract
         start, end = piece.find("("), piece.rfind(")")
         if start < 0 or end <= start:
             if FIELD_SEP in piece:
-                warn(f"{where}, line {lineno}: record without parentheses skipped: {piece[:80]!r}")
+                warn(
+                    msg(
+                        "{where}, line {lineno}: record without parentheses skipped: {piece}",
+                        where=where,
+                        lineno=lineno,
+                        piece=repr(piece[:80]),
+                    )
+                )
             continue  # free text around the records (e.g. "Here are the entities:") is ignored
         fields = [clean(f) for f in piece[start + 1 : end].split(FIELD_SEP)]
         kind = fields[0].lower()
         problem = _add(result, kind, fields)
         if problem:
-            warn(f"{where}, line {lineno}: {problem}; record skipped: {piece[:80]!r}")
+            warn(
+                msg(
+                    "{where}, line {lineno}: {problem}; record skipped: {piece}",
+                    where=where,
+                    lineno=lineno,
+                    problem=problem,
+                    piece=repr(piece[:80]),
+                )
+            )
     return result
 
 
@@ -103,10 +120,10 @@ def _add(result: Extraction, kind: str, fields: list[str]) -> str:
     """Append one parsed record; return a reason when it is malformed ('' when fine)."""
     if kind == "entity":
         if len(fields) not in (4, 5):
-            return f"an entity needs 4 or 5 fields, got {len(fields)}"
+            return msg("an entity needs 4 or 5 fields, got {fields}", fields=len(fields))
         name, etype, desc = fields[1], fields[2].lower(), fields[3]
         if not name:
-            return "empty entity name"
+            return msg("empty entity name")
         aliases = [clean(a) for a in fields[4].split(";")] if len(fields) == 5 else []
         result.entities.append(EntityRecord(name, etype, desc, [a for a in aliases if a]))
         return ""
@@ -116,9 +133,9 @@ def _add(result: Extraction, kind: str, fields: list[str]) -> str:
         elif len(fields) == 6:
             src, tgt, desc, keywords, strength = fields[1:6]
         else:
-            return f"a relationship needs 5 or 6 fields, got {len(fields)}"
+            return msg("a relationship needs 5 or 6 fields, got {fields}", fields=len(fields))
         if not src or not tgt:
-            return "empty relationship endpoint"
+            return msg("empty relationship endpoint")
         weight = float(strength) if _NUMBER.match(strength) else 1.0
         result.relations.append(RelationRecord(src, tgt, desc, keywords, weight))
         return ""
@@ -126,4 +143,4 @@ def _add(result: Extraction, kind: str, fields: list[str]) -> str:
         for part in fields[1:]:
             result.keywords.extend(k for k in (clean(x) for x in part.split(",")) if k and k not in result.keywords)
         return ""
-    return f"unknown record kind {fields[0]!r}"
+    return msg("unknown record kind {fields}", fields=repr(fields[0]))

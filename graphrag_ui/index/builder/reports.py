@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from graphrag_ui import tokens
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM
 from graphrag_ui.index.model import SEP, Community, Entity, Relation
@@ -23,6 +24,7 @@ from graphrag_ui.index.model import SEP, Community, Entity, Relation
 Warn = Callable[[str], None]
 Progress = Callable[[str, int, int], None]
 TABLE_TOKENS = 12000
+REPORTS = pmsg("progress stage", "reports")  # a progress stage, not the count column "reports"
 _TEXT = {
     "en": {"title_sep": ", ", "and": " and ", "size": "{n} entities and {m} relations.", "top": "The most connected are {list}.",
            "rel": "{n} relations", "rating": "Share of all source chunks covered by this community, relative to the largest community."},
@@ -191,7 +193,13 @@ def write_reports(
             try:
                 report, source = parse_report(reply), "llm"
             except (ValueError, TypeError) as exc:
-                warn(f"community {com.id}: the report reply is not usable JSON ({exc}); an extractive report is used")
+                warn(
+                    msg(
+                        "community {id}: the report reply is not usable JSON ({error}); an extractive report is used",
+                        id=com.id,
+                        error=str(exc),
+                    )
+                )
         if report is None:
             report = reporter.extractive(com.members, coverage)
         rating = report.get("rating")
@@ -209,7 +217,7 @@ def write_reports(
 
     done, total = 0, len(communities)
     if progress:
-        progress("reports", 0, total)
+        progress(REPORTS, 0, total)
     for level in sorted({c.level for c in communities}, reverse=True):
         batch = [c for c in communities if c.level == level]
         if workers > 1 and llm is not None:
@@ -218,7 +226,7 @@ def write_reports(
                 for _ in pool.map(one, batch):
                     done += 1
                     if progress:
-                        progress("reports", done, total)
+                        progress(REPORTS, done, total)
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
             continue
@@ -226,4 +234,4 @@ def write_reports(
             one(com)
             done += 1
             if progress:
-                progress("reports", done, total)
+                progress(REPORTS, done, total)

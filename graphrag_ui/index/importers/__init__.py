@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 
 IMPORTERS: dict[str, str] = {
     "nano": "graphrag_ui.index.importers.nano_graphrag",
@@ -22,7 +23,10 @@ IMPORTERS: dict[str, str] = {
 
 def importer(kind: str) -> ModuleType:
     if kind not in IMPORTERS:
-        raise IndexFormatError(f"unknown source kind {kind!r}", fix=f"use one of: auto, {', '.join(IMPORTERS)}")
+        raise IndexFormatError(
+            msg("unknown source kind {kind}", kind=repr(kind)),
+            fix=msg("use one of: auto, {importers}", importers=", ".join(IMPORTERS)),
+        )
     return importlib.import_module(IMPORTERS[kind])
 
 
@@ -30,9 +34,9 @@ def detect(src: str | Path) -> str:
     """Name of the layout found in ``src``; a clear error when none (or the folder is missing)."""
     path = Path(src)
     if not path.is_dir():
-        raise IndexFormatError("not a directory", where=str(path), fix="give the working/output directory")
+        raise IndexFormatError(msg("not a directory"), where=str(path), fix=msg("give the working/output directory"))
     if not any(path.iterdir()):
-        raise IndexFormatError("the directory is empty", where=str(path))
+        raise IndexFormatError(msg("the directory is empty"), where=str(path))
     for kind in IMPORTERS:
         try:
             module = importer(kind)
@@ -41,7 +45,10 @@ def detect(src: str | Path) -> str:
         if module.detect(path):
             return kind
     raise IndexFormatError(
-        "no nano-graphrag, LightRAG or GraphRAG index found here",
+        msg("no nano-graphrag, LightRAG or GraphRAG index found here"),
         where=str(path),
-        fix="nano/LightRAG: the folder with graph_chunk_entity_relation.graphml; GraphRAG: the output folder with entities.parquet",
+        fix=msg(
+            "nano/LightRAG: the folder with graph_chunk_entity_relation.graphml; "
+            "GraphRAG: the output folder with entities.parquet"
+        ),
     )

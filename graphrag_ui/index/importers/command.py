@@ -8,6 +8,7 @@ from pathlib import Path
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.progress import ProgressFn, TextProgress
@@ -35,9 +36,9 @@ def import_source(
     if kind == "auto":
         kind = detect(src_path)
     elif not src_path.is_dir():
-        raise UserError("not a directory", where=str(src_path), fix="give the working/output directory")
+        raise UserError(msg("not a directory"), where=str(src_path), fix=msg("give the working/output directory"))
     if out_path.resolve() == src_path.resolve():
-        raise UserError("--out must differ from the source directory", where=str(out_path))
+        raise UserError(msg("--out must differ from the source directory"), where=str(out_path))
     with paused_gc():  # 10⁵–10⁶ rows and lookups, none of them garbage: 10k LightRAG 7.2-7.9 -> 4.9-5.2 s
         index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
         store.save(index, out_path, progress=progress, chroma=chroma)
@@ -45,9 +46,11 @@ def import_source(
 
 
 def import_warnings(index) -> list[str]:
-    """What the importer noticed but could work around (missing vector files, empty report stores, ...)."""
+    """What the importer noticed but could work around (missing vector files, empty report stores, ...).
+
+    Each is the importer's message as written (translatable); read back from a manifest, plain English."""
     found = index.manifest.settings.get("import_warnings") or []
-    return [str(w) for w in found] if isinstance(found, list) else []
+    return [w if isinstance(w, str) else str(w) for w in found] if isinstance(found, list) else []
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

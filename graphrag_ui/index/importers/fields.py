@@ -13,13 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 
-FIX = "correct or remove that record (or re-create the source with its library), then import again"
+FIX = msg("correct or remove that record (or re-create the source with its library), then import again")
 
 
 def _bad(value: Any, where: Path | str, record: object, field: str, expected: str) -> IndexFormatError:
     return IndexFormatError(
-        f"record {str(record)!r:.80}: {field!r} is {value!r:.60}, expected {expected}", where=str(where), fix=FIX
+        msg(
+            "record {record}: {field} is {value}, expected {expected}",
+            record=f"{str(record)!r:.80}",
+            field=repr(field),
+            value=f"{value!r:.60}",
+            expected=expected,
+        ),
+        where=str(where),
+        fix=FIX,
     )
 
 
@@ -28,14 +37,14 @@ def as_int(value: Any, where: Path | str, record: object, field: str, default: i
     if value is None or value == "":
         return default
     if isinstance(value, bool):
-        raise _bad(value, where, record, field, "an integer")
+        raise _bad(value, where, record, field, msg("an integer"))
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
-    raise _bad(value, where, record, field, "an integer")
+    raise _bad(value, where, record, field, msg("an integer"))
 
 
 def as_float(value: Any, where: Path | str, record: object, field: str, default: float = 0.0) -> float:
@@ -43,11 +52,11 @@ def as_float(value: Any, where: Path | str, record: object, field: str, default:
     if value is None or value == "":
         return default
     if isinstance(value, bool):
-        raise _bad(value, where, record, field, "a number")
+        raise _bad(value, where, record, field, msg("a number"))
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise _bad(value, where, record, field, "a number") from None
+        raise _bad(value, where, record, field, msg("a number")) from None
     if not math.isfinite(number):
-        raise _bad(value, where, record, field, "a finite number")
+        raise _bad(value, where, record, field, msg("a finite number"))
     return number

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers.fields import as_int
 from graphrag_ui.index.importers.lightrag_files import read_vdb
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
@@ -29,6 +30,8 @@ from graphrag_ui.progress import ProgressFn
 KIND = "lightrag"
 VDB_FILES = {"entities": "vdb_entities.json", "relations": "vdb_relationships.json", "chunks": "vdb_chunks.json"}
 _NEW_CHUNK_ID = re.compile(r"-chunk-\d{3,}$")
+# progress stages of an import (the Index page shows them translated)
+GRAPH, VECTORS, TOKEN_COUNTS = msg("lightrag: graph"), msg("lightrag: vectors"), msg("lightrag: token counts")
 
 
 def detect(path: str | Path) -> bool:
@@ -113,7 +116,7 @@ def _chunks(kv: dict[str, dict], vdb_rows: list[dict], where: Path) -> list[Chun
     out: dict[str, Chunk] = {}
     for cid, row in kv.items():
         if "content" not in row:
-            raise IndexFormatError(f"chunk {cid!r} has no content", where=str(where))
+            raise IndexFormatError(msg("chunk {cid} has no content", cid=repr(cid)), where=str(where))
         extra = {k: v for k, v in row.items() if k in {"file_path", "llm_cache_list", "content_headings", "heading"}}
         out[cid] = Chunk(
             id=cid,
@@ -211,30 +214,36 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     """Read and validate a whole LightRAG working dir; raises ``IndexFormatError`` on any problem."""
     folder = Path(src)
     if not folder.is_dir():
-        raise IndexFormatError("not a directory", where=str(folder), fix="give the LightRAG working_dir")
+        raise IndexFormatError(msg("not a directory"), where=str(folder), fix=msg("give the LightRAG working_dir"))
     if not any(folder.iterdir()):
-        raise IndexFormatError("the directory is empty", where=str(folder))
+        raise IndexFormatError(msg("the directory is empty"), where=str(folder))
     if not detect(folder):
         raise IndexFormatError(
-            f"not a LightRAG working_dir (needs {GRAPHML} and {VDB_FILES['relations']})",
+            msg(
+                "not a LightRAG working_dir (needs {graphml} and {relations})",
+                graphml=GRAPHML,
+                relations=VDB_FILES["relations"],
+            ),
             where=str(folder),
-            fix="for nano-graphrag use `import nano`, for GraphRAG `import msgraphrag`",
+            fix=msg("for nano-graphrag use `import nano`, for GraphRAG `import msgraphrag`"),
         )
     step = (lambda s, d, t: progress(s, d, t)) if progress else (lambda s, d, t: None)
-    step("lightrag: graph", 0, 1)
+    step(GRAPH, 0, 1)
     nodes, edges = read_graphml(folder / GRAPHML)
     entities, relations = _entities(nodes), _relations(edges)
-    step("lightrag: graph", 1, 1)
+    step(GRAPH, 1, 1)
     kv_chunks = read_kv(folder / "kv_store_text_chunks.json")
     vdbs = {}
     for i, (kind, name) in enumerate(VDB_FILES.items()):
-        step("lightrag: vectors", i, len(VDB_FILES))
+        step(VECTORS, i, len(VDB_FILES))
         vdbs[kind] = read_vdb(folder / name)
-    step("lightrag: vectors", len(VDB_FILES), len(VDB_FILES))
+    step(VECTORS, len(VDB_FILES), len(VDB_FILES))
     dims = {kind: v[2] for kind, v in vdbs.items()}
     if len(set(dims.values())) > 1:
         detail = ", ".join(f"{VDB_FILES[k]}: {d}" for k, d in dims.items())
-        raise IndexFormatError(f"vector files disagree on the dimension ({detail})", where=str(folder))
+        raise IndexFormatError(
+            msg("vector files disagree on the dimension ({detail})", detail=detail), where=str(folder)
+        )
     _tracked_chunks(folder, entities, relations)
     chunks = _chunks(kv_chunks, vdbs["chunks"][0], folder / "kv_store_text_chunks.json")
     documents = _documents(folder)
@@ -262,7 +271,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     index = Index(manifest, documents, chunks, entities, relations, [], vectors)
     manifest.counts = index.counts()
     if version != "1.5":  # the counts 1.4.7's token control charges; 1.5.7 counts other texts
-        step("lightrag: token counts", 0, 1)
+        step(TOKEN_COUNTS, 0, 1)
         precount(index)
-        step("lightrag: token counts", 1, 1)
+        step(TOKEN_COUNTS, 1, 1)
     return index

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.importers.fields import FIX, as_float
 from graphrag_ui.index.importers.ms_graphrag_lance import lance_dir_of, lance_kernel, read_vectors
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation
@@ -72,18 +73,26 @@ def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str
         if not required:
             return None
         raise IndexFormatError(
-            f"missing {name}.parquet", where=str(folder), fix="give a complete GraphRAG output folder"
+            msg("missing {name}.parquet", name=name),
+            where=str(folder),
+            fix=msg("give a complete GraphRAG output folder"),
         )
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several types for broken files
-        raise IndexFormatError(f"cannot read Parquet: {str(exc).splitlines()[0][:160]}", where=str(path)) from None
+        raise IndexFormatError(
+            msg("cannot read Parquet: {error}", error=str(exc).splitlines()[0][:160]), where=str(path)
+        ) from None
     missing = [c for c in REQUIRED_COLUMNS.get(name, ()) if c not in table.column_names]
     if missing:
         raise IndexFormatError(
-            f"column(s) {', '.join(missing)} missing (found: {', '.join(table.column_names)})",
+            msg(
+                "column(s) {missing} missing (found: {column_names})",
+                missing=", ".join(missing),
+                column_names=", ".join(table.column_names),
+            ),
             where=str(path),
-            fix="this does not look like GraphRAG 2.x/3.x output",
+            fix=msg("this does not look like GraphRAG 2.x/3.x output"),
         )
     _check_numbers(table, path)
     return table.to_pylist()
@@ -110,7 +119,11 @@ def _check_numbers(table: Any, path: Path) -> None:
         for record, value in zip(ids, values, strict=True):
             if value is not None:
                 as_float(value, path, record, name)  # raises for the first value that is not a number
-        raise IndexFormatError(f"column {name!r} is {column.type}, expected numbers", where=str(path), fix=FIX)
+        raise IndexFormatError(
+            msg("column {name} is {column}, expected numbers", name=repr(name), column=str(column.type)),
+            where=str(path),
+            fix=FIX,
+        )
 
 
 def _opt_int(value: Any) -> int | None:
@@ -145,25 +158,27 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     """Read and validate a GraphRAG output folder; nothing is written."""
     root = Path(src)
     if not root.is_dir():
-        raise IndexFormatError("not a directory", where=str(root), fix="give the GraphRAG output folder")
+        raise IndexFormatError(msg("not a directory"), where=str(root), fix=msg("give the GraphRAG output folder"))
     if not any(root.iterdir()):
-        raise IndexFormatError("the directory is empty", where=str(root))
+        raise IndexFormatError(msg("the directory is empty"), where=str(root))
     folder = output_dir(root)
     legacy = next((f for f in (folder / LEGACY, folder / "output" / LEGACY) if f.is_file()), None)
     if legacy is not None and not (folder / "entities.parquet").is_file():
         raise IndexFormatError(
-            "this is GraphRAG 0.x/1.x output (create_final_*.parquet), which is not supported",
+            msg("this is GraphRAG 0.x/1.x output (create_final_*.parquet), which is not supported"),
             where=str(legacy.parent),
-            fix="re-index with GraphRAG 2.x or 3.x (`graphrag index`), then import its output folder",
+            fix=msg("re-index with GraphRAG 2.x or 3.x (`graphrag index`), then import its output folder"),
         )
     if not (folder / "entities.parquet").is_file():
         if (folder / "graph_chunk_entity_relation.graphml").is_file():
             raise IndexFormatError(
-                "this is a nano-graphrag/LightRAG working directory, not GraphRAG output",
+                msg("this is a nano-graphrag/LightRAG working directory, not GraphRAG output"),
                 where=str(folder),
-                fix="import it with `import nano` / `import lightrag` (or `import auto`)",
+                fix=msg("import it with `import nano` / `import lightrag` (or `import auto`)"),
             )
-        raise IndexFormatError("missing entities.parquet", where=str(folder), fix="give the GraphRAG output folder")
+        raise IndexFormatError(
+            msg("missing entities.parquet"), where=str(folder), fix=msg("give the GraphRAG output folder")
+        )
     steps, step = 4, 0
 
     def tick(stage: str) -> None:
@@ -174,7 +189,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
 
     rows = {name: _read_table(folder, name) for name in TABLES}
     doc_rows = _read_table(folder, "documents", required=False) or []
-    tick("read tables")
+    tick(msg("read tables"))
     layout = _layout(folder, rows["text_units"])
     documents = [
         Document(
@@ -213,7 +228,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         level, number = _opt_int(c.get("level")), _opt_int(c.get("community"))
         if level is None or number is None:
             raise IndexFormatError(
-                "a community row has no level or community number", where=str(folder / "communities.parquet")
+                msg("a community row has no level or community number"), where=str(folder / "communities.parquet")
             )
         for eid in _list(c.get("entity_ids")):
             memberships.setdefault(_text(eid), []).append((level, str(number)))
@@ -283,13 +298,13 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
                 },
             )
         )
-    tick("build model")
+    tick(msg("build model"))
     vectors, vector_sources = read_vectors(folder, layout)
     if "communities" in vectors:  # LanceDB holds report ids; the model keys communities by number
         by_report = {c.extra["report_id"]: c.id for c in communities if c.extra["report_id"]}
         table = vectors["communities"]
         table.ids = [by_report.get(i, i) for i in table.ids]
-    tick("read vectors")
+    tick(msg("read vectors"))
     read = [lance_dir_of(folder, layout, kind) for kind in ("entities", "chunks") if kind in vectors]
     kernel, writer = lance_kernel(layout, read[0] if read else None)
     dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
@@ -319,7 +334,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         path="",
     )
     index.manifest.counts = index.counts()
-    tick("done")
+    tick(pmsg("progress stage", "done"))
     return index
 
 
@@ -329,9 +344,14 @@ def _check_embedder(embedder: str | None, dimension: int, folder: Path) -> None:
     dim = KNOWN_DIMS.get(embedder)  # loading a model just to read its size would be slow
     if dim and dim != dimension:
         raise IndexFormatError(
-            f"the LanceDB vectors have dimension {dimension} but embedder {embedder!r} makes {dim}",
+            msg(
+                "the LanceDB vectors have dimension {dimension} but embedder {embedder} makes {dim}",
+                dimension=dimension,
+                embedder=repr(embedder),
+                dim=dim,
+            ),
             where=str(folder / "lancedb"),
-            fix="pass the --embedder that built this index",
+            fix=msg("pass the --embedder that built this index"),
         )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers import lance_manifest
 from graphrag_ui.index.model import VectorTable
 
@@ -46,9 +47,9 @@ def lance_kernel(layout: str, lance_dir: Path | None) -> tuple[str, str]:
         writer = lance_manifest.writer_version(lance_dir)
     except (OSError, ValueError, struct.error, IndexError) as exc:
         raise IndexFormatError(
-            f"cannot read the Lance manifest: {exc}",
+            msg("cannot read the Lance manifest: {error}", error=str(exc)),
             where=str(lance_dir / "_versions"),
-            fix="the table is damaged: re-run `graphrag index`, or move lancedb/ away to import without vectors",
+            fix=msg("the table is damaged: re-run `graphrag index`, or move lancedb/ away to import without vectors"),
         ) from None
     if writer is None:
         return LANCE_KERNEL[layout], "unknown"
@@ -79,7 +80,7 @@ def read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], dic
             arrow = db.open_table(name).to_arrow().select(["id", "vector"])
         except Exception as exc:
             raise IndexFormatError(
-                f"cannot read LanceDB table: {str(exc).splitlines()[0][:160]}", where=str(lance_dir)
+                msg("cannot read LanceDB table: {error}", error=str(exc).splitlines()[0][:160]), where=str(lance_dir)
             ) from None
         ids = [str(i) for i in arrow.column("id").to_pylist()]
         matrix = _matrix(arrow.column("vector").combine_chunks(), lance_dir)
@@ -87,7 +88,9 @@ def read_vectors(folder: Path, layout: str) -> tuple[dict[str, VectorTable], dic
         sources[kind] = f"lancedb:{name}"
     dims = {kind: t.matrix.shape[1] for kind, t in tables.items() if len(t)}
     if len(set(dims.values())) > 1:
-        raise IndexFormatError(f"LanceDB tables disagree on the vector dimension: {dims}", where=str(db_dir))
+        raise IndexFormatError(
+            msg("LanceDB tables disagree on the vector dimension: {dims}", dims=str(dims)), where=str(db_dir)
+        )
     return tables, sources
 
 
@@ -96,15 +99,20 @@ def _matrix(col, where: Path) -> np.ndarray:
     import pyarrow as pa
 
     if col.null_count:
-        raise IndexFormatError(f"{col.null_count} row(s) have no vector", where=str(where))
+        raise IndexFormatError(msg("{null_count} row(s) have no vector", null_count=col.null_count), where=str(where))
     if pa.types.is_fixed_size_list(col.type):
         dim = col.type.list_size
     elif pa.types.is_list(col.type) or pa.types.is_large_list(col.type):  # early 2.x: list<double>
         lengths = np.diff(col.offsets.to_numpy())
         if len(set(lengths.tolist())) > 1:
-            raise IndexFormatError(f"vectors of different dimensions {sorted(set(lengths.tolist()))}", where=str(where))
+            raise IndexFormatError(
+                msg("vectors of different dimensions {lengths}", lengths=str(sorted(set(lengths.tolist())))),
+                where=str(where),
+            )
         dim = int(lengths[0]) if len(lengths) else 0
     else:
-        raise IndexFormatError(f"the vector column has type {col.type}, not a list of floats", where=str(where))
+        raise IndexFormatError(
+            msg("the vector column has type {col}, not a list of floats", col=str(col.type)), where=str(where)
+        )
     flat = col.flatten().to_numpy(zero_copy_only=False)
     return np.asarray(flat, dtype=np.float32).reshape(len(col), dim)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers.fields import as_float, as_int
 from graphrag_ui.index.importers.workdir_files import GRAPHML, normalise_rows, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
@@ -65,23 +66,30 @@ def read_vdb(path: Path, required: bool) -> tuple[int, list[dict], np.ndarray] |
     if raw is None:
         return None
     if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= raw.keys():
-        raise IndexFormatError("expected a nano-vectordb object with embedding_dim, data and matrix", where=str(path))
+        raise IndexFormatError(
+            msg("expected a nano-vectordb object with embedding_dim, data and matrix"), where=str(path)
+        )
     dim, rows = raw["embedding_dim"], raw["data"]
     if not isinstance(dim, int) or dim <= 0 or not isinstance(rows, list):
-        raise IndexFormatError(f"bad embedding_dim {dim!r} or data", where=str(path))
+        raise IndexFormatError(msg("bad embedding_dim {dim} or data", dim=repr(dim)), where=str(path))
     try:
         flat = np.frombuffer(base64.b64decode(raw["matrix"], validate=True), dtype=np.float32)
     except (binascii.Error, ValueError, TypeError):
-        raise IndexFormatError("matrix is not base64 float32 data", where=str(path)) from None
+        raise IndexFormatError(msg("matrix is not base64 float32 data"), where=str(path)) from None
     if flat.size % dim or flat.size // dim != len(rows):
         raise IndexFormatError(
-            f"matrix holds {flat.size} floats: not {len(rows)} rows of dimension {dim} (wrong dimension or truncated)",
+            msg(
+                "matrix holds {size} floats: not {rows} rows of dimension {dim} (wrong dimension or truncated)",
+                size=flat.size,
+                rows=len(rows),
+                dim=dim,
+            ),
             where=str(path),
-            fix="re-export the working dir, or pass the embedder whose dimension matches",
+            fix=msg("re-export the working dir, or pass the embedder whose dimension matches"),
         )
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "__id__" not in row:
-            raise IndexFormatError(f"data row {i} has no __id__", where=str(path))
+            raise IndexFormatError(msg("data row {i} has no __id__", i=i), where=str(path))
     return dim, rows, normalise_rows(flat.reshape(len(rows), dim))
 
 
@@ -93,7 +101,8 @@ def _clusters(raw: Any, name: str, path: Path) -> list[tuple[int, str]]:
         return [(int(c["level"]), str(c["cluster"])) for c in items]
     except (json.JSONDecodeError, TypeError, KeyError, ValueError):
         raise IndexFormatError(
-            f"node {name}: 'clusters' is not a JSON list of {{level, cluster}}", where=str(path)
+            msg("node {name}: 'clusters' is not a JSON list of {{level, cluster}}", name=name),
+            where=str(path),
         ) from None
 
 
@@ -147,7 +156,7 @@ def _communities(reports: dict[str, dict], path: Path) -> list[Community]:
     out = []
     for key, rep in reports.items():
         if "report_string" not in rep:
-            raise IndexFormatError(f"community {key} has no report_string", where=str(path))
+            raise IndexFormatError(msg("community {key} has no report_string", key=key), where=str(path))
         report_json = rep.get("report_json") if isinstance(rep.get("report_json"), dict) else {}
         rating = report_json.get("rating")
         out.append(
@@ -181,9 +190,14 @@ def _check_embedder_dim(embedder: str | None, dims: set[int], folder: Path) -> N
     expected = getattr(classes.get(embedder or ""), "dim", None)
     if expected and dims and expected not in dims:
         raise IndexFormatError(
-            f"the stored vectors are {sorted(dims)[0]}-dimensional but embedder {embedder!r} makes {expected}-dimensional ones",
+            msg(
+                "the stored vectors are {dims}-dimensional but embedder {embedder} makes {expected}-dimensional ones",
+                dims=sorted(dims)[0],
+                embedder=repr(embedder),
+                expected=expected,
+            ),
             where=str(folder / VDB_ENTITIES),
-            fix="pass the embedder that built this working dir, or omit --embedder and re-embed after import",
+            fix=msg("pass the embedder that built this working dir, or omit --embedder and re-embed after import"),
         )
 
 
@@ -197,20 +211,20 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     """Read and validate a nano-graphrag working directory; nothing is written."""
     folder = Path(src)
     if not folder.is_dir():
-        raise IndexFormatError("not a directory", where=str(folder), fix="give the nano-graphrag working_dir")
+        raise IndexFormatError(msg("not a directory"), where=str(folder), fix=msg("give the nano-graphrag working_dir"))
     if not any(folder.iterdir()):
-        raise IndexFormatError("the directory is empty", where=str(folder))
+        raise IndexFormatError(msg("the directory is empty"), where=str(folder))
     if any((folder / m).exists() for m in _LIGHTRAG_MARKERS):
         raise IndexFormatError(
-            "this is a LightRAG working directory (it has vdb_relationships.json / kv_store_doc_status.json)",
+            msg("this is a LightRAG working directory (it has vdb_relationships.json / kv_store_doc_status.json)"),
             where=str(folder),
-            fix="import it with `import lightrag` (or `import auto`)",
+            fix=msg("import it with `import lightrag` (or `import auto`)"),
         )
     if not (folder / GRAPHML).is_file() and (any(folder.glob("*.parquet")) or (folder / "output").is_dir()):
         raise IndexFormatError(
-            "this looks like a GraphRAG output folder, not a nano-graphrag working_dir",
+            msg("this looks like a GraphRAG output folder, not a nano-graphrag working_dir"),
             where=str(folder),
-            fix="import it with `import msgraphrag` (or `import auto`)",
+            fix=msg("import it with `import msgraphrag` (or `import auto`)"),
         )
     steps = 6
     step = 0
@@ -222,22 +236,22 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             progress(stage, step, steps)
 
     nodes, edges = read_graphml(folder / GRAPHML)
-    tick("read graph")
+    tick(msg("read graph"))
     chunk_kv = read_kv(folder / CHUNKS, required=True)
     doc_kv = read_kv(folder / DOCS, required=False)
-    tick("read chunks")
+    tick(msg("read chunks"))
     report_kv = read_kv(folder / REPORTS, required=False)
     empty_reports = (folder / REPORTS).is_file() and not report_kv
-    tick("read community reports")
+    tick(msg("read community reports"))
     vdb_ent = read_vdb(folder / VDB_ENTITIES, required=False)
-    tick("read entity vectors")
+    tick(msg("read entity vectors"))
     vdb_chunks = read_vdb(folder / VDB_CHUNKS, required=False)
-    tick("read chunk vectors")
+    tick(msg("read chunk vectors"))
 
     chunks = []
     for cid, c in chunk_kv.items():
         if not isinstance(c.get("content"), str):
-            raise IndexFormatError(f"chunk {cid} has no text 'content'", where=str(folder / CHUNKS))
+            raise IndexFormatError(msg("chunk {cid} has no text 'content'", cid=cid), where=str(folder / CHUNKS))
         chunks.append(
             Chunk(
                 id=cid,
@@ -269,12 +283,23 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         entity_ids = {e.id for e in entities}
         missing = sum(1 for i in ids if i not in entity_ids)
         if missing:
-            warnings.append(f"{VDB_ENTITIES}: {missing} vector rows name entities that are not in the graph")
+            warnings.append(
+                msg(
+                    "{vdb_entities}: {missing} vector rows name entities that are not in the graph",
+                    vdb_entities=VDB_ENTITIES,
+                    missing=missing,
+                )
+            )
         vectors["entities"] = VectorTable(ids=ids, matrix=matrix)
         dims.add(dim)
         sources["entities"] = f"{VDB_ENTITIES} (nano-vectordb rows, re-normalised on load as nano-vectordb does)"
     else:
-        warnings.append(f"{VDB_ENTITIES} is missing: vector recall has nothing to search (was enable_local off?)")
+        warnings.append(
+            msg(
+                "{vdb_entities} is missing: vector recall has nothing to search (was enable_local off?)",
+                vdb_entities=VDB_ENTITIES,
+            )
+        )
     if vdb_chunks is not None:
         dim, rows, matrix = vdb_chunks
         vectors["chunks"] = VectorTable(ids=[str(r["__id__"]) for r in rows], matrix=matrix)
@@ -282,21 +307,32 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         sources["chunks"] = f"{VDB_CHUNKS} (nano-vectordb rows)"
     if len(dims) > 1:
         raise IndexFormatError(
-            f"entity and chunk vectors have different dimensions {sorted(dims)}",
+            msg("entity and chunk vectors have different dimensions {dims}", dims=str(sorted(dims))),
             where=str(folder),
-            fix="both vdb files must come from the same embedder",
+            fix=msg("both vdb files must come from the same embedder"),
         )
     _check_embedder_dim(embedder, dims, folder)
     known_chunks = set(chunk_kv)
     dangling = sorted({c for e in entities for c in e.source_chunk_ids if c not in known_chunks})
     if dangling:
-        warnings.append(f"{len(dangling)} chunk ids cited by entities are missing from {CHUNKS}")
+        warnings.append(
+            msg(
+                "{dangling} chunk ids cited by entities are missing from {chunks}",
+                dangling=len(dangling),
+                chunks=CHUNKS,
+            )
+        )
     no_report = sorted({cid for e in entities for _, cid in e.communities} - set(report_kv))
     if no_report:
-        warnings.append(f"{len(no_report)} clusters have no community report (e.g. {no_report[0]})")
+        warnings.append(
+            msg("{n} clusters have no community report (e.g. {example})", n=len(no_report), example=no_report[0])
+        )
     if empty_reports:
         warnings.append(
-            f"{REPORTS} holds no community reports: the index has no communities (global modes find nothing)"
+            msg(
+                "{reports} holds no community reports: the index has no communities (global modes find nothing)",
+                reports=REPORTS,
+            )
         )
     manifest = Manifest(
         source=SOURCE,
@@ -317,5 +353,5 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         communities=communities,
         vectors=vectors,
     )
-    tick("build index")
+    tick(msg("build index"))
     return index

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
+from graphrag_ui.i18n import msg
 
 GRAPHML = "graph_chunk_entity_relation.graphml"
 NS = "{http://graphml.graphdrawing.org/xmlns}"
@@ -32,17 +33,24 @@ def read_json(path: Path, required: bool = True) -> Any:
     """Parsed JSON, ``None`` for an absent optional file, a clear error otherwise."""
     if not path.is_file():
         if required:
-            raise IndexFormatError("file is missing", where=str(path), fix="point at the complete working directory")
+            raise IndexFormatError(
+                msg("file is missing"), where=str(path), fix=msg("point at the complete working directory")
+            )
         return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise IndexFormatError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); the file looks truncated or corrupt",
+            msg(
+                "not valid JSON ({msg} at line {lineno}, column {colno}); the file looks truncated or corrupt",
+                msg=exc.msg,
+                lineno=exc.lineno,
+                colno=exc.colno,
+            ),
             where=str(path),
         ) from None
     except UnicodeDecodeError:
-        raise IndexFormatError("not UTF-8 text", where=str(path)) from None
+        raise IndexFormatError(msg("not UTF-8 text"), where=str(path)) from None
 
 
 def read_kv(path: Path, required: bool = True) -> dict[str, dict]:
@@ -50,7 +58,7 @@ def read_kv(path: Path, required: bool = True) -> dict[str, dict]:
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise IndexFormatError("expected a JSON object of id -> record objects", where=str(path))
+        raise IndexFormatError(msg("expected a JSON object of id -> record objects"), where=str(path))
     return data
 
 
@@ -61,14 +69,16 @@ def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, st
     types them; a repeated undirected edge updates the first one's attributes, as networkx does.
     """
     if not path.is_file():
-        raise IndexFormatError("file is missing", where=str(path), fix="point at the working directory that holds it")
+        raise IndexFormatError(
+            msg("file is missing"), where=str(path), fix=msg("point at the working directory that holds it")
+        )
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
-        raise IndexFormatError(f"not valid GraphML/XML ({exc})", where=str(path)) from None
+        raise IndexFormatError(msg("not valid GraphML/XML ({error})", error=str(exc)), where=str(path)) from None
     graph = root.find(f"{NS}graph")
     if root.tag != f"{NS}graphml" or graph is None:
-        raise IndexFormatError("no <graphml><graph> element: this is not a GraphML graph", where=str(path))
+        raise IndexFormatError(msg("no <graphml><graph> element: this is not a GraphML graph"), where=str(path))
     keys: dict[str, tuple[str, Any]] = {}
     for key in root.findall(f"{NS}key"):
         keys[key.get("id", "")] = (
@@ -84,7 +94,13 @@ def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, st
                 out[name] = cast(data.text or "")
             except ValueError:
                 raise IndexFormatError(
-                    f"{what}: attribute {name!r} is not a number: {data.text!r}", where=str(path)
+                    msg(
+                        "{what}: attribute {name} is not a number: {text}",
+                        what=what,
+                        name=repr(name),
+                        text=repr(data.text),
+                    ),
+                    where=str(path),
                 ) from None
         return out
 
@@ -93,21 +109,21 @@ def read_graphml(path: Path) -> tuple[list[tuple[str, dict]], list[tuple[str, st
     for node in graph.findall(f"{NS}node"):
         node_id = node.get("id")
         if node_id is None:
-            raise IndexFormatError("a <node> has no id", where=str(path))
+            raise IndexFormatError(msg("a <node> has no id"), where=str(path))
         if node_id not in seen_nodes:
             seen_nodes.add(node_id)
-            nodes.append((node_id, attrs(node, f"node {node_id!r}")))
+            nodes.append((node_id, attrs(node, msg("node {node_id}", node_id=repr(node_id)))))
     edges: list[tuple[str, str, dict]] = []
     position: dict[frozenset, int] = {}
     for edge in graph.findall(f"{NS}edge"):
         src, tgt = edge.get("source"), edge.get("target")
         if src is None or tgt is None:
-            raise IndexFormatError("an <edge> lacks source or target", where=str(path))
+            raise IndexFormatError(msg("an <edge> lacks source or target"), where=str(path))
         for end in (src, tgt):
             if end not in seen_nodes:  # networkx adds such nodes silently; keep them, without data
                 seen_nodes.add(end)
                 nodes.append((end, {}))
-        data = attrs(edge, f"edge {src!r}-{tgt!r}")
+        data = attrs(edge, msg("edge {src}-{tgt}", src=repr(src), tgt=repr(tgt)))
         key = frozenset((src, tgt))
         if key in position:
             edges[position[key]][2].update(data)
