@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -27,7 +28,7 @@ def safe_name(name: str) -> str:
     """A folder name from user text: letters, digits, dot, dash, underscore only."""
     cleaned = re.sub(r"[^\w.-]+", "-", name.strip(), flags=re.UNICODE).strip("-.")
     if not cleaned:
-        raise UserError("give the new index a name (letters, digits, - or _)")
+        raise UserError(msg("give the new index a name (letters, digits, - or _)"))
     return cleaned[:64]
 
 
@@ -40,23 +41,25 @@ def indexes_home(home: Path) -> Path:
 def check_uploads(files: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     """(file name, text) for each upload, or one clear error naming the first bad file."""
     if not files:
-        raise UserError("no documents uploaded", fix="add .txt or .md files")
+        raise UserError(msg("no documents uploaded"), fix=msg("add .txt or .md files"))
     out = []
     for name, data in files:
         if Path(name).suffix.lower() not in ALLOWED_SUFFIXES:
-            raise UserError("only .txt and .md documents are accepted", where=name)
+            raise UserError(msg("only .txt and .md documents are accepted"), where=name)
         if len(data) > MAX_UPLOAD_BYTES:
-            raise UserError(f"file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB", where=name)
+            raise UserError(msg("file is larger than {n} MB", n=MAX_UPLOAD_BYTES // (1024 * 1024)), where=name)
         if b"\x00" in data:
-            raise UserError("this looks like a binary file, not text", where=name)
+            raise UserError(msg("this looks like a binary file, not text"), where=name)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UserError(
-                f"not UTF-8 text (byte {exc.start})", where=name, fix="save the file as UTF-8 and upload it again"
+                msg("not UTF-8 text (byte {n})", n=exc.start),
+                where=name,
+                fix=msg("save the file as UTF-8 and upload it again"),
             ) from None
         if not text.strip():
-            raise UserError("the file is empty", where=name)
+            raise UserError(msg("the file is empty"), where=name)
         out.append((Path(name).name, text))
     return out
 
@@ -81,8 +84,8 @@ def build_from_uploads(
         if extractor == "llm":
             if not llm_model:
                 raise UserError(
-                    "LLM extraction needs a model",
-                    fix="configure one on the Settings page, or use the offline extractor",
+                    msg("LLM extraction needs a model"),
+                    fix=msg("configure one on the Settings page, or use the offline extractor"),
                 )
             from graphrag_ui.llm_client.client import complete
 

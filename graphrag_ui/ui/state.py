@@ -162,7 +162,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
                 "Could not open the index at {path}: {error}",
                 lang,
                 path=choices[key],
-                error=f"{type(exc).__name__}: {exc}",
+                error=f"{type(exc).__name__}: {exc}",  # an unexpected fault: Python's own words, as data
             )
         )
     return lang, None, key
