@@ -106,15 +106,15 @@ def test_the_checker_catches_english(allowed):
 def test_package_messages_translate_with_their_values():
     from graphrag_ui.errors import UserError
     from graphrag_ui.i18n import error_text, joined, msg, translate
+    from graphrag_ui.retrieval.lightrag.modes import SUMMARIES
+    from graphrag_ui.retrieval.registry import get_mode
 
-    assert translate("parameter top_k=500 is above its maximum 200", "zh") == "参数 top_k=500 高于其最大值 200"
-    assert (
-        translate("parameter top_k=500 is above its maximum 200", "en")
-        == "parameter top_k=500 is above its maximum 200"
-    )
-    summary = "chunks found by vector search on the question, within the token budget"
-    rerank = summary + " Rerank is off (enable_rerank=False: no rerank model runs offline)."
-    assert translate(rerank, "zh").startswith(translate(summary, "zh")) and "重排已关闭" in translate(
+    with pytest.raises(UserError) as caught:
+        get_mode("nano.local").resolve({"top_k": 500})
+    assert translate(caught.value.what, "zh") == "参数 top_k=500 高于其最大值 200"
+    assert translate(caught.value.what, "en") == "parameter top_k=500 is above its maximum 200"
+    rerank = get_mode("lightrag.naive").summary  # the summary with the rerank note joined to it
+    assert translate(rerank, "zh").startswith(translate(SUMMARIES["naive"], "zh")) and "重排已关闭" in translate(
         rerank, "zh"
     )  # values translated too
     note = joined(  # as llm/map_reduce.py writes it
@@ -237,16 +237,18 @@ def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by
 
 
 def test_reasons_keep_index_names_verbatim():
-    from graphrag_ui.i18n import translate
+    from graphrag_ui.i18n import joined, msg, translate
+    from graphrag_ui.retrieval.core.recall import tie_note
 
     # an entity named like a catalogue word stays as the index spells it
-    assert translate("edge of vector", "zh") == "vector 的边"
+    assert translate(msg("edge of {name}", name="vector"), "zh") == "vector 的边"
+    why = joined(msg("entity #{rank} by vector, sim {sim}", rank=2, sim="0.500"), tie_note(["entity, ok"]))
+    assert why == (
+        "entity #2 by vector, sim 0.500; tied with entity, ok (equal similarity: the order among them is the "
+        "reference's argsort order)"
+    )
     assert (
-        translate(
-            "entity #2 by vector, sim 0.500; tied with entity, ok (equal similarity: the order among them is the "
-            "reference's argsort order)",
-            "zh",
-        )
+        translate(why, "zh")
         == "实体 #2（向量检索），相似度 0.500；与 entity, ok 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
     )
 

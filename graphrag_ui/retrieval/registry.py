@@ -10,6 +10,7 @@ import importlib
 from functools import cache
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.schema import ModeSpec
 
 MODE_MODULES: dict[str, str] = {
@@ -50,8 +51,10 @@ def mode_names() -> list[str]:
 def get_mode(name: str) -> ModeSpec:
     module_name = MODE_MODULES.get(name)
     if module_name is None:
-        raise UserError(f"unknown mode {name!r}", fix=f"modes: {', '.join(MODE_MODULES)}")
+        raise UserError(
+            msg("unknown mode {name}", name=repr(name)), fix=msg("modes: {modes}", modes=", ".join(MODE_MODULES))
+        )
     try:
         return _module_specs(module_name)[name]
     except (ModuleNotFoundError, KeyError):
-        raise UserError(f"mode {name!r} is not available in this version") from None
+        raise UserError(msg("mode {name} is not available in this version", name=repr(name))) from None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.reference_params import (
     ANSWER,
     CONTEXT,
@@ -54,9 +55,15 @@ def reference_of(spec: ModeSpec, version: str = "") -> tuple[Reference | None, s
 
 
 def _unknown(spec: ModeSpec, ref: Reference | None, name: str, known: set[str]) -> UserError:
-    what = f"mode {spec.name} has no parameter {name!r}"
     if ref:
-        what += f" and {ref.title} has no such field"
+        what = msg(
+            "mode {name} has no parameter {name2} and {title} has no such field",
+            name=spec.name,
+            name2=repr(name),
+            title=ref.title,
+        )
+    else:
+        what = msg("mode {name} has no parameter {name2}", name=spec.name, name2=repr(name))
     return UserError(what, fix=suggestion(name, known))
 
 
@@ -68,18 +75,24 @@ def _structured(fld: RefField, raw: Any) -> Any:
         try:
             return json.loads(raw) if raw.strip() else None
         except json.JSONDecodeError:
-            raise UserError(f"{fld.name} expects a JSON {fld.type}, got {raw!r}") from None
+            raise UserError(
+                msg("{name} expects a JSON {fld}, got {raw}", name=fld.name, fld=fld.type, raw=repr(raw))
+            ) from None
     return raw
+
+
+TURN_KEYS = ("role", "content")  # what each message of a conversation history holds
+_TURNS_EXAMPLE = [{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]
 
 
 def _history(raw: Any) -> list[dict[str, str]]:
     turns = raw or []
     if not isinstance(turns, list) or not all(
-        isinstance(t, dict) and isinstance(t.get("role"), str) and isinstance(t.get("content"), str) for t in turns
+        isinstance(t, dict) and all(isinstance(t.get(key), str) for key in TURN_KEYS) for t in turns
     ):
         raise UserError(
-            "conversation_history expects a list of {role, content} messages",
-            fix='e.g. [{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]',
+            msg("conversation_history expects a list of {shape} messages", shape="{" + ", ".join(TURN_KEYS) + "}"),
+            fix=msg("e.g. {example}", example=json.dumps(_TURNS_EXAMPLE)),
         )
     return [{"role": t["role"], "content": t["content"]} for t in turns]
 
@@ -89,13 +102,13 @@ def _answer_value(name: str, raw: Any) -> Any:
         return _history(raw)
     if name == "history_turns":
         if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-            raise UserError(f"history_turns expects a whole number, got {raw!r}")
+            raise UserError(msg("history_turns expects a whole number, got {raw}", raw=repr(raw)))
         try:
             value = int(raw)
         except ValueError:
-            raise UserError(f"history_turns expects a whole number, got {raw!r}") from None
+            raise UserError(msg("history_turns expects a whole number, got {raw}", raw=repr(raw))) from None
         if value < 0:
-            raise UserError(f"history_turns must be 0 or more, got {value}")
+            raise UserError(msg("history_turns must be 0 or more, got {value}", value=value))
         return value
     return parse_bool(name, raw)
 
@@ -105,7 +118,7 @@ def _keywords(name: str, raw: Any) -> list[str]:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if isinstance(raw, list) and all(isinstance(item, str) for item in raw):
         return list(raw)
-    raise UserError(f"{name} expects a list of strings, got {raw!r}")
+    raise UserError(msg("{name} expects a list of strings, got {raw}", name=name, raw=repr(raw)))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -125,7 +138,15 @@ def take(spec: ModeSpec, given: dict[str, Any] | None, index: Any = None) -> Int
         target = ref.aliases.get(name, name) if ref else name
         if target in own:
             if target in mine and mine[target] != raw:
-                raise UserError(f"{name}={raw!r} and {target}={mine[target]!r} name the same parameter")
+                raise UserError(
+                    msg(
+                        "{name}={raw} and {target}={target2} name the same parameter",
+                        name=name,
+                        raw=repr(raw),
+                        target=target,
+                        target2=repr(mine[target]),
+                    )
+                )
             mine[target] = raw
             continue
         fld = ref.fields.get(name) if ref else None
@@ -150,8 +171,14 @@ def _history_sent(spec: ModeSpec, ref: Reference, ref_mode: str, out: Intake) ->
     out.answer["conversation_history"] = kept
     if history and len(kept) < len(history):
         out.warnings.append(
-            f"conversation_history: {ref.title} sends only the last history_turns={turns} complete "
-            f"user/assistant turns, so {len(kept)} of {len(history)} messages go to the answer"
+            msg(
+                "conversation_history: {title} sends only the last history_turns={turns} complete user/assistant "
+                "turns, so {kept} of {history} messages go to the answer",
+                title=ref.title,
+                turns=turns,
+                kept=len(kept),
+                history=len(history),
+            )
         )
 
 
@@ -175,17 +202,24 @@ def complete_turns(history: list[dict[str, str]], turns: int) -> list[dict[str, 
 
 
 def _ignored(spec: ModeSpec, ref: Reference, fld: RefField, because: str) -> str:
-    return f"{fld.name} is not used by {spec.name}; {because}"
+    return msg("{name} is not used by {name2}; {because}", name=fld.name, name2=spec.name, because=because)
 
 
 def _take_field(spec: ModeSpec, ref: Reference, ref_mode: str, fld: RefField, raw: Any, out: Intake) -> None:
     reads = fld.name in ref.reads[ref_mode]
-    too = f"{ref.library} ignores it too"
+    too = msg("{library} ignores it too", library=ref.library)
     if fld.side == MODE:
         if not isinstance(raw, str) or raw != ref_mode:
             raise UserError(
-                f"{fld.name}={raw!r} asks for another {ref.library} mode than {spec.name} ({ref_mode!r})",
-                fix=f"drop '{fld.name}' or run the mode it names",
+                msg(
+                    "{name}={raw} asks for another {library} mode than {name2} ({ref_mode})",
+                    name=fld.name,
+                    raw=repr(raw),
+                    library=ref.library,
+                    name2=spec.name,
+                    ref_mode=repr(ref_mode),
+                ),
+                fix=msg("drop '{name}' or run the mode it names", name=fld.name),
             )
         return
     if fld.side == KEYWORDS:
@@ -197,8 +231,14 @@ def _take_field(spec: ModeSpec, ref: Reference, ref_mode: str, fld: RefField, ra
         return
     if fld.fixed and not _same(raw, fld.default):
         raise UserError(
-            f"{fld.name}={raw!r} is not supported by {spec.name}: {fld.note}",
-            fix=f"drop '{fld.name}' or give {fld.default!r}",
+            msg(
+                "{name}={raw} is not supported by {name2}: {note}",
+                name=fld.name,
+                raw=repr(raw),
+                name2=spec.name,
+                note=fld.note,
+            ),
+            fix=msg("drop '{name}' or give {default}", name=fld.name, default=repr(fld.default)),
         )
     if not reads:
         out.warnings.append(_ignored(spec, ref, fld, too))
@@ -207,11 +247,16 @@ def _take_field(spec: ModeSpec, ref: Reference, ref_mode: str, fld: RefField, ra
     elif fld.note:
         out.warnings.append(_ignored(spec, ref, fld, fld.note))
     elif fld.side == OUTPUT:
-        out.warnings.append(_ignored(spec, ref, fld, "the explorer always returns the whole retrieval"))
+        out.warnings.append(_ignored(spec, ref, fld, msg("the explorer always returns the whole retrieval")))
     elif fld.side in (CONTEXT, ANSWER, MODEL):
         # the reference acts on it in this mode and the mode has no such parameter: saying "ignored"
         # would hand back a context the reference would not build
         raise UserError(
-            f"{fld.name} is a {ref.library} field {spec.name} does not support yet",
-            fix=f"drop '{fld.name}' (docs/differences list what each mode covers)",
+            msg(
+                "{name} is a {library} field {name2} does not support yet",
+                name=fld.name,
+                library=ref.library,
+                name2=spec.name,
+            ),
+            fix=msg("drop '{name}' (docs/differences list what each mode covers)", name=fld.name),
         )

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from graphrag_ui.i18n import Msg, joined, msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Entity, Index, VectorTable
 
@@ -101,10 +102,26 @@ def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:
 
 
 def tie_note(others: list[str]) -> str:
-    """The ``why`` suffix of an item whose similarity equals other items' exactly."""
+    """The note a ``why`` gets (``joined``) when the item's similarity equals other items' exactly; "" when none."""
     if not others:
         return ""
-    return f"; tied with {', '.join(others)} (equal similarity: the order among them is the reference's argsort order)"
+    return msg(
+        "tied with {names} (equal similarity: the order among them is the reference's argsort order)",
+        names=", ".join(others),
+    )
+
+
+def ilike_match(kind: str) -> Msg:
+    """The reason of a catalog (ILIKE) match of ``kind`` (``catalog.KINDS``)."""
+    if kind == "alias":
+        return msg("ILIKE alias match")
+    if kind == "name in query":
+        return msg("ILIKE name in query match")
+    if kind == "alias in query":
+        return msg("ILIKE alias in query match")
+    if kind == "name":
+        return msg("ILIKE name match")
+    return msg("ILIKE {kind} match", kind=kind)
 
 
 def entity_label(index: Index, table: VectorTable, row: int) -> str:
@@ -124,7 +141,8 @@ def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: flo
         if entity is None:
             continue  # a vector whose entity is not in the graph: the references skip it too
         note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
-        hits.append(RecallHit(entity, sim, sim, "", f"entity #{rank} by vector, sim {sim:.3f}{note}"))
+        why = joined(msg("entity #{rank} by vector, sim {sim}", rank=rank, sim=f"{sim:.3f}"), note)
+        hits.append(RecallHit(entity, sim, sim, "", why))
     return hits
 
 
@@ -162,7 +180,16 @@ def recall_entities(
     merged: dict[str, RecallHit] = {}
     for entity, kind in _ilike_hits(index, text, top_k):
         score = w_ilike + _occ_term(entity, w_occ)
-        why = f"ILIKE {kind} match; {w_ilike:g}·1 + {w_occ:g}·log({entity.occurrence}+1) = {score:.3f}"
+        why = joined(
+            ilike_match(kind),
+            msg(
+                "{w_ilike}·1 + {w_occ}·log({occurrence}+1) = {score}",
+                w_ilike=f"{w_ilike:g}",
+                w_occ=f"{w_occ:g}",
+                occurrence=entity.occurrence,
+                score=f"{score:.3f}",
+            ),
+        )
         merged[entity.id] = RecallHit(entity, score, None, kind, why)
     if strategy == "hybrid" and len(merged) < top_k and query_vec is not None:
         for hit in _vector_hits(index, query_vec, top_k, threshold):
@@ -171,17 +198,29 @@ def recall_entities(
             if known is not None:  # found by both: the seed's formula adds the similarity term
                 known.sim = sim
                 known.score += w_sim * sim
-                known.why += f"; also vector sim {sim:.3f} (+{w_sim:g}·sim) = {known.score:.3f}"
+                also = msg(
+                    "also vector sim {sim} (+{w_sim}·sim) = {score}",
+                    sim=f"{sim:.3f}",
+                    w_sim=f"{w_sim:g}",
+                    score=f"{known.score:.3f}",
+                )
+                known.why = joined(known.why, also)
                 continue
             score = w_sim * sim + _occ_term(hit.entity, w_occ)
-            why = (
-                f"vector sim {sim:.3f} (ILIKE found {len(merged)} < {top_k}); "
-                f"{w_sim:g}·sim + {w_occ:g}·log({hit.entity.occurrence}+1) = {score:.3f}"
+            why = joined(
+                msg("vector sim {sim} (ILIKE found {n} < {top_k})", sim=f"{sim:.3f}", n=len(merged), top_k=top_k),
+                msg(
+                    "{w_sim}·sim + {w_occ}·log({occurrence}+1) = {score}",
+                    w_sim=f"{w_sim:g}",
+                    w_occ=f"{w_occ:g}",
+                    occurrence=hit.entity.occurrence,
+                    score=f"{score:.3f}",
+                ),
             )
             merged[hit.entity.id] = RecallHit(hit.entity, score, sim, "", why)
     ranked = sorted(merged.values(), key=lambda h: h.score, reverse=True)[:top_k]
     for rank, hit in enumerate(ranked, start=1):
-        hit.why = f"entity #{rank} by {strategy}: {hit.why}"
+        hit.why = msg("entity #{rank} by {strategy}: {why}", rank=rank, strategy=strategy, why=hit.why)
     return ranked
 
 
@@ -233,14 +272,17 @@ def explain_recall(
     return RecallBreakdown(ilike, vector, merged, vector_ran=len(ilike) < top_k)
 
 
-def recall_params(vector_help: str) -> tuple:
-    """The recall strategy and its seed-003 weights, as every entity-starting mode exposes them."""
+def recall_params(recall_help: str) -> tuple:
+    """The recall strategy (``recall_help``: its help, "Entity recall: …") and its seed-003 weights, as
+    every entity-starting mode exposes them."""
     from graphrag_ui.retrieval.core.schema import ParamSpec
 
     w_ilike, w_sim, w_occ = DEFAULT_WEIGHTS
     return (
-        ParamSpec("recall", "choice", "vector", f"Entity recall: {vector_help}", choices=STRATEGIES),
-        ParamSpec("w_ilike", "float", w_ilike, "Hybrid/ILIKE score weight of a name or alias match.", 0.0, 5.0, 0.1),
-        ParamSpec("w_sim", "float", w_sim, "Hybrid score weight of the vector similarity.", 0.0, 5.0, 0.1),
-        ParamSpec("w_occ", "float", w_occ, "Hybrid score weight of log(occurrence + 1).", 0.0, 5.0, 0.1),
+        ParamSpec("recall", "choice", "vector", recall_help, choices=STRATEGIES),
+        ParamSpec(
+            "w_ilike", "float", w_ilike, msg("Hybrid/ILIKE score weight of a name or alias match."), 0.0, 5.0, 0.1
+        ),
+        ParamSpec("w_sim", "float", w_sim, msg("Hybrid score weight of the vector similarity."), 0.0, 5.0, 0.1),
+        ParamSpec("w_occ", "float", w_occ, msg("Hybrid score weight of log(occurrence + 1)."), 0.0, 5.0, 0.1),
     )

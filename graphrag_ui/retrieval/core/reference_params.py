@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graphrag_ui.i18n import msg
+
 # what a field is about: how the explorer treats it when the mode itself has no parameter of that name
 CONTEXT = "context"  # shapes the context: ignored and named (refused when a non-default value would change it)
 ANSWER = "answer"  # the answer call (history, streaming, prompt wording): passed to the answer layer
@@ -85,7 +87,7 @@ _NANO = _fields(
         "dict",
         MODEL,
         {"response_format": {"type": "json_object"}},
-        "nano-graphrag passes it to its map calls; the explorer's model calls use its own settings",
+        msg("nano-graphrag passes it to its map calls; the explorer's model calls use its own settings"),
     ),
 )
 _NANO_COMMON = ("mode", "only_need_context", "response_type")
@@ -121,7 +123,7 @@ NANO = Reference(
 )
 
 # ---------------------------------------------------------------- LightRAG QueryParam, 1.4.7 and 1.5.7
-_RERANK = (
+_RERANK = msg(
     "LightRAG reranks only with a rerank model configured, and none runs here (the goldens are made "
     "without one, so the context is LightRAG's unreranked one)"
 )
@@ -150,7 +152,7 @@ _LIGHTRAG_147 = _fields(
         "callable",
         MODEL,
         None,
-        "a Python callable in LightRAG; the explorer answers with its configured model (Settings)",
+        msg("a Python callable in LightRAG; the explorer answers with its configured model (Settings)"),
         fixed=True,
     ),
 )
@@ -162,7 +164,7 @@ _LIGHTRAG_157 = _fields(
         "bool",
         ANSWER,
         False,
-        "LightRAG's server-side prompt prefix does not exist here, so there is nothing to disable",
+        msg("LightRAG's server-side prompt prefix does not exist here, so there is nothing to disable"),
     ),
 )
 _KG_IGNORED = ()  # the knowledge-graph modes read every field
@@ -181,8 +183,8 @@ LIGHTRAG_147 = _lightrag("1.4.7", _LIGHTRAG_147)
 LIGHTRAG_157 = _lightrag("1.5.7", _LIGHTRAG_157)
 
 # ---------------------------------------------------------------- GraphRAG 2.x / 3.x search parameters
-_MODEL_ID = "which configured model GraphRAG uses; the explorer uses its own model settings"
-_PROMPT = "GraphRAG's prompt file; the explorer sends its own prompt wording (docs/differences/llm.md)"
+_MODEL_ID = msg("which configured model GraphRAG uses; the explorer uses its own model settings")
+_PROMPT = msg("GraphRAG's prompt file; the explorer sends its own prompt wording (docs/differences/llm.md)")
 _CONFIG_MODEL = (
     RefField("chat_model_id", "str", MODEL, "default_chat_model", _MODEL_ID),  # 2.x
     RefField("completion_model_id", "str", MODEL, "default_completion_model", _MODEL_ID),  # 3.x
@@ -191,11 +193,11 @@ _API = (
     RefField("community_level", "int", CONTEXT, 2),
     RefField("response_type", "str", ANSWER, "Multiple Paragraphs"),
 )
-_HISTORY_TABLE = (
+_HISTORY_TABLE = msg(
     "GraphRAG writes the conversation history into the context as a table, which the explorer does not "
     "build (docs/differences/ms.md)"
 )
-_DELIMITER = "GraphRAG's default column delimiter '|', the only one the explorer writes"
+_DELIMITER = msg("GraphRAG's default column delimiter '|', the only one the explorer writes")
 
 
 def _fixed(name: str, type_: str, default: object, note: str) -> RefField:
@@ -220,13 +222,17 @@ _GR_LOCAL = _fields(
     RefField("include_community_rank", "bool", CONTEXT, False),
     RefField("use_community_summary", "bool", CONTEXT, False),
     RefField("min_community_rank", "int", CONTEXT, 0),
-    _fixed("include_entity_names", "list", None, "GraphRAG's forced entity list, which the explorer does not take"),
-    _fixed("exclude_entity_names", "list", None, "GraphRAG's excluded entity list, which the explorer does not take"),
-    _fixed("rank_description", "str", "number of relationships", "GraphRAG's default column name"),
-    _fixed("relationship_ranking_attribute", "str", "rank", "GraphRAG's default ranking attribute"),
-    _fixed("community_context_name", "str", "Reports", "GraphRAG's default section name"),
+    _fixed(
+        "include_entity_names", "list", None, msg("GraphRAG's forced entity list, which the explorer does not take")
+    ),
+    _fixed(
+        "exclude_entity_names", "list", None, msg("GraphRAG's excluded entity list, which the explorer does not take")
+    ),
+    _fixed("rank_description", "str", "number of relationships", msg("GraphRAG's default column name")),
+    _fixed("relationship_ranking_attribute", "str", "rank", msg("GraphRAG's default ranking attribute")),
+    _fixed("community_context_name", "str", "Reports", msg("GraphRAG's default section name")),
     _fixed("column_delimiter", "str", "|", _DELIMITER),
-    _fixed("embedding_vectorstore_key", "str", "id", "GraphRAG's factory default (entity ids as vector keys)"),
+    _fixed("embedding_vectorstore_key", "str", "id", msg("GraphRAG's factory default (entity ids as vector keys)")),
     RefField("return_candidate_context", "bool", OUTPUT, False),
 )
 GRAPHRAG_LOCAL = Reference(
@@ -261,12 +267,12 @@ _GR_GLOBAL = _fields(
     RefField("min_community_rank", "int", CONTEXT, 0),
     RefField("include_community_weight", "bool", CONTEXT, True),
     RefField("normalize_community_weight", "bool", CONTEXT, True),
-    _fixed("community_rank_name", "str", "rank", "GraphRAG's factory default column name"),
-    _fixed("community_weight_name", "str", "occurrence weight", "GraphRAG's factory default column name"),
-    _fixed("context_name", "str", "Reports", "GraphRAG's default section name"),
+    _fixed("community_rank_name", "str", "rank", msg("GraphRAG's factory default column name")),
+    _fixed("community_weight_name", "str", "occurrence weight", msg("GraphRAG's factory default column name")),
+    _fixed("context_name", "str", "Reports", msg("GraphRAG's default section name")),
     _fixed("column_delimiter", "str", "|", _DELIMITER),
-    _fixed("allow_general_knowledge", "bool", False, "GraphRAG's factory default"),
-    _fixed("json_mode", "bool", False, "GraphRAG's factory default (the map prompt asks for JSON in its text)"),
+    _fixed("allow_general_knowledge", "bool", False, msg("GraphRAG's factory default")),
+    _fixed("json_mode", "bool", False, msg("GraphRAG's factory default (the map prompt asks for JSON in its text)")),
     _fixed("conversation_history", "list", None, _HISTORY_TABLE),
     RefField("conversation_history_max_turns", "int", CONTEXT, 5, _HISTORY_TABLE),
     RefField("conversation_history_user_turns_only", "bool", CONTEXT, True, _HISTORY_TABLE),
@@ -287,11 +293,11 @@ _GR_BASIC = _fields(
     RefField("embedding_model_id", "str", MODEL, "default_embedding_model", _MODEL_ID),
     RefField("k", "int", CONTEXT, 10),
     RefField("max_context_tokens", "int", CONTEXT, 12000),
-    _fixed("context_name", "str", "Sources", "GraphRAG's default section name"),
+    _fixed("context_name", "str", "Sources", msg("GraphRAG's default section name")),
     _fixed("column_delimiter", "str", "|", _DELIMITER),
-    _fixed("text_id_col", "str", "id", "GraphRAG's default column"),
-    _fixed("text_col", "str", "text", "GraphRAG's default column"),
-    _fixed("embedding_vectorstore_key", "str", "id", "GraphRAG's factory default"),
+    _fixed("text_id_col", "str", "id", msg("GraphRAG's default column")),
+    _fixed("text_col", "str", "text", msg("GraphRAG's default column")),
+    _fixed("embedding_vectorstore_key", "str", "id", msg("GraphRAG's factory default")),
     _fixed("conversation_history", "list", None, _HISTORY_TABLE),
 )
 GRAPHRAG_BASIC = Reference(

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from graphrag_ui.i18n import msg
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -38,12 +40,27 @@ class ParamSpec:
         else:
             value = str(raw)
         if self.type == "choice" and value not in self.choices:
-            raise UserError(f"parameter {self.name} must be one of {', '.join(self.choices)}, got {value!r}")
+            raise UserError(
+                msg(
+                    "parameter {name} must be one of {choices}, got {raw}",
+                    name=self.name,
+                    choices=", ".join(self.choices),
+                    raw=repr(value),
+                )
+            )
         if self.type in {"int", "float"}:
             if self.min is not None and value < self.min:
-                raise UserError(f"parameter {self.name}={value} is below its minimum {self.min}")
+                raise UserError(
+                    msg(
+                        "parameter {name}={value} is below its minimum {min}", name=self.name, value=value, min=self.min
+                    )
+                )
             if self.max is not None and value > self.max:
-                raise UserError(f"parameter {self.name}={value} is above its maximum {self.max}")
+                raise UserError(
+                    msg(
+                        "parameter {name}={value} is above its maximum {max}", name=self.name, value=value, max=self.max
+                    )
+                )
         return value
 
 
@@ -62,20 +79,24 @@ def parse_bool(name: str, raw: Any) -> bool:
     word = raw.strip().lower() if isinstance(raw, str) else None
     if word in TRUE_WORDS or word in FALSE_WORDS:
         return word in TRUE_WORDS
-    raise UserError(f"parameter {name} expects true or false (also 1/0, yes/no, on/off), got {raw!r}")
+    raise UserError(_expects(name, msg("true or false (also 1/0, yes/no, on/off)"), raw))
+
+
+def _expects(name: str, type_: str, raw: Any) -> str:
+    return msg("parameter {name} expects {type}, got {raw}", name=name, type=type_, raw=repr(raw))
 
 
 def parse_float(name: str, raw: Any) -> float:
     from graphrag_ui.errors import UserError
 
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
-        raise UserError(f"parameter {name} expects a number, got {raw!r}")
+        raise UserError(_expects(name, msg("a number"), raw))
     try:
         value = float(raw)
     except ValueError:
-        raise UserError(f"parameter {name} expects a number, got {raw!r}") from None
+        raise UserError(_expects(name, msg("a number"), raw)) from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise UserError(f"parameter {name} expects a finite number, got {raw!r}")
+        raise UserError(_expects(name, msg("a finite number"), raw))
     return value
 
 
@@ -93,10 +114,11 @@ def parse_int(name: str, raw: Any) -> int:
     try:
         value = parse_float(name, raw)
     except UserError:
-        raise UserError(f"parameter {name} expects a whole number, got {raw!r}") from None
+        raise UserError(_expects(name, msg("a whole number"), raw)) from None
     if not value.is_integer():
         raise UserError(
-            f"parameter {name} expects a whole number, got {raw!r}", fix=f"give {int(value)} or {int(value) + 1}"
+            _expects(name, msg("a whole number"), raw),
+            fix=msg("give {value} or {value2}", value=int(value), value2=int(value) + 1),
         )
     return int(value)
 
@@ -146,13 +168,19 @@ class ModeSpec:
         if version not in self.versions:
             from graphrag_ui.errors import UserError
 
-            raise UserError(f"mode {self.name} has no version {version!r}", fix=f"versions: {', '.join(self.versions)}")
+            raise UserError(
+                msg("mode {name} has no version {version}", name=self.name, version=repr(version)),
+                fix=msg("versions: {versions}", versions=", ".join(self.versions)),
+            )
         choice = ParamSpec(
             VERSION_PARAM,
             "choice",
             version,
-            f"which {self.family} release this mode reproduces ({' | '.join(self.versions)}); "
-            "defaults to the release that wrote the index",
+            msg(
+                "which {family} release this mode reproduces ({versions}); defaults to the release that wrote the index",
+                family=self.family,
+                versions=" | ".join(self.versions),
+            ),
             choices=self.versions,
         )
         return replace(self, params=(choice, *self.version_params[version]))
@@ -181,8 +209,11 @@ class ModeSpec:
         out = self.defaults()
         for key, raw in (given or {}).items():
             if key not in by_name:
-                where = f" (version {out[VERSION_PARAM]})" if self.versions else ""
-                raise UserError(f"mode {self.name}{where} has no parameter {key!r}", fix=suggestion(key, set(by_name)))
+                where = msg(" (version {version_param})", version_param=out[VERSION_PARAM]) if self.versions else ""
+                raise UserError(
+                    msg("mode {name}{where} has no parameter {key}", name=self.name, where=where, key=repr(key)),
+                    fix=suggestion(key, set(by_name)),
+                )
             if raw is not None:  # a reference object's None (user_prompt=None) means "not set"
                 out[key] = by_name[key].coerce(raw)
         return out
@@ -191,4 +222,6 @@ class ModeSpec:
 def suggestion(name: str, known: set[str]) -> str:
     """ "did you mean top_k?" for a near miss, else the known names."""
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return f"did you mean {close[0]}?" if close else f"known names: {', '.join(sorted(known))}"
+    if close:
+        return msg("did you mean {close}?", close=close[0])
+    return msg("known names: {known}", known=", ".join(sorted(known)))

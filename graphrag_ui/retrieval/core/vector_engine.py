@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.vector_server import Search, exact_table
 
 
@@ -42,17 +43,24 @@ def mark(result: Any, searches: list[Search]) -> None:
     for s in searches:
         for old, new in s.raised:
             result.warnings.append(
-                f"the chroma collection {s.table.collection} on {s.table.where} was searched with ef_search "
-                f"{old}, below the {new} a top-{s.k} search asks for (max(100, 4·top_k)): it was raised now, "
-                "and chroma applies it when the server next loads the collection (restart it to get the recall)"
+                msg(
+                    "the chroma collection {name} on {where} was searched with ef_search {old}, below the {new} "
+                    "a top-{k} search asks for (max(100, 4·top_k)): it was raised now, and chroma applies it when "
+                    "the server next loads the collection (restart it to get the recall)",
+                    name=s.table.collection,
+                    where=s.table.where,
+                    old=old,
+                    new=new,
+                    k=s.k,
+                )
             )
     found: dict[str, set[str]] = {}
     for s in searches:
         found.setdefault(s.table.kind, set()).update(s.ids)
     for kind, ids in found.items():
         where = next(s.table for s in searches if s.table.kind == kind).where
-        by = f"by chroma HNSW on {where}"  # the reasons' catalogue (reasons_zh) matches this template
+        by = msg("by chroma HNSW on {where}", where=where)
         for cand in getattr(result, kind, []):
             keys = {cand.id, str(cand.data.get("id", "")), str(cand.data.get("entity_name", "")), cand.label}
             if keys & ids:
-                cand.why = f"{cand.why}; {by}" if cand.why else by
+                cand.why = joined(cand.why, by)

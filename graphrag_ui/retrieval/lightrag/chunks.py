@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Chunk, Index, VectorTable
 from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
@@ -45,6 +46,14 @@ class ChunkPick:
     candidates: list[str] = field(default_factory=list)  # every candidate, first-seen order
     method: str = ""
     warnings: list[str] = field(default_factory=list)
+
+
+# a source as reasons name it (a chunk's ``why`` when its pick gave none)
+SOURCE_WORDS = {"entity": msg("entity"), "relation": msg("relation"), "vector": msg("vector")}
+
+
+def source_word(source: str) -> str:
+    return SOURCE_WORDS.get(source, source)
 
 
 def chunk_in_kv(index: Index, cid: str) -> Chunk | None:
@@ -160,25 +169,25 @@ def vector_similarity_pick(
     back (a missing vector) or the cosine is undefined (a query or chunk vector of all zeros: 1.4.7
     divides by a zero norm and sorts NaNs, an order that means nothing)."""
     if not owners or n <= 0:
-        return [], {}, f"quota {n}"
+        return [], {}, msg("quota {n}", n=n)
     candidates = list(dict.fromkeys(c for o in owners for c in o.chunks))
     if not candidates:
-        return [], {}, "no candidate chunk"
+        return [], {}, msg("no candidate chunk")
     q = np.asarray(query_vec, dtype=np.float32)
     q_norm = np.linalg.norm(q)
     if not q_norm > 0:
-        return [], {}, "the query vector is all zeros, so no cosine similarity is defined"
+        return [], {}, msg("the query vector is all zeros, so no cosine similarity is defined")
     sims: dict[str, float] = {}
     table = index.vectors.get("chunks")
     fetched = _server_rows(index, table, candidates) if table is not None and vector_server.is_server(table) else None
     for cid in candidates:
         vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
-            return [], {}, f"chunk {cid} has no vector of the query's dimension"
+            return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)
         v_norm = np.linalg.norm(v64)
         if not v_norm > 0:
-            return [], {}, f"chunk {cid}'s vector is all zeros, so its cosine similarity is undefined"
+            return [], {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
         sims[cid] = float(np.dot(q, v64) / (q_norm * v_norm))
     ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
     return ranked[:n], sims, ""
@@ -198,7 +207,7 @@ def pick_related(
     pick = ChunkPick(source, method=method)
     owners, counts, removed = owners_with_chunks(labelled_sources, exclude)
     for cid in removed:
-        pick.why[cid] = "already a chunk of the selected entities"
+        pick.why[cid] = msg("already a chunk of the selected entities")
     if source == "relation":
         owners = [o for o in owners if o.chunks]
     if not owners:
@@ -212,12 +221,14 @@ def pick_related(
         if ids:
             chosen = [(c, owner_of[c]) for c in ids]
             for rank, cid in enumerate(ids, start=1):
-                pick.why[cid] = f"chunk of {source} {owner_of[cid]} (VECTOR #{rank} of {n}, sim {pick.sims[cid]:.3f})"
+                pick.why[cid] = _vector_pick(source, owner_of[cid], rank, n, pick.sims[cid])
             for cid in pick.candidates:
                 if cid not in pick.why:
                     sim = pick.sims.get(cid)
-                    pick.why[cid] = f"not picked: beyond VECTOR quota {n}" + (
-                        f" (sim {sim:.3f})" if sim is not None else ""
+                    pick.why[cid] = (
+                        msg("not picked: beyond VECTOR quota {n}", n=n)
+                        if sim is None
+                        else msg("not picked: beyond VECTOR quota {n} (sim {sim})", n=n, sim=f"{sim:.3f}")
                     )
             # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
             # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
@@ -225,24 +236,51 @@ def pick_related(
                 names = ", ".join(owner_of[o] for o in others[:5]) + (
                     f" … +{len(others) - 5}" if len(others) > 5 else ""
                 )
-                pick.why[cid] += (
-                    f"; tied with the chunks of {names} (equal similarity: LightRAG orders them by a Python set)"
+                tied = msg(
+                    "tied with the chunks of {names} (equal similarity: LightRAG orders them by a Python set)",
+                    names=names,
                 )
+                pick.why[cid] = joined(pick.why[cid], tied)
         else:
-            pick.warnings.append(f"{source} chunks: VECTOR picked nothing ({why_not}); used WEIGHT")
+            pick.warnings.append(
+                msg(
+                    "{source} chunks: VECTOR picked nothing ({why_not}); used WEIGHT",
+                    source=source_word(source),
+                    why_not=why_not,
+                )
+            )
             method = "WEIGHT"
     if method == "WEIGHT":
         chosen = weighted_polling(owners, related_chunk_number)
-        pick.why.update({c: "not picked: beyond WEIGHT polling quota" for c in pick.candidates})
+        beyond = msg("not picked: beyond WEIGHT polling quota")
+        pick.why.update({c: beyond for c in pick.candidates})
         for rank, (cid, label) in enumerate(chosen, start=1):
-            pick.why[cid] = f"chunk of {source} {label} (WEIGHT polling #{rank}, {counts.get(cid, 1)} occurrences)"
+            pick.why[cid] = _weight_pick(source, label, rank, counts.get(cid, 1))
     pick.method = method
     for cid, _label in dict.fromkeys(chosen):
         if chunk_in_kv(index, cid) is not None:
             pick.picked.append(cid)
         else:
-            pick.why[cid] = "missing from the chunk store"
+            pick.why[cid] = msg("missing from the chunk store")
     return pick
+
+
+def _vector_pick(source: str, name: str, rank: int, n: int, sim: float) -> str:
+    if source == "relation":
+        return msg(
+            "chunk of relation {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}"
+        )
+    return msg("chunk of entity {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}")
+
+
+def _weight_pick(source: str, name: str, rank: int, count: int) -> str:
+    if source == "relation":
+        return msg(
+            "chunk of relation {name} (WEIGHT polling #{rank}, {count} occurrences)", name=name, rank=rank, count=count
+        )
+    return msg(
+        "chunk of entity {name} (WEIGHT polling #{rank}, {count} occurrences)", name=name, rank=rank, count=count
+    )
 
 
 def vector_chunks(index: Index, query_vec: np.ndarray, top_k: int, threshold: float | None) -> ChunkPick:
@@ -259,7 +297,7 @@ def vector_chunks(index: Index, query_vec: np.ndarray, top_k: int, threshold: fl
         pick.picked.append(cid)
         pick.candidates.append(cid)
         pick.sims[cid] = sim
-        pick.why[cid] = f"vector chunk #{rank} sim {sim:.3f}"
+        pick.why[cid] = msg("vector chunk #{rank} sim {sim}", rank=rank, sim=f"{sim:.3f}")
     return pick
 
 

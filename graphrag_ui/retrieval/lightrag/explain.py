@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.lightrag.chunks import ChunkPick
+from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 
 SEED_ORDER = (
     "keywords",
@@ -82,11 +83,11 @@ def finish_chunks(
         cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count
         running += cost
         if i >= len(capped):
-            dropped = f"beyond chunk_top_k {top}"
+            dropped = msg("beyond chunk_top_k {top}", top=top)
         elif i == keep:
-            dropped = f"over chunk budget {available} tokens ({running})"
+            dropped = msg("over chunk budget {limit} tokens ({running})", limit=available, running=running)
         elif i > keep:
-            dropped = f"over chunk budget {available} tokens (cut before chunk #{keep + 1})"
+            dropped = msg("over chunk budget {limit} tokens (cut before chunk #{n})", limit=available, n=keep + 1)
         else:
             dropped = ""
         data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
@@ -96,7 +97,7 @@ def finish_chunks(
                 preview(row["content"]),
                 data,
                 i,
-                pick.why.get(cid, source),
+                pick.why[cid] if cid in pick.why else source_word(source),
                 pick.sims.get(cid),
                 None,
                 not dropped,
@@ -108,7 +109,7 @@ def finish_chunks(
     order = len(r.chunks)
     for cid, source, first in dropped_dupes:
         chunk = index.chunk_by_id[cid]
-        why = picks[source].why.get(cid, source)
+        why = picks[source].why[cid] if cid in picks[source].why else source_word(source)
         r.chunks.append(
             Candidate(
                 cid,
@@ -119,7 +120,7 @@ def finish_chunks(
                 picks[source].sims.get(cid),
                 None,
                 False,
-                f"round-robin: duplicate of {first} chunk",
+                _duplicate_chunk(first),
             )
         )
         order += 1
@@ -135,29 +136,50 @@ def finish_chunks(
                     preview(chunk.text),
                     {"source": pick.source, "text": chunk.text},
                     order,
-                    f"candidate of {pick.source} chunks",
+                    _candidate_of(pick.source),
                     pick.sims.get(cid),
                     None,
                     False,
-                    pick.why.get(cid, "not picked"),
+                    pick.why[cid] if cid in pick.why else msg("not picked"),
                 )
             )
             order += 1
     return capped[:keep]
 
 
+def _duplicate_chunk(first: str) -> str:
+    """The reason of a chunk the round-robin merge skipped because ``first`` (a source) brought it already."""
+    if first == "entity":
+        return msg("round-robin: duplicate of entity chunk")
+    if first == "relation":
+        return msg("round-robin: duplicate of relation chunk")
+    return msg("round-robin: duplicate of vector chunk")
+
+
+def _candidate_of(source: str) -> str:
+    if source == "entity":
+        return msg("candidate of entity chunks")
+    if source == "relation":
+        return msg("candidate of relation chunks")
+    return msg("candidate of vector chunks")
+
+
 def fill_graph_candidates(
     r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
 ) -> None:
     target = r.entities if kind == "entity" else r.relations
-    budget_name = "max_entity_tokens" if kind == "entity" else "max_relation_tokens"
     running = 0
     for i, (hit, cost) in enumerate(zip(hits, costs, strict=True)):
         running += cost
-        dropped = "" if i < keep else f"over {budget_name} {limit} ({running})"
+        if i < keep:
+            dropped = ""
+        elif kind == "entity":
+            dropped = msg("over max_entity_tokens {limit} ({running})", limit=limit, running=running)
+        else:
+            dropped = msg("over max_relation_tokens {limit} ({running})", limit=limit, running=running)
         target.append(candidate(hit, kind, i, hit.why, dropped, cost))
     for j, hit in enumerate(dupes):
-        target.append(candidate(hit, kind, len(hits) + j, hit.why, f"round-robin: duplicate of {hit.duplicate_of}", 0))
+        target.append(candidate(hit, kind, len(hits) + j, hit.why, hit.duplicate_of, 0))
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.retrieval.core.recall import recall_params
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
 from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
@@ -22,7 +23,9 @@ TOP_K = ParamSpec(
     "top_k",
     "int",
     40,
-    "entities (local path) and relations (global path) taken from each vector search; naive: chunks when chunk_top_k is 0",
+    msg(
+        "entities (local path) and relations (global path) taken from each vector search; naive: chunks when chunk_top_k is 0"
+    ),
     1,
     1000,
     1,
@@ -31,7 +34,9 @@ CHUNK_TOP_K = ParamSpec(
     "chunk_top_k",
     "int",
     20,
-    "chunks from the chunk vector search (mix, naive) and the cap on the final chunk list; 0 = no cap (search uses top_k)",
+    msg(
+        "chunks from the chunk vector search (mix, naive) and the cap on the final chunk list; 0 = no cap (search uses top_k)"
+    ),
     0,
     1000,
     1,
@@ -40,17 +45,19 @@ MAX_ENTITY = ParamSpec(
     "max_entity_tokens",
     "int",
     6000,
-    "token budget of the entity section (o200k_base, each entity's JSON counted)",
+    msg("token budget of the entity section (o200k_base, each entity's JSON counted)"),
     0,
     200_000,
     100,
 )
-MAX_RELATION = ParamSpec("max_relation_tokens", "int", 8000, "token budget of the relation section", 0, 200_000, 100)
+MAX_RELATION = ParamSpec(
+    "max_relation_tokens", "int", 8000, msg("token budget of the relation section"), 0, 200_000, 100
+)
 MAX_TOTAL = ParamSpec(
     "max_total_tokens",
     "int",
     30000,
-    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 100-token buffer",
+    msg("whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 100-token buffer"),
     0,
     1_000_000,
     500,
@@ -59,14 +66,14 @@ PICK = ParamSpec(
     "kg_chunk_pick_method",
     "choice",
     "VECTOR",
-    "how chunks of entities/relations are picked: VECTOR (query similarity) or WEIGHT (linear-gradient polling)",
+    msg("how chunks of entities/relations are picked: VECTOR (query similarity) or WEIGHT (linear-gradient polling)"),
     choices=("VECTOR", "WEIGHT"),
 )
 RELATED = ParamSpec(
     "related_chunk_number",
     "int",
     5,
-    "chunks per entity/relation: WEIGHT quota of the first one; VECTOR keeps int(n·items/2)",
+    msg("chunks per entity/relation: WEIGHT quota of the first one; VECTOR keeps int(n·items/2)"),
     1,
     100,
     1,
@@ -75,7 +82,7 @@ THRESHOLD = ParamSpec(
     "cosine_better_than_threshold",
     "float",
     0.2,
-    "vector hits scoring below this cosine are dropped (all three vector stores)",
+    msg("vector hits scoring below this cosine are dropped (all three vector stores)"),
     -1.0,
     1.0,
     0.01,
@@ -84,19 +91,19 @@ MAX_ENTITY_157 = ParamSpec(
     "max_entity_tokens",
     "int",
     6000,
-    "token budget of the entity section (o200k_base, the JSON lines with their newlines)",
+    msg("token budget of the entity section (o200k_base, the JSON lines with their newlines)"),
     0,
     200_000,
     100,
 )
 MAX_RELATION_157 = ParamSpec(
-    "max_relation_tokens", "int", 8000, "token budget of the relation section (JSON lines)", 0, 200_000, 100
+    "max_relation_tokens", "int", 8000, msg("token budget of the relation section (JSON lines)"), 0, 200_000, 100
 )
 MAX_TOTAL_157 = ParamSpec(
     "max_total_tokens",
     "int",
     30000,
-    "whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 200-token buffer",
+    msg("whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 200-token buffer"),
     0,
     1_000_000,
     500,
@@ -105,10 +112,10 @@ RESPONSE_TYPE = ParamSpec(
     "response_type",
     "str",
     "Multiple Paragraphs",
-    "answer format named in the system prompt (its tokens count against max_total_tokens)",
+    msg("answer format named in the system prompt (its tokens count against max_total_tokens)"),
 )
 USER_PROMPT = ParamSpec(
-    "user_prompt", "str", "", "extra instruction for the answer (its tokens count against max_total_tokens)"
+    "user_prompt", "str", "", msg("extra instruction for the answer (its tokens count against max_total_tokens)")
 )
 
 
@@ -135,17 +142,19 @@ _NAIVE = {
     VERSION_147: (TOP_K, CHUNK_TOP_K, MAX_TOTAL, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
     VERSION_157: (TOP_K, CHUNK_TOP_K, MAX_TOTAL_157, THRESHOLD, RESPONSE_TYPE, USER_PROMPT),
 }
-_RECALL = recall_params("vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
+_RECALL = recall_params(
+    msg("Entity recall: vector (LightRAG's own, on the local path), ilike (name match) or hybrid (seed 003).")
+)
 VERSIONS = (VERSION_147, VERSION_157)
-RERANK_OFF = "; rerank is off (enable_rerank=False: no rerank model runs offline)"
+RERANK_OFF = msg("rerank is off (enable_rerank=False: no rerank model runs offline)")  # joined to the summary
 
 SUMMARIES = {
-    "local": "entities found by the low-level keywords, all their relations (by edge degree), their chunks",
-    "global": "relations found by the high-level keywords, their endpoint entities, their chunks",
-    "hybrid": "local and global results merged round-robin, then chunks of both",
-    "mix": "hybrid plus chunks found by vector search on the question, merged round-robin",
-    "naive": "chunks found by vector search on the question, within the token budget",
-    "bypass": "no retrieval: the bare question goes to the model (LightRAG's bypass mode)",
+    "local": msg("entities found by the low-level keywords, all their relations (by edge degree), their chunks"),
+    "global": msg("relations found by the high-level keywords, their endpoint entities, their chunks"),
+    "hybrid": msg("local and global results merged round-robin, then chunks of both"),
+    "mix": msg("hybrid plus chunks found by vector search on the question, merged round-robin"),
+    "naive": msg("chunks found by vector search on the question, within the token budget"),
+    "bypass": msg("no retrieval: the bare question goes to the model (LightRAG's bypass mode)"),
 }
 
 
@@ -173,7 +182,7 @@ def _spec(mode: str) -> ModeSpec:
         "lightrag",
         partial(_run, mode=mode),
         (),
-        SUMMARIES[mode] + ("" if mode == "bypass" else RERANK_OFF),
+        SUMMARIES[mode] if mode == "bypass" else joined(SUMMARIES[mode], RERANK_OFF),
         uses_keywords=mode not in ("naive", "bypass"),
         extra={"reference": "lightrag-hku 1.4.7 | 1.5.7"},
         versions=VERSIONS,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui import prompts
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Keywords, Retrieval
@@ -26,8 +27,11 @@ def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
     """``bypass``: no keywords, no retrieval; the model gets the bare question (no system prompt)."""
     r.keywords = Keywords(source="")
     r.warnings.append(
-        f"bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, "
-        "with no context and no system prompt"
+        msg(
+            "bypass: LightRAG {version} retrieves nothing in this mode; the question goes to the model as it is, "
+            "with no context and no system prompt",
+            version=version,
+        )
     )
     clock.lap("keywords", "bypass uses no keywords and retrieves nothing", 0, 0)
     r.messages = [{"role": "user", "content": query.strip()}]
@@ -56,21 +60,28 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
         clock.lap("keywords", "naive mode uses no keywords", 0, 0)
     else:
         if not kw.ll and mode in ("local", "hybrid", "mix"):
-            r.warnings.append("low-level keywords are empty: the local (entity) path finds nothing")
+            r.warnings.append(msg("low-level keywords are empty: the local (entity) path finds nothing"))
         if not kw.hl and mode in ("global", "hybrid", "mix"):
-            r.warnings.append("high-level keywords are empty: the global (relation) path finds nothing")
+            r.warnings.append(msg("high-level keywords are empty: the global (relation) path finds nothing"))
         if not kw.hl and not kw.ll:
             if len(query) < NAIVE_SHORT_QUERY:
                 effective = "naive"
                 r.warnings.append(
-                    f"both keyword lists are empty and the query is shorter than {NAIVE_SHORT_QUERY} characters: "
-                    f"fell back to naive mode (seed 001; LightRAG {version} would search with the query as the only "
-                    "low-level keyword)"
+                    msg(
+                        "both keyword lists are empty and the query is shorter than {n} characters: fell back to "
+                        "naive mode (seed 001; LightRAG {version} would search with the query as the only "
+                        "low-level keyword)",
+                        n=NAIVE_SHORT_QUERY,
+                        version=version,
+                    )
                 )
             else:
                 r.warnings.append(
-                    f"both keyword lists are empty and the query has {NAIVE_SHORT_QUERY}+ characters: no context "
-                    "(LightRAG answers with its fail response)"
+                    msg(
+                        "both keyword lists are empty and the query has {n}+ characters: no context "
+                        "(LightRAG answers with its fail response)",
+                        n=NAIVE_SHORT_QUERY,
+                    )
                 )
                 clock.lap("keywords", "hl and ll empty", 0, 0)
                 r.trace = clock.trace()

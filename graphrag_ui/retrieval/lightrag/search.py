@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk
 
@@ -27,7 +28,7 @@ class EntityHit:
     why: str
     sim: float | None = None
     rank: float | None = None  # node degree (local path only, as in 1.4.7)
-    duplicate_of: str = ""
+    duplicate_of: str = ""  # why the round-robin merge skipped it: "round-robin: duplicate of local #3"
 
 
 @dataclass
@@ -39,7 +40,7 @@ class RelationHit:
     why: str
     sim: float | None = None
     rank: float | None = None  # edge degree (local path only)
-    duplicate_of: str = ""
+    duplicate_of: str = ""  # why the round-robin merge skipped it (as for ``EntityHit``)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -91,7 +92,8 @@ def local_path(
         if hit.entity.name not in index.graph:
             continue
         deg = cache.degree.get(hit.entity.name, 0)
-        entities.append(EntityHit(hit.entity, "local", len(entities), f"local #{i + 1} ({hit.why})", hit.sim, deg))
+        why = msg("local #{n} ({why})", n=i + 1, why=hit.why)
+        entities.append(EntityHit(hit.entity, "local", len(entities), why, hit.sim, deg))
     seen: set[tuple[str, str]] = set()
     found: list[tuple[tuple[str, str], str]] = []
     for ent in entities:
@@ -106,11 +108,17 @@ def local_path(
         if rel is None:
             continue
         deg = cache.degree.get(key[0], 0) + cache.degree.get(key[1], 0)
-        rels.append(RelationHit(rel, key, "local", 0, f"edge of {via}", None, deg))
+        rels.append(RelationHit(rel, key, "local", 0, msg("edge of {name}", name=via), None, deg))
     rels.sort(key=lambda r: (r.rank, r.relation.weight), reverse=True)
     for i, rel in enumerate(rels):
         rel.order = i
-        rel.why = f"local #{i + 1}: {rel.why}, edge degree {rel.rank:g}, weight {rel.relation.weight:g}"
+        rel.why = msg(
+            "local #{n}: {why}, edge degree {degree}, weight {weight}",
+            n=i + 1,
+            why=rel.why,
+            degree=f"{rel.rank:g}",
+            weight=f"{rel.relation.weight:g}",
+        )
     return entities, rels
 
 
@@ -126,7 +134,7 @@ def global_path(
             if found is None:
                 continue  # a vector whose edge is not in the graph: 1.4.7 skips it too
             rel, src, tgt = found
-            why = f"global #{i + 1} (relation vdb sim {sim:.3f})"
+            why = msg("global #{n} (relation vdb sim {sim})", n=i + 1, sim=f"{sim:.3f}")
             rels.append(RelationHit(rel, (src, tgt), "global", len(rels), why, sim))
     entities: list[EntityHit] = []
     seen: set[str] = set()
@@ -138,7 +146,7 @@ def global_path(
             entity = index.entity_by_name.get(name)
             if entity is None:
                 continue
-            why = f"global #{len(entities) + 1} via relation {rel.pair[0]}—{rel.pair[1]}"
+            why = msg("global #{n} via relation {pair}", n=len(entities) + 1, pair=f"{rel.pair[0]}—{rel.pair[1]}")
             entities.append(EntityHit(entity, "global", len(entities), why))
     return rels, entities
 
@@ -153,9 +161,16 @@ def round_robin(local: list, global_: list, key) -> tuple[list, list]:
                 k = key(item)
                 if k in taken:
                     first = taken[k]
-                    item.duplicate_of = f"{first.path} #{first.order + 1}"
+                    item.duplicate_of = _duplicate(first)
                     dropped.append(item)
                 else:
                     taken[k] = item
                     merged.append(item)
     return merged, dropped
+
+
+def _duplicate(first: EntityHit | RelationHit) -> str:
+    """Why the merge skips an item ``first`` (a hit of the local or the global path) already brought."""
+    if first.path == "local":
+        return msg("round-robin: duplicate of local #{n}", n=first.order + 1)
+    return msg("round-robin: duplicate of global #{n}", n=first.order + 1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.model import Chunk, Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Retrieval
@@ -62,16 +63,30 @@ def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
     return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
 
 
+# a vector table's kind as the warnings name it
+KIND_WORDS = {
+    "chunks": pmsg("vector kind", "chunks"),
+    "entities": pmsg("vector kind", "entities"),
+    "relations": pmsg("vector kind", "relations"),
+}
+
+
 def missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
     if not len(index.vectors.get(kind, ())):
-        r.warnings.append(f"this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)")
+        r.warnings.append(
+            msg(
+                "this index has no {kind} vectors, so {what} finds nothing (re-embed the index to add them)",
+                kind=KIND_WORDS.get(kind, kind),
+                what=what,
+            )
+        )
 
 
 def search_chunks(
     index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> ChunkPick:
     """Naive's search (``_get_vector_context``): chunk-vdb hits for the query above the threshold."""
-    missing_vectors(index, "chunks", r, "the chunk search")
+    missing_vectors(index, "chunks", r, msg("the chunk search"))
     top = p["chunk_top_k"] or p["top_k"]
     threshold = p["cosine_better_than_threshold"]
     pick = vector_chunks(index, deps.vector(query), top, threshold)
@@ -83,8 +98,11 @@ def search_chunks(
     )
     if not pick.picked:
         r.warnings.append(
-            f"naive: no chunk passed the cosine threshold, so there is no context ({label} answers with its "
-            "fail response)"
+            msg(
+                "naive: no chunk passed the cosine threshold, so there is no context ({label} answers with its "
+                "fail response)",
+                label=label,
+            )
         )
     return pick
 
@@ -105,15 +123,23 @@ def search_graph(
         run_local, run_global, run_vector = bool(ll_text), bool(hl_text), mode == "mix"
     if mode == "local" and not ll_text:
         r.warnings.append(
-            f"local mode without low-level keywords: {label} runs the global path on the high-level keywords instead"
+            msg(
+                "local mode without low-level keywords: {label} runs the global path on the high-level keywords "
+                "instead",
+                label=label,
+            )
         )
     if mode == "global" and not hl_text:
         r.warnings.append(
-            f"global mode without high-level keywords: {label} runs the local path on the low-level keywords instead"
+            msg(
+                "global mode without high-level keywords: {label} runs the local path on the low-level keywords "
+                "instead",
+                label=label,
+            )
         )
     weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
     if run_local:
-        missing_vectors(index, "entities", r, "the local path")
+        missing_vectors(index, "entities", r, msg("the local path"))
         local_e, local_r = local_path(
             index,
             ll_text,
@@ -130,7 +156,7 @@ def search_graph(
             len(local_e) + len(local_r),
         )
     if run_global:
-        missing_vectors(index, "relations", r, "the global path")
+        missing_vectors(index, "relations", r, msg("the global path"))
         global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
         clock.lap(
             "global path",
@@ -139,7 +165,7 @@ def search_graph(
             len(global_r) + len(global_e),
         )
     if run_vector:
-        missing_vectors(index, "chunks", r, "the chunk search")
+        missing_vectors(index, "chunks", r, msg("the chunk search"))
         top = p["chunk_top_k"] or p["top_k"]
         found.vector = vector_chunks(index, deps.vector(query), top, threshold)
         clock.lap(
@@ -220,7 +246,12 @@ def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> 
     if used <= max_total_tokens:
         return Budget("total", used, max_total_tokens)
     r.warnings.append(
-        f"the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
-        f"{max_total_tokens}: {label} does not cut them, it only leaves no room for chunks"
+        msg(
+            "the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
+            "{limit}: {label} does not cut them, it only leaves no room for chunks",
+            used=used,
+            limit=max_total_tokens,
+            label=label,
+        )
     )
     return Budget("total", used, None)

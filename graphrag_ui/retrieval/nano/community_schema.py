@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Community, Index
 
 
@@ -62,7 +63,11 @@ def report_rating(community: Community) -> tuple[object, float, str]:
         raw = community.rating if community.rating is not None else 0
     if isinstance(raw, numbers.Real):
         return raw, float(raw), ""
-    return 0, 0.0, f"rating {raw!r} is not a number: counted as 0 (nano-graphrag 0.0.8.2 raises TypeError)"
+    return (
+        0,
+        0.0,
+        msg("rating {raw} is not a number: counted as 0 (nano-graphrag 0.0.8.2 raises TypeError)", raw=repr(raw)),
+    )
 
 
 def report_occurrence(community: Community, schema: SchemaEntry) -> float:

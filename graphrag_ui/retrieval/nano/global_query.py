@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
@@ -35,7 +36,7 @@ from graphrag_ui.retrieval.nano.prep import prepared
 
 MODE = "nano.global"
 MAP_HEADER = ["id", "content", "rating", "importance"]
-NO_COMMUNITY_NOTE = (
+NO_COMMUNITY_NOTE = msg(
     "no community report is left to map: nano-graphrag answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the model'
 )
@@ -74,7 +75,7 @@ def _candidate(row: _Row, order: int, why: str, dropped: str = "") -> Candidate:
             "members": row.entry.members,
         },
         order=order,
-        why=why + (f"; {row.note}" if row.note else ""),
+        why=joined(why, row.note),
         score=float(row.occurrence),
         rank=row.rating,
         in_context=not dropped,
@@ -146,11 +147,14 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     for key, entry in schema.items():
         if entry.level > level:
             com = index.community_by_id.get(key)
-            dropped.append(_bare(key, entry, com, 0, f"level {entry.level}", f"level {entry.level} > level {level}", 0))
+            too_deep = msg("level {level} > level {limit}", level=entry.level, limit=level)
+            dropped.append(_bare(key, entry, com, 0, msg("level {level}", level=entry.level), too_deep, 0))
     for pos, (key, entry) in enumerate(by_occurrence[cap:], start=cap + 1):
         com = index.community_by_id.get(key)
-        why = f"level {entry.level}, schema occurrence {entry.occurrence:.4g}"
-        reason = f"#{pos} by schema occurrence, beyond global_max_consider_community ({cap})"
+        why = msg(
+            "level {level}, schema occurrence {occurrence}", level=entry.level, occurrence=f"{entry.occurrence:.4g}"
+        )
+        reason = msg("#{n} by schema occurrence, beyond global_max_consider_community ({cap})", n=pos, cap=cap)
         dropped.append(_bare(key, entry, com, 0, why, reason, 0))
     out.trace.append(
         TraceStep(
@@ -167,16 +171,20 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     for key, entry in considered:
         com = index.community_by_id.get(key)
         if com is None:
-            why = f"level {entry.level}, schema occurrence {entry.occurrence:.4g}"
-            dropped.append(_bare(key, entry, None, 0, why, "no community report is stored for this cluster", 0))
+            why = msg(
+                "level {level}, schema occurrence {occurrence}", level=entry.level, occurrence=f"{entry.occurrence:.4g}"
+            )
+            no_report = msg("no community report is stored for this cluster")
+            dropped.append(_bare(key, entry, None, 0, why, no_report, 0))
             continue
         shown, rating, note = report_rating(com)
         if note:
-            out.warnings.append(f"community {key}: {note}")
+            out.warnings.append(msg("community {key}: {reason}", key=key, reason=note))
         row = _Row(key, entry, com, shown, rating, report_occurrence(com, entry), note, prep.report_tokens(com))
         if not rating >= min_rating:
-            reason = f"rating {shown} < global_min_community_rating {min_rating:g}"
-            dropped.append(_candidate(row, 0, f"level {entry.level}, occurrence {row.occurrence:.4g}", reason))
+            reason = msg("rating {rating} < global_min_community_rating {limit}", rating=shown, limit=f"{min_rating:g}")
+            why = msg("level {level}, occurrence {occurrence}", level=entry.level, occurrence=f"{row.occurrence:.4g}")
+            dropped.append(_candidate(row, 0, why, reason))
             continue
         rows.append(row)
     rows.sort(key=lambda r: (r.occurrence, r.rating), reverse=True)  # stable, like nano's sorted()
@@ -217,18 +225,27 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
         )
         out.budgets.append(Budget(f"map batch {b + 1}", used, limit))
         for i, row in enumerate(group):
-            why = (
-                f"level {row.entry.level}, occurrence {row.occurrence:.4g}, rating {row.rating_shown}: "
-                f"#{len(kept) + 1} by (occurrence, rating), batch {b + 1} row {i}"
+            why = msg(
+                "level {level}, occurrence {occurrence}, rating {rating}: #{n} by (occurrence, rating), "
+                "batch {batch} row {row}",
+                level=row.entry.level,
+                occurrence=f"{row.occurrence:.4g}",
+                rating=row.rating_shown,
+                n=len(kept) + 1,
+                batch=b + 1,
+                row=i,
             )
             kept.append(_candidate(row, len(kept), why))
     for row in oversize:
-        reason = (
-            f"its report alone is {row.tokens} tokens > global_max_token_for_community_report {limit}: "
-            "nano-graphrag 0.0.8.2 loops forever here; left out"
+        reason = msg(
+            "its report alone is {tokens} tokens > global_max_token_for_community_report {limit}: "
+            "nano-graphrag 0.0.8.2 loops forever here; left out",
+            tokens=row.tokens,
+            limit=limit,
         )
-        out.warnings.append(f"community {row.key}: {reason}")
-        kept.append(_candidate(row, 0, f"level {row.entry.level}, occurrence {row.occurrence:.4g}", reason))
+        out.warnings.append(msg("community {key}: {reason}", key=row.key, reason=reason))
+        why = msg("level {level}, occurrence {occurrence}", level=row.entry.level, occurrence=f"{row.occurrence:.4g}")
+        kept.append(_candidate(row, 0, why, reason))
     dropped = [c for c in kept if not c.in_context] + out.communities
     out.communities = [c for c in kept if c.in_context] + dropped
     for pos, cand in enumerate(out.communities):
@@ -244,9 +261,10 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
     )
     if stages.batches:
         out.context = staged_context(stages)
-        stages.note = (
-            f"{len(stages.batches)} map batch(es) built with their exact prompts. The map stage (one model call "
-            "per batch) and the reduce stage need a model: nothing was sent and no answer is shown."
+        stages.note = msg(
+            "{n} map batch(es) built with their exact prompts. The map stage (one model call per batch) and the "
+            "reduce stage need a model: nothing was sent and no answer is shown.",
+            n=len(stages.batches),
         )
     else:
         out.warnings.append(NO_COMMUNITY_NOTE)
@@ -262,7 +280,7 @@ PARAMS = (
         "global_max_consider_community",
         "int",
         512,
-        "How many communities (the highest occurrence first) are considered at all.",
+        msg("How many communities (the highest occurrence first) are considered at all."),
         1,
         100000,
         1,
@@ -271,7 +289,7 @@ PARAMS = (
         "global_min_community_rating",
         "float",
         0.0,
-        "Leave out communities whose report rating is below this.",
+        msg("Leave out communities whose report rating is below this."),
         0.0,
         10.0,
         0.5,
@@ -280,12 +298,12 @@ PARAMS = (
         "global_max_token_for_community_report",
         "int",
         16384,
-        "Token budget of one map batch (report text only), and of the analyst points in the reduce context.",
+        msg("Token budget of one map batch (report text only), and of the analyst points in the reduce context."),
         1,
         128000,
         256,
     ),
-    nano_params.response_type("reduce prompt"),
+    nano_params.response_type(msg("Answer shape requested in the reduce prompt.")),
 )
 
 SPECS = [
@@ -294,7 +312,7 @@ SPECS = [
         family="nano",
         func=nano_global,
         params=PARAMS,
-        summary=(
+        summary=msg(
             "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
             "map (key points per batch) → reduce (analyst points) → answer."
         ),

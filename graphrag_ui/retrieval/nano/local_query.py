@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
@@ -34,7 +35,7 @@ from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.recall import recall
 
 MODE = "nano.local"
-FAIL_RESPONSE_NOTE = (
+FAIL_RESPONSE_NOTE = msg(
     "no entity scored above query_better_than_threshold: nano-graphrag returns None here and answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
@@ -45,7 +46,11 @@ def _ms(start: float) -> float:
 
 
 def _over(section: str, running: int, limit: int) -> str:
-    return f"over budget (section {section}: {running}/{limit} tokens)"
+    if section == "Reports":
+        return msg("over budget (section Reports: {running}/{limit} tokens)", running=running, limit=limit)
+    if section == "Sources":
+        return msg("over budget (section Sources: {running}/{limit} tokens)", running=running, limit=limit)
+    return msg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
 
 
 def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
@@ -66,7 +71,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
         community = index.community_by_id.get(cid)
         if community is None:
             out.warnings.append(
-                f"cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)"
+                msg("cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)", cid=cid)
             )
         else:
             reports[cid] = community
@@ -80,7 +85,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
         if not in_ctx:
             dropped = _over("Reports", running[pos], limit)
         elif single and pos > 0:
-            in_ctx, dropped = False, "single-community switch kept only the first"
+            in_ctx, dropped = False, msg("single-community switch kept only the first")
         if in_ctx:
             used.append(com)
         out.communities.append(
@@ -95,7 +100,12 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
                     "members": len(com.members),
                 },
                 order=pos,
-                why=f"{counts[cid]} of the recalled entities are in it, rating {prep.rating(com):g}, level {com.level}",
+                why=msg(
+                    "{n} of the recalled entities are in it, rating {rating}, level {level}",
+                    n=counts[cid],
+                    rating=f"{prep.rating(com):g}",
+                    level=com.level,
+                ),
                 rank=prep.rating(com),
                 in_context=in_ctx,
                 dropped=dropped,
@@ -112,10 +122,10 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
                 order=len(out.communities),
-                why=f"{deep_counts[cid]} of the recalled entities are in it, level {lvl}",
+                why=msg("{n} of the recalled entities are in it, level {level}", n=deep_counts[cid], level=lvl),
                 rank=prep.rating(com) if com else None,
                 in_context=False,
-                dropped=f"level {lvl} > level {level}",
+                dropped=msg("level {level} > level {limit}", level=lvl, limit=level),
                 tokens=prep.report_tokens(com) if com else 0,
             )
         )
@@ -138,7 +148,9 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Re
     for cid, (order, support) in found.items():
         chunk = index.chunk_by_id.get(cid)
         if chunk is None:
-            out.warnings.append(f"chunk {cid} cited by {hits[order].entity.name} is not stored: skipped")
+            out.warnings.append(
+                msg("chunk {cid} cited by {name} is not stored: skipped", cid=cid, name=hits[order].entity.name)
+            )
             continue
         units.append((order, -support, cid, chunk))
     units.sort(key=lambda u: (u[0], u[1]))
@@ -150,7 +162,12 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Re
                 label=chunk.text[:80].replace("\n", " "),
                 data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
                 order=pos,
-                why=f"source of entity #{order + 1} {hits[order].entity.name}, {-neg_support} supporting relations",
+                why=msg(
+                    "source of entity #{n} {name}, {count} supporting relations",
+                    n=order + 1,
+                    name=hits[order].entity.name,
+                    count=-neg_support,
+                ),
                 rank=float(-neg_support),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Sources", running[pos], limit),
@@ -186,7 +203,13 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Ret
                 label=f"{a} — {b}",
                 data={"source": a, "target": b, "description": rel.description, "weight": weight},
                 order=pos,
-                why=f"edge degree {rank}, weight {float(weight)}, touches entity #{via + 1} {hits[via].entity.name}",
+                why=msg(
+                    "edge degree {degree}, weight {weight}, touches entity #{n} {name}",
+                    degree=rank,
+                    weight=float(weight),
+                    n=via + 1,
+                    name=hits[via].entity.name,
+                ),
                 rank=float(rank),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Relationships", running[pos], limit),
@@ -212,7 +235,7 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
             cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.warnings.append(FAIL_RESPONSE_NOTE)
         if not index.entities:
-            out.warnings.append("the index has no entities")
+            out.warnings.append(msg("the index has no entities"))
         return out
 
     step = time.perf_counter()
@@ -222,14 +245,16 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     out.entities = []
     for pos, (hit, degree) in enumerate(zip(hits, degrees, strict=True)):
         e = hit.entity
-        sim = f", sim {hit.sim:.3f}" if hit.sim is not None and f"sim {hit.sim:.3f}" not in hit.why else ""
+        why = hit.why
+        if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
+            why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
         out.entities.append(
             Candidate(
                 id=e.id,
                 label=e.name,
                 data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
                 order=pos,
-                why=f"{hit.why}{sim}, degree {degree}",
+                why=msg("{why}, degree {degree}", why=why, degree=degree),
                 score=hit.sim if hit.sim is not None else hit.score,
                 rank=float(degree),
                 tokens=prep.entity_tokens(e),
@@ -299,13 +324,13 @@ def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
 
 
 PARAMS = (
-    nano_params.top_k("entities"),
+    nano_params.top_k(msg("How many entities the vector search returns (nano QueryParam.top_k).")),
     nano_params.LEVEL,
     ParamSpec(
         "local_max_token_for_text_unit",
         "int",
         4000,
-        "Token budget of the Sources section (chunk text only).",
+        msg("Token budget of the Sources section (chunk text only)."),
         0,
         64000,
         100,
@@ -314,7 +339,7 @@ PARAMS = (
         "local_max_token_for_local_context",
         "int",
         4800,
-        "Token budget of the Relationships section (descriptions only).",
+        msg("Token budget of the Relationships section (descriptions only)."),
         0,
         64000,
         100,
@@ -323,7 +348,7 @@ PARAMS = (
         "local_max_token_for_community_report",
         "int",
         3200,
-        "Token budget of the Reports section (report text only).",
+        msg("Token budget of the Reports section (report text only)."),
         0,
         64000,
         100,
@@ -332,11 +357,11 @@ PARAMS = (
         "local_community_single_one",
         "bool",
         False,
-        "Keep only the best community report (applied after the budget cut).",
+        msg("Keep only the best community report (applied after the budget cut)."),
     ),
-    nano_params.threshold("an entity"),
-    nano_params.response_type("answer prompt"),
-    *recall_params("vector (nano), ilike (catalog) or hybrid (seed 003)."),
+    nano_params.threshold(msg("Cosine similarity an entity must reach; the search stops at the first one below.")),
+    nano_params.response_type(msg("Answer shape requested in the answer prompt.")),
+    *recall_params(msg("Entity recall: vector (nano), ilike (catalog) or hybrid (seed 003).")),
 )
 
 SPECS = [
@@ -345,7 +370,9 @@ SPECS = [
         family="nano",
         func=nano_local,
         params=PARAMS,
-        summary="nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables.",
+        summary=msg(
+            "nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables."
+        ),
         reference="nano:local",
     )
 ]

@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from graphrag_ui import tokens
+from graphrag_ui.i18n import msg
 from graphrag_ui.prompts import FAIL_RESPONSE
 from graphrag_ui.prompts_nano import reduce_messages
 from graphrag_ui.retrieval.core.stages import Point
@@ -30,7 +31,7 @@ from graphrag_ui.retrieval.nano.prep import ENCODING
 # nano's QueryParam.global_special_community_map_llm_kwargs: the map call asks for a JSON object
 MAP_LLM_KWARGS: dict[str, Any] = {"response_format": {"type": "json_object"}}
 _JSON_BODY = re.compile(r"{.*}", re.DOTALL)
-FAILS = "nano-graphrag 0.0.8.2 fails the whole global query on this answer"
+FAILS = msg("nano-graphrag 0.0.8.2 fails the whole global query on this answer")
 
 
 def _one_line(text: str, limit: int = 80) -> str:
@@ -42,11 +43,24 @@ def parse_map(answer: str) -> list[tuple[str, float]]:
     """(description, score) pairs in answer order, exactly the points nano keeps from a map answer."""
     body = _JSON_BODY.search(answer or "")
     if body is None:
-        raise ValueError(f"the map answer holds no JSON object ({_one_line(answer or '')!r}): {FAILS}")
+        raise ValueError(
+            msg(
+                "the map answer holds no JSON object ({answer}): {fails}",
+                answer=repr(_one_line(answer or "")),
+                fails=FAILS,
+            )
+        )
     try:
         data = json.loads(body.group(0))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the map answer's JSON does not parse ({exc.msg}, char {exc.pos}): {FAILS}") from None
+        raise ValueError(
+            msg(
+                "the map answer's JSON does not parse ({error}, char {pos}): {fails}",
+                error=exc.msg,
+                pos=exc.pos,
+                fails=FAILS,
+            )
+        ) from None
     points = data.get("points", [])
     out: list[tuple[str, float]] = []
     try:
@@ -55,14 +69,24 @@ def parse_map(answer: str) -> list[tuple[str, float]]:
                 continue
             description, score = point["description"], point.get("score", 1)
             if not isinstance(score, numbers.Real):
-                raise ValueError(f"a point's score {score!r} is not a number: {FAILS} (TypeError)")
+                raise ValueError(
+                    msg("a point's score {score} is not a number: {fails} (TypeError)", score=repr(score), fails=FAILS)
+                )
             if not isinstance(description, str):
                 if score > 0:
-                    raise ValueError(f"a point's description {description!r} is not text: {FAILS} (TypeError)")
+                    raise ValueError(
+                        msg(
+                            "a point's description {description} is not text: {fails} (TypeError)",
+                            description=repr(description),
+                            fails=FAILS,
+                        )
+                    )
                 description = json.dumps(description, ensure_ascii=False)  # dropped anyway (score <= 0)
             out.append((description, score))
     except (TypeError, AttributeError) as exc:
-        raise ValueError(f"the map answer's points cannot be read ({exc}): {FAILS}") from None
+        raise ValueError(
+            msg("the map answer's points cannot be read ({error}): {fails}", error=str(exc), fails=FAILS)
+        ) from None
     return out
 
 
@@ -85,7 +109,7 @@ def reduce(points: list[Point], query: str, params: dict[str, Any]) -> tuple[str
         if p.score > 0:
             positive.append(p)
         else:
-            p.dropped = f"score {p.score} (nano keeps only scores above 0)"
+            p.dropped = msg("score {score} (nano keeps only scores above 0)", score=p.score)
     positive.sort(key=lambda p: p.score, reverse=True)
     running, over = 0, limit <= 0
     kept: list[Point] = []
@@ -93,13 +117,21 @@ def reduce(points: list[Point], query: str, params: dict[str, Any]) -> tuple[str
         running += p.tokens
         over = over or running > limit  # a prefix cut: everything after the first overflow goes too
         if over:
-            p.dropped = (
-                f"#{rank} by score, over the reduce budget ({running}/{limit} tokens, "
-                "global_max_token_for_community_report)"
+            p.dropped = msg(
+                "#{n} by score, over the reduce budget ({running}/{limit} tokens, global_max_token_for_community_report)",
+                n=rank,
+                running=running,
+                limit=limit,
             )
             continue
         p.in_context, p.dropped = True, ""
-        p.why = f"score {p.score}, #{rank} of {len(positive)} points above 0, from analyst {p.batch}"
+        p.why = msg(
+            "score {score}, #{n} of {count} points above 0, from analyst {batch}",
+            score=p.score,
+            n=rank,
+            count=len(positive),
+            batch=p.batch,
+        )
         kept.append(p)
     if not kept:
         return "", []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
@@ -28,7 +29,7 @@ from graphrag_ui.retrieval.nano.recall import EXPLAIN_BEYOND
 
 MODE = "nano.naive"
 SEPARATOR = "--New Chunk--\n"
-FAIL_RESPONSE_NOTE = (
+FAIL_RESPONSE_NOTE = msg(
     "no chunk scored above query_better_than_threshold: nano-graphrag answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
@@ -60,7 +61,7 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     start = time.perf_counter()
     table = index.vectors.get("chunks")
     if table is None or not len(table):
-        out.warnings.append("the index has no chunk vectors: naive search has nothing to search")
+        out.warnings.append(msg("the index has no chunk vectors: naive search has nothing to search"))
         scored: list[tuple[int, float]] = []
     else:
         scored = vector_topk(table, deps.vector(query), top_k + EXPLAIN_BEYOND, None)
@@ -71,16 +72,19 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         chunk = index.chunk_by_id.get(table.ids[row])
         if chunk is None:
             if pos < top_k and not stopped:
-                out.warnings.append(f"chunk vector {table.ids[row]} has no stored chunk: skipped (nano would crash)")
+                out.warnings.append(
+                    msg("chunk vector {row} has no stored chunk: skipped (nano would crash)", row=table.ids[row])
+                )
             continue
         if pos < top_k and not stopped:
             hits.append((chunk, sim, pos))
         elif pos >= top_k:
-            beyond.append((chunk, sim, pos, f"beyond top_k ({pos + 1} > {top_k})"))
+            beyond.append((chunk, sim, pos, msg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)))
         elif sim < threshold:
-            beyond.append((chunk, sim, pos, f"below threshold (sim {sim:.3f} < {threshold:g})"))
+            below = msg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
+            beyond.append((chunk, sim, pos, below))
         else:
-            beyond.append((chunk, sim, pos, "after the first score below threshold (nano-vectordb stops there)"))
+            beyond.append((chunk, sim, pos, msg("after the first score below threshold (nano-vectordb stops there)")))
     out.trace.append(
         TraceStep("search", f"chunk vectors, top_k {top_k}", len(table) if table else 0, len(hits), _ms(start))
     )
@@ -89,11 +93,19 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     costs = [prep.chunk_tokens(c) for c, _, _ in hits]
     kept, running = csv_context.prefix_cut(costs, limit)
     for pos, ((chunk, sim, found), cost) in enumerate(zip(hits, costs, strict=True)):
-        why = f"chunk #{found + 1} by vector, sim {sim:.3f}"
-        dropped = "" if pos < kept else f"over budget (naive_max_token_for_text_unit: {running[pos]}/{limit} tokens)"
+        why = msg("chunk #{n} by vector, sim {sim}", n=found + 1, sim=f"{sim:.3f}")
+        dropped = (
+            ""
+            if pos < kept
+            else msg(
+                "over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)",
+                running=running[pos],
+                limit=limit,
+            )
+        )
         out.chunks.append(_chunk_candidate(chunk, pos, why, sim, cost, dropped))
     for chunk, sim, found, reason in beyond:
-        why = f"vector candidate #{found + 1}, sim {sim:.3f}"
+        why = msg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
         out.chunks.append(_chunk_candidate(chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
     out.budgets.append(Budget("chunks", running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", f"chunk tokens within {limit}", len(hits), kept, _ms(step)))
@@ -105,26 +117,30 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         out.messages = build_messages("nano", "naive", out.context, query, response_type=str(params["response_type"]))
     if hits and not kept:
         out.warnings.append(
-            f"the best chunk alone is {costs[0]} tokens > naive_max_token_for_text_unit {limit}: the context is empty "
-            "(nano sends the model an empty excerpt section)"
+            msg(
+                "the best chunk alone is {costs} tokens > naive_max_token_for_text_unit {limit}: the context is empty "
+                "(nano sends the model an empty excerpt section)",
+                costs=costs[0],
+                limit=limit,
+            )
         )
     out.timings_ms["context"] = _ms(start)
     return out
 
 
 PARAMS = (
-    nano_params.top_k("chunks"),
+    nano_params.top_k(msg("How many chunks the vector search returns (nano QueryParam.top_k).")),
     ParamSpec(
         "naive_max_token_for_text_unit",
         "int",
         12000,
-        "Token budget of the chunk texts (a prefix cut: the chunk that crosses it and all after are left out).",
+        msg("Token budget of the chunk texts (a prefix cut: the chunk that crosses it and all after are left out)."),
         0,
         128000,
         100,
     ),
-    nano_params.threshold("a chunk"),
-    nano_params.response_type("answer prompt"),
+    nano_params.threshold(msg("Cosine similarity a chunk must reach; the search stops at the first one below.")),
+    nano_params.response_type(msg("Answer shape requested in the answer prompt.")),
 )
 
 SPECS = [
@@ -133,7 +149,7 @@ SPECS = [
         family="nano",
         func=nano_naive,
         params=PARAMS,
-        summary="nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts.",
+        summary=msg("nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts."),
         reference="nano:naive",
     )
 ]

@@ -7,6 +7,7 @@ strategies from ``graphrag_ui.retrieval.core.recall``.
 
 from __future__ import annotations
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, entity_label, recall_entities, tie_note, tied_rows, vector_topk
@@ -21,7 +22,7 @@ def recall(index: Index, query: str, params: dict, deps: Deps, out: Retrieval) -
     table = index.vectors.get("entities")
     qvec = deps.vector(query) if strategy != "ilike" and table is not None and len(table) else None
     if strategy != "ilike" and qvec is None:
-        out.warnings.append("the index has no entity vectors: vector recall found nothing")
+        out.warnings.append(msg("the index has no entity vectors: vector recall found nothing"))
     if strategy == "vector":
         return _vector_recall(index, qvec, top_k, threshold, out) if qvec is not None else []
     weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
@@ -45,25 +46,28 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
         stopped = stopped or (pos < top_k and sim < threshold)
         if entity is None:
             if pos < top_k and not stopped:
-                out.warnings.append(f"vector row {row} ({table.ids[row]}) names no entity in the graph: skipped")
+                out.warnings.append(
+                    msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
+                )
             continue
         note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
         if pos < top_k and not stopped:
-            hits.append(RecallHit(entity, sim, sim, "", f"entity #{len(hits) + 1} by vector, sim {sim:.3f}{note}"))
+            why = joined(msg("entity #{rank} by vector, sim {sim}", rank=len(hits) + 1, sim=f"{sim:.3f}"), note)
+            hits.append(RecallHit(entity, sim, sim, "", why))
             continue
         if pos >= top_k:
-            reason = f"beyond top_k ({pos + 1} > {top_k})"
+            reason = msg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)
         elif sim < threshold:
-            reason = f"below threshold (sim {sim:.3f} < {threshold:g})"
+            reason = msg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
         else:
-            reason = "after the first score below threshold (nano-vectordb stops there)"
+            reason = msg("after the first score below threshold (nano-vectordb stops there)")
         out.entities.append(
             Candidate(
                 id=entity.id,
                 label=entity.name,
                 data={"name": entity.name, "type": entity.type, "description": entity.description},
                 order=len(out.entities),
-                why=f"vector candidate #{pos + 1}, sim {sim:.3f}{note}",
+                why=joined(msg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{sim:.3f}"), note),
                 score=sim,
                 rank=float(index.graph.degree(entity.name)) if entity.name in index.graph else 0.0,
                 in_context=False,

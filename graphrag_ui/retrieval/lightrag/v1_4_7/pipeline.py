@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
@@ -126,9 +127,13 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     if not ent_items and not rel_items:
         for cand in r.chunks:
             if cand.in_context:
-                cand.in_context, cand.dropped = False, "no entity or relation left: LightRAG 1.4.7 returns no context"
+                cand.in_context = False
+                cand.dropped = msg("no entity or relation left: LightRAG 1.4.7 returns no context")
         r.warnings.append(
-            "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its fail response)"
+            msg(
+                "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its "
+                "fail response)"
+            )
         )
         clock.lap("assemble", "nothing to assemble", 0, 0)
         return r

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Retrieval
@@ -29,7 +30,7 @@ from graphrag_ui.retrieval.lightrag.stages import (
 from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
 
 LABEL = "LightRAG 1.5.7"
-NO_CONTEXT = "(LightRAG 1.5.7 answers with its fail response)"
+NO_CONTEXT = msg("(LightRAG 1.5.7 answers with its fail response)")
 
 
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
@@ -46,7 +47,9 @@ def _chunks_and_references(
     in_context = [c for c in r.chunks if c.in_context]
     for cand, rid in zip(in_context, ref_ids, strict=True):
         cand.data["reference_id"] = rid
-        cand.why += f"; reference [{rid}]" if rid else "; no reference (unknown file path)"
+        cand.why = joined(
+            cand.why, msg("reference [{rid}]", rid=rid) if rid else msg("no reference (unknown file path)")
+        )
     return kept, refs
 
 
@@ -72,13 +75,15 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
     fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
-        r.warnings.append(f"no entity or relation was found: no context {NO_CONTEXT}")
+        r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", "nothing to assemble", 0, 0)
         return r
     picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
     ent_lines, rel_lines = ent_lines[:n_ent], rel_lines[:n_rel]
     if not picked.merged and not ent_lines and not rel_lines:
-        r.warnings.append(f"no entity, relation or chunk survived truncation: no context {NO_CONTEXT}")
+        r.warnings.append(
+            msg("no entity, relation or chunk survived truncation: no context {no_context}", no_context=NO_CONTEXT)
+        )
         clock.lap("assemble", "nothing to assemble", 0, 0)
         return r
 
@@ -103,11 +108,15 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         total_budget(r, fixed + chunk_used, p["max_total_tokens"], LABEL),
     ]
     if not ent_lines and not rel_lines and not kept:
-        r.warnings.append(f"nothing fits the budgets: no context {NO_CONTEXT}")
+        r.warnings.append(msg("nothing fits the budgets: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", "nothing to assemble", 0, 0)
         return r
     if rows and not kept:
-        r.warnings.append(f"no chunk fits the chunk budget ({available} tokens): the context has KG data only")
+        r.warnings.append(
+            msg(
+                "no chunk fits the chunk budget ({available} tokens): the context has KG data only", available=available
+            )
+        )
     r.context = c157.kg_context(ent_lines, rel_lines, kept, refs)
     clock.lap(
         "assemble",
@@ -135,7 +144,12 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     used = c157.joined_tokens(c157.chunk_lines(kept))
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
     if not kept:  # 1.5.7 still sends its (empty) chunk and reference sections
-        r.warnings.append(f"naive: no chunk fits the chunk budget ({available} tokens): the context is empty sections")
+        r.warnings.append(
+            msg(
+                "naive: no chunk fits the chunk budget ({available} tokens): the context is empty sections",
+                available=available,
+            )
+        )
     r.context = c157.naive_context(kept, refs)
     r.budgets = [
         Budget("chunks", used, max(available, 0)),

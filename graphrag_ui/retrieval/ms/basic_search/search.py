@@ -15,6 +15,7 @@ import os
 import time
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
@@ -56,9 +57,9 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
     hits = []
     table_ = index.vectors.get("chunks")
     if query == "":
-        out.warnings.append("empty query: GraphRAG searches nothing and the table has only its header")
+        out.warnings.append(msg("empty query: GraphRAG searches nothing and the table has only its header"))
     elif table_ is None or not len(table_):
-        out.warnings.append("the index has no text-unit vectors: basic search found nothing")
+        out.warnings.append(msg("the index has no text-unit vectors: basic search found nothing"))
     else:
         kernel = index.manifest.settings.get("lance_kernel", "flat")
         hits = [h for h in lance_knn(table_, deps.vector(query), k, kernel)]
@@ -69,7 +70,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
         units = [c for c in index.chunks if c.id in found]
     for h in hits:
         if h.id not in view.chunks:
-            out.warnings.append(f"vector id {h.id} names no text unit: skipped")
+            out.warnings.append(msg("vector id {id} names no text unit: skipped", id=h.id))
     out.trace.append(TraceStep("text unit search", f"LanceDB k-NN, k = {k}", len(hits), len(units), _ms(t)))
     t = time.perf_counter()
     header = [id_col, "text"]
@@ -85,7 +86,12 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
             label=unit.text[:80],
             data={"text": unit.text, "doc_id": unit.doc_id, "short_id": short},
             order=order,
-            why=f"text unit #{pos} by vector (LanceDB L2 {hit.distance:.4f}), score {hit.score:.3f}",
+            why=msg(
+                "text unit #{n} by vector (LanceDB L2 {distance}), score {score}",
+                n=pos,
+                distance=f"{hit.distance:.4f}",
+                score=f"{hit.score:.3f}",
+            ),
             score=hit.score,
             tokens=tokens,
         )
@@ -93,7 +99,9 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
         if full or used + tokens > limit:
             full = True
             cand.in_context = False
-            cand.dropped = f"over budget (Sources: {used}+{tokens} > {limit} tokens)"
+            cand.dropped = msg(
+                "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit
+            )
             continue
         used += tokens
         rows.append([short, unit.text])
@@ -101,7 +109,9 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
     out.context = table(header, rows) if index.chunks else ""
     out.budgets = [Budget("text units", used, limit if used <= limit else None)]
     if used > limit:
-        out.warnings.append(f"max_context_tokens {limit} is smaller than the table header ({used} tokens)")
+        out.warnings.append(
+            msg("max_context_tokens {limit} is smaller than the table header ({used} tokens)", limit=limit, used=used)
+        )
     order_words = "similarity order (2.x)" if version == "2" else "text_units.parquet order (3.x)"
     out.trace.append(
         TraceStep(
@@ -114,9 +124,9 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 
 
 PARAMS = (
-    ParamSpec("k", "int", 10, "Text units to fetch by vector search (no threshold).", 1, 500, 1),
-    ParamSpec("max_context_tokens", "int", 12000, "Context budget (cl100k_base tokens).", 0, 200000, 100),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
+    ParamSpec("k", "int", 10, msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
+    ParamSpec("max_context_tokens", "int", 12000, msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the answer prompt.")),
 )
 
 SPECS = [
@@ -125,8 +135,10 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
-        summary="Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
-        "the token budget.",
+        summary=msg(
+            "Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
+            "the token budget."
+        ),
         reference="graphrag.basic:basic",
     )
 ]

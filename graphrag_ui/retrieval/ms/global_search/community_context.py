@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view
 from graphrag_ui.retrieval.ms.text import count, csv_table
@@ -141,15 +142,19 @@ def _build_batches(
             weights = community_weights(index, level, reports, normalize_community_weight)
         except ZeroDivisionError:
             out.notes.append(
-                "no loaded entity has a text unit, so every occurrence weight is 0: GraphRAG divides by "
-                "that maximum and fails (ZeroDivisionError); the weights are shown as 0.0"
+                msg(
+                    "no loaded entity has a text unit, so every occurrence weight is 0: GraphRAG divides by "
+                    "that maximum and fails (ZeroDivisionError); the weights are shown as 0.0"
+                )
             )
             weights = {c.id: 0.0 for c in reports}
     rows = [ReportRow(c, weights.get(c.id) if weigh else None, _rank(c)) for c in reports]
     kept = []
     for row in rows:
         if row.rank is None or row.rank < min_community_rank:
-            row.dropped = f"below min_community_rank {min_community_rank:g} (rating {row.rank})"
+            row.dropped = msg(
+                "below min_community_rank {limit} (rating {rating})", limit=f"{min_community_rank:g}", rating=row.rank
+            )
         else:
             kept.append(row)
     if shuffle_data:
@@ -172,8 +177,13 @@ def _build_batches(
     for b in out.batches:
         if b.tokens > max_context_tokens:
             out.notes.append(
-                f"batch {b.index + 1} holds one report of {b.tokens} tokens, over max_context_tokens "
-                f"{max_context_tokens}: GraphRAG sends it alone, over budget"
+                msg(
+                    "batch {index} holds one report of {tokens} tokens, over max_context_tokens "
+                    "{max_context_tokens}: GraphRAG sends it alone, over budget",
+                    index=b.index + 1,
+                    tokens=b.tokens,
+                    max_context_tokens=max_context_tokens,
+                )
             )
     out.reports = [r for b in out.batches for r in _batch_rows(kept, b)] + [r for r in rows if r.dropped]
     return out

@@ -19,6 +19,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_ms import rate_messages
 from graphrag_ui.retrieval.core.stages import Rating
@@ -35,9 +36,11 @@ def parse_rating(answer: str) -> object:
     try:
         _, parsed = try_parse_json_object(answer)
     except Unreadable as exc:
-        raise SelectionError(f"the rating answer is broken JSON ({exc})") from None
+        raise SelectionError(msg("the rating answer is broken JSON ({error})", error=exc.args[0])) from None
     if not isinstance(parsed, dict):
-        raise SelectionError(f"the rating answer is JSON but not an object ({type(parsed).__name__}): GraphRAG fails")
+        raise SelectionError(
+            msg("the rating answer is JSON but not an object ({type}): GraphRAG fails", type=type(parsed).__name__)
+        )
     return parsed.get("rating", 1)
 
 
@@ -50,7 +53,9 @@ def vote(ratings: list[object]) -> int:
         best = max(counts.values())
         return int(min(k for k, n in counts.items() if n == best))
     except (TypeError, ValueError, OverflowError):
-        raise SelectionError(f"rating {ratings!r} is not a number GraphRAG can read: it fails") from None
+        raise SelectionError(
+            msg("rating {raw} is not a number GraphRAG can read: it fails", raw=repr(ratings))
+        ) from None
 
 
 @dataclass
@@ -85,7 +90,7 @@ def start(index: Index, community_level: int, params: dict) -> Selection:
             if c.id in reports:
                 levels[c.level].append(c.id)
     if 0 not in levels:
-        raise SelectionError("no community report at level 0: GraphRAG's dynamic selection has nowhere to start")
+        raise SelectionError(msg("no community report at level 0: GraphRAG's dynamic selection has nowhere to start"))
     return Selection(
         threshold=float(params["dynamic_search_threshold"]),
         keep_parent=bool(params["dynamic_search_keep_parent"]),
@@ -121,27 +126,39 @@ def record(sel: Selection, answers: dict[str, list[str]]) -> None:
             children = [str(x) for x in (c.extra.get("children") or [])] if c and sel.descend else []
             rated_next = [x for x in children if x in sel.reports]
             nxt += rated_next
-            why = f"rated {rating} ≥ threshold {sel.threshold:g}: kept"
-            why += f", its {len(rated_next)} children with reports rated next" if rated_next else ""
+            if rated_next:
+                why = msg(
+                    "rated {rating} ≥ threshold {threshold}: kept, its {n} children with reports rated next",
+                    rating=rating,
+                    threshold=f"{sel.threshold:g}",
+                    n=len(rated_next),
+                )
+            else:
+                why = msg("rated {rating} ≥ threshold {threshold}: kept", rating=rating, threshold=f"{sel.threshold:g}")
             if not sel.keep_parent and c and c.parent in sel.kept:
                 sel.kept.remove(c.parent)
                 _mark_parent_dropped(sel, c.parent, cid)
         else:
-            why = f"rated {rating} < threshold {sel.threshold:g}: pruned with everything below it"
+            why = msg(
+                "rated {rating} < threshold {threshold}: pruned with everything below it",
+                rating=rating,
+                threshold=f"{sel.threshold:g}",
+            )
         sel.ratings.append(Rating(cid, sel.reports[cid].level, float(rating), rating >= sel.threshold, why))
     sel.queue = nxt
     sel.level += 1
     if not sel.queue and not sel.kept and sel.level in sel.levels and sel.level <= sel.max_level:
         sel.queue = list(sel.levels[sel.level])
         for r in sel.ratings[first:]:
-            r.why += f"; nothing kept yet, so every level-{sel.level} report is rated next"
+            r.why = joined(r.why, msg("nothing kept yet, so every level-{level} report is rated next", level=sel.level))
 
 
 def _mark_parent_dropped(sel: Selection, parent: str, child: str) -> None:
     for r in sel.ratings:
         if r.community_id == parent and r.kept:
             r.kept = False
-            r.why += f"; dropped again because its child {child} was kept (dynamic_search_keep_parent off)"
+            again = msg("dropped again because its child {cid} was kept (dynamic_search_keep_parent off)", cid=child)
+            r.why = joined(r.why, again)
 
 
 def answers_for_tests(ratings: dict[str, int]) -> dict[str, list[str]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.prompts_ms import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
 from graphrag_ui.retrieval.ms.global_search.parse import read_points
@@ -33,7 +34,8 @@ class MsGlobalHooks:
     def parse_map(self, answer: str) -> list[tuple[str, float]]:
         points, problem = read_points(answer)
         if problem:
-            raise MalformedAnswer(f"{problem}; GraphRAG goes on with {_fallback_words(points)}", points)
+            goes_on = msg("GraphRAG goes on with {fallback}", fallback=_fallback_words(points))
+            raise MalformedAnswer(joined(problem, goes_on), points)
         return [(str(d), float(s)) for d, s in points]
 
     def reduce(self, points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
@@ -43,7 +45,11 @@ class MsGlobalHooks:
         scored = [p for p in points if p.score > 0]
         for p in points:
             if p.score <= 0:
-                p.dropped = "score 0 (the analyst found nothing relevant)" if p.score == 0 else f"score {p.score:g}"
+                p.dropped = (
+                    msg("score 0 (the analyst found nothing relevant)")
+                    if p.score == 0
+                    else msg("score {score}", score=f"{p.score:g}")
+                )
         if not scored:
             return "", []
         ranked = sorted(scored, key=lambda p: p.score, reverse=True)
@@ -55,14 +61,19 @@ class MsGlobalHooks:
             p.tokens = count_text(block)
             if full or total + p.tokens > limit:
                 full = True
-                p.dropped = (
-                    f"over the reduce budget (data_max_tokens {limit:,}: {total:,} used, this point {p.tokens:,})"
+                p.dropped = msg(
+                    "over the reduce budget (data_max_tokens {limit}: {used} used, this point {tokens})",
+                    limit=f"{limit:,}",
+                    used=f"{total:,}",
+                    tokens=f"{p.tokens:,}",
                 )
                 continue
             total += p.tokens
             blocks.append(block)
             p.in_context = True
-            p.why = f"score {score_text(p.score)}, #{n} of {len(ranked)} scored points"
+            p.why = msg(
+                "score {score}, #{n} of {count} scored points", score=score_text(p.score), n=n, count=len(ranked)
+            )
         text = "\n\n".join(blocks)
         messages = reduce_messages(
             text, query, str(params.get("response_type", "Multiple Paragraphs")), int(params["reduce_max_length"])
@@ -71,7 +82,9 @@ class MsGlobalHooks:
 
 
 def _fallback_words(points: list) -> str:
-    return "no points from this batch" if not points else "one empty point with score 0 (dropped at reduce)"
+    if not points:
+        return msg("no points from this batch")
+    return msg("one empty point with score 0 (dropped at reduce)")
 
 
 HOOKS = MsGlobalHooks()

@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any
 
+from graphrag_ui.i18n import msg
+
 _OBJECT = re.compile(r"\{(.*)\}", re.DOTALL)
 
 
@@ -55,7 +57,7 @@ def try_parse_json_object(text: str) -> tuple[str, Any]:
     except json.JSONDecodeError:
         if "{" not in text and "[" not in text:
             return text, {}  # json_repair finds no object in plain prose: GraphRAG ends with {} too
-        raise Unreadable("not JSON even after GraphRAG's clean-up; GraphRAG would try json_repair") from None
+        raise Unreadable(msg("not JSON even after GraphRAG's clean-up; GraphRAG would try json_repair")) from None
 
 
 NO_POINT = [("", 0)]  # GraphRAG's stand-in for an unusable answer: one empty point, score 0
@@ -66,15 +68,15 @@ def read_points(answer: str) -> tuple[list[tuple[Any, int]], str]:
     try:
         text, parsed = try_parse_json_object(answer)
     except Unreadable as exc:
-        return list(NO_POINT), str(exc)
+        return list(NO_POINT), exc.args[0]  # the message as raised (a Msg)
     if parsed == {}:
-        return list(NO_POINT), "no JSON object in the answer"
+        return list(NO_POINT), msg("no JSON object in the answer")
     try:
         elements = json.loads(text).get("points")
     except AttributeError:
-        return list(NO_POINT), f"JSON {type(parsed).__name__}, not an object"
+        return list(NO_POINT), msg("JSON {type}, not an object", type=type(parsed).__name__)
     if not elements or not isinstance(elements, list):
-        return list(NO_POINT), "no non-empty 'points' list"
+        return list(NO_POINT), msg("no non-empty 'points' list")
     try:
         points = [
             (element["description"], int(element["score"]))
@@ -82,7 +84,7 @@ def read_points(answer: str) -> tuple[list[tuple[Any, int]], str]:
             if "description" in element and "score" in element
         ]
     except ValueError:
-        return [], "a score is not an integer: GraphRAG skips the whole batch"
+        return [], msg("a score is not an integer: GraphRAG skips the whole batch")
     except Exception as exc:  # GraphRAG's map call catches everything else the same way
-        return list(NO_POINT), f"a point is malformed ({type(exc).__name__})"
+        return list(NO_POINT), msg("a point is malformed ({type})", type=type(exc).__name__)
     return points, ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
@@ -60,13 +61,18 @@ def run(
             detail = f"dynamic selection kept {len(reports)} of {len(selection.ratings)} rated reports"
         else:
             out.warnings.append(
-                "dynamic community selection needs a language model to rate the reports; none ran, so the "
-                f"batches below hold every report at level ≤ {level}, as with dynamic selection off"
+                msg(
+                    "dynamic community selection needs a language model to rate the reports; none ran, so the "
+                    "batches below hold every report at level ≤ {level}, as with dynamic selection off",
+                    level=level,
+                )
             )
             detail += "; dynamic selection needs a model (not run)"
     out.trace.append(TraceStep("reports", detail, len(index.communities), len(reports), _ms(t)))
     if not reports:
-        out.warnings.append(f"the index has no community report at level ≤ {level}: there is nothing to map")
+        out.warnings.append(
+            msg("the index has no community report at level ≤ {level}: there is nothing to map", level=level)
+        )
     t = time.perf_counter()
     ctx = _batches(index, reports, level, params)
     out.warnings += ctx.notes
@@ -83,9 +89,9 @@ def run(
     out.context = staged_context(stages)  # what `query --context-only` prints: each batch under its header
     # a report bigger than the budget goes alone, over it (said in a warning): no limit is claimed there
     out.budgets = [Budget(f"batch {b.index + 1}", b.tokens, limit if b.tokens <= limit else None) for b in ctx.batches]
-    stages.note = (
-        f"{len(ctx.batches)} map batch(es) and their exact prompts are built; the map and reduce stages need "
-        "a language model"
+    stages.note = msg(
+        "{n} map batch(es) and their exact prompts are built; the map and reduce stages need a language model",
+        n=len(ctx.batches),
     )
     out.timings_ms["context"] = _ms(start)
     return out
@@ -122,13 +128,29 @@ def _explain(out: Retrieval, ctx: GlobalContext) -> None:
 
 def _candidate(row: ReportRow, order: int) -> Candidate:
     c = row.community
-    weight = "" if row.weight is None else f", occurrence weight {float(row.weight):.3g}"
+    if row.dropped:
+        why = ""
+    elif row.weight is None:
+        why = msg(
+            "report at level {level}, rating {rating}; batch {batch}",
+            level=c.level,
+            rating=row.rank,
+            batch=row.batch + 1,
+        )
+    else:
+        why = msg(
+            "report at level {level}, rating {rating}, occurrence weight {weight}; batch {batch}",
+            level=c.level,
+            rating=row.rank,
+            weight=f"{float(row.weight):.3g}",
+            batch=row.batch + 1,
+        )
     return Candidate(
         id=c.id,
         label=c.title,
         data={"level": c.level, "rating": row.rank, "title": c.title, "short_id": c.id, "batch": row.batch},
         order=order,
-        why=f"report at level {c.level}, rating {row.rank}{weight}; batch {row.batch + 1}" if not row.dropped else "",
+        why=why,
         rank=row.rank,
         in_context=not row.dropped,
         dropped=row.dropped,
@@ -138,41 +160,55 @@ def _candidate(row: ReportRow, order: int) -> Candidate:
 
 PARAMS = (
     ParamSpec(
-        "community_level", "int", 2, "Reports at this community level or above (CLI --community-level).", 0, 10, 1
+        "community_level", "int", 2, msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
     ),
     ParamSpec(
         "dynamic_community_selection",
         "bool",
         False,
-        "Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection).",
+        msg("Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection)."),
     ),
-    ParamSpec("max_context_tokens", "int", 12000, "Token budget of each map batch (cl100k_base).", 0, 200000, 100),
+    ParamSpec("max_context_tokens", "int", 12000, msg("Token budget of each map batch (cl100k_base)."), 0, 200000, 100),
     ParamSpec(
-        "data_max_tokens", "int", 12000, "Token budget of the reduce context (the analysts' points).", 0, 200000, 100
+        "data_max_tokens",
+        "int",
+        12000,
+        msg("Token budget of the reduce context (the analysts' points)."),
+        0,
+        200000,
+        100,
     ),
-    ParamSpec("map_max_length", "int", 1000, "Word limit the map prompt asks for.", 1, 20000, 50),
-    ParamSpec("reduce_max_length", "int", 2000, "Word limit the reduce prompt asks for.", 1, 20000, 50),
-    ParamSpec("min_community_rank", "float", 0, "Skip reports rated below this.", 0, 10, 0.5),
-    ParamSpec("include_community_rank", "bool", True, "Add the report rating as the rank column (sorts batches)."),
-    ParamSpec("include_community_weight", "bool", True, "Add the occurrence weight column (sorts batches)."),
-    ParamSpec("normalize_community_weight", "bool", True, "Divide occurrence weights by the largest one."),
-    ParamSpec("use_community_summary", "bool", False, "Use report summaries instead of their full content."),
-    ParamSpec("shuffle_data", "bool", True, "Shuffle reports before batching (Python random, seeded)."),
-    ParamSpec("random_state", "int", 86, "Seed of the shuffle.", 0, 2**31 - 1, 1),
+    ParamSpec("map_max_length", "int", 1000, msg("Word limit the map prompt asks for."), 1, 20000, 50),
+    ParamSpec("reduce_max_length", "int", 2000, msg("Word limit the reduce prompt asks for."), 1, 20000, 50),
+    ParamSpec("min_community_rank", "float", 0, msg("Skip reports rated below this."), 0, 10, 0.5),
+    ParamSpec("include_community_rank", "bool", True, msg("Add the report rating as the rank column (sorts batches).")),
+    ParamSpec("include_community_weight", "bool", True, msg("Add the occurrence weight column (sorts batches).")),
+    ParamSpec("normalize_community_weight", "bool", True, msg("Divide occurrence weights by the largest one.")),
+    ParamSpec("use_community_summary", "bool", False, msg("Use report summaries instead of their full content.")),
+    ParamSpec("shuffle_data", "bool", True, msg("Shuffle reports before batching (Python random, seeded).")),
+    ParamSpec("random_state", "int", 86, msg("Seed of the shuffle."), 0, 2**31 - 1, 1),
     ParamSpec(
-        "dynamic_search_threshold", "int", 1, "Dynamic selection: keep reports rated at least this (0-5).", 0, 5, 1
-    ),
-    ParamSpec("dynamic_search_keep_parent", "bool", False, "Dynamic selection: keep a parent whose child is kept."),
-    ParamSpec(
-        "dynamic_search_num_repeats", "int", 1, "Dynamic selection: ratings per report (majority vote).", 1, 10, 1
+        "dynamic_search_threshold", "int", 1, msg("Dynamic selection: keep reports rated at least this (0-5)."), 0, 5, 1
     ),
     ParamSpec(
-        "dynamic_search_use_summary", "bool", False, "Dynamic selection: rate report summaries, not full content."
+        "dynamic_search_keep_parent", "bool", False, msg("Dynamic selection: keep a parent whose child is kept.")
     ),
     ParamSpec(
-        "dynamic_search_max_level", "int", 2, "Dynamic selection: deepest level rated when nothing is kept.", 0, 10, 1
+        "dynamic_search_num_repeats", "int", 1, msg("Dynamic selection: ratings per report (majority vote)."), 1, 10, 1
     ),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the reduce prompt."),
+    ParamSpec(
+        "dynamic_search_use_summary", "bool", False, msg("Dynamic selection: rate report summaries, not full content.")
+    ),
+    ParamSpec(
+        "dynamic_search_max_level",
+        "int",
+        2,
+        msg("Dynamic selection: deepest level rated when nothing is kept."),
+        0,
+        10,
+        1,
+    ),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the reduce prompt.")),
 )
 
 SPECS = [
@@ -181,8 +217,10 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
-        summary="Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
-        "batch for scored points, the best points reduced into the answer.",
+        summary=msg(
+            "Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
+            "batch for scored points, the best points reduced into the answer."
+        ),
         extra={"map_reduce": HOOKS, "dynamic_selection": True},
         reference="graphrag.global:global",
     )

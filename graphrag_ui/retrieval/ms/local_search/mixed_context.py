@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Chunk, Community, Index, Relation
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
 from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
@@ -64,25 +65,32 @@ def build_reports(
     comms.sort(key=lambda c: (matches[c.id], _rank(c) or 0.0), reverse=True)
     for cid in matches:
         if cid not in lv.reports:
-            section.rows.append(Row(cid, cid, -1, dropped=f"no community report at level ≤ {lv.level}"))
+            section.rows.append(
+                Row(cid, cid, -1, dropped=msg("no community report at level ≤ {level}", level=lv.level))
+            )
     header = ["id", "title", "summary" if use_summary else "content"] + (["rank"] if include_rank else [])
     used = count("-----Reports-----\n" + "|".join(header) + "\n")
     kept: list[list[str]] = []
     kept_rows: list[Row] = []
     full = False
     for order, c in enumerate(comms):
-        row = Row(c.id, c.id, order, why=f"matched by {matches[c.id]} selected entities, rating {_rank(c)}")
+        why = msg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=_rank(c))
+        row = Row(c.id, c.id, order, why=why)
         section.rows.append(row)
         rank = _rank(c)
         if rank is None or rank < min_rank:
-            row.dropped = f"below threshold (rating {rank} < min_community_rank {min_rank:g})"
+            row.dropped = msg(
+                "below threshold (rating {rating} < min_community_rank {limit})", rating=rank, limit=f"{min_rank:g}"
+            )
             continue
         text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
         cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
         row.tokens = iv.tokens("|".join(cells) + "\n")
         if full or used + row.tokens > budget:
             full = True
-            row.dropped = f"over budget (Reports: {used}+{row.tokens} > {budget} tokens)"
+            row.dropped = msg(
+                "over budget (Reports: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
+            )
             continue
         used += row.tokens
         row.in_context = True
@@ -91,8 +99,11 @@ def build_reports(
     section.used = used if kept else 0
     if not kept:
         section.notes.append(
-            f"no community report fits the Reports budget of {budget} tokens: the section is left out "
-            '(GraphRAG would print a literal "[]" line here)'
+            msg(
+                "no community report fits the Reports budget of {budget} tokens: the section is left out "
+                '(GraphRAG would print a literal "[]" line here)',
+                budget=budget,
+            )
         )
         return section
     order = list(range(len(kept)))
@@ -148,7 +159,8 @@ def filter_relationships(
         links[r.id] = len(partners[r.source]) if r.source in partners else len(partners[r.target])
     out.sort(key=lambda r: (links[r.id], rank[r.id]), reverse=True)
     cap = top_k * len(prefix)
-    dropped = {r.id: f"beyond top_k (out-network cap top_k_relationships×{len(prefix)} = {cap})" for r in out[cap:]}
+    beyond = msg("beyond top_k (out-network cap top_k_relationships×{n} = {cap})", n=len(prefix), cap=cap)
+    dropped = {r.id: beyond for r in out[cap:]}
     return in_net + out[:cap], dropped
 
 
@@ -230,7 +242,12 @@ def build_local(
             ents.rows.append(row)
             if full or used + row.tokens > budget:
                 full = True
-                row.dropped = f"over budget (Entities: {used}+{row.tokens} > {budget} tokens)"
+                row.dropped = msg(
+                    "over budget (Entities: {used}+{tokens} > {limit} tokens)",
+                    used=used,
+                    tokens=row.tokens,
+                    limit=budget,
+                )
                 continue
             entity_text += line
             used += row.tokens
@@ -249,7 +266,12 @@ def build_local(
         if total > budget:
             name = selected[i].entity.name
             rels.notes.append(
-                f"adding {name}'s relationships would make the local context {total} > {budget} tokens: reverted"
+                msg(
+                    "adding {name}'s relationships would make the local context {total} > {budget} tokens: reverted",
+                    name=name,
+                    total=total,
+                    budget=budget,
+                )
             )
             break
         final_parts = [rel_text, ""]  # [relationships, claims]: GraphRAG always has a (here empty) claims table
@@ -270,13 +292,18 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         row = Row(r.id, short[r.id], order)
         if r.id in fitted:
             row.in_context, row.tokens = True, fitted[r.id]
-            row.why = "in-network" if r.source in accepted_names and r.target in accepted_names else "out-network"
+            inside = r.source in accepted_names and r.target in accepted_names
+            row.why = msg("in-network") if inside else msg("out-network")
         elif r.id in position:
-            row.dropped = f"over budget (Relationships: {section.used} used, next row does not fit in {budget})"
+            row.dropped = msg(
+                "over budget (Relationships: {used} used, next row does not fit in {limit})",
+                used=section.used,
+                limit=budget,
+            )
         elif r.id in drops:
             row.dropped = drops[r.id]
         else:
-            row.dropped = "reverted (its entity's relationships did not fit the local budget)"
+            row.dropped = msg("reverted (its entity's relationships did not fit the local budget)")
         section.rows.append(row)
 
 
@@ -316,12 +343,19 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
             short,
             order,
             tokens=view.tokens(line),
-            why=f"text unit of {selected[i].entity.name} (entity #{i + 1}), {n} of its relationships",
+            why=msg(
+                "text unit of {name} (entity #{n}), {count} of its relationships",
+                name=selected[i].entity.name,
+                n=i + 1,
+                count=n,
+            ),
         )
         section.rows.append(row)
         if full or used + row.tokens > budget:
             full = True
-            row.dropped = f"over budget (Sources: {used}+{row.tokens} > {budget} tokens)"
+            row.dropped = msg(
+                "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
+            )
             continue
         text += line
         used += row.tokens

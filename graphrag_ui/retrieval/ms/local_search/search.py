@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
@@ -39,8 +40,11 @@ def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: floa
         from graphrag_ui.errors import UserError
 
         raise UserError(
-            f"community_prop + text_unit_prop = {community_prop + text_unit_prop:g} exceeds 1",
-            fix="lower one of them (GraphRAG raises ValueError here)",
+            msg(
+                "community_prop + text_unit_prop = {text_unit_prop} exceeds 1",
+                text_unit_prop=f"{community_prop + text_unit_prop:g}",
+            ),
+            fix=msg("lower one of them (GraphRAG raises ValueError here)"),
         )
     community = max(int(max_context_tokens * community_prop), 0)
     local = max(int(max_context_tokens * (1 - community_prop - text_unit_prop)), 0)
@@ -57,18 +61,23 @@ def search_entities(
     if query == "":  # GraphRAG: the top-k entities by rank (degree), ties in its id-sorted list order
         chosen = sorted(lv.by_id_order, key=lambda v: v.rank or 0, reverse=True)[:k]
         for v in chosen:
-            v_why = f"empty query: top {k} entities by degree ({v.rank})"
+            v_why = msg("empty query: top {k} entities by degree ({degree})", k=k, degree=v.rank)
             out.entities.append(_entity_candidate(v, len(out.entities), v_why, None))
         return chosen
     table = index.vectors.get("entities")
     found: list[tuple[EntityView | None, str, str, float | None]] = []  # view, id, why, score
     if strategy == "vector":
         if table is None or not len(table):
-            out.warnings.append("the index has no entity vectors: the entity search found nothing")
+            out.warnings.append(msg("the index has no entity vectors: the entity search found nothing"))
             return []
         kernel = index.manifest.settings.get("lance_kernel", "flat")
         for pos, hit in enumerate(lance_knn(table, deps.vector(query), 2 * k, kernel), start=1):
-            why = f"entity #{pos} by vector (LanceDB L2 {hit.distance:.4f}), score {hit.score:.3f}"
+            why = msg(
+                "entity #{n} by vector (LanceDB L2 {distance}), score {score}",
+                n=pos,
+                distance=f"{hit.distance:.4f}",
+                score=f"{hit.score:.3f}",
+            )
             found.append((lv.entities.get(hit.id), hit.id, why, hit.score))
     else:
         qvec = deps.vector(query) if strategy == "hybrid" and table is not None and len(table) else None
@@ -88,10 +97,12 @@ def search_entities(
                     why=why,
                     score=score,
                     in_context=False,
-                    dropped=f"not loaded at community_level {lv.level} (in no community of level ≤ {lv.level}): "
-                    "GraphRAG skips it"
+                    dropped=msg(
+                        "not loaded at community_level {level} (in no community of level ≤ {level}): GraphRAG skips it",
+                        level=lv.level,
+                    )
                     if entity
-                    else "vector id names no entity: GraphRAG skips it",
+                    else msg("vector id names no entity: GraphRAG skips it"),
                 )
             )
             continue
@@ -153,8 +164,13 @@ def run(
     cp, tp = float(params["community_prop"]), float(params["text_unit_prop"])
     if cp + tp > 1:  # GraphRAG raises ValueError; a slider at its max should still show a result
         out.warnings.append(
-            f"community_prop {cp:g} + text_unit_prop {tp:g} exceeds 1 (GraphRAG refuses this): "
-            f"community_prop lowered to {max(1 - tp, 0):g} so the text units keep their share"
+            msg(
+                "community_prop {cp} + text_unit_prop {tp} exceeds 1 (GraphRAG refuses this): community_prop "
+                "lowered to {low} so the text units keep their share",
+                cp=f"{cp:g}",
+                tp=f"{tp:g}",
+                low=f"{max(1 - tp, 0):g}",
+            )
         )
         cp = max(1 - tp, 0.0)
     limits = budgets(int(params["max_context_tokens"]), cp, tp)
@@ -171,9 +187,9 @@ def run(
         )
     )
     if not index.entities:
-        out.warnings.append("the index has no entities")
+        out.warnings.append(msg("the index has no entities"))
     elif not selected:
-        out.warnings.append("no entity was mapped to the query: the context has no entity-based sections")
+        out.warnings.append(msg("no entity was mapped to the query: the context has no entity-based sections"))
     t = time.perf_counter()
     reports = build_reports(
         index,
@@ -264,9 +280,9 @@ def run(
     parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
     out.context = "\n\n".join(parts)
     out.budgets = [
-        _section_budget(out, "reports", reports.used, limits[0]),
-        _section_budget(out, "local", local.used, limits[1]),
-        _section_budget(out, "text units", sources.used, limits[2]),
+        _section_budget(out, "reports", reports.used, limits[0], pmsg("budget section", "reports")),
+        _section_budget(out, "local", local.used, limits[1], pmsg("budget section", "local")),
+        _section_budget(out, "text units", sources.used, limits[2], pmsg("budget section", "text units")),
     ]
     out.messages = _messages(out.context, query, params)
     out.trace.append(TraceStep("assemble", f"{len(parts)} sections joined by blank lines", len(parts), 1, _ms(t)))
@@ -274,14 +290,19 @@ def run(
     return out
 
 
-def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budget:
+def _section_budget(out: Retrieval, section: str, used: int, limit: int, named: str) -> Budget:
     """GraphRAG writes a section's header even when its budget cannot hold it; say so rather than
-    showing a limit that was never enforced."""
+    showing a limit that was never enforced (``named``: the section as the warning names it)."""
     if used <= limit:
         return Budget(section, used, limit)
     out.warnings.append(
-        f"the {section} budget ({limit} tokens) is smaller than its header ({used} tokens): "
-        "GraphRAG prints the header with no rows"
+        msg(
+            "the {section} budget ({limit} tokens) is smaller than its header ({used} tokens): GraphRAG prints "
+            "the header with no rows",
+            section=named,
+            limit=limit,
+            used=used,
+        )
     )
     return Budget(section, used, None)
 
@@ -297,7 +318,7 @@ PARAMS = (
         "top_k_mapped_entities",
         "int",
         10,
-        "Entities to map the query to; LanceDB returns 2× this many (no threshold).",
+        msg("Entities to map the query to; LanceDB returns 2× this many (no threshold)."),
         1,
         200,
         1,
@@ -306,7 +327,7 @@ PARAMS = (
         "top_k_relationships",
         "int",
         10,
-        "Out-network relationships kept per selected entity (in-network ones are never capped).",
+        msg("Out-network relationships kept per selected entity (in-network ones are never capped)."),
         0,
         200,
         1,
@@ -315,19 +336,25 @@ PARAMS = (
         "max_context_tokens",
         "int",
         12000,
-        "Total context budget (cl100k_base tokens), split by the two props below.",
+        msg("Total context budget (cl100k_base tokens), split by the two props below."),
         0,
         200000,
         100,
     ),
     ParamSpec(
-        "text_unit_prop", "float", 0.5, "Share of max_context_tokens for the Sources (text unit) table.", 0.0, 1.0, 0.05
+        "text_unit_prop",
+        "float",
+        0.5,
+        msg("Share of max_context_tokens for the Sources (text unit) table."),
+        0.0,
+        1.0,
+        0.05,
     ),
     ParamSpec(
         "community_prop",
         "float",
         0.15,
-        "Share of max_context_tokens for community reports; the local tables get the rest.",
+        msg("Share of max_context_tokens for community reports; the local tables get the rest."),
         0.0,
         1.0,
         0.05,
@@ -336,25 +363,28 @@ PARAMS = (
         "community_level",
         "int",
         2,
-        "Entities and reports at this community level or above (CLI --community-level).",
+        msg("Entities and reports at this community level or above (CLI --community-level)."),
         0,
         10,
         1,
     ),
     ParamSpec(
-        "include_entity_rank", "bool", True, "Add the 'number of relationships' (degree) column to the Entities table."
+        "include_entity_rank",
+        "bool",
+        True,
+        msg("Add the 'number of relationships' (degree) column to the Entities table."),
     ),
-    ParamSpec("include_relationship_weight", "bool", True, "Add the weight column to the Relationships table."),
+    ParamSpec("include_relationship_weight", "bool", True, msg("Add the weight column to the Relationships table.")),
     ParamSpec(
         "include_community_rank",
         "bool",
         False,
-        "Add the report rating as a rank column (GraphRAG then re-sorts by it).",
+        msg("Add the report rating as a rank column (GraphRAG then re-sorts by it)."),
     ),
-    ParamSpec("use_community_summary", "bool", False, "Use the report summary instead of its full content."),
-    ParamSpec("min_community_rank", "float", 0, "Skip reports rated below this.", 0, 10, 0.5),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", "Answer shape requested in the answer prompt."),
-    *recall_params("LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003)."),
+    ParamSpec("use_community_summary", "bool", False, msg("Use the report summary instead of its full content.")),
+    ParamSpec("min_community_rank", "float", 0, msg("Skip reports rated below this."), 0, 10, 0.5),
+    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the answer prompt.")),
+    *recall_params(msg("Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).")),
 )
 
 SPECS = [
@@ -363,8 +393,10 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
-        summary="Microsoft GraphRAG local search: entity vector search → community reports, entities and "
-        "relationships, source text units, each within its share of the token budget.",
+        summary=msg(
+            "Microsoft GraphRAG local search: entity vector search → community reports, entities and "
+            "relationships, source text units, each within its share of the token budget."
+        ),
         reference="graphrag.local:local",
     )
 ]
