@@ -220,11 +220,25 @@ def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample):
 
 
 def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by_sample, allowed, monkeypatch):
-    """Without one template ("below threshold …") the same runs show English reasons, and the check says so."""
+    """Without one template ("below threshold …") the same runs show English reasons, and the check says so.
+
+    The template is taken out of the gettext catalogue (the reason is a ``msg``) and out of the old table
+    (which still reads a reason that reaches it as plain text)."""
+    import graphrag_ui.i18n as gettext_i18n
     from graphrag_ui.ui import i18n
 
     removed = "below threshold (sim {sim} < {threshold})"
     monkeypatch.setattr(i18n, "ZH_TEXTS", {k: v for k, v in i18n.ZH_TEXTS.items() if k != removed})
+    real = gettext_i18n._catalogue("zh")
+
+    class Without:
+        def gettext(self, text: str) -> str:
+            return text if text == removed else real.gettext(text)
+
+        def pgettext(self, context: str, text: str) -> str:
+            return real.pgettext(context, text)
+
+    monkeypatch.setattr(gettext_i18n, "_catalogue", lambda lang: Without())
     for cached in (i18n._translate, i18n._message_patterns):
         cached.cache_clear()
     try:
