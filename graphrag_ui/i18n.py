@@ -81,17 +81,10 @@ def _catalogue(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, localedir=LOCALES, languages=[code])
 
 
-# While the package's messages move to ``msg``, plain English text is still matched against the old
-# tables (``ui/i18n.py`` installs this); removed once every message is marked at its source.
-LEGACY: Any = None
-
-
 def translate(text: Any, lang: str = "en") -> Any:
     """``text`` in ``lang``: a ``Msg`` by its catalogue entry (values translated in turn); anything else as is."""
-    if lang == "en" or not text:
+    if lang == "en" or not isinstance(text, Msg):
         return text
-    if not isinstance(text, Msg):
-        return LEGACY(text, lang) if LEGACY is not None and isinstance(text, str) else text
     catalogue = _catalogue(lang)
     if text.context is None:
         template = catalogue.gettext(text.template)

@@ -1,13 +1,17 @@
-"""Every English message template the package can show, found by reading its source with ``ast``.
+"""Every message the package can show, found by reading its source with ``ast``, and whether it is marked.
 
 A *sink* is where a message enters something a reader sees: the ``what``/``fix`` of a ``UserError``
 (and its subclasses), a ``warnings``/``notes`` list's ``append``, ``warn(...)``, a ``Problem``'s
-reason, a stages ``note`` and an ``error=`` keyword (an answer's or a model call's error). Each sink's expression is resolved to templates: literals and
+reason, a stages ``note``, an ``error=`` keyword (an answer's or a model call's error), the reasons
+the tables show (a candidate's, a point's or a rating's ``why`` and ``dropped``), a parameter's help
+and a mode's summary. Each sink's expression is resolved to templates: literals and
 f-strings (a formatted value becomes a placeholder), both branches of ``a if c else b``, ``+``,
 local and module constants, a package function's return values, a parameter's arguments at every
 call site, and ``what, fix = table[key]`` over a literal table. A formatted value that itself
 resolves to text (a parameter fed with a message, a local message) yields its own templates too,
-since ``tr`` translates placeholder values as messages.
+since a message's values are translated when they are messages. A template that is exactly one
+``msg(...)`` call's text is *marked* (``Template.marked``): gettext translates it; any other text at a
+sink (an f-string, a literal, a message glued to other text) reaches the reader in English.
 """
 
 from __future__ import annotations
@@ -20,6 +24,15 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "graphrag_ui"
 ERROR_CLASSES = {"UserError", "IndexFormatError", "EmbedderMismatchError", "LLMError"}
+# dataclasses whose fields the tables and the sidebar show: class -> {field: position in the constructor}
+REASON_FIELDS = {
+    "Candidate": {"why": 4, "dropped": 8},  # the tables' "why" and "why dropped"
+    "Point": {"why": None, "dropped": None},  # map-reduce points (keyword fields)
+    "Rating": {"why": None},  # dynamic community selection
+    "ParamSpec": {"help": 3},  # a slider's help
+    "ModeSpec": {"summary": 4},  # the mode's summary under the picker
+}
+REASON_ATTRIBUTES = {"why", "dropped"}  # c.why = ..., p.dropped = ...
 LIST_SINKS = {"warnings", "notes"}  # x.warnings.append(...), notes.append(...)
 
 
@@ -42,9 +55,19 @@ class Hole:
 HOLE = Hole()
 
 
+class _Mark:
+    """Where a ``msg(...)`` call's text starts and ends inside a template (invisible in its text)."""
+
+    def __repr__(self) -> str:
+        return "MARK"
+
+
+OPEN, CLOSE = _Mark(), _Mark()
+
+
 @dataclass(frozen=True)
 class Template:
-    parts: tuple[str | Hole, ...]  # literal text, or a Hole for a formatted value
+    parts: tuple[str | Hole | _Mark, ...]  # literal text, a Hole for a formatted value, OPEN/CLOSE of a msg
     file: str
     line: int
 
@@ -55,13 +78,19 @@ class Template:
             if isinstance(part, Hole):
                 values.append(f"⟦{len(values)}⟧")
                 out.append(values[-1])
-            else:
+            elif isinstance(part, str):
                 out.append(part)
         return "".join(out), values
 
     @property
     def literal(self) -> str:
-        return "".join(p for p in self.parts if not isinstance(p, Hole))
+        return "".join(p for p in self.parts if isinstance(p, str))
+
+    @property
+    def marked(self) -> bool:
+        """Whether the whole text is one ``msg``/``pmsg`` call's (not glued to other text around it)."""
+        inner = self.parts[1:-1]
+        return len(self.parts) >= 2 and self.parts[0] is OPEN and self.parts[-1] is CLOSE and OPEN not in inner
 
 
 def _template_parts(template: str) -> tuple[str | Hole, ...]:
@@ -103,7 +132,7 @@ class _Source:
         self.files: dict[str, ast.Module] = {}
         for path in sorted(PACKAGE.rglob("*.py")):
             rel = path.relative_to(PACKAGE.parent).as_posix()
-            if rel.startswith("graphrag_ui/ui/messages_zh") or rel == "graphrag_ui/i18n.py":
+            if rel == "graphrag_ui/i18n.py":
                 continue
             self.files[rel] = ast.parse(path.read_text(encoding="utf-8"))
         self.functions: dict[str, list[tuple[str, ast.FunctionDef]]] = {}
@@ -183,8 +212,8 @@ class Collector:
                 self._submessages(keyword.value, rel, fn, depth)
             if isinstance(template, ast.Constant) and isinstance(template.value, str):
                 if not node.keywords:  # msg(template) alone is not formatted: its braces are text
-                    return [(template.value,)]
-                return [_template_parts(template.value)]
+                    return [(OPEN, template.value, CLOSE)]
+                return [(OPEN, *_template_parts(template.value), CLOSE)]
             return [(HOLE,)]
         if isinstance(node, ast.Call) and _name(node.func) == "joined":
             for arg in node.args:
@@ -210,7 +239,7 @@ class Collector:
             parts: list = []
             for piece in combo:
                 for part in piece:
-                    if parts and not isinstance(part, Hole) and not isinstance(parts[-1], Hole):
+                    if parts and isinstance(part, str) and isinstance(parts[-1], str):
                         parts[-1] += part
                     elif part != "":
                         parts.append(part)
@@ -338,11 +367,19 @@ class Collector:
                         self._sink(node.args[0], rel, fn)
                     elif callee == "Problem" and len(node.args) > 1:
                         self._sink(node.args[1], rel, fn)
+                    elif callee in REASON_FIELDS:
+                        for name, position in REASON_FIELDS[callee].items():
+                            arg = next((k.value for k in node.keywords if k.arg == name), None)
+                            if arg is None and position is not None and position < len(node.args):
+                                arg = node.args[position]
+                            if arg is not None:
+                                self._sink(arg, rel, fn)
                     for keyword in node.keywords:  # AnswerResult(..., error=...): shown under the answer
                         if keyword.arg == "error":
                             self._sink(keyword.value, rel, fn)
                 elif isinstance(node, ast.Assign):
-                    if any(isinstance(t, ast.Attribute) and t.attr == "note" for t in node.targets):
+                    sinks = {"note", *REASON_ATTRIBUTES}
+                    if any(isinstance(t, ast.Attribute) and t.attr in sinks for t in node.targets):
                         self._sink(node.value, rel, fn)
                     for target in node.targets:  # stages.status, stages.note = FAILED, note
                         if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):

@@ -155,3 +155,8 @@ def test_the_checks_read_real_imports_and_catch_each_fault() -> None:
 def test_each_family_opens_with_a_map_of_its_reference(family: str) -> None:
     doc = ast.get_docstring(ast.parse((PACKAGE / "retrieval" / family / "__init__.py").read_text(encoding="utf-8")))
     assert doc and len(doc.splitlines()) >= 5, f"retrieval/{family}/__init__.py needs its reference map"
+
+
+def test_no_module_is_too_long_to_read_in_one_sitting() -> None:
+    sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _sources().items()}
+    assert {name: n for name, n in sizes.items() if n > 420} == {}

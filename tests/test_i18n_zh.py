@@ -8,7 +8,6 @@ page shows as data: index content, mode names, reference parameter names and val
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -16,20 +15,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from graphrag_ui.retrieval.registry import mode_names
-from graphrag_ui.ui.i18n import fields
-from graphrag_ui.ui.messages_zh import MESSAGES
-from graphrag_ui.ui.reasons_zh import REASONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from zh_catalogue import allowed_names, untranslated, visible_strings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_the_old_message_tables_keep_their_placeholders():
-    assert not [en_text for en_text, zh_text in MESSAGES.items() if fields(en_text) != fields(zh_text)]
-    assert not [en_text for en_text, zh_text in REASONS.items() if fields(en_text) != fields(zh_text)]
-    assert not [en_text for en_text in set(MESSAGES) & set(REASONS) if MESSAGES[en_text] != REASONS[en_text]]
 
 
 @pytest.fixture(scope="module")
@@ -128,9 +118,9 @@ def test_package_messages_translate_with_their_values():
     assert (
         translate("something new the catalogue lacks", "zh") == "something new the catalogue lacks"
     )  # English, found by the page test
-    exc = UserError("file is larger than 5 MB", where="big.txt", fix="add .txt or .md files")
+    exc = UserError(msg("file is larger than {n} MB", n=5), where="big.txt", fix=msg("add .txt or .md files"))
     assert error_text(exc, "zh") == "big.txt: 文件大于 5 MB — 请添加 .txt 或 .md 文件"
-    assert error_text(exc, "en") == str(exc)
+    assert error_text(exc, "en") == str(exc) == "big.txt: file is larger than 5 MB — add .txt or .md files"
 
 
 # ------------------------------------------------------------------ the tables' reasons
@@ -220,15 +210,11 @@ def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample):
 
 
 def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by_sample, allowed, monkeypatch):
-    """Without one template ("below threshold …") the same runs show English reasons, and the check says so.
-
-    The template is taken out of the gettext catalogue (the reason is a ``msg``) and out of the old table
-    (which still reads a reason that reaches it as plain text)."""
+    """Without one template ("below threshold …") in the gettext catalogue the same runs show English
+    reasons, and the check says so."""
     import graphrag_ui.i18n as gettext_i18n
-    from graphrag_ui.ui import i18n
 
     removed = "below threshold (sim {sim} < {threshold})"
-    monkeypatch.setattr(i18n, "ZH_TEXTS", {k: v for k, v in i18n.ZH_TEXTS.items() if k != removed})
     real = gettext_i18n._catalogue("zh")
 
     class Without:
@@ -239,14 +225,10 @@ def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by
             return real.pgettext(context, text)
 
     monkeypatch.setattr(gettext_i18n, "_catalogue", lambda lang: Without())
-    for cached in (i18n._translate, i18n._message_patterns):
-        cached.cache_clear()
     try:
         missing = untranslated(_reason_values(reason_runs_by_sample["sample:en"], "zh"), allowed)
     finally:
         monkeypatch.undo()
-        for cached in (i18n._translate, i18n._message_patterns):
-            cached.cache_clear()
     assert missing and all("below threshold" in m for m in missing), missing[:5]
 
 
@@ -265,38 +247,3 @@ def test_reasons_keep_index_names_verbatim():
         translate(why, "zh")
         == "实体 #2（向量检索），相似度 0.500；与 entity, ok 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
     )
-
-
-# words a reason template spells out where the package's f-string has a value (one template per value)
-_SPELLED = [
-    "max_entity_tokens",
-    "max_relation_tokens",
-    "alias in query",
-    "name in query",
-    "Relationships",
-    "Entities",
-    "Reports",
-    "Sources",
-]
-_SPELLED += ["relation", "entity", "vector", "global", "local", "alias", "name"]
-
-
-def _literal_parts(template: str) -> list[str]:
-    text = re.sub(r"\{\w+\}", "\0", template)
-    for word in _SPELLED:
-        text = re.sub(rf"\b{re.escape(word)}\b", "\0", text)
-    return [part for part in text.split("\0") if part.strip(" ;,:()#")]
-
-
-def test_every_reason_template_is_one_the_package_writes():
-    """A catalogue key whose English the package no longer writes would translate nothing, silently:
-    each literal part of every key must occur in the package's reason-writing source."""
-    sources = sorted((ROOT / "graphrag_ui" / "retrieval").rglob("*.py")) + [
-        ROOT / "graphrag_ui" / "index" / "vector_server.py"
-    ]
-    sources += [ROOT / "graphrag_ui" / "ui" / name for name in ("stage_tables.py", "graph_view.py")]
-    code = "\n".join(path.read_text(encoding="utf-8") for path in sources)
-    code = re.sub(r"\"\s*\n\s*[rf]*\"", "", code)  # implicitly joined string literals, as Python joins them
-    stale = {key: parts for key in REASONS if (parts := [p for p in _literal_parts(key) if p not in code])}
-    assert not stale, stale
-    assert _literal_parts("round-robin: duplicate of local #{n}") == ["round-robin: duplicate of "]

@@ -139,11 +139,9 @@ def test_provider_failures_come_back_as_error(serve, cache, replies, kind):
 
 def test_errors_notices_and_the_connection_test_read_in_chinese_by_their_own_templates(serve, cache, monkeypatch):
     """An answer's error, the keyword notices and the Settings page's connection test are messages (``msg``,
-    errors carried as ``exc.message``): in zh they need no help from the old matcher, and only the where and
+    errors carried as ``exc.message``): in zh only the where and
     the provider's own words stay English."""
     from graphrag_ui import i18n
-
-    monkeypatch.setattr(i18n, "LEGACY", None)
 
     def zh(text: str) -> str:
         return i18n.translate(text, "zh")

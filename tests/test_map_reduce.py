@@ -183,10 +183,9 @@ def test_provider_faults_empty_and_cut_answers_fail_loudly_and_are_not_cached(se
 
 def test_a_failed_map_call_reads_in_chinese_by_its_own_templates(serve, cache, monkeypatch):
     """The note and the answer carry the call's error as a message (``exc.message``, never ``str(exc)``):
-    in zh, with no help from the old matcher, only the where and the provider's own words stay English."""
+    in zh only the where and the provider's own words stay English."""
     from graphrag_ui import i18n
 
-    monkeypatch.setattr(i18n, "LEGACY", None)
     url, _ = serve(_replies(Reply(text="boom", status=500)))
     out, answer = mr.run_map_reduce(staged(3), settings(url, max_retries=0), hooks=Hooks(), cache=cache)
     note = i18n.translate(out.stages.note, "zh")

@@ -1,34 +1,32 @@
-"""Every message the package can show has its own Chinese: errors (what and fix) and warnings.
+"""Every message the package can show is marked for translation: errors (what and fix), warnings, notes.
 
-``message_sources`` reads the package's source with ``ast`` and returns each English template a
-``UserError``'s what/fix, a warning, a build/import notice or a stages note can carry (f-string values
-become holes). Each template, filled with values no catalogue entry knows, must be matched by an
-entry of its own (not just by ``tr``'s "a; b" split over some other message), come out changed, with
-Chinese in it and every value carried over. A message missing from the catalogue fails this test
-before any page shows it in English.
+``message_sources`` reads the package's source with ``ast`` and returns each text a ``UserError``'s
+what/fix, a warning, a build/import notice, a stages note or an answer's error can carry, and whether
+it is exactly one ``msg(...)`` call's text. Every such text must be (an f-string, a literal or a message
+glued to other text would reach a Chinese page in English); tests/test_translations.py then holds the
+catalogue to every marked text. A message that is not marked fails this test before a page shows it.
 """
 
 from __future__ import annotations
 
-import re
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
-from graphrag_ui.i18n import translate
-from graphrag_ui.ui import i18n
-from graphrag_ui.ui.i18n import ZH_TEXTS, fields, template_pattern
+from graphrag_ui.i18n import msg, translate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import message_sources  # noqa: E402
 from message_sources import Template, templates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # modules whose errors only the command line prints (its human output is English by design)
 CLI_ONLY = {
     "graphrag_ui/query_cli.py": "the `query` command's argument and batch-file checks",
+    "graphrag_ui/sweep_cli.py": "the `sweep` command's argument checks",
     "graphrag_ui/index/builder/command.py": "the `build` command's --llm/--extractor checks",
 }
 # messages (as samples, ⟦n⟧ for a value) that are names, not sentences
@@ -45,64 +43,18 @@ def found() -> list[Template]:
     return templates()
 
 
-def _gettext_entries() -> dict[str, str]:
-    """English template -> Chinese of the zh gettext catalogue (messages marked with ``msg``)."""
-    from babel.messages.pofile import read_po
-
-    with (ROOT / "graphrag_ui" / "locales" / "zh_CN" / "LC_MESSAGES" / "graphrag_ui.po").open("rb") as f:
-        entries = {m.id: m.string for m in read_po(f) if m.id and m.string and not m.context}
-    return {
-        en: zh for en, zh in entries.items() if re.search(r"[A-Za-z]", i18n._FIELD.sub("", en))
-    }  # "{a}: {b}" matches anything
+def unmarked(found: list[Template]) -> list[str]:
+    """``file:line  sample`` for each text that reaches a reader without being one ``msg`` call's text."""
+    return [
+        f"{t.file}:{t.line}  {t.sample()[0]!r}"
+        for t in found
+        if not t.marked and t.file not in CLI_ONLY and t.sample()[0] not in NAMES
+    ]
 
 
-GETTEXT = _gettext_entries()
-
-
-def _own_entry(text: str) -> str | None:
-    """The catalogue key that translates ``text`` by itself (exactly or as its template)."""
-    if text in ZH_TEXTS or text in GETTEXT:
-        return text
-    return next((en for en in [*ZH_TEXTS, *GETTEXT] if fields(en) and template_pattern(en).match(text)), None)
-
-
-def _zh(text: str) -> str:
-    """``text`` in Chinese by the old tables, else by the gettext entry whose template it matches."""
-    zh = translate(text, "zh")
-    if zh != text or text not in GETTEXT and not any(fields(en) and template_pattern(en).match(text) for en in GETTEXT):
-        return zh
-    if text in GETTEXT:
-        return GETTEXT[text]
-    for en, zh_template in GETTEXT.items():
-        match = fields(en) and template_pattern(en).match(text)
-        if match:
-            return i18n._FIELD.sub(lambda m, values=match.groupdict(): values[m.group(1)], zh_template)
-    return zh
-
-
-def untranslated(found: list[Template]) -> list[str]:
-    """``file:line  sample  (why)`` for each template without a Chinese entry of its own."""
-    problems = []
-    for template in found:
-        text, values = template.sample()
-        if template.file in CLI_ONLY or text in NAMES:
-            continue
-        zh = _zh(text)
-        why = ""
-        if _own_entry(text) is None:
-            why = "no catalogue entry"
-        elif zh == text or not CJK.search(zh):
-            why = "not Chinese"
-        elif not all(v in zh for v in values):
-            why = "a value is lost"
-        if why:
-            problems.append(f"{template.file}:{template.line}  {text!r}  ({why})")
-    return problems
-
-
-def test_every_error_and_warning_has_its_own_chinese(found):
-    problems = untranslated(found)
-    assert not problems, f"{len(problems)} message(s) without Chinese:\n" + "\n".join(problems)
+def test_every_error_warning_and_note_is_marked_for_translation(found):
+    problems = unmarked(found)
+    assert not problems, f"{len(problems)} message(s) not marked with msg():\n" + "\n".join(problems)
 
 
 def test_the_source_reader_finds_every_kind_of_message(found):
@@ -132,21 +84,45 @@ def test_the_source_reader_finds_every_kind_of_message(found):
     assert set(NAMES) <= samples, "a name in NAMES is no longer in the source: drop it"
 
 
-def test_a_missing_entry_is_reported(found, monkeypatch):
-    """Delete one entry of each shape (exact, templated): the check names exactly those messages."""
-    for key in ("the manifest is damaged: {what}", "the index has no entities"):
-        for entries in (ZH_TEXTS, GETTEXT):  # an old-table key, or a gettext one once marked with msg
-            monkeypatch.delitem(entries, key, raising=False)
-    i18n._message_patterns.cache_clear()
-    i18n._translate.cache_clear()
-    try:
-        problems = untranslated(found)
-    finally:
-        monkeypatch.undo()
-        i18n._message_patterns.cache_clear()
-        i18n._translate.cache_clear()
-    assert len(problems) == 2 and all("no catalogue entry" in p for p in problems), problems
-    assert {p.split("  ")[1] for p in problems} == {"'the manifest is damaged: ⟦0⟧'", "'the index has no entities'"}
+def test_an_unmarked_message_is_reported(tmp_path, monkeypatch):
+    """The reader tells a marked message from an f-string, a literal and a message glued to other text."""
+    package = tmp_path / "graphrag_ui"
+    package.mkdir()
+    (package / "planted.py").write_text(
+        textwrap.dedent(
+            """
+            from graphrag_ui.errors import UserError
+            from graphrag_ui.i18n import msg
+
+
+            def check(path, n):
+                if n < 0:
+                    raise UserError(msg("count {n} is negative", n=n), where=path, fix=msg("give a count"))
+                if n == 0:
+                    raise UserError(f"count {n} is zero", where=path)
+                if n == 1:
+                    raise UserError("one is not enough", fix=msg("give two") + " or more")
+
+
+            def reason(c, n):
+                c.why = msg("picked #{n}", n=n)
+                return Candidate("id", "label", {}, 0, f"kept #{n}", dropped="over the budget")
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(message_sources, "PACKAGE", package)
+    found = {t.sample()[0]: t.marked for t in templates()}
+    assert found == {
+        "count ⟦0⟧ is negative": True,
+        "give a count": True,
+        "count ⟦0⟧ is zero": False,
+        "one is not enough": False,
+        "give two or more": False,
+        "picked #⟦0⟧": True,
+        "kept #⟦0⟧": False,
+        "over the budget": False,
+    }
 
 
 def test_cli_only_modules_are_not_used_by_the_app():
@@ -157,15 +133,8 @@ def test_cli_only_modules_are_not_used_by_the_app():
         assert not [p.name for p in ui_sources if dotted in p.read_text(encoding="utf-8")], module
 
 
-def test_no_catalogue_key_is_all_placeholders():
-    """A key like "{a}: {b}" would match any message and hide a missing one."""
-    assert not [en for en in ZH_TEXTS if not re.search(r"[A-Za-z]", i18n._FIELD.sub("", en))]
-
-
 def test_an_error_carried_as_text_translates_with_its_where_kept():
     """A model error reaches the answer and the map-call notes as ``exc.message``: what/fix in zh, where kept."""
-    from graphrag_ui.errors import UserError
-    from graphrag_ui.i18n import msg
     from graphrag_ui.llm_client.errors import explain
     from graphrag_ui.llm_client.settings import LLMSettings
 
@@ -191,10 +160,17 @@ def test_an_error_carried_as_text_translates_with_its_where_kept():
     assert translate(note, "zh").startswith(
         "2 次映射调用中有 1 次失败（第一个：批次 1：model openai/m at http://127.0.0.1:9/v1: 服务商"
     )
-    skipped = UserError("is UTF-16 text, not UTF-8", "u.txt", "re-save the file as UTF-8")
-    joined = f"no usable documents (x.pdf: ignored (only .txt and .md are read); {skipped})"
-    assert (
-        translate(joined, "zh")
-        == "没有可用的文档（x.pdf：已忽略（只读取 .txt 和 .md）；u.txt: 是 UTF-16 文本，不是 UTF-8 — 请把文件另存为 UTF-8）"
-    )
-    assert translate("a sentence no catalogue knows — and a fix it does not know either", "zh").startswith("a sentence")
+    assert translate("a sentence no catalogue knows", "zh") == "a sentence no catalogue knows"  # data, not a message
+
+
+def test_skipped_files_are_named_and_their_reasons_translated(tmp_path):
+    from graphrag_ui.errors import UserError
+    from graphrag_ui.i18n import error_text
+    from graphrag_ui.index.builder.documents import read_documents
+
+    (tmp_path / "x.pdf").write_bytes(b"%PDF")
+    (tmp_path / "u.txt").write_bytes("hello".encode("utf-16"))
+    with pytest.raises(UserError) as caught:
+        read_documents(tmp_path)
+    zh = error_text(caught.value, "zh")
+    assert "x.pdf" in zh and "u.txt" in zh and "没有可用的文档" in zh and "ignored" not in zh

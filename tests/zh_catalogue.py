@@ -20,7 +20,6 @@ from pathlib import Path
 
 from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui.i18n import ZH_TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -238,12 +237,12 @@ def template_pattern(template: str) -> re.Pattern[str]:
 
 
 def zh_texts() -> list[str]:
-    """Every Chinese text of the zh gettext catalogue (and of the old tables, while they last)."""
+    """Every Chinese text of the zh gettext catalogue."""
     from babel.messages.pofile import read_po
 
     with (ROOT / "graphrag_ui" / "locales" / "zh_CN" / "LC_MESSAGES" / "graphrag_ui.po").open("rb") as f:
         catalog = read_po(f)
-    return [m.string for m in catalog if m.id and m.string] + list(ZH_TEXTS.values())
+    return [m.string for m in catalog if m.id and m.string]
 
 
 def _templates() -> list[re.Pattern[str]]:

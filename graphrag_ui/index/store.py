@@ -47,7 +47,7 @@ from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import tables, validate, vectorstore
+from graphrag_ui.index import tables, validate, vector_server, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
@@ -348,7 +348,7 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     if engine not in ("local", "server"):
         raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
     if engine == "server":
-        vectors = vectorstore.server_tables(folder, storage)
+        vectors = vector_server.server_tables(folder, storage)
     else:
         vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}

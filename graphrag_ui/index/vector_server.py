@@ -1,4 +1,4 @@
-"""A mode's vector top-k on a chroma server's HNSW, for an index opened with ``vectors="server"``.
+"""A mode's vector top-k on a chroma server's HNSW, for an index opened with ``vectors="server"`` (``server_tables``).
 
 The modes search through ``recall.vector_topk`` (nano-graphrag, LightRAG) and
 ``ms.vector_search.lance_knn`` (GraphRAG). Both keep their exact numpy arithmetic for an ordinary
@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import UserError
+from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import validate, vectorstore
 from graphrag_ui.index.model import VectorTable
 
 ENGINES = ("local", "server")
@@ -234,3 +235,66 @@ def exact_table(table: ServerTable) -> VectorTable | None:
     if table._exact is None and table.mirror is not None and table.mirror.is_file():
         table._exact = VectorTable(table.ids, np.load(table.mirror, mmap_mode="r", allow_pickle=False))
     return table._exact
+
+
+def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTable]:
+    """Tables that search the index's chroma server collections: ids only, no ``.npy`` matrix is read.
+
+    The collections must hold the manifest's counts (a half-written or foreign collection would
+    answer with rows this index does not know)."""
+    section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
+    if section and chroma.get("mode") != "server":
+        raise UserError(
+            msg(
+                "this index keeps its vectors locally (chroma: {mode}), not on a chroma server",
+                mode=chroma.get("mode", "none"),
+            ),
+            where=str(folder),
+            fix=msg("query with --vectors local, or re-save it with CHROMA_HOST/CHROMA_PORT set"),
+        )
+    host, port = vectorstore.server_from_env() or (chroma.get("host"), chroma.get("port"))
+    counts = vectorstore.chroma_counts(chroma, folder) if section else {}
+    out: dict[str, VectorTable] = {}
+    for kind, meta in section.items():
+        name = chroma["collections"].get(kind)
+        if counts.get(kind) != meta["rows"]:
+            what = (
+                msg(
+                    "the chroma collection {name} is not on the server at {where} "
+                    "(the manifest says it holds {rows} vectors)",
+                    name=repr(name),
+                    where=f"{host}:{port}",
+                    rows=meta["rows"],
+                )
+                if kind not in counts
+                else msg(
+                    "the chroma collection {name} on {where} holds {n} vectors but the manifest says {rows}",
+                    name=repr(name),
+                    where=f"{host}:{port}",
+                    n=counts[kind],
+                    rows=meta["rows"],
+                )
+            )
+            raise UserError(
+                what,
+                where=str(folder),
+                fix=msg(
+                    "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
+                ),
+            )
+        ids_file = folder / "vectors" / f"{kind}.ids.json"
+        if not ids_file.is_file():
+            raise IndexFormatError(
+                msg("the ids file of the server's vectors is missing"), where=str(ids_file), fix=validate.REBUILD
+            )
+        ids = validate.read_ids(ids_file)
+        if len(ids) != meta["rows"]:
+            raise IndexFormatError(
+                msg("{ids} ids but the manifest says {rows}", ids=len(ids), rows=meta["rows"]),
+                where=str(ids_file),
+                fix=validate.REBUILD,
+            )
+        npy = folder / "vectors" / f"{kind}.npy"
+        empty = np.zeros((0, meta["dim"]), dtype=np.float32)
+        out[kind] = ServerTable(ids, empty, kind, name, host, int(port), npy if npy.is_file() else None)
+    return out

@@ -20,7 +20,6 @@ _DATA_COLUMNS = {
     "chunks": ["doc_id", "text"],
 }
 _PREVIEW = 300
-REASON_COLUMNS = ["why", "dropped"]
 
 
 def _cell(value: object) -> object:
@@ -31,7 +30,8 @@ def _cell(value: object) -> object:
     return text if len(text) <= _PREVIEW else text[:_PREVIEW] + "…"
 
 
-def candidate_rows(kind: str, items: list[Candidate]) -> pd.DataFrame:
+def candidate_rows(kind: str, items: list[Candidate], lang: str = "en") -> pd.DataFrame:
+    """One row per candidate; its reasons in ``lang`` (translated here: a data frame keeps text, not messages)."""
     columns = ["order", "id", "label", "score", "rank", "tokens", "why"]
     extra = _DATA_COLUMNS.get(kind, [])
     rows = []
@@ -43,13 +43,13 @@ def candidate_rows(kind: str, items: list[Candidate]) -> pd.DataFrame:
             "score": None if c.score is None else round(float(c.score), 4),
             "rank": c.rank,
             "tokens": c.tokens,
-            "why": c.why,
+            "why": translate(c.why, lang),
         }
         for name in extra:
             if name in c.data:
                 row[name] = _cell(c.data[name])
         if not c.in_context:
-            row["dropped"] = c.dropped
+            row["dropped"] = translate(c.dropped, lang)
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -57,23 +57,12 @@ def candidate_rows(kind: str, items: list[Candidate]) -> pd.DataFrame:
     return frame
 
 
-def in_language(frame: pd.DataFrame, columns: list[str], lang: str) -> pd.DataFrame:
-    """``frame`` with the reason ``columns`` (those present) in ``lang``; other cells untouched."""
-    if lang == "en" or frame.empty:
-        return frame
-    frame = frame.copy()
-    for name in columns:
-        if name in frame.columns:
-            frame[name] = [translate(v, lang) if isinstance(v, str) else v for v in frame[name]]
-    return frame
-
-
 def split_tables(result: Retrieval, kind: str, lang: str = "en") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(in-context rows in context order, dropped rows with their reason), reasons in ``lang``."""
     items = result.candidates(kind)
-    kept = candidate_rows(kind, [c for c in items if c.in_context])
-    dropped = candidate_rows(kind, [c for c in items if not c.in_context])
-    return in_language(kept, REASON_COLUMNS, lang), in_language(dropped, REASON_COLUMNS, lang)
+    kept = candidate_rows(kind, [c for c in items if c.in_context], lang)
+    dropped = candidate_rows(kind, [c for c in items if not c.in_context], lang)
+    return kept, dropped
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
