@@ -1,4 +1,4 @@
-"""``python -m graphrag_ui build|import|reembed|query|bench``.
+"""``python -m graphrag_ui build|import|reembed|query|sweep|bench``.
 
 Each subcommand lives beside the code it drives (a module with ``add_arguments`` and ``run``);
 this file only dispatches and turns user errors into one clear line on stderr (exit 2).
@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("graphrag_ui.index.importers.command", "import a nano-graphrag / LightRAG / GraphRAG directory"),
     "reembed": ("graphrag_ui.index.reembed", "re-embed an index's vectors with another embedder"),
     "query": ("graphrag_ui.query_cli", "run a retrieval mode (and the LLM answer) for a question"),
+    "sweep": ("graphrag_ui.sweep_cli", "run a mode across a range of one parameter: what enters and leaves"),
     "bench": ("graphrag_ui.bench", "print retrieval timings for an index"),
 }
 

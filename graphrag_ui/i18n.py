@@ -73,6 +73,17 @@ def joined(*parts: str) -> str:
     return out
 
 
+def listed(*parts: str) -> str:
+    """Items of one list joined with ", ", each translated on its own (Chinese lists use "，")."""
+    kept = [p for p in parts if p]
+    if not kept:
+        return ""
+    out = kept[0]
+    for part in kept[1:]:
+        out = msg("{first}, {then}", first=out, then=part)
+    return out
+
+
 @functools.cache
 def _catalogue(lang: str) -> gettext.NullTranslations:
     code = _GETTEXT_LANGUAGE.get(lang)

@@ -1,0 +1,159 @@
+"""Run one mode across a range of one parameter: what each step recalls, and when each item enters or leaves.
+
+"What does top_k do here?" is answered by running the retrieval at every value (context only: no answer
+and no map calls; LightRAG keywords are resolved once and reused, so every step sees the same ones)
+and recording, per step, the items in the context and the tokens per section. An item *enters* at the
+first step whose context holds it and *leaves* at the first later step whose context does not.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
+from graphrag_ui.index.model import Index
+from graphrag_ui.query import resolve_keywords, run_query
+from graphrag_ui.retrieval.core.change import context_tokens
+from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
+from graphrag_ui.retrieval.registry import get_mode
+
+MAX_STEPS = 200
+
+
+@dataclass
+class Step:
+    value: Any
+    counts: dict[str, int]  # kind -> items in the context
+    tokens: int  # the whole context
+    sections: dict[str, int]  # section -> tokens used
+    ids: dict[str, list[str]]  # kind -> ids in the context, in context order
+    ms: float  # the retrieval's own time (context build and embedding)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ItemSpan:
+    kind: str
+    id: str
+    label: str
+    present: list[bool]  # per step: in the context
+
+    @property
+    def enters(self) -> int | None:
+        """Index of the first step whose context holds the item."""
+        return next((i for i, here in enumerate(self.present) if here), None)
+
+    @property
+    def leaves(self) -> int | None:
+        """Index of the first step after ``enters`` whose context no longer holds it (None: it stays)."""
+        start = self.enters
+        if start is None:
+            return None
+        return next((i for i in range(start + 1, len(self.present)) if not self.present[i]), None)
+
+
+@dataclass
+class Sweep:
+    mode: str
+    query: str
+    param: str
+    values: list[Any]
+    steps: list[Step]
+    items: list[ItemSpan]  # every item in some step's context, by kind then first appearance
+    keywords: Keywords = field(default_factory=Keywords)
+
+
+def parse_values(spec_type: str, text: str) -> list[Any]:
+    """``5:80:5`` (start:stop:step, both ends included) or ``5,10,20``, as the parameter's type."""
+    cast = int if spec_type == "int" else float
+    text = text.strip()
+    try:
+        if ":" in text:
+            parts = [cast(p) for p in text.split(":")]
+            if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
+                raise ValueError
+            start, stop, step = parts
+            n = int(math.floor((stop - start) / step + 1e-9)) + 1
+            values = [start + i * step for i in range(n)]
+            if cast is float:
+                values = [round(v, 10) for v in values]
+        else:
+            values = [cast(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise UserError(
+            msg("cannot read the sweep range {text!r}", text=text),
+            fix=msg("write START:STOP:STEP (e.g. 5:80:5) or a list (5,10,20)"),
+        ) from None
+    if not values:
+        raise UserError(msg("the sweep range {text!r} holds no value", text=text), fix=msg("e.g. 5:80:5"))
+    if len(values) > MAX_STEPS:
+        raise UserError(
+            msg("the sweep range {text!r} has {n} steps, more than {limit}", text=text, n=len(values), limit=MAX_STEPS),
+            fix=msg("use a larger step"),
+        )
+    return list(dict.fromkeys(values))
+
+
+def sweepable(mode: str) -> list[str]:
+    """The parameters of ``mode`` a sweep can vary: its numbers."""
+    return [p.name for p in get_mode(mode).params if p.type in {"int", "float"}]
+
+
+def run_sweep(
+    index: Index,
+    mode: str,
+    query: str,
+    params: dict[str, Any],
+    param: str,
+    values: list[Any],
+    *,
+    hl: list[str] | None = None,
+    ll: list[str] | None = None,
+    llm_settings: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Sweep:
+    """Run ``mode`` once per value of ``param`` (the other parameters as given); see the module docstring."""
+    spec = get_mode(mode)
+    known = {p.name: p for p in spec.params}
+    if param not in known or known[param].type not in {"int", "float"}:
+        raise UserError(
+            msg("{mode} has no numeric parameter {param}", mode=mode, param=param),
+            fix=msg("sweep one of: {names}", names=", ".join(sweepable(mode))),
+        )
+    values = [known[param].coerce(v) for v in values]
+    keywords = None
+    if spec.uses_keywords:
+        keywords = resolve_keywords(index, query, hl, ll, llm_settings, [])
+    steps: list[Step] = []
+    labels: dict[tuple[str, str], str] = {}
+    for i, value in enumerate(values):
+        if cancelled is not None and cancelled():
+            break
+        start = time.perf_counter()
+        result = run_query(index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings)
+        steps.append(_step(value, result, (time.perf_counter() - start) * 1000))
+        for kind in KINDS:
+            for c in result.candidates(kind):
+                if c.in_context:
+                    labels.setdefault((kind, c.id), c.label)
+        if progress is not None:
+            progress(i + 1, len(values))
+    items = [
+        ItemSpan(kind, cid, label, [cid in set(s.ids[kind]) for s in steps]) for (kind, cid), label in labels.items()
+    ]
+    items.sort(key=lambda it: (KINDS.index(it.kind), it.enters if it.enters is not None else len(steps)))
+    return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
+
+
+def _step(value: Any, result: Retrieval, ms: float) -> Step:
+    ids = {kind: result.selected_ids(kind) for kind in KINDS}
+    sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
+    return Step(
+        value, {k: len(v) for k, v in ids.items()}, context_tokens(result), sections, ids, ms, list(result.warnings)
+    )
