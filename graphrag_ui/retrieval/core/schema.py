@@ -64,6 +64,15 @@ class ParamSpec:
         return value
 
 
+ANSWER_PROMPT = msg("Answer shape requested in the answer prompt.")
+REDUCE_PROMPT = msg("Answer shape requested in the reduce prompt.")
+
+
+def response_type(help_text: str = ANSWER_PROMPT) -> ParamSpec:
+    """``response_type``: the answer shape nano-graphrag and GraphRAG write into their prompts."""
+    return ParamSpec("response_type", "str", "Multiple Paragraphs", help_text)
+
+
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 

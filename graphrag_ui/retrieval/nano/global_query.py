@@ -26,7 +26,7 @@ from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
@@ -303,7 +303,7 @@ PARAMS = (
         128000,
         256,
     ),
-    nano_params.response_type(msg("Answer shape requested in the reduce prompt.")),
+    response_type(REDUCE_PROMPT),
 )
 
 SPECS = [

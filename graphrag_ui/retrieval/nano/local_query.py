@@ -28,7 +28,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -360,7 +360,7 @@ PARAMS = (
         msg("Keep only the best community report (applied after the budget cut)."),
     ),
     nano_params.threshold(msg("Cosine similarity an entity must reach; the search stops at the first one below.")),
-    nano_params.response_type(msg("Answer shape requested in the answer prompt.")),
+    response_type(),
     *recall_params(msg("Entity recall: vector (nano), ilike (catalog) or hybrid (seed 003).")),
 )
 

@@ -21,7 +21,7 @@ from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -140,7 +140,7 @@ PARAMS = (
         100,
     ),
     nano_params.threshold(msg("Cosine similarity a chunk must reach; the search stops at the first one below.")),
-    nano_params.response_type(msg("Answer shape requested in the answer prompt.")),
+    response_type(),
 )
 
 SPECS = [

@@ -24,8 +24,3 @@ def top_k(help_text: str) -> ParamSpec:
 def threshold(help_text: str) -> ParamSpec:
     """nano's ``query_better_than_threshold``; ``help_text`` names the item ("Cosine similarity an entity …")."""
     return ParamSpec("query_better_than_threshold", "float", 0.2, help_text, -1.0, 1.0, 0.01)
-
-
-def response_type(help_text: str) -> ParamSpec:
-    """nano's ``response_type``; ``help_text`` names the prompt ("Answer shape requested in the answer prompt.")."""
-    return ParamSpec("response_type", "str", "Multiple Paragraphs", help_text)

@@ -20,7 +20,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn
@@ -126,7 +126,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 PARAMS = (
     ParamSpec("k", "int", 10, msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
     ParamSpec("max_context_tokens", "int", 12000, msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the answer prompt.")),
+    response_type(),
 )
 
 SPECS = [

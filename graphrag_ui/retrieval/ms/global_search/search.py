@@ -18,7 +18,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
@@ -208,7 +208,7 @@ PARAMS = (
         10,
         1,
     ),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the reduce prompt.")),
+    response_type(REDUCE_PROMPT),
 )
 
 SPECS = [

@@ -22,7 +22,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms.vector_search import lance_knn
@@ -383,7 +383,7 @@ PARAMS = (
     ),
     ParamSpec("use_community_summary", "bool", False, msg("Use the report summary instead of its full content.")),
     ParamSpec("min_community_rank", "float", 0, msg("Skip reports rated below this."), 0, 10, 0.5),
-    ParamSpec("response_type", "str", "Multiple Paragraphs", msg("Answer shape requested in the answer prompt.")),
+    response_type(),
     *recall_params(msg("Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).")),
 )
 
