@@ -36,7 +36,7 @@ function defaultView(box, data) {
   // nor so close that a three-node graph fills the screen
   const network = box.__network;
   const focus = (data.focus || []).filter((id) => box.__nodes.get(id));
-  network.fit({ nodes: focus.length ? focus : undefined, animation: false });
+  network.fit({ nodes: focus.length ? focus : box.__nodes.getIds(), animation: false });
   const scale = network.getScale();
   if (scale >= data.minScale && scale <= data.maxScale) { return; }
   let position = network.getViewPosition();
@@ -106,15 +106,27 @@ function fitHeight(root, box, data) {
   box.style.height = height + "px";
   const network = box.__network;
   if (!network) { return; }
+  // entering fullscreen: the whole drawing; leaving it: back to the analyst's view, as the button saw
+  // it just before the switch (during the switch the canvas and the camera disagree)
   network.setSize("100%", height + "px");
-  if (full && !box.__beforeFullscreen) {
-    // entering fullscreen: show the whole drawing; leaving it: back to the analyst's view
-    box.__beforeFullscreen = { position: network.getViewPosition(), scale: network.getScale() };
-    defaultView(box, data);
-  } else if (!full && box.__beforeFullscreen) {
-    network.moveTo({ ...box.__beforeFullscreen, animation: false });
+  if (full && !box.__inFullscreen) {
+    box.__inFullscreen = true;
+    afterResize(box, () => defaultView(box, { ...data, focus: [], minScale: data.minScale * 0.8 }));
+  } else if (!full && box.__inFullscreen) {
+    box.__inFullscreen = false;
+    const before = box.__beforeFullscreen;
     box.__beforeFullscreen = null;
+    if (before) { afterResize(box, () => network.moveTo({ ...before, animation: false })); }
   }
+}
+
+function afterResize(box, then) {
+  // vis rescales the camera after each resize of its canvas (and the fullscreen switch resizes it in
+  // steps): apply the view after every such resize for a moment, and once more at the end
+  const apply = () => { then(); saveView(box); };
+  box.__afterResize = apply;
+  clearTimeout(box.__afterResizeTimer);
+  box.__afterResizeTimer = setTimeout(() => { box.__afterResize = null; apply(); }, 600);
 }
 
 function wire(root, box) {
@@ -126,6 +138,8 @@ function wire(root, box) {
     if (root.fullscreenElement === wrap || document.fullscreenElement === wrap) {
       document.exitFullscreen();
     } else if (wrap.requestFullscreen) {
+      const network = box.__network;
+      box.__beforeFullscreen = network ? { position: network.getViewPosition(), scale: network.getScale() } : null;
       wrap.requestFullscreen();
     }
   };
@@ -138,6 +152,7 @@ function build(box, data) {
   const network = new window.vis.Network(box, { nodes: box.__nodes, edges: box.__edges }, data.options);
   box.__network = network;
   box.__options = JSON.stringify(data.options);
+  network.on("resize", () => setTimeout(() => { if (box.__afterResize) { box.__afterResize(); } }, 0));
   let clickTimer = null;
   network.on("click", (params) => {
     if (!params.nodes || !params.nodes.length) { return; }
@@ -150,21 +165,27 @@ function build(box, data) {
     clearTimeout(clickTimer);
     if (params.nodes && params.nodes.length) { box.__trigger("node_expand", params.nodes[0]); }
   });
-  network.on("zoom", () => saveView(box));
+  const userMoved = () => { box.__afterResize = null; clearTimeout(box.__afterResizeTimer); };  // the analyst wins
+  network.on("zoom", () => { userMoved(); saveView(box); });
+  network.on("dragStart", userMoved);
   network.on("dragEnd", (params) => { if (!params.nodes || !params.nodes.length) { saveView(box); } });
 }
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   if (!data || !data.nodes) { return; }
+  const root = parentElement;
+  const box = root.querySelector(".net");
+  box.__trigger = setTriggerValue;
   if (!window.vis) {
+    if (!data.vislib) {  // sent once per session: this page does not have it (yet), ask again
+      setTriggerValue("need_vislib", String(Date.now()));
+      return;
+    }
     const script = document.createElement("script");
     script.textContent = data.vislib;  // vis-network from pyvis's wheel, inlined: never a URL
     document.head.appendChild(script);
   }
-  const root = parentElement;
-  const box = root.querySelector(".net");
-  box.__trigger = setTriggerValue;
   box.__data = data;
   for (const button of root.querySelectorAll("button[data-act]")) {
     button.textContent = data.text[button.dataset.act];

@@ -7,8 +7,9 @@ the SAME node/edge dicts and options as the standalone pyvis page (``graph_view.
 with ``setTriggerValue("node_expand", id)``, and keeps the analyst's zoom and pan across reruns
 (``graph_component.js``). Fit, fullscreen and the PNG export are done by its own script, offline.
 
-vis-network comes from pyvis's own wheel (no CDN): its source travels in ``data`` and is injected
-once per page as an inline <script> (``script.textContent``, never a URL). Labels and titles are
+vis-network comes from pyvis's own wheel (no CDN): its source travels in ``data`` on the session's
+first graph and is injected once per page as an inline <script> (``script.textContent``, never a
+URL); later runs leave it out (a page without it asks for it with ``need_vislib``). Labels and titles are
 handed to ``vis.DataSet`` as data: vis draws labels on the canvas and renders string titles as
 text, and the legend and buttons are written with ``textContent`` — nothing from the index is
 parsed as HTML. Every word the component shows comes from Python, in the UI language.
@@ -28,6 +29,7 @@ from graphrag_ui.i18n import t
 from graphrag_ui.ui.graph_view import GraphElements
 
 COMPONENT_NAME = "graphrag_ui_graph"
+LIB_SENT = "_graph_vislib_sent"  # this session's page has vis-network already (~470 kB not sent again)
 MIN_SCALE = 0.68  # the default view never zooms out further: labels stay 10 px or more
 MAX_SCALE = 1.2
 
@@ -116,6 +118,7 @@ def component_data(
     dark: bool,
     png_name: str = "graph.png",
     anchor: str | None = None,
+    vislib: bool = True,
 ) -> dict:
     legend = [{"colour": r["colour"], "text": f"{r['title'] or r['name']} ({r['nodes']})"} for r in built.legend]
     text = component_text(lang, len(built.nodes))
@@ -135,7 +138,7 @@ def component_data(
         "background": "#0e1117" if dark else "#ffffff",
         "pngName": png_name,
         "sig": _signature(built, options, height, view_key, text),
-        "vislib": _vis_source(),
+        "vislib": _vis_source() if vislib else "",
     }
 
 
@@ -163,12 +166,18 @@ def clickable_graph(
         dark=dark,
         png_name=png_name,
         anchor=anchor,
+        vislib=not st.session_state.get(LIB_SENT, False),
     )
     result = _component()(
         key=key,
         data=data,
         on_node_click_change=lambda: None,
         on_node_expand_change=lambda: None,
+        on_need_vislib_change=lambda: None,
         height=height + 90,
     )
+    if getattr(result, "need_vislib", None):  # a page that lost it (reloaded on the same session): once more
+        st.session_state[LIB_SENT] = False
+        st.rerun()
+    st.session_state[LIB_SENT] = True
     return GraphEvents(getattr(result, "node_click", None), getattr(result, "node_expand", None))

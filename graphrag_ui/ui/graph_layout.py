@@ -22,6 +22,7 @@ import numpy as np
 
 GAP = 6.0  # px between two label boxes
 LABEL_PAD = 3.0  # px vis leaves between a node and its label
+ASPECT = 1.5  # a fresh layout is this much wider than tall (screens are)
 
 
 @dataclass(frozen=True)
@@ -86,27 +87,30 @@ def _initial(names, index_of, neighbours, known, centre, spread, rng) -> np.ndar
 
 
 def _forces(pos, adjacency, fixed, k, iterations, gravity) -> np.ndarray:
-    """Fruchterman–Reingold with a weak pull to the middle (keeps separate pieces together)."""
+    """Fruchterman–Reingold with a weak pull to the middle (keeps separate pieces together), in float32."""
     n = len(pos)
     if n < 2:
         return pos
-    extent = max(np.ptp(pos[:, 0]), np.ptp(pos[:, 1]), k)
+    pos = pos.astype(np.float32)
+    adjacency = adjacency.astype(np.float32)
+    extent = max(float(np.ptp(pos[:, 0])), float(np.ptp(pos[:, 1])), k)
     temperature = 0.12 * extent
     cool = temperature / (iterations + 1)
     free = ~fixed
+    k2 = np.float32(k * k)
     for _ in range(iterations):
         dx = pos[:, 0, None] - pos[None, :, 0]
         dy = pos[:, 1, None] - pos[None, :, 1]
-        dist = np.clip(np.hypot(dx, dy), 0.5, None)
-        strength = k * k / dist**2 - adjacency * dist / k
+        dist2 = np.maximum(dx * dx + dy * dy, np.float32(0.25))
+        strength = k2 / dist2 - adjacency * np.sqrt(dist2) / np.float32(k)
         np.fill_diagonal(strength, 0.0)
         move = np.stack([(dx * strength).sum(axis=1), (dy * strength).sum(axis=1)], axis=1)
-        move -= gravity * (pos - pos.mean(axis=0))
-        length = np.clip(np.hypot(move[:, 0], move[:, 1]), 1e-9, None)
+        move -= np.float32(gravity) * (pos - pos.mean(axis=0))
+        length = np.maximum(np.hypot(move[:, 0], move[:, 1]), np.float32(1e-9))
         step = move * (np.minimum(length, temperature) / length)[:, None]
         pos[free] += step[free]
         temperature -= cool
-    return pos
+    return pos.astype(float)
 
 
 def _spiral(batch: int, start: int, step: float, aspect: float) -> np.ndarray:
@@ -156,16 +160,20 @@ def place(preferred: np.ndarray, spans: np.ndarray, fixed: np.ndarray, order: li
     return pos
 
 
-def _roomy(pos: np.ndarray, spans: np.ndarray, room: float = 2.2) -> np.ndarray:
-    """Spread a fresh layout about its middle until its box is ``room`` times the labels' area: a crowded
-    force layout (a hub's leaves on one ring) would otherwise send most labels on long walks."""
+def _roomy(pos: np.ndarray, spans: np.ndarray, room: float = 2.2, aspect: float = ASPECT) -> np.ndarray:
+    """Shape a fresh layout like a screen (``aspect`` wide), then spread it about its middle until its box
+    is ``room`` times the labels' area: a crowded force layout (a hub's leaves on one ring) would
+    otherwise send most labels on long walks."""
     if len(pos) < 3:
         return pos
+    middle = pos.mean(axis=0)
+    width, height = max(float(np.ptp(pos[:, 0])), 1.0), max(float(np.ptp(pos[:, 1])), 1.0)
+    stretch = math.sqrt(aspect * height / width)
+    pos = middle + (pos - middle) * np.array([stretch, 1 / stretch])
     need = float(np.sum(spans[:, 0] * spans[:, 1])) * room
     have = max(float(np.ptp(pos[:, 0]) * np.ptp(pos[:, 1])), 1.0)
     if have >= need:
         return pos
-    middle = pos.mean(axis=0)
     return middle + (pos - middle) * math.sqrt(need / have)
 
 
@@ -219,7 +227,7 @@ def layout(
     spread = k * math.sqrt(len(names)) / 2
     pos = _initial(names, index_of, neighbours, known, centre, spread, rng)
     fixed = np.array([n in known for n in names])
-    iterations = 120 if len(names) <= 150 else 30
+    iterations = 120 if len(names) <= 150 else max(20, 6000 // len(names))  # n² per step
     pos = _forces(pos, adjacency, fixed, k, iterations, gravity=0.02 if fixed.any() else 0.05)
     if not fixed.any():
         pos = _roomy(pos, spans)
