@@ -10,6 +10,7 @@ from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import state
 from graphrag_ui.ui.answer_view import answer_panel
+from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -118,9 +119,11 @@ warnings_box(result, lang)
 vector_search_note(result, lang)
 empty_state(result, lang)
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
+comparison = remember(result, index_key, "main")
+change_bar(result, comparison, lang, "main")
 left, right = st.columns([2, 3], gap="large")
 with left:
     result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
-    result_tabs(index, result, lang)
+    result_tabs(index, result, lang, comparison=comparison)
 run_summary(result, lang)

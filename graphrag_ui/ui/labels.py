@@ -35,6 +35,14 @@ KEYWORD_SOURCES = {
     "cache": msg("cache"),
 }
 EXTRACTORS = {"offline": msg("offline"), "llm": msg("LLM")}
+VIEW_LABELS = {
+    "graph": msg("Graph"),
+    "budget": msg("Budget"),
+    "trace": msg("Trace"),
+    "context": msg("Context"),
+    "batches": msg("Batches"),
+    "points": msg("Points"),
+}
 GRAPH_VIEWS = {"interactive": msg("Interactive (click a node)"), "standalone": msg("Standalone (pyvis)")}
 GRAPH_ROLES = {
     "seed": msg("recalled entity"),
