@@ -121,7 +121,7 @@ empty_state(result, lang)
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 comparison = remember(result, index_key, "main")
 change_bar(result, comparison, lang, "main")
-left, right = st.columns([2, 3], gap="large")
+left, right = st.columns([1, 2], gap="medium")
 with left:
     result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:

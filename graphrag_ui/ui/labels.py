@@ -40,6 +40,7 @@ VIEW_LABELS = {
     "budget": msg("Budget"),
     "trace": msg("Trace"),
     "context": msg("Context"),
+    "sweep": msg("Sweep"),
     "batches": msg("Batches"),
     "points": msg("Points"),
 }

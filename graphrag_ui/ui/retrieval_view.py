@@ -10,11 +10,14 @@ from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
+from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import graph_view, tables
 from graphrag_ui.ui.budget_view import budget_chart
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
+from graphrag_ui.ui.params import widget_key
+from graphrag_ui.ui.sweep_view import sweep_view
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -135,7 +138,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
 
 
 MAP_REDUCE = "map-reduce"  # batches and points of a map-reduce mode, one view with its own switch
-OTHER_VIEWS = ("graph", "budget", "trace", "context")
+OTHER_VIEWS = ("graph", "budget", "trace", "context", "sweep")
 
 
 def views_of(result: Retrieval) -> list[str]:
@@ -203,12 +206,22 @@ def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> 
         budget_chart(result, lang, before)
     elif view == "trace":
         trace_view(result, lang, key)
+    elif view == "sweep":
+        sweep_view(index, result, lang, key, _sidebar_keys(result) if key == "main" else {})
     else:
         if result.stages is not None:
             from graphrag_ui.ui.stages_view import reduce_context_view
 
             reduce_context_view(result, lang, key)
         context_panel(result, lang, key, show_text=result.stages is None)
+
+
+def _sidebar_keys(result: Retrieval) -> dict[str, str]:
+    """Parameter name -> the key of its sidebar widget on Explore (``params.widget_key``)."""
+    spec = get_mode(result.mode)
+    if spec.versions and result.params.get("version"):
+        spec = spec.for_version(result.params["version"])
+    return {p.name: widget_key(spec, p) for p in spec.params}
 
 
 def _stages(result: Retrieval, lang: str, key: str) -> None:
