@@ -206,8 +206,8 @@ def _synthetic(path: Path | None, tmp: Path, entities: int) -> Path:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--synthetic-10k", type=Path)
-    ap.add_argument("--synthetic-100k", type=Path)
+    ap.add_argument("--synthetic-10k", type=Path, help="the 10k-entity index folder (made when absent; 'skip': none)")
+    ap.add_argument("--synthetic-100k", type=Path, help="the 100k-entity index folder (made when absent; 'skip': none)")
     ap.add_argument("--mode", default="nano.local")
     ap.add_argument("--only", default="slider,views,keys,fresh,answer,graph")
     args = ap.parse_args()
@@ -232,6 +232,8 @@ def main() -> int:
         registry = {}
         if only & {"slider", "graph"}:
             for size, path in ((10_000, args.synthetic_10k), (100_000, args.synthetic_100k)):
+                if path is not None and path.name == "skip":
+                    continue
                 folder = _synthetic(path, tmp, size)
                 index = store.load(folder)
                 hub = max(index.entities, key=lambda e: index.graph.degree(e.name))
