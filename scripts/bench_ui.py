@@ -10,7 +10,7 @@ Every non-localhost request is blocked. Measured (seconds; medians of ``--runs``
   synthetic indexes (``scripts/make_synthetic_index.py``; made under a temporary folder when absent).
 - slider → updated table, fresh server: the first three presses on a server started for this index.
 - view click → view drawn: Entities ↔ Budget, alternately.
-- 20 quick presses: ArrowLeft 20 times, 40 ms apart → the summary of the last value; time after the last.
+- 20 quick presses: ArrowRight 20 times, 40 ms apart → the summary of the last value; time after the last.
 - first view, fresh server: navigation to Explore → the result views drawn (samples), three new servers.
 - first answer: "Generate answer" → the answer text, on a fresh server and again with the answer cache
   off, against the local OpenAI-compatible test server (which answers at once: what is measured is ours).
@@ -96,10 +96,10 @@ def quick_presses(browser, url: str, index_key: str, mode: str, name: str, quest
     slider, value = _slider(page, name)
     slider.focus()
     for _ in range(n):
-        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowRight")
         page.wait_for_timeout(40)
     start = time.perf_counter()
-    page.wait_for_function(SUMMARY_JS, arg=f"{name}={value - n} ", timeout=300_000, polling=10)
+    page.wait_for_function(SUMMARY_JS, arg=f"{name}={value + n} ", timeout=300_000, polling=10)
     took = time.perf_counter() - start
     page.close()
     assert not blocked, blocked
