@@ -19,7 +19,7 @@ from graphrag_ui.ui import tables
 from graphrag_ui.ui.tables import Marks
 
 TALL_ROW = 72  # px: three wrapped lines of a reason
-WRAP_AFTER = 70  # characters of the longest reason before rows grow
+WRAP_AFTER = 36  # characters of the longest reason before rows grow (a medium column holds ~36)
 SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
 
 
@@ -27,9 +27,7 @@ def column_config(lang: str) -> dict:
     """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
     cc = st.column_config
     return {
-        "change": cc.TextColumn(
-            t("change", lang), width="small", help=t("what moved since the run compared with", lang)
-        ),
+        "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with", lang)),
         "#": cc.NumberColumn(t("#", lang), width=48, help=t("order in which the mode found the item", lang)),
         "label": cc.TextColumn(t("label", lang), width="medium"),
         "score": cc.NumberColumn(
@@ -44,19 +42,20 @@ def column_config(lang: str) -> dict:
         "tokens": cc.NumberColumn(
             t("tokens", lang), width="small", help=t("tokens this row adds to the context", lang)
         ),
-        "why": cc.TextColumn(t("Why selected", lang), width="large"),
-        "dropped": cc.TextColumn(t("why dropped", lang), width="large"),
+        "why": cc.TextColumn(t("Why selected", lang), width="medium"),
+        "dropped": cc.TextColumn(t("why dropped", lang), width="medium"),
         "document": cc.TextColumn(t("document", lang), width="medium"),
         "text": cc.TextColumn(t("text", lang), width="large"),
     }
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The grid's frame: ``#`` from 1, the mark column only when something moved."""
+    """The grid's frame: ``#`` from 1, and always the mark column (a grid whose columns change from one
+    run to the next forgets its sort)."""
     frame = frame.copy()
     frame.insert(0, "#", frame["order"] + 1 if not frame.empty else pd.Series(dtype="int64"))
-    if "change" in frame.columns and not frame["change"].astype(bool).any():
-        frame = frame.drop(columns="change")
+    if "change" not in frame.columns:
+        frame.insert(0, "change", "")
     return frame
 
 

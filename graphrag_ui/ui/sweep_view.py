@@ -214,7 +214,24 @@ def _results(sweep: Sweep, lang: str, key: str, widget_keys: dict[str, str]) -> 
         )
     if st.session_state.pop(f"{key}_sweep_rerun_app", False):
         st.rerun(scope="app")
+    _steps_table(sweep, lang, key)
     _items_table(sweep, lang, key)
+
+
+def steps_frame(sweep: Sweep, lang: str) -> pd.DataFrame:
+    """One row per step: the value, the items per kind in the context and its tokens."""
+    rows = []
+    for step in sweep.steps:
+        row = {sweep.param: step.value}
+        row.update({label(KIND_LABELS, kind, lang): step.counts[kind] for kind in KINDS})
+        row[t("tokens", lang)] = step.tokens
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _steps_table(sweep: Sweep, lang: str, key: str) -> None:
+    st.caption(t("Items and tokens per step", lang))
+    st.dataframe(steps_frame(sweep, lang), hide_index=True, width="stretch", key=f"{key}_sweep_steps")
 
 
 def _clicked_value(event: Any) -> Any:
