@@ -250,11 +250,20 @@ def main() -> int:
                 for key, question in indexes.items():
                     if "slider" in only:
                         slider_runs(browser, url, key, args.mode, name, 2, question)  # warm the caches
-                        report(f"slider → table, warm  {key}", slider_runs(browser, url, key, args.mode, name, args.runs, question))
+                        report(
+                            f"slider → table, warm  {key}",
+                            slider_runs(browser, url, key, args.mode, name, args.runs, question),
+                        )
                     if "keys" in only and key.startswith("sample"):
-                        report(f"20 quick presses → settled  {key}", [quick_presses(browser, url, key, args.mode, name, "")])
+                        report(
+                            f"20 quick presses → settled  {key}",
+                            [quick_presses(browser, url, key, args.mode, name, "")],
+                        )
                 if "views" in only:
-                    report("view click → drawn  sample:en", view_clicks(browser, url, "sample:en", args.mode, args.runs, ""))
+                    report(
+                        "view click → drawn  sample:en",
+                        view_clicks(browser, url, "sample:en", args.mode, args.runs, ""),
+                    )
                 if "graph" in only and "path:synthetic-100k" in indexes:
                     index = store.load(registry["synthetic-100k"])
                     names = [e.name for e in sorted(index.entities, key=lambda e: -index.graph.degree(e.name))[5:8]]

@@ -46,7 +46,7 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
         st.info(
             t("No LLM configured: showing the prompt that would be sent. Configure a model on the Settings page.", lang)
         )
-        prompt_panel(result, lang)
+        prompt_panel(result, lang, key)
         return result
     store_key = _answer_key(result)
     retry_key = f"{key}_retry_pending"
@@ -70,7 +70,7 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
     reply = st.session_state.get(store_key)
     if reply is not None:
         _show_reply(reply, lang, retry_key)
-    prompt_panel(result, lang)
+    prompt_panel(result, lang, key)
     return result
 
 

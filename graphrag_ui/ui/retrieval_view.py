@@ -119,7 +119,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
     c1, c2 = st.columns(2)
     c1.download_button(
         t("Download context", lang),
-        result.context.encode("utf-8"),
+        lambda: result.context.encode("utf-8"),  # made on click: a context can be 10⁵ characters
         file_name="context.txt",
         mime="text/plain",
         key=f"{key}_ctx_dl",
@@ -128,7 +128,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
     )
     c2.download_button(
         t("Download Retrieval JSON", lang),
-        result.to_json().encode("utf-8"),
+        lambda: result.to_json().encode("utf-8"),  # made on click: every candidate of a large index
         file_name="retrieval.json",
         mime="application/json",
         key=f"{key}_json_dl",
@@ -146,8 +146,7 @@ def views_of(result: Retrieval) -> list[str]:
     return ([MAP_REDUCE] if result.stages is not None else []) + [*KINDS, *OTHER_VIEWS]
 
 
-def _view_label(view: str, result: Retrieval, lang: str) -> str:
-    counts = tables.counts(result)
+def _view_label(view: str, result: Retrieval, lang: str, counts: dict[str, tuple[int, int]]) -> str:
     if view in KINDS:
         return f"{label(KIND_LABELS, view, lang)} ({counts[view][0]})"
     if view == MAP_REDUCE:
@@ -181,12 +180,13 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main", c
 @st.fragment
 def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> None:
     options = views_of(result)
+    counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
     url_key = "view" if key == "main" else f"{key}_view"
     view = st.segmented_control(
         t("View", lang),
         options,
         key=f"{key}_show",
-        format_func=lambda v: _view_label(v, result, lang),
+        format_func=lambda v: _view_label(v, result, lang, counts),
         required=True,
         label_visibility="collapsed",
         width="stretch",

@@ -94,5 +94,5 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
             cost=cost_text(current.stages, lang),
         )
         st.caption(caption)
-        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang)
+        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang, key)
     return current
