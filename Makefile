@@ -32,7 +32,7 @@ postgresql:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
 run: setup
-	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
+	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(PY) -m graphrag_ui.serve \
 	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
 
 test: setup-test

@@ -38,7 +38,7 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def streamlit_app(env: dict[str, str] | None = None, home: Path | None = None):
-    """Yield the base URL of a fresh ``streamlit run app.py`` on a free loopback port."""
+    """Yield the base URL of a fresh app server (``python -m graphrag_ui.serve``) on a free loopback port."""
     port = free_port()
     environment = {**os.environ, **(env or {})}
     if home is not None:  # conftest sets a default home for the whole run: an explicit one wins
@@ -46,12 +46,10 @@ def streamlit_app(env: dict[str, str] | None = None, home: Path | None = None):
     environment.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "browser_home"))
     environment["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     proc = subprocess.Popen(
-        [
+        [  # as `make run` starts it: with the start-up preload
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
-            "app.py",
+            "graphrag_ui.serve",
             "--server.port",
             str(port),
             "--server.address",

@@ -77,7 +77,8 @@ def _row_height(frame: pd.DataFrame) -> int | None:
     return TALL_ROW if longest > WRAP_AFTER else None
 
 
-def _grid(frame: pd.DataFrame, lang: str, key: str) -> None:
+def _grid(frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None = None) -> None:
+    """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data)."""
     shown = _shown(frame)
     picked = st.dataframe(
         shown,
@@ -93,27 +94,31 @@ def _grid(frame: pd.DataFrame, lang: str, key: str) -> None:
     )
     rows = picked.selection.rows if picked is not None else []
     if rows and rows[0] < len(shown):
-        _details(shown.iloc[rows[0]], lang)
+        row = shown.iloc[rows[0]]
+        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, lang)
 
 
-def _details(row: pd.Series, lang: str) -> None:
-    """The selected row whole: every field as text (index text is data, never markup)."""
+def _details(row: pd.Series, data: dict, lang: str) -> None:
+    """The selected row whole: every field as text, long ones untruncated (index text is data, never markup)."""
+    headers = column_config(lang)
     with st.container(border=True):
         for name, value in row.items():
-            if name in ("order",) or value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+            value = data.get(name, value)  # the grid shortens long texts; the row's own data does not
+            if name == "order" or value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
                 continue
-            st.caption(column_config(lang).get(name, {}).get("label") or name)
+            st.caption(headers.get(name, {}).get("label") or name)
             st.text(str(value))
 
 
 def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, marks: Marks | None = None) -> None:
     titles = _titles(index)
     kept, dropped = tables.split_tables(result, kind, lang, marks, titles)
+    full = {c.id: c.data for c in result.candidates(kind)}
     st.caption(t("In the context", lang) + f": {len(kept)}")
     if kept.empty:
         st.info(t("Nothing in this section.", lang))
     else:
-        _grid(kept, lang, f"{key}_{kind}_kept")
+        _grid(kept, lang, f"{key}_{kind}_kept", full)
     if not dropped.empty:
         st.caption(t("Considered but dropped", lang) + f": {len(dropped):,}")
         if len(dropped) > DROPPED_SHOWN:
@@ -126,7 +131,7 @@ def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, 
                     n=f"{len(dropped):,}",
                 )
             )
-        _grid(dropped.head(DROPPED_SHOWN), lang, f"{key}_{kind}_dropped")
+        _grid(dropped.head(DROPPED_SHOWN), lang, f"{key}_{kind}_dropped", full)
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
