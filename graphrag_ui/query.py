@@ -148,6 +148,12 @@ def resolve_keywords(
     return kw.extract_keywords(query, index=index, settings=llm_settings, user_hl=hl, user_ll=ll, warnings=warnings)
 
 
+# question vectors by (embedder, texts): every slider move of the tuning loop embeds the same question,
+# and an API embedder would be called (and billed) each time. Embedders are deterministic.
+_EMBEDDED: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+EMBEDDED_KEPT = 256
+
+
 def run_query(
     index: Index,
     mode: str,
@@ -178,6 +184,10 @@ def run_query(
 
     def timed_embed(texts: list[str]) -> np.ndarray:
         nonlocal embed_ms
+        key = (embedder_id, tuple(texts))
+        rows = _EMBEDDED.get(key)
+        if rows is not None:  # the same question again (a slider move): the same vector
+            return rows
         start = time.perf_counter()
         try:
             rows = embed_model.embed(texts)
@@ -186,6 +196,10 @@ def run_query(
         rows = np.asarray(rows, dtype=np.float32)
         if rows.ndim == 2:  # an API embedder only knows its width after the first call
             _check_dimension(index, embedder_id, rows.shape[1])
+        rows.setflags(write=False)
+        _EMBEDDED[key] = rows
+        while len(_EMBEDDED) > EMBEDDED_KEPT:
+            _EMBEDDED.pop(next(iter(_EMBEDDED)))
         return rows
 
     notes = intake.warnings + question_warnings(index, query)
