@@ -96,8 +96,9 @@ def test_without_a_model_batches_and_prompts_show_and_the_need_is_said(app):
     at.run()
     assert not frames_with(at, "prompt tokens")  # no model call was made or invented
     at.session_state["main_tabs"] = "Points (0)"
-    at.run()
-    assert any("ask for an answer" in info.value for info in at.info)
+    at.run()  # no answer button without a model: the Points tab says what the map stage needs
+    assert any("need a language model" in info.value for info in at.info)
+    assert not any("ask for an answer" in info.value for info in at.info)
 
 
 def test_chinese_labels(app):
