@@ -10,7 +10,7 @@ from graphrag_ui.i18n import error_text, t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import staged_answer, state
+from graphrag_ui.ui import staged_answer, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.labels import KIND_LABELS, label
@@ -79,6 +79,7 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
         sides[side] = (mode, values, hl, ll)
         specs[side] = spec
 
+url_notices.show_url_notices("compare", lang, ("a_", "b_"))
 if not query.strip():
     st.stop()
 results = {}
