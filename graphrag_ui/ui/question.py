@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from itertools import islice
 from typing import Any
 
 import streamlit as st
@@ -40,12 +41,8 @@ def _script(ch: str) -> str:
 def index_language(index: Any) -> tuple[str, str]:
     """(the manifest's language, e.g. ``zh``; the script most entity-name letters are written in)."""
     declared = str(getattr(getattr(index, "manifest", None), "language", "") or "").lower()
-    letters = Counter(
-        _script(ch)
-        for entity in list(getattr(index, "entities", []))[:NAME_SAMPLE]
-        for ch in entity.name
-        if ch.isalpha()
-    )
+    names = (str(entity.name or "") for entity in islice(getattr(index, "entities", None) or [], NAME_SAMPLE))
+    letters = Counter(_script(ch) for name in names for ch in name if ch.isalpha())
     letters.pop("", None)
     script = letters.most_common(1)[0][0] if letters else ""
     return declared.split("-", 1)[0].split("_", 1)[0], script
@@ -97,11 +94,11 @@ def follow(index_key: str, index: Any, label: str, suggested: list[str]) -> None
         value = state.get(key)
         if isinstance(value, str) and value != seen.get(key):
             state[SHARED] = value  # typed or picked on that key's page in the last run
-    if index is not None:
+    before = state.get(WHERE)
+    if index is not None and (not before or before[0] != index_key):  # read once per index opened
         here = index_language(index)
-        before = state.get(WHERE)
         question = state.get(SHARED) or ""
-        if before and before[0] != index_key and differ(before[2], here) and question.strip():
+        if before and differ(before[2], here) and question.strip():
             state[SHARED] = suggested[0] if suggested else ""
             text = cleared_notice(
                 question, before[1], language_name(before[2]), label, language_name(here), bool(suggested)
