@@ -8,7 +8,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import state
+from graphrag_ui.ui import state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.page import open_page
@@ -93,6 +93,9 @@ with st.sidebar:
             )
         )
 
+# --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/url_notices.py)
+url_notices.show_url_notices("explore", lang, ("",), state.on_chroma_server(index.path))
+# ---
 if not query.strip():
     st.info(
         t("Type a question (or pick a suggested one) to see what each mode retrieves.", lang), icon=":material/help:"

@@ -352,7 +352,7 @@ def test_lightrag_version_is_picked_beside_the_mode(app):
     assert not at.exception and not at.error
     (after,) = [code.value for code in at.code if code.language == "plaintext"]
     assert after.lstrip("\n").startswith("Knowledge Graph Data (Entity):") and "Reference Document List" in after
-    assert "200-token buffer" in at.slider(key="lightrag_max_total_tokens").help
+    assert "200-token buffer" in at.select_slider(key="lightrag_max_total_tokens").help  # a log-scale budget
     shared = app(index="sample:en", mode="lightrag.local", lightrag_version="1.5.7")
     assert shared.selectbox(key="lightrag_version").value == "1.5.7"
     other = app(index="sample:en", mode="nano.local")

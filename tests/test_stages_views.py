@@ -99,8 +99,9 @@ def test_without_a_model_batches_and_prompts_show_and_the_need_is_said(app):
     assert sum(1 for e in at.expander if e.label.startswith("Map prompt · batch ")) == counts["Batches"]
     open_view(at, "trace")
     assert not frames_with(at, "prompt tokens")  # no model call was made or invented
-    open_view(at, "points")
-    assert any("ask for an answer" in info.value for info in at.info)
+    open_view(at, "points")  # no answer button without a model: the Points view says what the map stage needs
+    assert any("need a language model" in info.value for info in at.info)
+    assert not any("ask for an answer" in info.value for info in at.info)
 
 
 def test_chinese_labels(app):
