@@ -109,18 +109,21 @@ def counts_when(page, predicate, what: str) -> dict[str, int]:
 def open_tab(page, name: str) -> None:
     """Open a result view (``Entities``, ``Graph``, … or a map-reduce mode's ``Batches`` / ``Points``) and
     wait until it is selected through a quiet spell (a view, once chosen, survives every rerun)."""
+    selected = "aria-checked"
     if name in ("Batches", "Points"):
         open_tab(page, "Map-reduce")
         switch = page.locator('[data-testid="stButtonGroup"]').filter(has_text=name).last
         view = switch.get_by_role("radio", name=re.compile(rf"^{name}")).first
-    else:
+    elif page.locator(VIEW_SWITCH).filter(has_text=re.compile(rf"^{name}")).count():
         view = page.locator(VIEW_SWITCH).filter(has_text=re.compile(rf"^{name}")).first
+    else:  # a page's own tabs (the Index page)
+        view, selected = page.get_by_role("tab", name=re.compile(rf"^{name}")).first, "aria-selected"
     streak = 0
 
     def stays_open() -> bool:
         nonlocal streak
         settle(page)
-        if view.get_attribute("aria-checked") == "true":
+        if view.get_attribute(selected) == "true":
             streak += 1
         else:
             streak = 0

@@ -17,8 +17,8 @@ def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
     result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
     kept, dropped = tables.split_tables(result, "entities")
     assert not dropped.empty
-    assert _order(_shown(dropped))[:3] == ["dropped", "label", "why"]
-    assert _order(_shown(kept))[:2] == ["#", "label"] and "dropped" not in _order(_shown(kept))
+    assert _order(_shown(dropped))[:4] == ["change", "dropped", "label", "why"]  # change: what moved, if anything
+    assert _order(_shown(kept))[:3] == ["change", "#", "label"] and "dropped" not in _order(_shown(kept))
     assert list(_shown(kept)["#"]) == [c.order + 1 for c in result.entities if c.in_context]  # numbered from 1
     both = tables.candidate_rows("entities", result.candidates("entities"))
     assert {"order", "id", "label", "score", "rank", "tokens", "why", "dropped"} <= set(both.columns)

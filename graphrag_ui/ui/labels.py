@@ -34,6 +34,13 @@ KEYWORD_SOURCES = {
     "user": pmsg("keywords source", "user"),
     "cache": msg("cache"),
 }
+# choice values of our own parameters shown in words (the value itself stays in the link; the
+# references' own values, e.g. VECTOR / WEIGHT, are shown as spelled)
+CHOICES = {
+    "vector": pmsg("recall strategy", "vector"),
+    "ilike": pmsg("recall strategy", "ilike"),
+    "hybrid": pmsg("recall strategy", "hybrid"),
+}
 EXTRACTORS = {"offline": msg("offline"), "llm": msg("LLM")}
 VIEW_LABELS = {
     "graph": msg("Graph"),

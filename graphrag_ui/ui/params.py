@@ -12,6 +12,7 @@ from graphrag_ui.retrieval.core.param_intake import reference_of
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import ranges
+from graphrag_ui.ui.labels import CHOICES, label
 
 RESYNC = "_url_resync"  # widgets seeded from a link's spelling they cannot read: written back to the URL next run
 
@@ -68,7 +69,12 @@ def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "
     if param.type == "choice":
         options = list(param.choices)
         return st.selectbox(
-            param.name, options, index=options.index(param.default), placeholder=t("Choose an option", lang), **common
+            param.name,
+            options,
+            index=options.index(param.default),
+            placeholder=t("Choose an option", lang),
+            format_func=lambda value: label(CHOICES, value, lang) if param.name == "recall" else value,
+            **common,
         )
     if param.type == "str":
         return st.text_input(param.name, value=str(param.default), **common)
