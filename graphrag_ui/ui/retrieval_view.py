@@ -189,7 +189,7 @@ def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> 
     elif view in KINDS:
         kind_table(index, result, view, lang, key, marks)
     elif view == "graph":
-        graph_panel(index, result, lang, key)
+        graph_panel(index, result, lang, key, comparison.change if comparison is not None else None)
     elif view == "budget":
         budget_chart(result, lang, before)
     elif view == "trace":
