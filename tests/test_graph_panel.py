@@ -68,7 +68,7 @@ def test_double_click_adds_neighbours_and_the_button_takes_them_away(app):
 
 def test_explore_draws_the_retrieved_subgraph_first_and_the_neighbourhood_on_demand(app):
     at = app(index="sample:en", mode="nano.local", q="How did the city respond to the flood?")
-    at.session_state["main_tabs"] = "Graph"
+    at.session_state["main_show"] = "graph"
     at.run()
     data = component_data(at)
     roles = {n["id"]: n for n in data["nodes"]}
@@ -92,7 +92,7 @@ def test_explore_draws_the_retrieved_subgraph_first_and_the_neighbourhood_on_dem
 
 def test_the_filter_hides_types_and_says_so(app):
     at = app(index="sample:en", mode="nano.local", q="How did the city respond to the flood?")
-    at.session_state["main_tabs"] = "Graph"
+    at.session_state["main_show"] = "graph"
     at.run()
     types = at.multiselect(key="main_types")
     kept = types.options[0]
