@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from graphrag_ui.index import store
-from graphrag_ui.ui import graph_picker, graph_search
+from graphrag_ui.retrieval.core.change import diff
+from graphrag_ui.ui import graph_picker, graph_search, graph_view
 from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -117,11 +118,9 @@ def test_explore_draws_the_retrieved_subgraph_first(browser, app_url, blocked):
     assert kept and dropped
     page = new_page(browser, blocked)
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(app_url + "/?index=sample:en&mode=nano.local&q=" + QUESTION.replace(" ", "+").replace("?", "%3F"))
-    tab = page.get_by_role("tab", name=re.compile("^Graph"))
-    tab.first.wait_for(timeout=60_000)
-    settle(page)
-    wait_until(page, lambda: tab.first.click() or wait_graph_painted(page, 5_000), what="the graph tab drawn")
+    question = QUESTION.replace(" ", "+").replace("?", "%3F")
+    page.goto(app_url + "/?index=sample:en&mode=nano.local&view=graph&q=" + question)
+    wait_graph_painted(page, 120_000)
     settle(page)
     state = wait_until(page, lambda: graph_state(page), what="the graph state")
     nodes = {n["id"]: n for n in state["nodes"]}
@@ -174,15 +173,32 @@ def test_explore_draws_the_retrieved_subgraph_first(browser, app_url, blocked):
         page.mouse.wheel(0, -200)
         page.wait_for_timeout(150)
     zoomed = wait_until(page, lambda: (s := graph_state(page)) and s["scale"] > state["scale"] * 1.1 and s, what="zoom")
+    page.get_by_role("button", name="Pin").click()  # compare the move with this run, not the run before
+    page.get_by_role("button", name="Unpin").wait_for(timeout=60_000)
+    settle(page)
     slider = page.get_by_test_id("stSlider").filter(has_text="top_k").get_by_role("slider")
     slider.focus()
-    for _ in range(5):
+    for _ in range(10):  # 20 → 10: below 13, the entities in the context (3 leave)
         page.keyboard.press("ArrowLeft")
-    wait_until(page, lambda: "nano_top_k=15" in page.url, what="top_k=15 in the URL")
+    wait_until(page, lambda: "nano_top_k=10" in page.url, what="top_k=10 in the URL")
     after = wait_until(page, lambda: (s := graph_state(page)) and s["sig"] != zoomed["sig"] and s, what="the new graph")
     settle(page)
     after = graph_state(page)
     assert after["scale"] == pytest.approx(zoomed["scale"]) and after["at"] == pytest.approx(zoomed["at"])
+    # what the move did against the pinned run, as the two Retrievals say: what left is dashed, none entered
+    index = store.load(ROOT / "data/sample/en/index")
+    lower = run_query(index, "nano.local", QUESTION, {"top_k": 10})
+    left = kept - {c.label for c in lower.entities if c.in_context}
+    assert left and not {c.label for c in lower.entities if c.in_context} - kept
+    expected = graph_view.retrieval_subgraph(index, lower, diff(result, lower))
+    assert left <= expected.left and not expected.entered
+    drawn = {n["id"]: n for n in after["nodes"]}
+    dashed = {i for i, n in drawn.items() if (n.get("shapeProperties") or {}).get("borderDashes")}
+    ghosts = {n for n in expected.nodes if n in expected.left or expected.roles[n] == "left"}  # + ends of left edges
+    assert dashed == ghosts and {n for n in ghosts if n in drawn and n not in expected.left} <= {
+        n for e in expected.left_edges for n in e
+    }
+    assert not [i for i, n in drawn.items() if n.get("borderWidth") == 4]  # the green "entered" ring
     page.close()
 
 
