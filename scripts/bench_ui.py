@@ -163,26 +163,30 @@ def answers(browser, home: Path, llm_url: str) -> tuple[float, float]:
 
 
 def graph_pick(browser, url: str, index_key: str, name: str) -> tuple[float, float]:
-    """On the Graph page: typing ``name`` → it is offered; picking it → the graph painted."""
+    """On the Graph page: typing part of ``name`` → the matches listed; picking it → the new graph painted."""
     from tests.browser_support import GRAPH_BOX_JS
 
-    page, blocked = new_page(browser, []), []
+    sig_js = f"() => {{ const box = ({GRAPH_BOX_JS})(); return box && box.dataset.painted ? box.dataset.sig : null; }}"
+    blocked: list[str] = []
+    page = new_page(browser, blocked)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{url}/graph?index={index_key}")
-    box = page.get_by_role("textbox").first
-    box.wait_for(timeout=300_000)
-    settle(page)
+    page.wait_for_function(sig_js, timeout=300_000)
+    settle(page, timeout_s=120)
+    query = name.split()[0].lower()
+    search = page.get_by_test_id("stTextInput").filter(has_text="Search an entity").locator("input")
+    search.click()
     start = time.perf_counter()
-    box.fill(name[:6])
-    box.press("Enter")
-    option = page.get_by_text(name, exact=True).first
-    option.wait_for(timeout=120_000)
+    search.fill(query)
+    search.press("Enter")
+    page.get_by_text(f"“{query}”").first.wait_for(timeout=120_000)
     typed = time.perf_counter() - start
+    choice = page.get_by_test_id("stButtonGroup").first.locator("button").filter(has=page.get_by_text(name, exact=True))
+    choice.first.wait_for(timeout=60_000)
+    before = page.evaluate(sig_js)
     start = time.perf_counter()
-    option.click()
-    page.wait_for_function(
-        f"() => {{ const box = ({GRAPH_BOX_JS})(); return box && box.dataset.painted; }}", timeout=120_000
-    )
+    choice.first.click()
+    page.wait_for_function(f"(b) => {{ const s = ({sig_js})(); return s && s !== b; }}", arg=before, timeout=120_000)
     painted = time.perf_counter() - start
     page.close()
     assert not blocked, blocked
