@@ -33,11 +33,11 @@ def preload() -> None:
             _warm_embedder(index.manifest.embedder)
         import streamlit.emojis  # noqa: F401  (st.set_page_config's favicon check imports it: ~0.4 s)
 
-        from graphrag_ui.llm_client.client import litellm
         from graphrag_ui.llm_client.settings import LLMSettings
+        from graphrag_ui.llm_client.warm import warm_up
 
         if LLMSettings.from_env_and_secrets().configured:
-            litellm()  # seconds, which the first answer would pay
+            warm_up()  # litellm and what its first call imports: seconds, which the first answer would pay
     except Exception:  # noqa: BLE001 - a preload that fails leaves the work to the first session
         log.exception("preloading failed; the first session loads what it needs itself")
 
