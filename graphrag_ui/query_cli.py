@@ -302,6 +302,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     """A map-reduce mode: map calls (progress on stderr), then the reduce context or the answer."""
+    from graphrag_ui.llm import answer as answering
+
     use_cache = not args.no_cache
     if args.context_only or args.json:
         result, _ = run_stages(result, settings, final_answer=False, use_cache=use_cache)
@@ -317,8 +319,6 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         result, _ = run_stages(result, settings, final_answer=False)
         assert result.stages is not None
         print_map_prompts(result.stages)
-        from graphrag_ui.llm import answer as answering
-
         print(answering.describe_unconfigured())
         return 0
     print("\n--- answer ---")
@@ -332,6 +332,9 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     assert result.stages is not None
     print()
     print(safe_text(stages_summary(result.stages)))
+    if reply is not None and reply.error_kind in answering.INCOMPLETE_KINDS:
+        print(f"warning: incomplete answer: {safe_text(reply.error or '', one_line=True)}", file=sys.stderr)
+        return 3
     if reply is None or reply.error:
         print(f"error: {safe_text(result.stages.note)}", file=sys.stderr)
         return 2
@@ -345,6 +348,9 @@ def _print_token(token: str) -> None:
 
 
 def _reply_line(reply) -> int:
+    if not reply.cached and not reply.prompt_tokens and not reply.answer_tokens:
+        print("--- no model call: the reference gives this answer itself when nothing relevant was found")
+        return 0
     cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
     hit = " (cached)" if reply.cached else ""
     print(f"--- {reply.model}{hit}: {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens, cost {cost}")
@@ -368,7 +374,7 @@ def _answer(result: Retrieval, settings, use_cache: bool, stream: bool = True, p
     if not stream:
         _print_token(reply.text)
     print()
-    if reply.error_kind == "stream_cut":
+    if reply.error_kind in answering.INCOMPLETE_KINDS:
         print(f"warning: incomplete answer: {safe_text(reply.error or '', one_line=True)}", file=sys.stderr)
         return 3
     if reply.error:
