@@ -12,7 +12,7 @@ from typing import Any
 
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages, batch_label, staged_context
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import safe_text, said
 
 __all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary"]
 
@@ -84,4 +84,4 @@ def print_map_prompts(stages: Stages) -> None:
         print(f"\n--- map prompt that would be sent, {batch_label(stages, i)} ---")
         for message in batch.messages:
             print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
-    print(f"note: {safe_text(stages.note)}", file=sys.stderr)
+    print(f"note: {said(stages.note)}", file=sys.stderr)

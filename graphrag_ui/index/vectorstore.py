@@ -43,6 +43,7 @@ from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
+from graphrag_ui.redact import redact
 
 Progress = Callable[[int, int], None]
 # HNSW settings for chroma. Retrieval never searches chroma, and building chroma's graph is most
@@ -56,6 +57,7 @@ HNSW = {"space": "cosine", "ef_construction": 32, "max_neighbors": 8}
 # 0.33 before and after the modify, 0.73 after a restart). 1000 covers ``vector_engine.search_ef``
 # for every top-k up to 250, which includes every mode's default.
 SERVER_EF_SEARCH = 1000
+_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?|\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.%\w]*\]?")
 
 
 def server_from_env() -> tuple[str, int] | None:
@@ -63,6 +65,11 @@ def server_from_env() -> tuple[str, int] | None:
     host = os.environ.get("CHROMA_HOST", "").strip()
     if not host:
         return None
+    if not _HOST.fullmatch(host):  # e.g. user:password@host or a URL: it would be written into manifests
+        raise UserError(
+            msg("CHROMA_HOST must be a host name or address, not {host}", host=repr(redact(host))),
+            fix=msg("set CHROMA_HOST to the server's name (e.g. chroma.internal) and CHROMA_PORT to its port"),
+        )
     port = os.environ.get("CHROMA_PORT", "8000").strip() or "8000"
     if not port.isdigit():
         raise UserError(

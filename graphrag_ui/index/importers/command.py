@@ -12,7 +12,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.progress import ProgressFn, TextProgress
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import said
 
 
 def import_source(
@@ -33,6 +33,7 @@ def import_source(
     from graphrag_ui.index import store
 
     src_path, out_path = Path(src), Path(out)
+    store.check_servers()
     if kind == "auto":
         kind = detect(src_path)
     elif not src_path.is_dir():
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())
     print(f"imported {index.manifest.source} index into {args.out}: {counts}")
     for warning in import_warnings(index):
-        print(f"warning: {safe_text(warning)}", file=sys.stderr)
+        print(f"warning: {said(warning)}", file=sys.stderr)
     if index.manifest.embedder == "unknown":
         print(
             "note: the embedder of the source vectors is unknown; pass --embedder, or re-embed with "
