@@ -199,6 +199,9 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
             except json.JSONDecodeError as exc:
                 failures += 1
                 row = {"line": number, "input": line, "error": f"{cases_path}:{number}: not JSON ({exc})"}
+            except RecursionError:
+                failures += 1
+                row = {"line": number, "input": line, "error": f"{cases_path}:{number}: JSON nested too deeply to read"}
             except UserError as exc:
                 failures += 1
                 row = {"line": number, "input": _parsed(line), "error": f"{cases_path}:{number}: {exc}"}
@@ -210,7 +213,7 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
                     f"{cases_path}:{number}: internal error {type(exc).__name__}: {redact(str(exc))} (please report it)"
                 )
                 row = {"line": number, "input": _parsed(line), "error": error}
-            sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            sink.write(_row_json(row) + "\n")
             sink.flush()
     finally:
         if out_path:
@@ -225,8 +228,19 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
 def _parsed(line: str) -> Any:
     try:
         return json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return line
+
+
+def _row_json(row: dict[str, Any]) -> str:
+    """One output line: UTF-8 JSON, or ASCII-escaped when a value holds a lone surrogate (a ``"\\ud800"``
+    in the input line) that UTF-8 cannot encode, so the row is still written."""
+    text = json.dumps(row, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(row, ensure_ascii=True, default=str)
+    return text
 
 
 def _summary(result: Retrieval) -> str:

@@ -9,9 +9,11 @@ read is one line naming the problem, with the password masked (``graphrag_ui.red
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 
@@ -80,6 +82,27 @@ def parse_url(text: str, name: str = URL_ENV) -> sa.URL:
             fix=_fix(),
         ) from None
     return url
+
+
+@contextlib.contextmanager
+def server_errors(url: str, doing: str) -> Iterator[None]:
+    """A database that is down, refuses us or fails mid-way becomes one ``UserError`` (password masked)."""
+    try:
+        yield
+    except UserError:
+        raise
+    except sa.exc.SQLAlchemyError as exc:
+        detail = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200] or type(exc).__name__
+        raise UserError(
+            msg(
+                "the catalog database at {url} failed while {doing} ({detail})",
+                url=shown_url(url),
+                doing=doing,
+                detail=redact(detail),
+            ),
+            where=URL_ENV,
+            fix=msg("check that the database is running and reachable, or unset {env}", env=URL_ENV),
+        ) from None
 
 
 def server_url_from_env() -> str | None:

@@ -167,8 +167,11 @@ def save(
         catalog.write_catalog(index.entities, tmp / CATALOG_FILE)
         storage["catalog"] = {"file": CATALOG_FILE, "rows": len(index.entities)}
         if server_url:  # a team's shared catalog (PostgreSQL): this index gets its own table there
+            from graphrag_ui.index.catalog_server import server_errors
+
             table = catalog.new_table_name(target.name)
-            catalog.write_catalog(index.entities, server_url, table)
+            with server_errors(server_url, msg("writing the entity catalog")):
+                catalog.write_catalog(index.entities, server_url, table)
             storage["catalog"]["server_table"] = table
         _stage(progress, SAVE_CATALOG, len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)

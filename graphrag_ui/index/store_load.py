@@ -43,7 +43,7 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
         raise IndexFormatError(
             msg("no index folder here"), where=str(folder), fix=msg("give the folder `save`/build wrote")
         )
-    file = folder / MANIFEST
+    file = validate.contained(folder, folder / MANIFEST)
     if not file.is_file():
         raise IndexFormatError(
             msg("manifest.json is missing: not an index, or a save that did not finish"),

@@ -282,7 +282,7 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
                     "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
                 ),
             )
-        ids_file = folder / "vectors" / f"{kind}.ids.json"
+        ids_file = validate.contained(folder, folder / "vectors" / f"{kind}.ids.json")
         if not ids_file.is_file():
             raise IndexFormatError(
                 msg("the ids file of the server's vectors is missing"), where=str(ids_file), fix=validate.REBUILD
@@ -294,7 +294,7 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
                 where=str(ids_file),
                 fix=validate.REBUILD,
             )
-        npy = folder / "vectors" / f"{kind}.npy"
+        npy = validate.contained(folder, folder / "vectors" / f"{kind}.npy")
         empty = np.zeros((0, meta["dim"]), dtype=np.float32)
         out[kind] = ServerTable(ids, empty, kind, name, host, int(port), npy if npy.is_file() else None)
     return out

@@ -110,7 +110,7 @@ def _client(info: dict[str, Any], folder: Path):
                 where=str(folder),
                 fix=msg("start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs"),
             ) from None
-    return chromadb.PersistentClient(path=str(folder / "chroma"), settings=_settings())
+    return chromadb.PersistentClient(path=str(validate.contained(folder, folder / "chroma")), settings=_settings())
 
 
 def _check(kind: str, table: VectorTable) -> np.ndarray:
@@ -230,7 +230,7 @@ def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
 
 def _sqlite_counts(folder: Path) -> dict[str, int] | None:
     """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None for another schema."""
-    db_path = folder / "chroma" / "chroma.sqlite3"
+    db_path = validate.contained(folder, folder / "chroma" / "chroma.sqlite3")
     if not db_path.is_file():
         raise IndexFormatError(msg("the chroma store is missing"), where=str(db_path), fix=validate.REBUILD)
     with validate.reading(db_path):
@@ -335,7 +335,8 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
             )
             raise IndexFormatError(what, where=str(folder), fix=msg("re-save or rebuild the index"))
         npy, ids_file = folder / "vectors" / f"{kind}.npy", folder / "vectors" / f"{kind}.ids.json"
-        ids = validate.read_ids(ids_file) if ids_file.is_file() else None
+        validate.contained(folder, npy)
+        ids = validate.read_ids(ids_file, folder) if validate.contained(folder, ids_file).is_file() else None
         if ids is not None and len(ids) != rows:
             raise IndexFormatError(
                 msg("{ids} ids but the manifest says {rows}", ids=len(ids), rows=rows),
