@@ -210,7 +210,7 @@ def run_query(
             _EMBEDDED.pop(next(iter(_EMBEDDED)))
         return rows
 
-    notes = intake.warnings + question_warnings(index, query)
+    notes = list(getattr(index, "problems", [])) + intake.warnings + question_warnings(index, query)
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()

@@ -18,7 +18,7 @@ from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import tables, validate, vector_server, vectorstore
+from graphrag_ui.index import row_checks, tables, validate, vector_server, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 
 MANIFEST = "manifest.json"
@@ -140,8 +140,10 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     if not catalog_file.is_file():
         raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
     _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
+    problems = row_checks.check_rows(loaded, vectors)
     with validate.reading(folder):
         index = Index(manifest=manifest, vectors=vectors, **loaded)
+    index.problems = problems
     index.path = str(folder.absolute())
     return index
 
