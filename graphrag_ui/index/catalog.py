@@ -47,7 +47,7 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import validate
+from graphrag_ui.index import server_timeouts, validate
 from graphrag_ui.index.catalog_server import URL_ENV, new_table_name, server_url_from_env, shown_url  # noqa: F401
 from graphrag_ui.index.model import Entity, Index
 
@@ -97,8 +97,8 @@ def _rows(entities: Iterable[Entity]) -> Iterable[dict[str, Any]]:
 
 def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
     text = str(target)
-    if "://" in text:
-        return sa.create_engine(text)
+    if "://" in text:  # the team's server: every connection and statement bounded in time
+        return sa.create_engine(text, connect_args=server_timeouts.connect_args(text))
     path = Path(text)
     if read_only:
         uri = f"file:{quote(str(path.resolve()))}?mode=ro"
@@ -110,6 +110,16 @@ def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
             poolclass=QueuePool,
         )
     return sa.create_engine(f"sqlite:///{path}")
+
+
+def drop_table(url: str, table_name: str) -> None:
+    """Drop a catalog table on the team server (a replaced or unfinished save's); a missing one is fine."""
+    engine = _engine_for(url, read_only=False)
+    try:
+        with engine.begin() as conn:
+            sa.Table(table_name, sa.MetaData()).drop(conn, checkfirst=True)
+    finally:
+        engine.dispose()
 
 
 def write_catalog(entities: list[Entity], target: str | Path, table_name: str = "entities") -> int:
@@ -156,6 +166,8 @@ class Catalog:
 
     def forward(self, text: str, limit: int) -> list[dict[str, Any]]:
         """The seed's ``name ILIKE %text% OR aliases ILIKE %text%``, name hits first."""
+        if "\x00" in text:  # no name holds a NUL (PostgreSQL cannot store one): nothing matches, as in SQLite
+            return []
         t = self.table
         escaped = fold(text).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         pattern = f"%{escaped}%"

@@ -179,6 +179,8 @@ def save(
         _swap(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if server_url and storage.get("catalog", {}).get("server_table"):
+            _drop_catalog_table(server_url, storage["catalog"]["server_table"])
         if server and storage.get("chroma", {}).get("collections"):
             try:
                 vectorstore.delete_collections(storage["chroma"], tmp)
@@ -254,7 +256,31 @@ def _swap(tmp: Path, target: Path) -> None:
             vectorstore.delete_collections(previous.get("chroma", {}), old)
         except Exception:  # noqa: BLE001 - the old index is gone from view either way
             pass
+        _drop_replaced_table(old)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _drop_replaced_table(old: Path) -> None:
+    """The replaced index's table on the team catalog server goes with it (each save writes a new one)."""
+    from graphrag_ui.index import catalog
+    from graphrag_ui.index.catalog_server import server_url_from_env
+
+    try:
+        url = server_url_from_env()
+    except UserError:
+        return
+    table = catalog.server_table(old)
+    if url and table:
+        _drop_catalog_table(url, table)
+
+
+def _drop_catalog_table(url: str, table: str) -> None:
+    from graphrag_ui.index import catalog
+
+    try:
+        catalog.drop_table(url, table)
+    except Exception:  # noqa: BLE001 - best effort: the save's own result (or error) matters more
+        pass
 
 
 def _swap_locked(tmp: Path, target: Path) -> Path | None:

@@ -21,7 +21,8 @@ the 21 s of a 10k-entity LightRAG import, on a path that retrieval never reads. 
 is saved, the collections go to that chroma server instead of ``chroma/``; their names are
 ``<prefix>-<kind>`` with a prefix unique to each save, so many indexes can share one server.
 The manifest records host, port and names; at load ``CHROMA_HOST``/``CHROMA_PORT`` override the
-recorded address (the server moved), and a server that cannot be reached is a clear error.
+recorded address (the server moved). Only ``--vectors server`` asks the server (a local load reads the
+mirror, so a down server does not stop it), and a server that cannot be reached is a clear error.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import validate
+from graphrag_ui.index import server_timeouts, validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
 from graphrag_ui.redact import redact
 
@@ -91,13 +92,15 @@ def _settings():
     return Settings(anonymized_telemetry=False)
 
 
-def _client(info: dict[str, Any], folder: Path):
+def client_for(info: dict[str, Any], folder: Path):
     import chromadb
 
     if info["mode"] == "server":
         host, port = server_from_env() or (info["host"], info["port"])
         try:
-            return chromadb.HttpClient(host=host, port=port, settings=_settings())
+            return server_timeouts.chroma_client(host, port, _settings())
+        except UserError:
+            raise
         except Exception as exc:  # connection refused, DNS, wrong protocol
             raise UserError(
                 msg(
@@ -144,6 +147,31 @@ def _check(kind: str, table: VectorTable) -> np.ndarray:
     return matrix
 
 
+FINGERPRINT_ROWS = 8
+
+
+def fingerprint(matrix: np.ndarray) -> dict[str, list]:
+    """A few rows spread over ``matrix`` and each row's projection on a fixed random unit vector.
+
+    Recorded at a save to a server, compared when the index is opened on it: a collection whose
+    vectors were overwritten under the same ids projects differently, while chroma's ≤ 1 ulp
+    rounding of stored values does not move a projection past ``same_projection``'s tolerance."""
+    n = int(matrix.shape[0])
+    if not n:
+        return {"rows": [], "values": []}
+    rows = sorted({round(i * (n - 1) / (FINGERPRINT_ROWS - 1)) for i in range(FINGERPRINT_ROWS)})
+    return {"rows": rows, "values": [float(v) for v in projections(matrix[rows])]}
+
+
+def projections(rows: np.ndarray) -> np.ndarray:
+    direction = np.random.default_rng(20261126).standard_normal(rows.shape[1])
+    return np.asarray(rows, dtype=np.float64) @ (direction / np.linalg.norm(direction))
+
+
+def same_projection(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-4 * max(1.0, abs(a), abs(b))
+
+
 def write_vectors(
     folder: Path,
     vectors: dict[str, VectorTable],
@@ -175,7 +203,7 @@ def write_vectors(
         chroma["collections"] = {kind: f"{prefix}-{kind}" for kind in checked}
     else:
         chroma = {"mode": "persistent", "collections": {kind: kind for kind in checked}}
-    client = _client(chroma, folder)
+    client = client_for(chroma, folder)
     server_ef = {"ef_search": SERVER_EF_SEARCH} if server else {}
     created: list[str] = []
     try:
@@ -190,6 +218,9 @@ def write_vectors(
                 metadata={"kind": kind},
             )
             created.append(name)
+            if server:  # a collection replaced or overwritten later is told by these (vector_server)
+                chroma.setdefault("collection_ids", {})[kind] = str(collection.id)
+                chroma.setdefault("fingerprints", {})[kind] = fingerprint(matrix)
             ids = vectors[kind].ids
             for start in range(0, len(ids), batch):
                 collection.add(ids=ids[start : start + batch], embeddings=matrix[start : start + batch])
@@ -217,7 +248,7 @@ def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
     """Drop a replaced index's server collections (the embedded store goes with its folder)."""
     if chroma.get("mode") != "server":
         return
-    client = _client(chroma, folder)
+    client = client_for(chroma, folder)
     try:
         for name in chroma.get("collections", {}).values():
             try:
@@ -261,8 +292,8 @@ def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
         by_name = _sqlite_counts(folder)
         if by_name is not None:
             return {kind: by_name[name] for kind, name in chroma["collections"].items() if name in by_name}
-    with _chroma_errors(chroma, folder):
-        client = _client(chroma, folder)
+    with chroma_errors(chroma, folder):
+        client = client_for(chroma, folder)
         try:
             existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
             return {
@@ -275,7 +306,7 @@ def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
+def chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
     """chromadb's own exceptions (a damaged store, a failing server) become one clear line."""
     try:
         yield
@@ -284,6 +315,15 @@ def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - chromadb raises many internal types
         where = folder / "chroma" if chroma.get("mode") == "persistent" else folder
         detail = " ".join(str(exc).split())[:160]
+        if chroma.get("mode") == "server":  # the server failed or ran out of time, not the index
+            raise UserError(
+                msg("the chroma server failed ({type}: {detail})", type=type(exc).__name__, detail=detail),
+                where=str(where),
+                fix=msg(
+                    "check that the server is running and not overloaded, or raise {env}",
+                    env=server_timeouts.CHROMA_ENV,
+                ),
+            ) from None
         raise IndexFormatError(
             msg("the chroma vector store cannot be read ({type}: {detail})", type=type(exc).__name__, detail=detail),
             where=str(where),
@@ -292,8 +332,8 @@ def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
 
 
 def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str] | None) -> VectorTable:
-    with _chroma_errors(chroma, folder):
-        client = _client(chroma, folder)
+    with chroma_errors(chroma, folder):
+        client = client_for(chroma, folder)
         try:
             collection = client.get_collection(chroma["collections"][kind])
             got = collection.get(include=["embeddings"])
@@ -317,11 +357,13 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
     ``finite`` is False: re-embedding replaces every vector, so it may open an index whose vectors are NaN)."""
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
     mirror_only = chroma.get("mode") == "none"
-    counts = chroma_counts(chroma, folder) if section else {}
+    # a server's collections are for --vectors server: a local load reads the mirror and never asks it
+    local_only = mirror_only or chroma.get("mode") == "server"
+    counts = chroma_counts(chroma, folder) if section and not local_only else {}
     out: dict[str, VectorTable] = {}
     for kind, meta in section.items():
         rows, dim = meta["rows"], meta["dim"]
-        if not mirror_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
+        if not local_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
             where = msg("chroma collection {kind}", kind=repr(chroma["collections"].get(kind)))
             what = (
                 msg("{where} is missing but the manifest says {rows}", where=where, rows=rows)
