@@ -8,7 +8,9 @@ loaded indexes itself.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -89,8 +91,47 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
     otherwise triggers repeated full collections that double the load time (measured).
     """
+    folder = Path(path)
     with paused_gc():
-        return _load(Path(path), finite_vectors, vectors)
+        for attempt in range(SWAP_RETRIES + 1):
+            before = _identity(folder)
+            try:
+                index = _load(folder, finite_vectors, vectors)
+            except IndexFormatError:
+                # damaged only if no save swapped the folder while it was read; else read the new one
+                if attempt == SWAP_RETRIES or (before is not None and _identity(folder) == before):
+                    raise
+            else:
+                if attempt == SWAP_RETRIES or _identity(folder) == before:
+                    return index
+            _wait_for_swap(folder)
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+# reads of a folder that a save keeps swapping, before the last read's result (or error) is given
+SWAP_RETRIES = 5
+
+
+def _identity(folder: Path) -> tuple[int, int, int] | None:
+    """Which directory ``folder`` is now: a save puts a new one in its place (another inode; rename
+    also sets the directory's ctime, so an inode number reused by a later save still differs)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _wait_for_swap(folder: Path) -> None:
+    """Wait while a save holds the parent folder's swap lock (``store._swap``: two renames)."""
+    try:
+        fd = os.open(folder.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    finally:
+        os.close(fd)
 
 
 def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:
