@@ -4,5 +4,8 @@ from graphrag_ui import (
     _blas,  # noqa: F401  (before numpy loads OpenBLAS)
     _offline,  # noqa: F401  (must run before any third-party import)
 )
+from graphrag_ui.redact import install_log_redaction  # noqa: E402
+
+install_log_redaction()  # no log line, from us or a library, carries a password, key or token
 
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import said
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("graphrag_ui.index.builder.command", "build an index from a folder of .txt/.md documents"),
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as exc:
-        print(f"error: {safe_text(str(exc), one_line=True)}", file=sys.stderr)
+        print(f"error: {said(str(exc), one_line=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.redact import redact
 
 
 class UserError(Exception):
@@ -10,11 +11,12 @@ class UserError(Exception):
 
     The message is shown as is in the CLI and in the app; it never carries a traceback. ``what`` and
     ``fix`` are messages (``msg``), so the app shows them in the reader's language; ``where`` (a
-    path, a name) is data.
+    path, a name) is data. Every part is redacted when the error is made (``graphrag_ui.redact``): a
+    URL's password, a key or a token never reaches the CLI, a page, a log, a batch row or an export.
     """
 
     def __init__(self, what: str, where: str = "", fix: str = "") -> None:
-        self.what, self.where, self.fix = what, where, fix
+        self.what, self.where, self.fix = redact(what), redact(where), redact(fix)
         super().__init__(str(self.message))
 
     @property

@@ -8,6 +8,7 @@ offline), times the query embedding apart from the context build, and returns th
 
 from __future__ import annotations
 
+import re
 import time
 import unicodedata
 from typing import Any
@@ -177,6 +178,13 @@ def run_query(
     ll = _keywords_once("ll", ll, intake.ll)
     if not isinstance(query, str):
         raise UserError(msg("the question must be text, got {kind}", kind=type(query).__name__))
+    check_text(query, msg("question"))
+    for kind, words in (("hl", hl), ("ll", ll)):
+        for word in words or []:
+            check_text(word, msg("{kind} keyword", kind=kind))
+    for name, value in (params or {}).items():
+        if isinstance(value, str):
+            check_text(value, msg("parameter {name}", name=name))
     embedder_id = query_embedder_id(index, embedder)
     embed_model = get_embedder(embedder_id)
     _check_dimension(index, embedder_id, int(getattr(embed_model, "dim", 0) or 0))
@@ -202,7 +210,7 @@ def run_query(
             _EMBEDDED.pop(next(iter(_EMBEDDED)))
         return rows
 
-    notes = intake.warnings + question_warnings(index, query)
+    notes = list(getattr(index, "problems", [])) + intake.warnings + question_warnings(index, query)
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()
@@ -233,6 +241,37 @@ def run_query(
             result.warnings.append(note)
     result.answer_options = intake.answer
     return result
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text: str, name: str) -> None:
+    """Text is valid Unicode: a byte that is not UTF-8 on the command line (Python keeps it as a lone
+    surrogate) or a lone surrogate escaped in JSON (``"\\ud800"``) is a ``UserError`` naming it, not a
+    traceback later in a tokenizer, an encoder or a database driver."""
+    found = _SURROGATE.search(text) if isinstance(text, str) else None
+    if found is None:
+        return
+    char, at = found.group(), found.start()
+    escaped = char.encode("unicode_escape").decode("ascii")  # \ud800, as JSON writes it
+    if "\udc80" <= char <= "\udcff":  # surrogateescape: the byte the command line could not decode
+        what = msg(
+            "the {name} is not valid UTF-8 (byte 0x{byte} at character {at})",
+            name=name,
+            byte=f"{ord(char) - 0xDC00:02x}",
+            at=at,
+        )
+    else:
+        what = msg(
+            "the {name} holds a lone surrogate {char} at character {at}: not valid Unicode",
+            name=name,
+            char=escaped,
+            at=at,
+        )
+    raise UserError(
+        what, fix=msg("give the text as UTF-8 (check the terminal's, the file's or the program's encoding)")
+    )
 
 
 def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:

@@ -21,11 +21,12 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg
 from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary
+from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode, mode_names
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import safe_text, said
 
 DEFAULT_MODE = "nano.local"
 CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
@@ -198,16 +199,21 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
             except json.JSONDecodeError as exc:
                 failures += 1
                 row = {"line": number, "input": line, "error": f"{cases_path}:{number}: not JSON ({exc})"}
+            except RecursionError:
+                failures += 1
+                row = {"line": number, "input": line, "error": f"{cases_path}:{number}: JSON nested too deeply to read"}
             except UserError as exc:
                 failures += 1
                 row = {"line": number, "input": _parsed(line), "error": f"{cases_path}:{number}: {exc}"}
             except Exception as exc:  # noqa: BLE001 - a bug in one mode must not stop the other cases
                 failures += 1
                 print(f"{cases_path}:{number}: internal error", file=sys.stderr)
-                traceback.print_exc(file=sys.stderr)
-                error = f"{cases_path}:{number}: internal error {type(exc).__name__}: {exc} (please report it)"
+                print(redact(traceback.format_exc()), end="", file=sys.stderr)
+                error = (
+                    f"{cases_path}:{number}: internal error {type(exc).__name__}: {redact(str(exc))} (please report it)"
+                )
                 row = {"line": number, "input": _parsed(line), "error": error}
-            sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            sink.write(_row_json(row) + "\n")
             sink.flush()
     finally:
         if out_path:
@@ -222,8 +228,19 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
 def _parsed(line: str) -> Any:
     try:
         return json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return line
+
+
+def _row_json(row: dict[str, Any]) -> str:
+    """One output line: UTF-8 JSON, or ASCII-escaped when a value holds a lone surrogate (a ``"\\ud800"``
+    in the input line) that UTF-8 cannot encode, so the row is still written."""
+    text = json.dumps(row, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(row, ensure_ascii=True, default=str)
+    return text
 
 
 def _summary(result: Retrieval) -> str:
@@ -244,7 +261,7 @@ def _summary(result: Retrieval) -> str:
             f"  {kind}: server top-{k} ∩ exact top-{k}: {both}/{n}"
             for kind, k, both, n in overlaps(result.vector_search)
         ]
-    lines += [f"warning: {w}" for w in result.warnings]
+    lines += [f"warning: {redact(w)}" for w in result.warnings]
     return "\n".join(lines)
 
 
@@ -289,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     if args.context_only or (options.get("only_need_context") and not options.get("only_need_prompt")):
         _emit(result.context)
         for warning in result.warnings:  # stdout stays exactly the context
-            print(f"warning: {safe_text(warning)}", file=sys.stderr)
+            print(f"warning: {said(warning)}", file=sys.stderr)
         return 0
     if args.json:
         _emit(result.to_json() + "\n")
@@ -302,6 +319,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     """A map-reduce mode: map calls (progress on stderr), then the reduce context or the answer."""
+    from graphrag_ui.llm import answer as answering
+
     use_cache = not args.no_cache
     if args.context_only or args.json:
         result, _ = run_stages(result, settings, final_answer=False, use_cache=use_cache)
@@ -310,15 +329,13 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         for line in [*result.warnings, result.stages.note]:
             if line:
                 kind = "warning" if line in result.warnings else "note"
-                print(f"{kind}: {safe_text(line)}", file=sys.stderr)
+                print(f"{kind}: {said(line)}", file=sys.stderr)
         return 2 if result.stages.status == FAILED else 0
     print(safe_text(_summary(result)))
     if settings is None or not settings.configured:
         result, _ = run_stages(result, settings, final_answer=False)
         assert result.stages is not None
         print_map_prompts(result.stages)
-        from graphrag_ui.llm import answer as answering
-
         print(answering.describe_unconfigured())
         return 0
     print("\n--- answer ---")
@@ -332,8 +349,11 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     assert result.stages is not None
     print()
     print(safe_text(stages_summary(result.stages)))
+    if reply is not None and reply.error_kind in answering.INCOMPLETE_KINDS:
+        print(f"warning: incomplete answer: {said(reply.error or '', one_line=True)}", file=sys.stderr)
+        return 3
     if reply is None or reply.error:
-        print(f"error: {safe_text(result.stages.note)}", file=sys.stderr)
+        print(f"error: {said(result.stages.note)}", file=sys.stderr)
         return 2
     return _reply_line(reply)
 
@@ -345,6 +365,9 @@ def _print_token(token: str) -> None:
 
 
 def _reply_line(reply) -> int:
+    if not reply.cached and not reply.prompt_tokens and not reply.answer_tokens:
+        print("--- no model call: the reference gives this answer itself when nothing relevant was found")
+        return 0
     cost = "unknown" if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
     hit = " (cached)" if reply.cached else ""
     print(f"--- {reply.model}{hit}: {reply.prompt_tokens} prompt + {reply.answer_tokens} answer tokens, cost {cost}")
@@ -368,10 +391,10 @@ def _answer(result: Retrieval, settings, use_cache: bool, stream: bool = True, p
     if not stream:
         _print_token(reply.text)
     print()
-    if reply.error_kind == "stream_cut":
-        print(f"warning: incomplete answer: {safe_text(reply.error or '', one_line=True)}", file=sys.stderr)
+    if reply.error_kind in answering.INCOMPLETE_KINDS:
+        print(f"warning: incomplete answer: {said(reply.error or '', one_line=True)}", file=sys.stderr)
         return 3
     if reply.error:
-        print(f"error: {safe_text(reply.error, one_line=True)}", file=sys.stderr)
+        print(f"error: {said(reply.error, one_line=True)}", file=sys.stderr)
         return 2
     return _reply_line(reply)

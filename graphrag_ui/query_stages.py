@@ -12,7 +12,7 @@ from typing import Any
 
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages, batch_label, staged_context
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import safe_text, said
 
 __all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary"]
 
@@ -52,11 +52,7 @@ def stages_summary(stages: Stages) -> str:
         )
     if stages.points:
         kept = [p for p in stages.points if p.in_context]
-        reasons: dict[str, int] = {}
-        for p in stages.points:
-            if not p.in_context:
-                reasons[p.dropped or "not kept"] = reasons.get(p.dropped or "not kept", 0) + 1
-        dropped = "; ".join(f"{n} × {why}" for why, n in reasons.items())
+        dropped = _dropped_reasons([p.dropped or "not kept" for p in stages.points if not p.in_context])
         lines.append(f"  points: {len(kept)} kept, {len(stages.points) - len(kept)} dropped ({dropped or 'none'})")
     for rating in stages.ratings:
         value = "no rating" if rating.rating is None else f"rating {rating.rating:g}"
@@ -66,10 +62,26 @@ def stages_summary(stages: Stages) -> str:
     return "\n".join(lines)
 
 
+REASON_KINDS_SHOWN = 4  # a summary line names at most this many kinds of reason (a map answer may hold 4,000 points)
+
+
+def _dropped_reasons(reasons: list[str]) -> str:
+    """``N × reason`` per kind of reason, bounded: reasons made from one template count as one kind (its
+    first instance is shown, with "…" when the others differ), and only the first few kinds are named."""
+    kinds: dict[str, list[str]] = {}
+    for why in reasons:
+        kinds.setdefault(getattr(why, "template", why), []).append(why)
+    parts = [f"{len(same)} × {same[0]}{'' if len(set(same)) == 1 else ' …'}" for same in kinds.values()]
+    if len(parts) > REASON_KINDS_SHOWN:
+        rest = sum(len(same) for same in list(kinds.values())[REASON_KINDS_SHOWN:])
+        parts = [*parts[:REASON_KINDS_SHOWN], f"{rest} for {len(parts) - REASON_KINDS_SHOWN} other reason(s)"]
+    return "; ".join(parts)
+
+
 def print_map_prompts(stages: Stages) -> None:
     """What would be sent without a model: each batch's exact map prompt."""
     for i, batch in enumerate(stages.batches):
         print(f"\n--- map prompt that would be sent, {batch_label(stages, i)} ---")
         for message in batch.messages:
             print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
-    print(f"note: {safe_text(stages.note)}", file=sys.stderr)
+    print(f"note: {said(stages.note)}", file=sys.stderr)

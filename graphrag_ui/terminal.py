@@ -4,11 +4,14 @@ An entity name or a model answer may hold ESC sequences or other control charact
 move the cursor, recolour, retitle or clear the user's terminal. Every such character is printed
 as a visible escape (``\\x1b``); newlines and tabs stay unless the text must fit on one line.
 Output meant for programs (``--context-only``, ``--json``) is never passed through here: it stays byte-exact.
+Errors, warnings and notes go through ``said``, which also masks credentials (``graphrag_ui.redact``).
 """
 
 from __future__ import annotations
 
 import re
+
+from graphrag_ui.redact import redact
 
 # C0 controls except tab/newline, DEL, C1 controls, and the bidi overrides that reorder what is shown
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -30,3 +33,8 @@ def safe_text(text: str, *, one_line: bool = False) -> str:
     """``text`` with control characters shown as escapes (newlines and tabs too when ``one_line``)."""
     pattern = _UNSAFE_ONE_LINE if one_line else _UNSAFE
     return pattern.sub(_escape, text)
+
+
+def said(text: str, *, one_line: bool = False) -> str:
+    """A message of ours (an error, a warning, a note) for the terminal: redacted, then made safe."""
+    return safe_text(redact(str(text)), one_line=one_line)

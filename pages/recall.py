@@ -50,7 +50,8 @@ try:
 except UserError as exc:
     st.warning(t("{error} — showing ILIKE only.", lang, error=error_text(exc, lang)))
     vec = None
-breakdown = explain_recall(index, text, vec, top_k=limit, threshold=threshold, weights=(w_ilike, w_sim, w_occ))
+with st.spinner(t("Searching the entity catalog…", lang)):  # a team catalog server may take its timeout
+    breakdown = explain_recall(index, text, vec, top_k=limit, threshold=threshold, weights=(w_ilike, w_sim, w_occ))
 headers = {name: label(COLUMNS, name.replace(" ", "_"), lang) for name in RECALL_COLUMNS}
 left, middle = st.columns(2)
 with left:

@@ -18,12 +18,13 @@ from graphrag_ui.ui.page import open_page
 lang, _, _ = open_page("settings", require_index=False)
 
 from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
+from graphrag_ui.redact import redact  # noqa: E402
 
 settings = LLMSettings.from_env_and_secrets()
 st.subheader(t("LLM", lang))
 c1, c2 = st.columns(2)
 c1.text_input(t("model (GRAPHRAG_UI_LLM_MODEL)", lang), value=settings.model or "", disabled=True)
-c2.text_input(t("API base (GRAPHRAG_UI_LLM_API_BASE)", lang), value=settings.api_base or "", disabled=True)
+c2.text_input(t("API base (GRAPHRAG_UI_LLM_API_BASE)", lang), value=redact(settings.api_base or ""), disabled=True)
 st.text_input(t("API key", lang), value=settings.masked_key() or t("(none found)", lang), disabled=True)
 st.caption(
     t(

@@ -24,9 +24,11 @@ Damage = Callable[[Path, contextlib.ExitStack], None]
 
 
 def copy_index(source: Path, target: Path) -> Path:
-    """Hard-linked copy; the SQLite stores are real copies (readers may create journals beside them)."""
+    """Hard-linked copy; the SQLite stores and every chroma file are real copies (readers may create
+    journals beside them, and a chroma client opening the copy rewrites its index files in place)."""
     shutil.copytree(source, target, copy_function=os.link)
-    for db in (target / "catalog.sqlite", target / "chroma" / "chroma.sqlite3"):
+    chroma = [p for p in (target / "chroma").rglob("*") if p.is_file()] if (target / "chroma").is_dir() else []
+    for db in (target / "catalog.sqlite", *chroma):
         own(db)
     return target
 

@@ -63,10 +63,11 @@ def test_unreachable_server_is_a_clear_error(chroma_server, tmp_path, monkeypatc
     store.save(small_index(), tmp_path / "idx")
     monkeypatch.setenv("CHROMA_PORT", str(_free_port()))
     with pytest.raises(UserError, match="cannot reach the chroma server"):
-        store.load(tmp_path / "idx")
+        store.load(tmp_path / "idx", vectors="server")
+    assert store.load(tmp_path / "idx").counts()  # a local load never asks the server
     monkeypatch.setenv("CHROMA_PORT", "eighty")
     with pytest.raises(UserError, match="CHROMA_PORT must be a number"):
-        store.load(tmp_path / "idx")
+        store.load(tmp_path / "idx", vectors="server")
 
 
 def test_save_to_an_unreachable_server_fails_cleanly(tmp_path, monkeypatch):

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import sqlite3
 import threading
 import unicodedata
-import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -49,7 +47,8 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import validate
+from graphrag_ui.index import server_timeouts, validate
+from graphrag_ui.index.catalog_server import URL_ENV, new_table_name, server_url_from_env, shown_url  # noqa: F401
 from graphrag_ui.index.model import Entity, Index
 
 CATALOG_FILE = "catalog.sqlite"
@@ -57,18 +56,6 @@ ALIAS_SEP = "\n"
 MIN_REVERSE_LEN = 2
 QUOTES = "\"'“”‘’「」『』"
 KINDS = ("name", "alias", "name in query", "alias in query")  # best first
-URL_ENV = "GRAPHRAG_UI_CATALOG_URL"
-
-
-def server_url_from_env() -> str | None:
-    """The team catalog's SQLAlchemy URL (e.g. ``postgresql+psycopg://app@db:5432/graphrag``), or None."""
-    return os.environ.get(URL_ENV, "").strip() or None
-
-
-def new_table_name(folder_name: str) -> str:
-    """A table name unique to one save: ``gri_<folder>_<random>`` (lower case, SQL-safe)."""
-    slug = re.sub(r"[^a-z0-9_]+", "_", folder_name.lower()).strip("_")[:30] or "index"
-    return f"gri_{slug}_{uuid.uuid4().hex[:10]}"
 
 
 def fold(text: str) -> str:
@@ -110,8 +97,8 @@ def _rows(entities: Iterable[Entity]) -> Iterable[dict[str, Any]]:
 
 def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
     text = str(target)
-    if "://" in text:
-        return sa.create_engine(text)
+    if "://" in text:  # the team's server: every connection and statement bounded in time
+        return sa.create_engine(text, connect_args=server_timeouts.connect_args(text))
     path = Path(text)
     if read_only:
         uri = f"file:{quote(str(path.resolve()))}?mode=ro"
@@ -123,6 +110,16 @@ def _engine_for(target: str | Path, read_only: bool) -> sa.Engine:
             poolclass=QueuePool,
         )
     return sa.create_engine(f"sqlite:///{path}")
+
+
+def drop_table(url: str, table_name: str) -> None:
+    """Drop a catalog table on the team server (a replaced or unfinished save's); a missing one is fine."""
+    engine = _engine_for(url, read_only=False)
+    try:
+        with engine.begin() as conn:
+            sa.Table(table_name, sa.MetaData()).drop(conn, checkfirst=True)
+    finally:
+        engine.dispose()
 
 
 def write_catalog(entities: list[Entity], target: str | Path, table_name: str = "entities") -> int:
@@ -169,6 +166,8 @@ class Catalog:
 
     def forward(self, text: str, limit: int) -> list[dict[str, Any]]:
         """The seed's ``name ILIKE %text% OR aliases ILIKE %text%``, name hits first."""
+        if "\x00" in text:  # no name holds a NUL (PostgreSQL cannot store one): nothing matches, as in SQLite
+            return []
         t = self.table
         escaped = fold(text).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         pattern = f"%{escaped}%"
@@ -360,7 +359,7 @@ def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
         catalog = _cache.get(key)
         if catalog is None:
             engine = _engine_for(text, read_only="://" not in text)
-            where = sa.make_url(text).render_as_string(hide_password=True) if "://" in text else text
+            where = shown_url(text) if "://" in text else text
             catalog = _cache[key] = Catalog(engine, table_name, where=where)
         return catalog
 

@@ -123,6 +123,8 @@ class Index:
     vectors: dict[str, VectorTable] = field(default_factory=dict)
     graph: nx.Graph = field(default_factory=nx.Graph)
     path: str = ""
+    # what the load found wrong in single rows and did about it (``index.row_checks``), said with each query
+    problems: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.refresh()
@@ -130,6 +132,10 @@ class Index:
     def refresh(self) -> None:
         """(Re)build the graph and the id → row maps after the tables change."""
         self.entity_by_name: dict[str, Entity] = {e.name: e for e in self.entities}
+        if len(self.entity_by_name) != len(self.entities):  # a repeated name: the first row is the one found
+            self.entity_by_name = {}
+            for e in self.entities:
+                self.entity_by_name.setdefault(e.name, e)
         self.entity_by_id: dict[str, Entity] = {e.id: e for e in self.entities}
         self.chunk_by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
         self.document_by_id: dict[str, Document] = {d.id: d for d in self.documents}

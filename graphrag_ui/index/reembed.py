@@ -60,6 +60,7 @@ def reembed(
     index_dir: str | Path, embedder_name: str, progress: Progress | None = None, style: str | None = None
 ) -> Index:
     """Load the index at ``index_dir``, re-embed it and save it back atomically; returns the new index."""
+    store.check_servers()
     index = store.load(index_dir, finite_vectors=False)  # every vector is replaced: NaN ones are what it repairs
     reembed_index(index, embedder_name, progress, style)
     store.save(index, index_dir, progress)

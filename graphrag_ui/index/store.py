@@ -23,7 +23,7 @@ A crash can leave hidden siblings: ``.NAME.tmp-*`` (an unfinished save; never lo
 save into the same parent folder deletes those no live save holds a lock on) and, only if it struck between the two renames, ``.NAME.old-*`` (the previous complete
 index; ``load`` of the missing target says so and how to restore it).
 
-``load`` does not cache: the app keeps loaded indexes itself.
+``load`` (in ``store_load``, re-exported here) does not cache: the app keeps loaded indexes itself.
 """
 
 from __future__ import annotations
@@ -33,26 +33,21 @@ import fcntl
 import json
 import os
 import shutil
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import numpy as np
 
-from graphrag_ui import tokens
-from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import tables, validate, vector_server, vectorstore
+from graphrag_ui.index import tables, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
+from graphrag_ui.index.store_load import LAYOUT, MANIFEST, is_index, load, read_manifest  # noqa: F401 (re-exported)
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
-MANIFEST = "manifest.json"
-LAYOUT = 1  # version of the ``storage`` section below (files inside the folder)
 STALE_AFTER = 5.0  # seconds; an unlocked .tmp-* folder older than this belongs to a killed save
 CATALOG_FILE = "catalog.sqlite"  # = catalog.CATALOG_FILE; catalog (SQLAlchemy) is imported only to write
 # progress stages of ``save`` (the Index page shows them translated)
@@ -134,6 +129,7 @@ def save(
     target = Path(path).absolute()
     _check_target(target)
     manifest = _manifest_for(index)
+    server_url = check_servers()  # a malformed server setting stops the save before anything is written
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(target.parent)
     tmp = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:8]}"
@@ -170,10 +166,12 @@ def save(
 
         catalog.write_catalog(index.entities, tmp / CATALOG_FILE)
         storage["catalog"] = {"file": CATALOG_FILE, "rows": len(index.entities)}
-        server_url = catalog.server_url_from_env()
         if server_url:  # a team's shared catalog (PostgreSQL): this index gets its own table there
+            from graphrag_ui.index.catalog_server import server_errors
+
             table = catalog.new_table_name(target.name)
-            catalog.write_catalog(index.entities, server_url, table)
+            with server_errors(server_url, msg("writing the entity catalog")):
+                catalog.write_catalog(index.entities, server_url, table)
             storage["catalog"]["server_table"] = table
         _stage(progress, SAVE_CATALOG, len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
@@ -181,6 +179,8 @@ def save(
         _swap(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        if server_url and storage.get("catalog", {}).get("server_table"):
+            _drop_catalog_table(server_url, storage["catalog"]["server_table"])
         if server and storage.get("chroma", {}).get("collections"):
             try:
                 vectorstore.delete_collections(storage["chroma"], tmp)
@@ -189,6 +189,17 @@ def save(
         raise
     finally:
         os.close(owner)
+
+
+def check_servers() -> str | None:
+    """Read the team servers' settings strictly (``GRAPHRAG_UI_CATALOG_URL``, ``CHROMA_HOST``/``CHROMA_PORT``):
+    a malformed one is a ``UserError`` naming it, its password masked. Returns the catalog URL or None.
+
+    Import, build and reembed call it first, so a bad setting fails before minutes of work."""
+    from graphrag_ui.index.catalog_server import server_url_from_env
+
+    vectorstore.server_from_env()
+    return server_url_from_env()
 
 
 def remove_stale_tmp(parent: Path) -> list[Path]:
@@ -245,7 +256,31 @@ def _swap(tmp: Path, target: Path) -> None:
             vectorstore.delete_collections(previous.get("chroma", {}), old)
         except Exception:  # noqa: BLE001 - the old index is gone from view either way
             pass
+        _drop_replaced_table(old)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _drop_replaced_table(old: Path) -> None:
+    """The replaced index's table on the team catalog server goes with it (each save writes a new one)."""
+    from graphrag_ui.index import catalog
+    from graphrag_ui.index.catalog_server import server_url_from_env
+
+    try:
+        url = server_url_from_env()
+    except UserError:
+        return
+    table = catalog.server_table(old)
+    if url and table:
+        _drop_catalog_table(url, table)
+
+
+def _drop_catalog_table(url: str, table: str) -> None:
+    from graphrag_ui.index import catalog
+
+    try:
+        catalog.drop_table(url, table)
+    except Exception:  # noqa: BLE001 - best effort: the save's own result (or error) matters more
+        pass
 
 
 def _swap_locked(tmp: Path, target: Path) -> Path | None:
@@ -261,149 +296,3 @@ def _swap_locked(tmp: Path, target: Path) -> Path | None:
         raise
     _fsync_dir(target.parent)
     return old
-
-
-def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
-    """The manifest of the index at ``path`` and its storage section, checked for format."""
-    folder = Path(path)
-    if not folder.is_dir():
-        leftovers = sorted(folder.parent.glob(f".{folder.name}.old-*")) if folder.name else []
-        if leftovers:
-            raise IndexFormatError(
-                msg("no index folder here: a save was interrupted while swapping folders"),
-                where=str(folder),
-                fix=msg(
-                    "the previous complete index is {leftovers}; rename it to {name} (or save again)",
-                    leftovers=str(leftovers[-1]),
-                    name=folder.name,
-                ),
-            )
-        raise IndexFormatError(
-            msg("no index folder here"), where=str(folder), fix=msg("give the folder `save`/build wrote")
-        )
-    file = folder / MANIFEST
-    if not file.is_file():
-        raise IndexFormatError(
-            msg("manifest.json is missing: not an index, or a save that did not finish"),
-            where=str(folder),
-            fix=msg("rebuild or re-import the index"),
-        )
-    with validate.reading(file):
-        data = json.loads(file.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise IndexFormatError(msg("the manifest is not a JSON object"), where=str(file), fix=validate.REBUILD)
-    version = data.get("format_version")
-    if version != FORMAT_VERSION:
-        newer = isinstance(version, int) and version > FORMAT_VERSION
-        raise IndexFormatError(
-            msg(
-                "index format version {version}, this program reads version {format_version}",
-                version=repr(version),
-                format_version=FORMAT_VERSION,
-            ),
-            where=str(file),
-            fix=msg("upgrade graphrag_ui") if newer else msg("rebuild or re-import the index with this version"),
-        )
-    storage = data.pop("storage", None)
-    if not isinstance(storage, dict) or storage.get("layout") != LAYOUT:
-        raise IndexFormatError(
-            msg("the manifest has no valid storage section"), where=str(file), fix=msg("rebuild or re-import the index")
-        )
-    validate.check_manifest(data, file)
-    known = {f.name for f in dataclasses.fields(Manifest)}
-    try:
-        manifest = Manifest(**{k: v for k, v in data.items() if k in known})
-    except TypeError as exc:
-        raise IndexFormatError(msg("incomplete manifest: {error}", error=str(exc)), where=str(file)) from None
-    return manifest, storage
-
-
-def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local") -> Index:
-    """Load and verify the index at ``path``; ``Index.path`` is set to it.
-
-    ``vectors="server"`` reads no ``.npy`` matrix: the index's chroma server collections answer the
-    vector searches (``retrieval.vector_engine``).
-
-    The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
-    otherwise triggers repeated full collections that double the load time (measured).
-    """
-    with paused_gc():
-        return _load(Path(path), finite_vectors, vectors)
-
-
-def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:
-    manifest, storage = read_manifest(folder)
-    tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
-    paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
-    counts = manifest.counts
-    loaded: dict[str, list] = {}
-    for name in tables.TABLES:
-        file = paths[name]
-        if not file.is_file():
-            what = msg("is not a file") if file.exists() else msg("is missing")
-            raise IndexFormatError(
-                msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
-            )
-        loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
-    if engine not in ("local", "server"):
-        raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
-    if engine == "server":
-        vectors = vector_server.server_tables(folder, storage)
-    else:
-        vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
-    expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
-    if expected != set(vectors):
-        raise IndexFormatError(
-            msg(
-                "vector kinds {vectors} differ from the manifest's {expected}",
-                vectors=str(sorted(vectors)),
-                expected=str(sorted(expected)),
-            ),
-            where=str(folder / MANIFEST),
-            fix=validate.REBUILD,
-        )
-    for kind, table in vectors.items():
-        if len(table) != counts.get(f"vectors.{kind}"):
-            raise IndexFormatError(
-                msg(
-                    "{n} {kind} vectors but the manifest counts {expected}",
-                    n=len(table),
-                    kind=kind,
-                    expected=counts.get(f"vectors.{kind}"),
-                ),
-                where=str(folder / MANIFEST),
-                fix=validate.REBUILD,
-            )
-    catalog_file = paths["catalog"]
-    if not catalog_file.is_file():
-        raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
-    _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
-    with validate.reading(folder):
-        index = Index(manifest=manifest, vectors=vectors, **loaded)
-    index.path = str(folder.absolute())
-    return index
-
-
-def _check_catalog(file: Path, rows: int) -> None:
-    """The catalog opens read-only, holds its table and the recorded row count (a lock is waited out briefly)."""
-    with validate.reading(file):
-        db = sqlite3.connect(f"file:{quote(str(file.resolve()))}?mode=ro", uri=True, timeout=validate.LOCK_WAIT)
-        try:
-            found = db.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
-        finally:
-            db.close()
-    if found != rows:
-        raise IndexFormatError(
-            msg("the entity catalog holds {found} rows but the manifest says {rows}", found=found, rows=rows),
-            where=str(file),
-            fix=validate.REBUILD,
-        )
-
-
-def is_index(path: str | Path) -> bool:
-    """True when ``path`` holds a readable manifest of this format (cheap; no tables read)."""
-    try:
-        read_manifest(path)
-    except UserError:
-        return False
-    return True

@@ -28,6 +28,7 @@ REEMBED = msg("run `python -m graphrag_ui reembed` on the index, or rebuild/re-i
 LOCKED_FIX = msg("another program (an import, a save) is writing it: wait for it to finish, then try again")
 # seconds SQLite's busy handler keeps retrying a file another process has locked before we report it
 LOCK_WAIT = 1.0
+DEEP_JSON = msg("its JSON is nested too deeply to read (deeper than Python's recursion limit)")
 NULLABLE = {("communities", "parent"), ("communities", "rating")}
 _MANIFEST_TYPES: dict[str, tuple[type, ...]] = {
     "source": (str,),
@@ -86,7 +87,7 @@ def inside(folder: Path, relative: Any, file: Path, what: str) -> Path:
         msg("{what} is {relative}, expected a file name", what=what, relative=shown),
         file,
     )
-    path = (folder / relative).resolve()
+    path = _resolved(folder / relative)
     root = folder.resolve()
     _expect(
         path != root and root in path.parents and not Path(relative).is_absolute(),
@@ -94,6 +95,32 @@ def inside(folder: Path, relative: Any, file: Path, what: str) -> Path:
         file,
     )
     return folder / relative
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` with every symbolic link followed; a link loop is an ``IndexFormatError`` naming it."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, later versions OSError
+        raise IndexFormatError(
+            msg("a symbolic link loop: the path never reaches a file"), where=str(path), fix=REBUILD
+        ) from None
+
+
+def contained(folder: Path, path: Path) -> Path:
+    """``path`` when it stays inside ``folder`` once its symbolic links are followed.
+
+    The loader runs every file it opens through this one check (the manifest, the tables, the catalog,
+    ``vectors/`` and its files, ``chroma/``), so a link loop or a link leaving the folder is refused the
+    same way wherever it is: one ``IndexFormatError`` naming the path."""
+    resolved, root = _resolved(path), _resolved(folder)
+    if resolved != root and root not in resolved.parents:
+        raise IndexFormatError(
+            msg("a symbolic link leads outside the index folder (to {target})", target=str(resolved)),
+            where=str(path),
+            fix=REBUILD,
+        )
+    return path
 
 
 def check_storage(folder: Path, storage: Any, tables: tuple[str, ...], file: Path) -> dict[str, Path]:
@@ -177,6 +204,8 @@ def reading(path: Path, fix: str = REBUILD) -> Iterator[None]:
         ) from None
     except json.JSONDecodeError as exc:
         raise IndexFormatError(msg("not valid JSON ({error})", error=str(exc)), where=str(path), fix=fix) from None
+    except RecursionError:
+        raise IndexFormatError(DEEP_JSON, where=str(path), fix=fix) from None
     except (OSError, EOFError, ValueError, TypeError, pa.ArrowException, UnicodeDecodeError) as exc:
         if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
             raise IndexFormatError(msg("the file is missing"), where=str(path), fix=fix) from None
@@ -259,7 +288,9 @@ def check_ids(ids: Any, path: Path) -> list[str]:
     return ids
 
 
-def read_ids(path: Path) -> list[str]:
+def read_ids(path: Path, folder: Path | None = None) -> list[str]:
+    if folder is not None:
+        contained(folder, path)
     with reading(path):
         return check_ids(json.loads(path.read_text(encoding="utf-8")), path)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import validate, vectorstore
+from graphrag_ui.index import server_timeouts, validate, vectorstore
 from graphrag_ui.index.model import VectorTable
 
 ENGINES = ("local", "server")
@@ -91,6 +91,10 @@ def _server_errors(table: ServerTable) -> Iterator[None]:
     """Anything the server or the HTTP client raises becomes one line: what, where, what to do."""
     try:
         yield
+    except server_timeouts.ServerUnavailable as exc:
+        _CLIENTS.pop((table.host, table.port), None)
+        table._handle = None
+        _search_failed(table, exc.what)
     except UserError:
         raise
     except Exception as exc:  # noqa: BLE001 - chromadb and httpx raise many internal types
@@ -110,22 +114,26 @@ def _server_errors(table: ServerTable) -> Iterator[None]:
                     "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
                 ),
             ) from None
-        raise UserError(
-            msg(
-                "the chroma server at {where} did not answer the {kind} search ({detail}); "
-                "nothing was searched locally instead",
-                where=table.where,
-                kind=table.kind,
-                detail=f"{type(exc).__name__}: {detail}",
-            ),
+        _search_failed(table, f"{type(exc).__name__}: {detail}")
+
+
+def _search_failed(table: ServerTable, detail: str) -> None:
+    raise UserError(
+        msg(
+            "the chroma server at {where} did not answer the {kind} search ({detail}); "
+            "nothing was searched locally instead",
             where=table.where,
-            fix=msg(
-                "start it (`chroma run --host {host} --port {port}`), point CHROMA_HOST/CHROMA_PORT at it, or query "
-                "with --vectors local",
-                host=table.host,
-                port=table.port,
-            ),
-        ) from None
+            kind=table.kind,
+            detail=detail,
+        ),
+        where=table.where,
+        fix=msg(
+            "start it (`chroma run --host {host} --port {port}`), point CHROMA_HOST/CHROMA_PORT at it, or query "
+            "with --vectors local",
+            host=table.host,
+            port=table.port,
+        ),
+    ) from None
 
 
 def _collection(table: ServerTable, ef: int) -> Any:
@@ -134,12 +142,9 @@ def _collection(table: ServerTable, ef: int) -> Any:
         if table._handle is None:
             client = _CLIENTS.get((table.host, table.port))
             if client is None:
-                import chromadb
                 from chromadb.config import Settings
 
-                client = chromadb.HttpClient(
-                    host=table.host, port=table.port, settings=Settings(anonymized_telemetry=False)
-                )
+                client = server_timeouts.chroma_client(table.host, table.port, Settings(anonymized_telemetry=False))
                 _CLIENTS[(table.host, table.port)] = client
             table._handle = client.get_collection(table.collection)
             hnsw = (table._handle.configuration or {}).get("hnsw") or {}
@@ -282,7 +287,7 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
                     "re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"
                 ),
             )
-        ids_file = folder / "vectors" / f"{kind}.ids.json"
+        ids_file = validate.contained(folder, folder / "vectors" / f"{kind}.ids.json")
         if not ids_file.is_file():
             raise IndexFormatError(
                 msg("the ids file of the server's vectors is missing"), where=str(ids_file), fix=validate.REBUILD
@@ -294,7 +299,61 @@ def server_tables(folder: Path, storage: dict[str, Any]) -> dict[str, VectorTabl
                 where=str(ids_file),
                 fix=validate.REBUILD,
             )
-        npy = folder / "vectors" / f"{kind}.npy"
+        npy = validate.contained(folder, folder / "vectors" / f"{kind}.npy")
         empty = np.zeros((0, meta["dim"]), dtype=np.float32)
         out[kind] = ServerTable(ids, empty, kind, name, host, int(port), npy if npy.is_file() else None)
+    if out:
+        _check_same_collections(chroma, folder, out)
     return out
+
+
+def _check_same_collections(chroma: dict[str, Any], folder: Path, tables: dict[str, ServerTable]) -> None:
+    """Each collection is the one this index saved: the id chroma gave it at save (a collection deleted
+    and made again under the same name gets another), and the few rows the save fingerprinted
+    (``vectorstore.fingerprint``) project as they did (vectors overwritten under the same ids).
+    Counts are checked before; no local vector file is read."""
+    recorded = chroma.get("collection_ids") or {}
+    prints = chroma.get("fingerprints") or {}
+    with vectorstore.chroma_errors(chroma, folder):
+        client = vectorstore.client_for(chroma, folder)
+        try:
+            for kind, table in tables.items():
+                collection = client.get_collection(table.collection)
+                saved = recorded.get(kind) if isinstance(recorded, dict) else None
+                if saved and str(collection.id) != saved:
+                    _replaced(
+                        table, msg("its id is {now}, the save recorded {saved}", now=str(collection.id), saved=saved)
+                    )
+                _check_fingerprint(table, collection, prints.get(kind) if isinstance(prints, dict) else None)
+        finally:
+            client.close()
+
+
+def _check_fingerprint(table: ServerTable, collection: Any, recorded: Any) -> None:
+    try:
+        rows, values = [int(r) for r in recorded["rows"]], [float(v) for v in recorded["values"]]
+    except (TypeError, KeyError, ValueError):
+        return  # saved before fingerprints were recorded: the id and the count are all there is
+    if not rows or len(rows) != len(values) or max(rows) >= len(table):
+        return
+    ids = [table.ids[r] for r in rows]
+    got = collection.get(ids=ids, include=["embeddings"])
+    served = dict(zip(got["ids"], got["embeddings"], strict=True))
+    for vid, value in zip(ids, values, strict=True):
+        vector = served.get(vid)
+        now = vectorstore.projections(np.asarray([vector], dtype=np.float32))[0] if vector is not None else None
+        if now is None or not vectorstore.same_projection(float(now), value):
+            _replaced(table, msg("the vector of id {id} differs from the one saved", id=repr(vid)))
+
+
+def _replaced(table: ServerTable, why: str) -> None:
+    raise UserError(
+        msg(
+            "the chroma collection {name} on {where} is not the one this index saved ({why})",
+            name=repr(table.collection),
+            where=table.where,
+            why=why,
+        ),
+        where=table.where,
+        fix=msg("re-save the index with CHROMA_HOST/CHROMA_PORT set to this server, or query with --vectors local"),
+    )

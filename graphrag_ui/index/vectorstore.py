@@ -21,7 +21,8 @@ the 21 s of a 10k-entity LightRAG import, on a path that retrieval never reads. 
 is saved, the collections go to that chroma server instead of ``chroma/``; their names are
 ``<prefix>-<kind>`` with a prefix unique to each save, so many indexes can share one server.
 The manifest records host, port and names; at load ``CHROMA_HOST``/``CHROMA_PORT`` override the
-recorded address (the server moved), and a server that cannot be reached is a clear error.
+recorded address (the server moved). Only ``--vectors server`` asks the server (a local load reads the
+mirror, so a down server does not stop it), and a server that cannot be reached is a clear error.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index import validate
+from graphrag_ui.index import server_timeouts, validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
+from graphrag_ui.redact import redact
 
 Progress = Callable[[int, int], None]
 # HNSW settings for chroma. Retrieval never searches chroma, and building chroma's graph is most
@@ -56,6 +58,7 @@ HNSW = {"space": "cosine", "ef_construction": 32, "max_neighbors": 8}
 # 0.33 before and after the modify, 0.73 after a restart). 1000 covers ``vector_engine.search_ef``
 # for every top-k up to 250, which includes every mode's default.
 SERVER_EF_SEARCH = 1000
+_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?|\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.%\w]*\]?")
 
 
 def server_from_env() -> tuple[str, int] | None:
@@ -63,6 +66,11 @@ def server_from_env() -> tuple[str, int] | None:
     host = os.environ.get("CHROMA_HOST", "").strip()
     if not host:
         return None
+    if not _HOST.fullmatch(host):  # e.g. user:password@host or a URL: it would be written into manifests
+        raise UserError(
+            msg("CHROMA_HOST must be a host name or address, not {host}", host=repr(redact(host))),
+            fix=msg("set CHROMA_HOST to the server's name (e.g. chroma.internal) and CHROMA_PORT to its port"),
+        )
     port = os.environ.get("CHROMA_PORT", "8000").strip() or "8000"
     if not port.isdigit():
         raise UserError(
@@ -84,13 +92,15 @@ def _settings():
     return Settings(anonymized_telemetry=False)
 
 
-def _client(info: dict[str, Any], folder: Path):
+def client_for(info: dict[str, Any], folder: Path):
     import chromadb
 
     if info["mode"] == "server":
         host, port = server_from_env() or (info["host"], info["port"])
         try:
-            return chromadb.HttpClient(host=host, port=port, settings=_settings())
+            return server_timeouts.chroma_client(host, port, _settings())
+        except UserError:
+            raise
         except Exception as exc:  # connection refused, DNS, wrong protocol
             raise UserError(
                 msg(
@@ -103,7 +113,7 @@ def _client(info: dict[str, Any], folder: Path):
                 where=str(folder),
                 fix=msg("start the server, or set CHROMA_HOST/CHROMA_PORT to where it runs"),
             ) from None
-    return chromadb.PersistentClient(path=str(folder / "chroma"), settings=_settings())
+    return chromadb.PersistentClient(path=str(validate.contained(folder, folder / "chroma")), settings=_settings())
 
 
 def _check(kind: str, table: VectorTable) -> np.ndarray:
@@ -137,6 +147,31 @@ def _check(kind: str, table: VectorTable) -> np.ndarray:
     return matrix
 
 
+FINGERPRINT_ROWS = 8
+
+
+def fingerprint(matrix: np.ndarray) -> dict[str, list]:
+    """A few rows spread over ``matrix`` and each row's projection on a fixed random unit vector.
+
+    Recorded at a save to a server, compared when the index is opened on it: a collection whose
+    vectors were overwritten under the same ids projects differently, while chroma's ≤ 1 ulp
+    rounding of stored values does not move a projection past ``same_projection``'s tolerance."""
+    n = int(matrix.shape[0])
+    if not n:
+        return {"rows": [], "values": []}
+    rows = sorted({round(i * (n - 1) / (FINGERPRINT_ROWS - 1)) for i in range(FINGERPRINT_ROWS)})
+    return {"rows": rows, "values": [float(v) for v in projections(matrix[rows])]}
+
+
+def projections(rows: np.ndarray) -> np.ndarray:
+    direction = np.random.default_rng(20261126).standard_normal(rows.shape[1])
+    return np.asarray(rows, dtype=np.float64) @ (direction / np.linalg.norm(direction))
+
+
+def same_projection(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-4 * max(1.0, abs(a), abs(b))
+
+
 def write_vectors(
     folder: Path,
     vectors: dict[str, VectorTable],
@@ -168,7 +203,7 @@ def write_vectors(
         chroma["collections"] = {kind: f"{prefix}-{kind}" for kind in checked}
     else:
         chroma = {"mode": "persistent", "collections": {kind: kind for kind in checked}}
-    client = _client(chroma, folder)
+    client = client_for(chroma, folder)
     server_ef = {"ef_search": SERVER_EF_SEARCH} if server else {}
     created: list[str] = []
     try:
@@ -183,6 +218,9 @@ def write_vectors(
                 metadata={"kind": kind},
             )
             created.append(name)
+            if server:  # a collection replaced or overwritten later is told by these (vector_server)
+                chroma.setdefault("collection_ids", {})[kind] = str(collection.id)
+                chroma.setdefault("fingerprints", {})[kind] = fingerprint(matrix)
             ids = vectors[kind].ids
             for start in range(0, len(ids), batch):
                 collection.add(ids=ids[start : start + batch], embeddings=matrix[start : start + batch])
@@ -210,7 +248,7 @@ def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
     """Drop a replaced index's server collections (the embedded store goes with its folder)."""
     if chroma.get("mode") != "server":
         return
-    client = _client(chroma, folder)
+    client = client_for(chroma, folder)
     try:
         for name in chroma.get("collections", {}).values():
             try:
@@ -223,7 +261,7 @@ def delete_collections(chroma: dict[str, Any], folder: Path) -> None:
 
 def _sqlite_counts(folder: Path) -> dict[str, int] | None:
     """Collection sizes read straight from chroma 1.x's SQLite file (read-only), or None for another schema."""
-    db_path = folder / "chroma" / "chroma.sqlite3"
+    db_path = validate.contained(folder, folder / "chroma" / "chroma.sqlite3")
     if not db_path.is_file():
         raise IndexFormatError(msg("the chroma store is missing"), where=str(db_path), fix=validate.REBUILD)
     with validate.reading(db_path):
@@ -254,8 +292,8 @@ def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
         by_name = _sqlite_counts(folder)
         if by_name is not None:
             return {kind: by_name[name] for kind, name in chroma["collections"].items() if name in by_name}
-    with _chroma_errors(chroma, folder):
-        client = _client(chroma, folder)
+    with chroma_errors(chroma, folder):
+        client = client_for(chroma, folder)
         try:
             existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
             return {
@@ -268,7 +306,7 @@ def chroma_counts(chroma: dict[str, Any], folder: Path) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
+def chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
     """chromadb's own exceptions (a damaged store, a failing server) become one clear line."""
     try:
         yield
@@ -277,6 +315,15 @@ def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - chromadb raises many internal types
         where = folder / "chroma" if chroma.get("mode") == "persistent" else folder
         detail = " ".join(str(exc).split())[:160]
+        if chroma.get("mode") == "server":  # the server failed or ran out of time, not the index
+            raise UserError(
+                msg("the chroma server failed ({type}: {detail})", type=type(exc).__name__, detail=detail),
+                where=str(where),
+                fix=msg(
+                    "check that the server is running and not overloaded, or raise {env}",
+                    env=server_timeouts.CHROMA_ENV,
+                ),
+            ) from None
         raise IndexFormatError(
             msg("the chroma vector store cannot be read ({type}: {detail})", type=type(exc).__name__, detail=detail),
             where=str(where),
@@ -285,8 +332,8 @@ def _chroma_errors(chroma: dict[str, Any], folder: Path) -> Iterator[None]:
 
 
 def _read_chroma(chroma: dict[str, Any], folder: Path, kind: str, ids: list[str] | None) -> VectorTable:
-    with _chroma_errors(chroma, folder):
-        client = _client(chroma, folder)
+    with chroma_errors(chroma, folder):
+        client = client_for(chroma, folder)
         try:
             collection = client.get_collection(chroma["collections"][kind])
             got = collection.get(include=["embeddings"])
@@ -310,11 +357,13 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
     ``finite`` is False: re-embedding replaces every vector, so it may open an index whose vectors are NaN)."""
     section, chroma = storage.get("vectors", {}), storage.get("chroma", {})
     mirror_only = chroma.get("mode") == "none"
-    counts = chroma_counts(chroma, folder) if section else {}
+    # a server's collections are for --vectors server: a local load reads the mirror and never asks it
+    local_only = mirror_only or chroma.get("mode") == "server"
+    counts = chroma_counts(chroma, folder) if section and not local_only else {}
     out: dict[str, VectorTable] = {}
     for kind, meta in section.items():
         rows, dim = meta["rows"], meta["dim"]
-        if not mirror_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
+        if not local_only and counts.get(kind) != rows:  # both integers (validate.check_storage)
             where = msg("chroma collection {kind}", kind=repr(chroma["collections"].get(kind)))
             what = (
                 msg("{where} is missing but the manifest says {rows}", where=where, rows=rows)
@@ -328,7 +377,8 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
             )
             raise IndexFormatError(what, where=str(folder), fix=msg("re-save or rebuild the index"))
         npy, ids_file = folder / "vectors" / f"{kind}.npy", folder / "vectors" / f"{kind}.ids.json"
-        ids = validate.read_ids(ids_file) if ids_file.is_file() else None
+        validate.contained(folder, npy)
+        ids = validate.read_ids(ids_file, folder) if validate.contained(folder, ids_file).is_file() else None
         if ids is not None and len(ids) != rows:
             raise IndexFormatError(
                 msg("{ids} ids but the manifest says {rows}", ids=len(ids), rows=rows),

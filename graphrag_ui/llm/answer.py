@@ -35,6 +35,10 @@ KEY_PARAMS = (
 )
 
 
+# an answer that arrived only in part: its text is shown with a notice (CLI exit 3) and never cached
+INCOMPLETE_KINDS = ("stream_cut", "length")
+
+
 @dataclass
 class AnswerResult:
     text: str
@@ -44,7 +48,7 @@ class AnswerResult:
     cost_usd: float | None
     model: str
     error: str | None = None
-    error_kind: str = ""  # "timeout", "rate_limit", "server", "stream_cut", "auth", "config", ...
+    error_kind: str = ""  # "timeout", "rate_limit", "server", "stream_cut", "length", "auth", "config", ...
     tokens_estimated: bool = False  # counted locally because the provider sent no usage
     seconds: float = 0.0
     messages: list[dict[str, str]] = field(default_factory=list)
@@ -203,7 +207,10 @@ def answer(
         seconds=time.perf_counter() - started,
         messages=messages,
     )
-    if store is not None and result.text and result.finish_reason != "length":
+    if result.finish_reason == "length":  # the model stopped at its output limit: the text is cut short
+        reply.error, reply.error_kind = length_error(), "length"
+        return reply
+    if store is not None and result.text:
         store.put(
             key,
             "answer",
@@ -217,6 +224,14 @@ def answer(
             },
         )
     return reply
+
+
+def length_error() -> str:
+    """The error of an answer the model cut at its length limit (finish reason "length")."""
+    return msg(
+        "the model stopped at its length limit (finish reason 'length'): the answer is incomplete and was not "
+        "cached — ask a narrower question, or use a model with a larger output limit"
+    )
 
 
 def unconfigured_error() -> str:

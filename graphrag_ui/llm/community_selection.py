@@ -4,7 +4,8 @@ The selection logic is pure (``graphrag_ui.retrieval.ms.global_search.dynamic_se
 rating calls — one round per level, concurrently, each through the answer cache and recorded as a
 ``ModelCall`` of stage ``rate`` — and then builds the Retrieval from the kept reports. A rating call
 that fails, or an answer GraphRAG itself would fail on, stops the selection and says so: batches
-built from a half-rated tree would look complete but are not.
+built from a half-rated tree would look complete but are not. Each rating answer is read before it
+is cached, so an unreadable one is never kept and the next run asks the model again.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ def _requests(pending: list[tuple[str, list[dict[str, str]]]], repeats: int) -> 
 
     return [
         CallRequest(
-            "rate", f"community {cid}" + (f" (vote {n + 1})" if repeats > 1 else ""), messages, None, RATE_LLM_KWARGS
+            "rate",
+            f"community {cid}" + (f" (vote {n + 1})" if repeats > 1 else ""),
+            messages,
+            dynamic_selection.read_rating,  # checked before it is cached: a garbage rating is asked again
+            RATE_LLM_KWARGS,
         )
         for cid, messages in pending
         for n in range(repeats)

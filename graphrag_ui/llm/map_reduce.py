@@ -22,8 +22,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from graphrag_ui import prompts
 from graphrag_ui.i18n import joined, msg
-from graphrag_ui.llm.answer import AnswerResult, answer, short_help, unconfigured_error
+from graphrag_ui.llm.answer import INCOMPLETE_KINDS, AnswerResult, answer, short_help, unconfigured_error
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
@@ -306,12 +307,23 @@ def run_map_reduce(
                     label=c.label.removeprefix("batch "),
                 )
             )
+    if not stages.reduce_context.strip() and store is not None:
+        # no point above 0: the run ends in the reference's no-data answer, which a user asks again after
+        # changing something; keeping these map answers would repeat it without asking the model
+        store.delete([call_key("map", r.messages, settings, r.llm_kwargs) for r in requests])
     reply = _reduce(out, hooks, settings, stream, on_token, use_cache, store) if final_answer else None
     if reply is not None and reply.error:
         stages.status = FAILED
-        stages.note = msg(
-            "the map stage ran ({n} call(s)); the reduce call failed: {error}", n=len(calls), error=reply.error
-        )
+        if reply.error_kind in INCOMPLETE_KINDS:
+            stages.note = msg(
+                "the map stage ran ({n} call(s)); the reduce answer is incomplete: {error}",
+                n=len(calls),
+                error=reply.error,
+            )
+        else:
+            stages.note = msg(
+                "the map stage ran ({n} call(s)); the reduce call failed: {error}", n=len(calls), error=reply.error
+            )
         return out, reply
     stages.status = DONE
     kept = sum(1 for p in stages.points if p.in_context)
@@ -334,12 +346,10 @@ def _reduce(out: Retrieval, hooks, settings, stream, on_token, use_cache, store)
     assert stages is not None
     reduce_view = replace(out, context=stages.reduce_context, messages=stages.reduce_messages)
     if not stages.reduce_context.strip():  # no point survived: the reference answers without a model call
-        fail = str(getattr(hooks, "fail_response", "") or "")
-        if fail and on_token is not None and stream:
+        fail = str(getattr(hooks, "fail_response", "") or prompts.FAIL_RESPONSE)
+        if on_token is not None and stream:
             on_token(fail)
-        reply = answer(reduce_view, settings, stream=stream and not fail, on_token=on_token if not fail else None)
-        reply.text = fail or reply.text
-        return reply
+        return AnswerResult(fail, False, 0, 0, None, settings.model)
     reply = answer(reduce_view, settings, stream=stream, on_token=on_token, use_cache=use_cache, cache=store)
     stages.calls.append(
         ModelCall(

@@ -100,6 +100,18 @@ class LLMCache:
             finally:
                 conn.close()
 
+    def delete(self, keys: list[str]) -> None:
+        """Forget these entries (absent ones are ignored)."""
+        if not keys:
+            return
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.executemany("DELETE FROM llm_cache WHERE key = ?", [(k,) for k in keys])
+                conn.commit()
+            finally:
+                conn.close()
+
     def clear(self, kind: str | None = None) -> int:
         """Delete entries (all, or one kind); returns how many were removed."""
         with self._lock:

@@ -2,8 +2,9 @@
 
 Keys stay where the user put them (the environment or the secrets file): the settings object holds a
 key only in memory, never prints it (``repr`` hides it, ``masked_key`` shows "sk-…123"), and nothing
-in the package writes it anywhere. ``scrub`` removes any known key from a text before it is logged or
-shown, as a last line of defence against provider messages that echo a key back.
+in the package writes it anywhere. ``scrub`` (``graphrag_ui.redact``) masks every credential in a text
+before it is logged or shown — a key, a password inside the API base, a ``?api-key=`` parameter — as a
+last line of defence against provider messages that echo them back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from graphrag_ui.i18n import Msg, msg
+from graphrag_ui.i18n import msg
+from graphrag_ui.redact import mask, redact, remember
 
 ENV_MODEL = "GRAPHRAG_UI_LLM_MODEL"
 ENV_API_BASE = "GRAPHRAG_UI_LLM_API_BASE"
@@ -43,7 +45,7 @@ PROVIDER_KEYS: dict[str, str] = {
     "xai": "XAI_API_KEY",
 }
 KEYLESS_PROVIDERS = ("ollama", "ollama_chat", "lm_studio", "hosted_vllm", "llamafile")
-_SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
+_SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "PASSWORD", "_CREDENTIALS")
 
 
 def provider_of(model: str) -> str:
@@ -67,16 +69,6 @@ def key_variable(model: str) -> str | None:
         if model.startswith(start):
             return var
     return f"{provider.upper()}_API_KEY" if provider else None
-
-
-def mask(secret: str) -> str:
-    """ "sk-…123": enough to recognise a key, never enough to use it."""
-    if not secret:
-        return ""
-    if len(secret) <= 8:
-        return "…" + secret[-2:]
-    head = secret[:3] if secret[:3].isascii() else ""
-    return f"{head}…{secret[-3:]}"
 
 
 @dataclass(frozen=True)
@@ -120,7 +112,7 @@ class LLMSettings:
         """Settings as shown on the page or in an export: the key only masked."""
         return {
             "model": self.model,
-            "api_base": self.api_base,
+            "api_base": redact(self.api_base),
             "timeout": self.timeout,
             "max_retries": self.max_retries,
             "temperature": self.temperature,
@@ -151,6 +143,8 @@ class LLMSettings:
         retries, _ = pick(ENV_MAX_RETRIES, "max_retries")
         temperature, _ = pick(ENV_TEMPERATURE, "temperature")
         model = str(model or "")
+        # values kept in secrets.toml are masked wherever they would appear (graphrag_ui.redact)
+        remember(*(str(v) for k, v in {**secrets, **section}.items() if str(k).upper().endswith(_SECRET_SUFFIXES)))
         if not api_key:
             # a provider key kept in secrets.toml (e.g. OPENAI_API_KEY = "...") counts as explicit
             var = key_variable(model)
@@ -199,28 +193,7 @@ def _read_secrets(path: Path) -> dict[str, Any]:
         ) from None
 
 
-def known_secrets(settings: LLMSettings | None = None) -> list[str]:
-    """Every key-like value this process knows (explicit key plus *_KEY / *_TOKEN variables)."""
-    values = {v for k, v in os.environ.items() if k.upper().endswith(_SECRET_SUFFIXES) and len(v) >= 6}
-    if settings and settings.api_key:
-        values.add(settings.api_key)
-    return sorted(values, key=len, reverse=True)
-
-
 def scrub(text: str, settings: LLMSettings | None = None) -> str:
-    """``text`` with every known key replaced by its masked form.
-
-    A message (``msg``) stays a message: the key is masked in its values (a provider's words), so the
-    reader still gets it in their language; only if a key straddles template and value is it flattened."""
-    secrets = [s for s in known_secrets(settings) if s in text]
-    if not secrets:
-        return text
-    if isinstance(text, Msg):
-        values = {k: scrub(v, settings) if isinstance(v, str) else v for k, v in text.values.items()}
-        rebuilt = Msg(text.template.format(**values) if values else text.template)  # as msg() makes it
-        rebuilt.template, rebuilt.values, rebuilt.context = text.template, values, text.context
-        if not any(s in rebuilt for s in secrets):
-            return rebuilt
-    for secret in secrets:
-        text = text.replace(secret, mask(secret))
-    return text
+    """``text`` redacted (``graphrag_ui.redact``: URL passwords, secret parameters, every known key), the
+    explicit key of ``settings`` included. A message (``msg``) stays a message."""
+    return redact(text, (settings.api_key,) if settings and settings.api_key else ())

@@ -7,7 +7,9 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
+from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
@@ -90,21 +92,8 @@ def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):
 
 def _show_reply(reply, lang: str, retry_key: str) -> None:
     """A complete answer with its costs; a cut one with a notice and a retry button; an error as one line."""
-    if reply.error_kind == "stream_cut":
-        if reply.text:
-            st.markdown(safe_markdown(reply.text))
-        st.warning(
-            t(
-                "Incomplete answer: the stream stopped before the model finished, so the text above is cut "
-                "short and was not cached. ({error})",
-                lang,
-                error=translate(reply.error, lang),
-            ),
-            icon=":material/warning:",
-        )
-        st.button(
-            t("Retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
-        )
+    if reply.error_kind in INCOMPLETE_KINDS:
+        incomplete_notice(reply, lang, retry_key)
     elif reply.error:
         st.error(translate(reply.error, lang))
     else:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t
+from graphrag_ui.redact import redact
 
 log = logging.getLogger("graphrag_ui.ui")
 
@@ -21,7 +22,7 @@ def message(exc: Exception, lang: str) -> str:
     """One line for the user: our own errors already say what/where/fix; others get a generic fix."""
     if isinstance(exc, UserError):
         return error_text(exc, lang)
-    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    first = (redact(str(exc)).strip().splitlines() or [""])[0][:200]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     return t(
         "Something went wrong while drawing this page ({what}). Try again or change the last "

@@ -12,8 +12,10 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
+from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.text import safe_markdown
 
@@ -95,7 +97,8 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         t("answer cache", lang), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer", lang)
     )
     n = len(result.stages.batches) if result.stages else 0
-    if st.button(map_button_label(n, lang), key=f"{key}_ask", type="primary"):
+    asked = st.button(map_button_label(n, lang), key=f"{key}_ask", type="primary")
+    if asked or st.session_state.pop(f"{key}_retry_pending", False):
         _run(result, settings, use_cache, lang)
         if rerun:
             st.rerun()
@@ -103,7 +106,9 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     if not saved:
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
-    if current.stages is not None and current.stages.status == FAILED:
+    if reply is not None and reply.error_kind in INCOMPLETE_KINDS:  # the reduce answer arrived only in part
+        incomplete_notice(reply, lang, f"{key}_retry_pending")
+    elif current.stages is not None and current.stages.status == FAILED:
         st.error(translate(current.stages.note, lang))
     if reply is not None and not reply.error and current.stages is not None:
         st.markdown(safe_markdown(reply.text))

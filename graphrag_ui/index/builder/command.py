@@ -14,7 +14,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.builder.pipeline import build, default_cache_path
 from graphrag_ui.progress import TextProgress
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.terminal import said
 
 REPLAY = "replay:"
 
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         "gleaning": args.gleaning,
         "max_cluster_size": args.max_cluster_size,
         "seed": args.seed,
-        "on_warning": lambda msg: print(f"warning: {safe_text(msg, one_line=True)}", file=sys.stderr),
+        "on_warning": lambda msg: print(f"warning: {said(msg, one_line=True)}", file=sys.stderr),
         "progress": None if args.quiet else TextProgress(),
         "allow_empty": args.allow_empty,
     }

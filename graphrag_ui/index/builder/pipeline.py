@@ -237,6 +237,7 @@ def build(docs_dir: str | Path, out_dir: str | Path, **kwargs) -> Index:
     from graphrag_ui.index import store
 
     _check_out(docs_dir, out_dir)
+    store.check_servers()  # a malformed server setting fails before the build, not after it
     if kwargs.get("extractor", "llm") == "llm" and not kwargs.get("replay") and not kwargs.get("cache_path"):
         kwargs["cache_path"] = default_cache_path(out_dir)
     index = build_index(docs_dir, **kwargs)

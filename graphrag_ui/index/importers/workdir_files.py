@@ -51,6 +51,10 @@ def read_json(path: Path, required: bool = True) -> Any:
         ) from None
     except UnicodeDecodeError:
         raise IndexFormatError(msg("not UTF-8 text"), where=str(path)) from None
+    except RecursionError:
+        raise IndexFormatError(
+            msg("its JSON is nested too deeply to read (deeper than Python's recursion limit)"), where=str(path)
+        ) from None
 
 
 def read_kv(path: Path, required: bool = True) -> dict[str, dict]:

@@ -70,14 +70,18 @@ def parse_map(answer: str) -> list[tuple[str, float]]:
             description, score = point["description"], point.get("score", 1)
             if not isinstance(score, numbers.Real):
                 raise ValueError(
-                    msg("a point's score {score} is not a number: {fails} (TypeError)", score=repr(score), fails=FAILS)
+                    msg(
+                        "a point's score {score} is not a number: {fails} (TypeError)",
+                        score=_one_line(repr(score)),
+                        fails=FAILS,
+                    )
                 )
             if not isinstance(description, str):
                 if score > 0:
                     raise ValueError(
                         msg(
                             "a point's description {description} is not text: {fails} (TypeError)",
-                            description=repr(description),
+                            description=_one_line(repr(description)),
                             fails=FAILS,
                         )
                     )
@@ -85,7 +89,7 @@ def parse_map(answer: str) -> list[tuple[str, float]]:
             out.append((description, score))
     except (TypeError, AttributeError) as exc:
         raise ValueError(
-            msg("the map answer's points cannot be read ({error}): {fails}", error=str(exc), fails=FAILS)
+            msg("the map answer's points cannot be read ({error}): {fails}", error=_one_line(str(exc)), fails=FAILS)
         ) from None
     return out
 

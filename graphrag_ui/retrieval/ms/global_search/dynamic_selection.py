@@ -44,6 +44,14 @@ def parse_rating(answer: str) -> object:
     return parsed.get("rating", 1)
 
 
+def read_rating(answer: str) -> list[dict[str, int]]:
+    """A rating call's answer checked the way ``record`` will read it (a ``SelectionError`` when it cannot be).
+
+    The model-call runner uses it before caching an answer: a rating GraphRAG would fail on is never kept.
+    """
+    return [{"rating": vote([parse_rating(answer)])}]
+
+
 def vote(ratings: list[object]) -> int:
     """``np.unique`` + ``argmax``: the most frequent rating, the smallest on a tie, then ``int()``."""
     as_text = any(isinstance(r, str) for r in ratings)

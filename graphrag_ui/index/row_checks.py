@@ -1,0 +1,180 @@
+"""Bad rows are named: the load (and an import) finds rows that would change an answer silently.
+
+One bad row in a 100k index used to pass unnoticed: a duplicate id made a row vanish from the id
+maps, an empty or repeated name hid an entity from the modes that find entities by name, a NaN
+rating or weight made sorting arbitrary, and a huge finite vector ranked first for every question.
+``check_rows`` finds each, does one stated thing about it (ignore the later duplicate, read NaN as no
+rating / weight 1.0, zero the vector) and returns one message per row naming the row (1-based, in
+file order), its id and what was done, so the CLI and the page can say it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.i18n import msg
+from graphrag_ui.index.model import VectorTable
+
+# rows named one by one per kind of problem; more are counted in one message
+SHOWN = 5
+# a vector whose norm is this many times above (or below) the median norm of its kind is far outside
+NORM_FACTOR = 100.0
+SINGULAR = {
+    "documents": "document",
+    "chunks": "chunk",
+    "entities": "entity",
+    "relations": "relation",
+    "communities": "community",
+}
+
+
+class _Report:
+    """Messages per problem kind, the first ``SHOWN`` in full and the rest counted."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._seen: dict[str, int] = {}
+
+    def add(self, kind: str, line: str) -> None:
+        self._seen[kind] = self._seen.get(kind, 0) + 1
+        if self._seen[kind] <= SHOWN:
+            self.lines.append(line)
+
+    def finish(self) -> list[str]:
+        for kind, n in self._seen.items():
+            if n > SHOWN:
+                self.lines.append(msg("{n} more rows with the same problem ({kind})", n=n - SHOWN, kind=kind))
+        return self.lines
+
+
+def check_rows(tables: dict[str, list], vectors: dict[str, VectorTable]) -> list[str]:
+    """Repair ``tables`` (table name -> rows) and ``vectors`` in place as the messages say; return them."""
+    report = _Report()
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        if name in tables:
+            tables[name] = _unique_ids(name, tables[name], report)
+    _names(tables.get("entities", []), report)
+    for row, rel in enumerate(tables.get("relations", []), 1):
+        if not _finite(rel.weight):
+            report.add(
+                "weight",
+                msg(
+                    "relation row {row} (id {id}): weight {value} is not a finite number: 1.0 is used",
+                    row=row,
+                    id=repr(rel.id),
+                    value=repr(rel.weight),
+                ),
+            )
+            rel.weight = 1.0
+    for row, com in enumerate(tables.get("communities", []), 1):
+        if com.rating is not None and not _finite(com.rating):
+            report.add(
+                "rating",
+                msg(
+                    "community row {row} (id {id}): rating {value} is not a finite number: read as no rating",
+                    row=row,
+                    id=repr(com.id),
+                    value=repr(com.rating),
+                ),
+            )
+            com.rating = None
+    for kind, table in vectors.items():
+        _norms(kind, table, report)
+    return report.finish()
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _unique_ids(name: str, rows: list, report: _Report) -> list:
+    """``rows`` without the later rows of a repeated id (each named); the same list when there are none."""
+    first: dict[str, int] = {}
+    for row, item in enumerate(rows, 1):
+        first.setdefault(item.id, row)
+    if len(first) == len(rows):
+        return rows
+    kept = []
+    for row, item in enumerate(rows, 1):
+        if first[item.id] == row:
+            kept.append(item)
+            continue
+        report.add(
+            f"{name} id",
+            msg(
+                "{table} row {row}: duplicate id {id} (first at row {first}): the later row is ignored",
+                table=SINGULAR[name],
+                row=row,
+                id=repr(item.id),
+                first=first[item.id],
+            ),
+        )
+    return kept
+
+
+def _names(entities: list, report: _Report) -> None:
+    """Empty and repeated entity names: the graph and the name lookups hold one entity per name."""
+    first: dict[str, int] = {}
+    for row, entity in enumerate(entities, 1):
+        if not entity.name.strip():
+            report.add(
+                "name",
+                msg(
+                    "entity row {row} (id {id}) has an empty name: kept, but modes that find entities by name "
+                    "(nano, LightRAG, the graph) cannot reach it",
+                    row=row,
+                    id=repr(entity.id),
+                ),
+            )
+        elif entity.name in first:
+            report.add(
+                "name",
+                msg(
+                    "entity row {row} (id {id}): name {name} is also row {first}'s: modes that find entities by "
+                    "name use row {first} only",
+                    row=row,
+                    id=repr(entity.id),
+                    name=repr(entity.name),
+                    first=first[entity.name],
+                ),
+            )
+        else:
+            first[entity.name] = row
+
+
+def _norms(kind: str, table: VectorTable, report: _Report) -> None:
+    """Vectors whose norm is ``NORM_FACTOR`` times off the kind's median are set to zero (and named)."""
+    matrix = table.matrix
+    if matrix.ndim != 2 or not len(matrix) or not np.isfinite(matrix).all():
+        return  # empty (server engine) or not finite: the finite check reports those
+    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64))
+    nonzero = norms[norms > 0]
+    if not len(nonzero):
+        return
+    median = float(np.median(nonzero))
+    far = np.flatnonzero((norms > median * NORM_FACTOR) | ((norms > 0) & (norms < median / NORM_FACTOR)))
+    if not len(far):
+        return
+    inside = np.delete(norms, far)
+    low, high = (float(inside.min()), float(inside.max())) if len(inside) else (median, median)
+    for i in far.tolist():
+        report.add(
+            f"{kind} vector",
+            msg(
+                "{kind} vector row {row} (id {id}): norm {norm} is far outside the index's range "
+                "({low} to {high}): the vector is set to zero, so it matches no question",
+                kind=kind,
+                row=i + 1,
+                id=repr(table.ids[i]),
+                norm=f"{norms[i]:.3g}",
+                low=f"{low:.3g}",
+                high=f"{high:.3g}",
+            ),
+        )
+    fixed = np.array(matrix, dtype=np.float32, copy=True)
+    fixed[far] = 0.0
+    fixed.setflags(write=False)
+    table.matrix = fixed

@@ -1,0 +1,214 @@
+"""Load an index folder and verify it against its manifest (``store.load``; saving is in ``store``).
+
+``load`` accepts a folder only if its manifest exists and every table and vector count matches it
+(``IndexFormatError`` names the file and the problem otherwise). It does not cache: the app keeps
+loaded indexes itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from graphrag_ui import tokens
+from graphrag_ui.errors import IndexFormatError, UserError
+from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.i18n import msg
+from graphrag_ui.index import row_checks, tables, validate, vector_server, vectorstore
+from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
+
+MANIFEST = "manifest.json"
+LAYOUT = 1  # version of the ``storage`` section (files inside the folder)
+
+
+def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
+    """The manifest of the index at ``path`` and its storage section, checked for format."""
+    folder = Path(path)
+    if not folder.is_dir():
+        leftovers = sorted(folder.parent.glob(f".{folder.name}.old-*")) if folder.name else []
+        if leftovers:
+            raise IndexFormatError(
+                msg("no index folder here: a save was interrupted while swapping folders"),
+                where=str(folder),
+                fix=msg(
+                    "the previous complete index is {leftovers}; rename it to {name} (or save again)",
+                    leftovers=str(leftovers[-1]),
+                    name=folder.name,
+                ),
+            )
+        raise IndexFormatError(
+            msg("no index folder here"), where=str(folder), fix=msg("give the folder `save`/build wrote")
+        )
+    file = validate.contained(folder, folder / MANIFEST)
+    if not file.is_file():
+        raise IndexFormatError(
+            msg("manifest.json is missing: not an index, or a save that did not finish"),
+            where=str(folder),
+            fix=msg("rebuild or re-import the index"),
+        )
+    with validate.reading(file):
+        data = json.loads(file.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise IndexFormatError(msg("the manifest is not a JSON object"), where=str(file), fix=validate.REBUILD)
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        newer = isinstance(version, int) and version > FORMAT_VERSION
+        raise IndexFormatError(
+            msg(
+                "index format version {version}, this program reads version {format_version}",
+                version=repr(version),
+                format_version=FORMAT_VERSION,
+            ),
+            where=str(file),
+            fix=msg("upgrade graphrag_ui") if newer else msg("rebuild or re-import the index with this version"),
+        )
+    storage = data.pop("storage", None)
+    if not isinstance(storage, dict) or storage.get("layout") != LAYOUT:
+        raise IndexFormatError(
+            msg("the manifest has no valid storage section"), where=str(file), fix=msg("rebuild or re-import the index")
+        )
+    validate.check_manifest(data, file)
+    known = {f.name for f in dataclasses.fields(Manifest)}
+    try:
+        manifest = Manifest(**{k: v for k, v in data.items() if k in known})
+    except TypeError as exc:
+        raise IndexFormatError(msg("incomplete manifest: {error}", error=str(exc)), where=str(file)) from None
+    return manifest, storage
+
+
+def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local") -> Index:
+    """Load and verify the index at ``path``; ``Index.path`` is set to it.
+
+    ``vectors="server"`` reads no ``.npy`` matrix: the index's chroma server collections answer the
+    vector searches (``retrieval.vector_engine``).
+
+    The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
+    otherwise triggers repeated full collections that double the load time (measured).
+    """
+    folder = Path(path)
+    with paused_gc():
+        for attempt in range(SWAP_RETRIES + 1):
+            before = _identity(folder)
+            try:
+                index = _load(folder, finite_vectors, vectors)
+            except IndexFormatError:
+                # damaged only if no save swapped the folder while it was read; else read the new one
+                if attempt == SWAP_RETRIES or (before is not None and _identity(folder) == before):
+                    raise
+            else:
+                if attempt == SWAP_RETRIES or _identity(folder) == before:
+                    return index
+            _wait_for_swap(folder)
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+# reads of a folder that a save keeps swapping, before the last read's result (or error) is given
+SWAP_RETRIES = 5
+
+
+def _identity(folder: Path) -> tuple[int, int, int] | None:
+    """Which directory ``folder`` is now: a save puts a new one in its place (another inode; rename
+    also sets the directory's ctime, so an inode number reused by a later save still differs)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _wait_for_swap(folder: Path) -> None:
+    """Wait while a save holds the parent folder's swap lock (``store._swap``: two renames)."""
+    try:
+        fd = os.open(folder.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    finally:
+        os.close(fd)
+
+
+def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:
+    manifest, storage = read_manifest(folder)
+    tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
+    paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
+    counts = manifest.counts
+    loaded: dict[str, list] = {}
+    for name in tables.TABLES:
+        file = paths[name]
+        if not file.is_file():
+            what = msg("is not a file") if file.exists() else msg("is missing")
+            raise IndexFormatError(
+                msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
+            )
+        loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
+    if engine not in ("local", "server"):
+        raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
+    if engine == "server":
+        vectors = vector_server.server_tables(folder, storage)
+    else:
+        vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
+    expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
+    if expected != set(vectors):
+        raise IndexFormatError(
+            msg(
+                "vector kinds {vectors} differ from the manifest's {expected}",
+                vectors=str(sorted(vectors)),
+                expected=str(sorted(expected)),
+            ),
+            where=str(folder / MANIFEST),
+            fix=validate.REBUILD,
+        )
+    for kind, table in vectors.items():
+        if len(table) != counts.get(f"vectors.{kind}"):
+            raise IndexFormatError(
+                msg(
+                    "{n} {kind} vectors but the manifest counts {expected}",
+                    n=len(table),
+                    kind=kind,
+                    expected=counts.get(f"vectors.{kind}"),
+                ),
+                where=str(folder / MANIFEST),
+                fix=validate.REBUILD,
+            )
+    catalog_file = paths["catalog"]
+    if not catalog_file.is_file():
+        raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
+    _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
+    problems = row_checks.check_rows(loaded, vectors)
+    with validate.reading(folder):
+        index = Index(manifest=manifest, vectors=vectors, **loaded)
+    index.problems = problems
+    index.path = str(folder.absolute())
+    return index
+
+
+def _check_catalog(file: Path, rows: int) -> None:
+    """The catalog opens read-only, holds its table and the recorded row count (a lock is waited out briefly)."""
+    with validate.reading(file):
+        db = sqlite3.connect(f"file:{quote(str(file.resolve()))}?mode=ro", uri=True, timeout=validate.LOCK_WAIT)
+        try:
+            found = db.execute("SELECT COUNT(*) FROM entities").fetchone()[0]
+        finally:
+            db.close()
+    if found != rows:
+        raise IndexFormatError(
+            msg("the entity catalog holds {found} rows but the manifest says {rows}", found=found, rows=rows),
+            where=str(file),
+            fix=validate.REBUILD,
+        )
+
+
+def is_index(path: str | Path) -> bool:
+    """True when ``path`` holds a readable manifest of this format (cheap; no tables read)."""
+    try:
+        read_manifest(path)
+    except UserError:
+        return False
+    return True

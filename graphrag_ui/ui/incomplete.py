@@ -1,0 +1,33 @@
+"""An answer that arrived only in part (its stream broke, or the model hit its length limit): the text
+shown with a notice saying so, and a Retry button. Shared by the plain and the map-reduce answer panels."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from graphrag_ui.i18n import t, translate
+from graphrag_ui.ui.text import safe_markdown
+
+
+def incomplete_notice(reply, lang: str, retry_key: str) -> None:
+    """A cut answer (stream broken, or the model's length limit): its text, a notice and a retry button."""
+    if reply.text:
+        st.markdown(safe_markdown(reply.text))
+    if reply.error_kind == "length":
+        notice = t(
+            "Incomplete answer: the model stopped at its length limit, so the text above is cut short and was "
+            "not cached. ({error})",
+            lang,
+            error=translate(reply.error, lang),
+        )
+    else:
+        notice = t(
+            "Incomplete answer: the stream stopped before the model finished, so the text above is cut "
+            "short and was not cached. ({error})",
+            lang,
+            error=translate(reply.error, lang),
+        )
+    st.warning(notice, icon=":material/warning:")
+    st.button(
+        t("Retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
+    )
