@@ -214,6 +214,26 @@ def available_embedders() -> list[str]:
     return ["use-m3", "chroma-minilm", "litellm:<model>", "hash"]
 
 
+KNOWN_DIMS = {"hash": 256, "use-m3": 512, "usem3": 512, "chroma-minilm": 384}
+
+
+def check_name(name: str) -> str:
+    """``name`` stripped when it names an embedder, else one error listing the valid names.
+
+    An import names the model that made the source's vectors: a bare provider model name
+    (``text-embedding-3-small``) is the usual slip, so the ``litellm:`` prefix is spelt out."""
+    cleaned = (name or "").strip()
+    if cleaned in KNOWN_DIMS or (cleaned.startswith("litellm:") and cleaned[len("litellm:") :].strip()):
+        return cleaned
+    hint = msg(
+        "for a provider's model write litellm:<model>, e.g. litellm:{name}", name=cleaned or "text-embedding-3-small"
+    )
+    raise UserError(
+        msg("unknown embedder {name}", name=repr(cleaned)) if cleaned else msg("no embedder named"),
+        fix=msg("use one of: use-m3, chroma-minilm, litellm:<model>, hash ({hint})", hint=hint),
+    )
+
+
 @lru_cache(maxsize=8)
 def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     """Embedder by id; cached because loading a model is the slow part."""

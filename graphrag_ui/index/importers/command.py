@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
@@ -11,8 +10,7 @@ from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
-from graphrag_ui.progress import ProgressFn, TextProgress
-from graphrag_ui.terminal import safe_text
+from graphrag_ui.progress import ProgressFn
 
 
 def import_source(
@@ -30,8 +28,11 @@ def import_source(
     ``chroma=True`` or a configured chroma server: retrieval reads the ``.npy`` mirror, and building
     chroma's graph was most of an import's time.
     """
+    from graphrag_ui.embed import check_name
     from graphrag_ui.index import store
 
+    if embedder is not None:  # None: not said (the manifest says "unknown"); "" or a typo: refused
+        embedder = check_name(embedder)
     src_path, out_path = Path(src), Path(out)
     if kind == "auto":
         kind = detect(src_path)
@@ -41,8 +42,29 @@ def import_source(
         raise UserError(msg("--out must differ from the source directory"), where=str(out_path))
     with paused_gc():  # 10⁵–10⁶ rows and lookups, none of them garbage: 10k LightRAG 7.2-7.9 -> 4.9-5.2 s
         index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
+        check_dimension(index, src_path)
         store.save(index, out_path, progress=progress, chroma=chroma)
     return kind, index
+
+
+def check_dimension(index: Index, src: Path) -> None:
+    """A named embedder of known width must match the stored vectors (a litellm model is checked at
+    its first query, when its width is known)."""
+    from graphrag_ui.embed import KNOWN_DIMS
+
+    want = KNOWN_DIMS.get(index.manifest.embedder)
+    have = next((t.matrix.shape[1] for t in index.vectors.values() if len(t)), 0)
+    if want and have and want != have:
+        raise UserError(
+            msg(
+                "the stored vectors are {have}-dimensional but embedder {embedder} makes {want}-dimensional ones",
+                have=have,
+                embedder=repr(index.manifest.embedder),
+                want=want,
+            ),
+            where=str(src),
+            fix=msg("pass the embedder that built the source, or omit --embedder and re-embed after import"),
+        )
 
 
 def import_warnings(index) -> list[str]:
@@ -69,19 +91,3 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write the vectors into chroma collections under INDEX_DIR/chroma for other tools "
         "(always done when CHROMA_HOST names a chroma server; retrieval itself never reads chroma)",
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    kind, index = import_source(args.kind, args.src, args.out, args.embedder, TextProgress(), args.chroma)
-    if args.kind == "auto":
-        print(f"detected: {kind}")
-    counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())
-    print(f"imported {index.manifest.source} index into {args.out}: {counts}")
-    for warning in import_warnings(index):
-        print(f"warning: {safe_text(warning)}", file=sys.stderr)
-    if index.manifest.embedder == "unknown":
-        print(
-            "note: the embedder of the source vectors is unknown; pass --embedder, or re-embed with "
-            f"`python -m graphrag_ui reembed {args.out} --embedder use-m3`"
-        )
-    return 0

@@ -43,7 +43,7 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 def layout(index: Index) -> str:
     """``"2"`` for GraphRAG 2.x indexes, else ``"3"`` (3.3.0 behaviour for built and other indexes)."""
-    return "2" if index.manifest.source == "graphrag-2" else "3"
+    return "2" if index.manifest.source in ("graphrag-1", "graphrag-2") else "3"
 
 
 def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
