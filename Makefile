@@ -31,9 +31,11 @@ postgresql:
 	@(command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1) || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
+# No file watcher: the app does not reload on edits, and the watcher logged ~49k "Inotify queue
+# overflowed" lines in an hour (it watches the .venv and every index folder the app writes).
 run: setup
-	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(VENV)/bin/streamlit run app.py \
-	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true
+	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(PY) -m graphrag_ui.serve \
+	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true --server.fileWatcherType none
 
 test: setup-test
 	$(PY) -m pytest -q

@@ -32,7 +32,7 @@ class Msg(str):
 
     template: str
     values: dict[str, Any]
-    context: str | None
+    context: str | None = None  # gettext's msgctxt (``pmsg``)
 
     def __reduce__(self) -> tuple:  # pickle keeps the template (Streamlit's caches)
         return (_restore, (str(self), self.template, self.values, self.context))
@@ -46,13 +46,17 @@ class Msg(str):
 
 def _restore(text: str, template: str, values: dict[str, Any], context: str | None) -> Msg:
     out = Msg(text)
-    out.template, out.values, out.context = template, values, context
+    out.template, out.values = template, values
+    if context is not None:
+        out.context = context
     return out
 
 
 def msg(template: str, /, **values: Any) -> Msg:
     """``template.format(**values)`` that can be translated later; mark every user-facing text with it."""
-    return _restore(template.format(**values) if values else template, template, values, None)
+    out = Msg(template.format_map(values) if values else template)  # a retrieval makes 10⁴–10⁵ of them
+    out.template, out.values = template, values
+    return out
 
 
 def pmsg(context: str, template: str, /, **values: Any) -> Msg:

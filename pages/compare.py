@@ -10,13 +10,30 @@ from graphrag_ui.i18n import error_text, t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import staged_answer, state
+from graphrag_ui.ui import staged_answer, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
+
+REFERENCES = {"lightrag": "LightRAG", "nano": "nano-graphrag", "ms": "GraphRAG"}  # names, not translated
+
+
+def side_title(spec, values: dict, lang: str) -> str:
+    """The side's header: its mode, and the reference release when the mode follows several."""
+    if not spec.versions:
+        return spec.name
+    reference = REFERENCES.get(spec.family, spec.family)
+    return t("{mode} · {reference} {version}", lang, mode=spec.name, reference=reference, version=values["version"])
+
+
+def shown_jaccard(value: float | None) -> str:
+    """Two decimals; "—" when neither side has an item of the kind (there is nothing to agree on)."""
+    return "—" if value is None else f"{value:.2f}"
+
 
 lang, index, index_key = open_page("compare")
 suggested = state.suggested_questions(index_key)
@@ -62,6 +79,7 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
         sides[side] = (mode, values, hl, ll)
         specs[side] = spec
 
+url_notices.show_url_notices("compare", lang, ("a_", "b_"))
 if not query.strip():
     st.stop()
 results = {}
@@ -83,7 +101,8 @@ st.dataframe(
                 "left": r.left,
                 "right": r.right,
                 "shared": r.shared,
-                "jaccard": round(r.jaccard, 3),
+                "jaccard_shown": shown_jaccard(r.jaccard),
+                "jaccard": None if r.jaccard is None else round(r.jaccard, 3),
                 t("Only left", lang): ", ".join(r.only_left[:12]) + (" …" if len(r.only_left) > 12 else ""),
                 t("Only right", lang): ", ".join(r.only_right[:12]) + (" …" if len(r.only_right) > 12 else ""),
             }
@@ -97,16 +116,19 @@ st.dataframe(
         "left": t("Left", lang),
         "right": t("Right", lang),
         "shared": t("shared", lang),
-        "jaccard": st.column_config.ProgressColumn("jaccard", min_value=0.0, max_value=1.0, format="%.2f"),
+        "jaccard_shown": st.column_config.TextColumn(
+            "jaccard", help=t("shared / (left ∪ right); — when neither side has an item of this kind", lang)
+        ),
+        "jaccard": st.column_config.ProgressColumn(" ", min_value=0.0, max_value=1.0, format=" "),
     },
 )
 columns = st.columns(2, gap="large")
 for side, column in zip(("a", "b"), columns, strict=True):
     with column:
         result = results[side]
-        st.markdown(f"**{result.mode}**")
-        warnings_box(result, lang)
         _, values, hl, ll = sides[side]
+        st.markdown("**" + md_escape(side_title(specs[side], values, lang)) + "**")
+        warnings_box(result, lang)
         offer_lower_threshold(index, index_key, specs[side], result, values, hl, ll, lang, prefix=f"{side}_")
         result_tabs(index, staged_answer.latest(result), lang, key=f"cmp_{side}")
         answer_panel(result, lang, key=f"cmp_{side}", rerun=True)  # a map-reduce run redraws the tabs above

@@ -8,8 +8,9 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import state
+from graphrag_ui.ui import state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
+from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -92,6 +93,9 @@ with st.sidebar:
             )
         )
 
+# --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/url_notices.py)
+url_notices.show_url_notices("explore", lang, ("",), state.on_chroma_server(index.path))
+# ---
 if not query.strip():
     st.info(
         t("Type a question (or pick a suggested one) to see what each mode retrieves.", lang), icon=":material/help:"
@@ -118,9 +122,11 @@ warnings_box(result, lang)
 vector_search_note(result, lang)
 empty_state(result, lang)
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
-left, right = st.columns([2, 3], gap="large")
+comparison = remember(result, index_key, "main")
+change_bar(result, comparison, lang, "main")
+left, right = st.columns([1, 2], gap="medium")
 with left:
     result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
-    result_tabs(index, result, lang)
+    result_tabs(index, result, lang, comparison=comparison)
 run_summary(result, lang)

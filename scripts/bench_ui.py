@@ -1,16 +1,22 @@
-"""UI latency in real Chromium against ``streamlit run`` (a script that prints medians, not a test).
+"""The user's wait in Chromium against ``streamlit run`` (a script that prints medians, not a test).
 
-    python scripts/bench_ui.py [--runs 7] [--synthetic DIR] [--mode nano.local]
+    python scripts/bench_ui.py [--runs 10] [--synthetic-10k DIR] [--synthetic-100k DIR] [--mode nano.local]
+                               [--only slider,views,keys,fresh,answer,graph]
 
-Measures, with every non-localhost request blocked:
-1. slider → tables: from a top_k key press to the run-summary line of the new run (it is drawn after
-   the tables, so its arrival means the tables are updated), on the English and Chinese samples and on
-   a 10k-entity synthetic index (made with scripts/make_synthetic_index.py when --synthetic is absent);
-   every run uses a new top_k, so no cached retrieval is reused.
-2. first graph paint on the Graph page at ~100 and 400 (capped) nodes of the synthetic index:
-   navigation → vis-network's first ``afterDrawing`` in the clickable component, and the same for the
-   standalone pyvis iframe; the component's own layout+paint time is printed beside it.
-Goals: slider ≤ 1.5 s p50 on the samples, ≤ 3 s at 10k entities; ≤ 3 s to first paint at 400 nodes.
+Every non-localhost request is blocked. Measured (seconds; medians of ``--runs`` unless said):
+- slider → updated table, warm server: a top_k key press → the new run's summary line (drawn after the
+  tables, so its arrival means the tables are updated), with the Communities view open; every press
+  makes a new top_k, so no cached retrieval is reused. On both samples and on 10k- and 100k-entity
+  synthetic indexes (``scripts/make_synthetic_index.py``; made under a temporary folder when absent).
+- slider → updated table, fresh server: the first three presses on a server started for this index.
+- view click → view drawn: Entities ↔ Budget, alternately.
+- 20 quick presses: ArrowRight 20 times, 40 ms apart → the summary of the last value; time after the last.
+- first view, fresh server: navigation to Explore → the result views drawn (samples), three new servers.
+- first answer: "Generate answer" → the answer text, on a fresh server and again with the answer cache
+  off, against the local OpenAI-compatible test server (which answers at once: what is measured is ours).
+- graph: on the 100k index's Graph page, typing a name → the match listed, picking it → graph painted.
+Goals (issue 18): slider ≤ 0.15 s warm on the samples and at 10k, ≤ 0.3 s at 100k; view click ≤ 0.1 s;
+20 presses settle ≤ 1 s after the last; first view ≤ 1.5 s; first answer ≈ a warm one + the model's time.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import graphrag_ui  # noqa: E402,F401  (offline environment first)
 from tests.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
-    GRAPH_BOX_JS,
+    VIEW_SWITCH,
     new_page,
     settle,
     streamlit_app,
@@ -40,32 +46,80 @@ from tests.browser_support import (  # noqa: E402
     wait_until,
 )
 
+SUMMARY_JS = """(t) => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+    .some((e) => e.innerText.startsWith('run:') && e.innerText.includes(t))"""
 
-def slider_runs(
-    browser, url: str, index_key: str, mode: str, top_k_param: str, runs: int, question: str = ""
-) -> list[float]:
-    """Seconds from each ArrowLeft on top_k to the new run's summary line."""
+
+def _open(browser, url: str, index_key: str, mode: str, question: str, view: str = "communities"):
     blocked: list[str] = []
     page = new_page(browser, blocked)
-    page.goto(f"{url}/?index={index_key}&mode={mode}" + (f"&q={quote_plus(question)}" if question else ""))
-    wait_until(page, lambda: tab_counts(page), timeout_s=180, what=f"tables of {index_key}")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    query = f"&q={quote_plus(question)}" if question else ""
+    start = time.perf_counter()
+    page.goto(f"{url}/?index={index_key}&mode={mode}&view={view}{query}")
+    wait_until(page, lambda: tab_counts(page), timeout_s=300, what=f"views of {index_key}")
+    first = time.perf_counter() - start
     settle(page)
-    widget = page.get_by_test_id("stSlider").filter(has_text=top_k_param).first
-    slider = widget.get_by_role("slider")
-    value = int(widget.get_by_test_id("stSliderThumbValue").inner_text())
+    return page, blocked, first
+
+
+def _slider(page, name: str):
+    widget = page.get_by_test_id("stSlider").filter(has_text=name).first
+    return widget.get_by_role("slider"), int(widget.get_by_test_id("stSliderThumbValue").inner_text())
+
+
+def _press(page, slider, value: int, name: str) -> float:
+    slider.focus()
+    start = time.perf_counter()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(SUMMARY_JS, arg=f"{name}={value} ", timeout=300_000, polling=10)
+    return time.perf_counter() - start
+
+
+def slider_runs(browser, url: str, index_key: str, mode: str, name: str, runs: int, question: str) -> list[float]:
+    """Seconds from each ArrowLeft on ``name`` to the new run's summary line (a non-first view open)."""
+    page, blocked, _ = _open(browser, url, index_key, mode, question)
+    slider, value = _slider(page, name)
     times = []
     for _ in range(runs):
-        slider.focus()
         value -= 1
+        times.append(_press(page, slider, value, name))
+        settle(page)
+    page.close()
+    assert not blocked, blocked
+    return times
+
+
+def quick_presses(browser, url: str, index_key: str, mode: str, name: str, question: str, n: int = 20) -> float:
+    """Seconds from the last of ``n`` quick presses (40 ms apart) to the summary of the last value."""
+    page, blocked, _ = _open(browser, url, index_key, mode, question)
+    slider, value = _slider(page, name)
+    slider.focus()
+    for _ in range(n):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(40)
+    start = time.perf_counter()
+    page.wait_for_function(SUMMARY_JS, arg=f"{name}={value + n} ", timeout=300_000, polling=10)
+    took = time.perf_counter() - start
+    page.close()
+    assert not blocked, blocked
+    return took
+
+
+def view_clicks(browser, url: str, index_key: str, mode: str, runs: int, question: str) -> list[float]:
+    """Seconds from a click on Budget (or Entities) to that view's content drawn."""
+    page, blocked, _ = _open(browser, url, index_key, mode, question, view="entities")
+    times = []
+    for i in range(runs):
+        to_budget = i % 2 == 0
+        target = page.locator(VIEW_SWITCH).filter(has_text="Budget" if to_budget else "Entities").first
         start = time.perf_counter()
-        page.keyboard.press("ArrowLeft")
-        page.wait_for_function(
-            "(t) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
-            ".some((e) => e.innerText.startsWith('run:') && e.innerText.includes(t))",
-            arg=f"{top_k_param}={value} ",
-            timeout=120_000,
-            polling=20,
-        )
+        target.click()
+        if to_budget:
+            page.get_by_test_id("stMetric").first.wait_for(state="visible", timeout=60_000)
+        else:
+            page.get_by_test_id("stMetric").first.wait_for(state="detached", timeout=60_000)
+            page.get_by_test_id("stDataFrame").first.wait_for(state="visible", timeout=60_000)
         times.append(time.perf_counter() - start)
         settle(page)
     page.close()
@@ -73,129 +127,170 @@ def slider_runs(
     return times
 
 
-PAINTED_JS = f"""(old) => {{ const box = ({GRAPH_BOX_JS})();
-    return box && box.dataset.sig !== old && box.dataset.painted ? [box.dataset.sig, box.dataset.painted] : null; }}"""
+def fresh_server(browser, home: Path, index_key: str, mode: str, name: str, question: str, env=None):
+    """(navigation → views drawn, the first three slider presses) on a server started for this run."""
+    with streamlit_app(home=home, env=env) as url:
+        page, blocked, first = _open(browser, url, index_key, mode, question)
+        slider, value = _slider(page, name)
+        presses = []
+        for _ in range(3):
+            value -= 1
+            presses.append(_press(page, slider, value, name))
+            settle(page)
+        page.close()
+        assert not blocked, blocked
+    return first, presses
 
 
-def graph_paint(browser, url: str, index_key: str, entity: str, depth: int) -> tuple[float, float, float, float]:
-    """Seconds: (cold navigation → first paint, depth change in the open page → paint of the new graph,
-    layout+paint inside the browser for that graph, click "Standalone" → pyvis page painted)."""
-    blocked: list[str] = []
-    page = new_page(browser, blocked)
-    base = f"{url}/graph?index={index_key}&g_entity={quote_plus(entity)}"
-    start = time.perf_counter()
-    page.goto(f"{base}&g_depth={depth}")
-    page.wait_for_function(PAINTED_JS, arg="", timeout=120_000, polling=20)
-    cold = time.perf_counter() - start
-    page.goto(f"{base}&g_depth={depth - 1}")
-    old = page.wait_for_function(PAINTED_JS, arg="", timeout=120_000, polling=20).json_value()[0]
+def answers(browser, home: Path, llm_url: str) -> tuple[float, float]:
+    """("Generate answer" → answer shown) on a fresh server, then again with the answer cache off."""
+    env = {"GRAPHRAG_UI_LLM_MODEL": "openai/bench", "GRAPHRAG_UI_LLM_API_BASE": llm_url, "OPENAI_API_KEY": "x"}
+    out = []
+    with streamlit_app(home=home, env=env) as url:
+        page, blocked, _ = _open(browser, url, "sample:en", "nano.local", "")
+        for cached in (True, False):
+            if not cached:
+                page.get_by_test_id("stCheckbox").filter(has_text="answer cache").first.click()
+                settle(page)
+            start = time.perf_counter()
+            page.get_by_role("button", name="Generate answer").first.click()
+            page.get_by_text("I looked at the context").first.wait_for(timeout=120_000)
+            out.append(time.perf_counter() - start)
+            settle(page)
+        page.close()
+        assert not blocked, blocked
+    return out[0], out[1]
+
+
+def graph_pick(browser, url: str, index_key: str, name: str) -> tuple[float, float]:
+    """On the Graph page: typing ``name`` → it is offered; picking it → the graph painted."""
+    from tests.browser_support import GRAPH_BOX_JS
+
+    page, blocked = new_page(browser, []), []
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{url}/graph?index={index_key}")
+    box = page.get_by_role("textbox").first
+    box.wait_for(timeout=300_000)
     settle(page)
-    page.get_by_test_id("stSlider").filter(has_text="depth").get_by_role("slider").focus()
     start = time.perf_counter()
-    page.keyboard.press("ArrowRight")
-    _, own = page.wait_for_function(PAINTED_JS, arg=old, timeout=120_000, polling=20).json_value()
-    change = time.perf_counter() - start
-    settle(page)
+    box.fill(name[:6])
+    box.press("Enter")
+    option = page.get_by_text(name, exact=True).first
+    option.wait_for(timeout=120_000)
+    typed = time.perf_counter() - start
     start = time.perf_counter()
-    page.get_by_test_id("stButtonGroup").get_by_text("Standalone").click()
-    frame = page.frame_locator('[data-testid="stIFrame"]').first
-    frame.locator("body[data-painted]").wait_for(state="attached", timeout=120_000)
-    standalone = time.perf_counter() - start
+    option.click()
+    page.wait_for_function(
+        f"() => {{ const box = ({GRAPH_BOX_JS})(); return box && box.dataset.painted; }}", timeout=120_000
+    )
+    painted = time.perf_counter() - start
     page.close()
     assert not blocked, blocked
-    return cold, change, float(own) / 1000, standalone
+    return typed, painted
 
 
-def cold_settings_page(browser, url: str) -> float:
-    """Baseline: navigation → a simple page drawn (Streamlit's own start-up in the browser)."""
-    blocked: list[str] = []
-    page = new_page(browser, blocked)
-    start = time.perf_counter()
-    page.goto(f"{url}/settings")
-    page.get_by_text("Embedders").first.wait_for(timeout=60_000)
-    took = time.perf_counter() - start
-    page.close()
-    return took
-
-
-def pick_centres(index) -> dict[int, tuple[str, int, int]]:
-    """For ~100 and 400 nodes: (entity, depth, nodes drawn) from the synthetic index."""
-    from graphrag_ui.ui.graph_view import neighbourhood
-
-    by_degree = sorted(index.entities, key=lambda e: -index.graph.degree(e.name))
-    out: dict[int, tuple[str, int, int]] = {}
-    for goal in (100, 400):
-        best = None
-        for entity in by_degree[:2000:7]:
-            for depth in (1, 2):
-                spec = neighbourhood(index, [entity.name], depth)
-                n = len(spec.nodes)
-                gap = abs(n - goal) + (0 if spec.total >= goal else 1000)
-                if best is None or gap < best[0]:
-                    best = (gap, entity.name, depth, n)
-            if best and best[0] == 0:
-                break
-        out[goal] = best[1:]
-    return out
+def _synthetic(path: Path | None, tmp: Path, entities: int) -> Path:
+    if path is not None and (path / "manifest.json").is_file():
+        return path
+    path = path or tmp / f"synthetic-{entities // 1000}k"
+    print(f"making a {entities:,}-entity synthetic index at {path} …", flush=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_synthetic_index.py"), "--entities", str(entities)]
+        + ["--relations", str(entities * 3), "--chunks", str(entities // 2), "--vectors", "hash", "--out", str(path)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return path
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--synthetic", type=Path, help="a 10k-entity index folder (made here when absent)")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--synthetic-10k", type=Path, help="the 10k-entity index folder (made when absent; 'skip': none)")
+    ap.add_argument("--synthetic-100k", type=Path, help="the 100k-entity index folder (made when absent; 'skip': none)")
     ap.add_argument("--mode", default="nano.local")
+    ap.add_argument("--only", default="slider,views,keys,fresh,answer,graph")
     args = ap.parse_args()
+    only = set(args.only.split(","))
 
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp:
-        synthetic = args.synthetic
-        if synthetic is None or not (synthetic / "manifest.json").is_file():
-            synthetic = synthetic or Path(tmp) / "synthetic-10k"
-            print(f"making the 10k-entity synthetic index at {synthetic} …", flush=True)
-            subprocess.run(
-                [sys.executable, str(ROOT / "scripts" / "make_synthetic_index.py"), "--entities", "10000"]
-                + ["--relations", "30000", "--chunks", "5000", "--vectors", "hash", "--out", str(synthetic)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
-        home = Path(tmp) / "home"
+    from graphrag_ui.index import store
+    from graphrag_ui.retrieval.registry import get_mode
+
+    spec = get_mode(args.mode)
+    name = next(p.name for p in spec.params if p.name.startswith("top_k"))
+    rows: list[tuple[str, list[float]]] = []
+
+    def report(label: str, times: list[float]) -> None:
+        rows.append((label, times))
+        print(f"{label:<52} {[round(x, 3) for x in times]}", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="bench-ui-") as tmp_name:
+        tmp = Path(tmp_name)
+        indexes = {"sample:en": "", "sample:zh": ""}
+        registry = {}
+        if only & {"slider", "graph"}:
+            for size, path in ((10_000, args.synthetic_10k), (100_000, args.synthetic_100k)):
+                if path is not None and path.name == "skip":
+                    continue
+                folder = _synthetic(path, tmp, size)
+                index = store.load(folder)
+                hub = max(index.entities, key=lambda e: index.graph.degree(e.name))
+                key = f"synthetic-{size // 1000}k"
+                registry[key] = str(folder)
+                indexes[f"path:{key}"] = f"What do we know about {hub.name} and {hub.description[:60]}?"
+                del index
+        home = tmp / "home"
         home.mkdir()
-        (home / "indexes.json").write_text(json.dumps({"synthetic-10k": str(synthetic)}), encoding="utf-8")
-        from graphrag_ui.index import store
-
-        index = store.load(synthetic)
-        centres = pick_centres(index)
-        hub = max(index.entities, key=lambda e: index.graph.degree(e.name))
-        synthetic_question = f"What do we know about {hub.name} and {hub.description[:60]}?"
-
-        from graphrag_ui.retrieval.registry import get_mode
-        from graphrag_ui.ui.params import widget_key
-
-        spec = get_mode(args.mode)
-        top_k = next(p for p in spec.params if p.name.startswith("top_k"))
-        assert widget_key(spec, top_k)  # the slider is labelled with the parameter name
-        rows = []
-        with streamlit_app(home=home) as url, sync_playwright() as p:
+        (home / "indexes.json").write_text(json.dumps(registry), encoding="utf-8")
+        with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            for key in ("sample:en", "sample:zh", "path:synthetic-10k"):
-                question = synthetic_question if key.startswith("path:") else ""
-                times = slider_runs(browser, url, key, args.mode, top_k.name, args.runs, question)
-                rows.append((f"slider → tables  {key:<20}", times))
-                print(rows[-1][0], [round(x, 2) for x in times], flush=True)
-            rows.append(("cold page load (Settings, baseline)", [cold_settings_page(browser, url) for _ in range(3)]))
-            for entity, depth, n in centres.values():
-                graph_paint(browser, url, "path:synthetic-10k", entity, depth)  # warm the caches
-                runs = [graph_paint(browser, url, "path:synthetic-10k", entity, depth) for _ in range(3)]
-                print(n, "nodes", [[round(x, 2) for x in r] for r in runs], flush=True)
-                rows.append((f"{n:>3} nodes: cold navigation → graph painted", [r[0] for r in runs]))
-                rows.append((f"{n:>3} nodes: depth change → new graph painted", [r[1] for r in runs]))
-                rows.append((f"{n:>3} nodes:   of which layout+paint in browser", [r[2] for r in runs]))
-                rows.append((f"{n:>3} nodes: click Standalone → pyvis painted", [r[3] for r in runs]))
+            with streamlit_app(home=home) as url:
+                for key, question in indexes.items():
+                    if "slider" in only:
+                        slider_runs(browser, url, key, args.mode, name, 2, question)  # warm the caches
+                        report(
+                            f"slider → table, warm  {key}",
+                            slider_runs(browser, url, key, args.mode, name, args.runs, question),
+                        )
+                    if "keys" in only and key.startswith("sample"):
+                        report(
+                            f"20 quick presses → settled  {key}",
+                            [quick_presses(browser, url, key, args.mode, name, "")],
+                        )
+                if "views" in only:
+                    report(
+                        "view click → drawn  sample:en",
+                        view_clicks(browser, url, "sample:en", args.mode, args.runs, ""),
+                    )
+                if "graph" in only and "path:synthetic-100k" in indexes:
+                    index = store.load(registry["synthetic-100k"])
+                    names = [e.name for e in sorted(index.entities, key=lambda e: -index.graph.degree(e.name))[5:8]]
+                    del index
+                    picks = [graph_pick(browser, url, "path:synthetic-100k", n) for n in names]
+                    report("graph 100k: type → match listed", [x[0] for x in picks])
+                    report("graph 100k: pick → graph painted", [x[1] for x in picks])
+            if "fresh" in only:
+                for key, question in indexes.items():
+                    tries = 3 if key.startswith("sample") else 1
+                    got = [fresh_server(browser, home, key, args.mode, name, question) for _ in range(tries)]
+                    report(f"first view, fresh server  {key}", [g[0] for g in got])
+                    report(f"slider → table, fresh server  {key}", [x for g in got for x in g[1]])
+            if "answer" in only:
+                from tests.llm_server import start_server
+
+                llm_url, stop = start_server()
+                try:
+                    got = [answers(browser, home, llm_url + "/v1") for _ in range(3)]
+                finally:
+                    stop()
+                report("first answer, fresh server (cached on)", [g[0] for g in got])
+                report("next answer, warm (cache off)", [g[1] for g in got])
             browser.close()
-    print(f"\nmode {args.mode}; {args.runs} slider runs per index; medians (min–max) in seconds")
+    print(f"\nmode {args.mode}; medians (min–max) in seconds")
     for label, times in rows:
-        print(f"{label:<48} p50 {statistics.median(times):6.2f}   ({min(times):.2f}–{max(times):.2f})")
+        print(f"{label:<52} p50 {statistics.median(times):6.3f}   ({min(times):.3f}–{max(times):.3f})  n={len(times)}")
     return 0
 
 

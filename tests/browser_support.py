@@ -38,7 +38,7 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def streamlit_app(env: dict[str, str] | None = None, home: Path | None = None):
-    """Yield the base URL of a fresh ``streamlit run app.py`` on a free loopback port."""
+    """Yield the base URL of a fresh app server (``python -m graphrag_ui.serve``) on a free loopback port."""
     port = free_port()
     environment = {**os.environ, **(env or {})}
     if home is not None:  # conftest sets a default home for the whole run: an explicit one wins
@@ -46,12 +46,10 @@ def streamlit_app(env: dict[str, str] | None = None, home: Path | None = None):
     environment.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "browser_home"))
     environment["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     proc = subprocess.Popen(
-        [
+        [  # as `make run` starts it: with the start-up preload
             sys.executable,
             "-m",
-            "streamlit",
-            "run",
-            "app.py",
+            "graphrag_ui.serve",
             "--server.port",
             str(port),
             "--server.address",
@@ -151,13 +149,21 @@ def wait_until(page, predicate, timeout_s: float = 60.0, what: str = "condition"
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
+VIEW_SWITCH = '[data-testid="stButtonGroup"] [role="radio"]'
+
+
 def tab_counts(page) -> dict[str, int]:
-    """Tab label -> count for the Entities/Relations/... tabs of the first result."""
+    """View name -> count for the Entities/Relations/... views of the first result (a map-reduce mode's
+    "Map-reduce: 3 batches, 2 points" as ``Batches`` and ``Points``)."""
     out: dict[str, int] = {}
-    for text in page.get_by_role("tab").all_inner_texts():
-        match = re.match(r"^(.+?) \((\d+)\)$", text.strip())
+    for text in page.locator(VIEW_SWITCH).all_inner_texts():
+        text = text.strip()
+        match = re.match(r"^(.+?) \((\d+)\)$", text)
+        stages = re.match(r"^\D+?(\d+)\D+(\d+)\D*$", text)
         if match and match.group(1) not in out:
             out[match.group(1)] = int(match.group(2))
+        elif stages and "Batches" not in out:
+            out["Batches"], out["Points"] = int(stages.group(1)), int(stages.group(2))
     return out
 
 

@@ -26,13 +26,34 @@ COUNT = re.compile(r"\((\d+)\)$")
 RAW_TAG = re.compile(r"(?<!\\)<(script|img|svg)", re.I)
 
 
-def tab_counts(at: AppTest) -> dict[str, int]:
+STAGES = re.compile(r"(\d+)\D+(\d+)")  # "Map-reduce: 3 batches, 2 points" (any language)
+
+
+def view_labels(at: AppTest, key: str = "main") -> list[str]:
+    """The labels of a result's view switch (``Entities (12)``, ``Graph``, …)."""
+    return [label for group in at.get("button_group") if group.key == f"{key}_show" for label in group.options]
+
+
+def tab_counts(at: AppTest, key: str = "main") -> dict[str, int]:
+    """View name -> items it holds; a map-reduce mode's stages as ``Batches`` and ``Points``."""
     out = {}
-    for tab in at.tabs:
-        match = COUNT.search(tab.label)
+    for label in view_labels(at, key):
+        match = COUNT.search(label)
         if match:
-            out[tab.label.split(" (")[0]] = int(match.group(1))
+            out[label.split(" (")[0]] = int(match.group(1))
+        elif (stages := STAGES.search(label)) is not None:
+            out["Batches"], out["Points"] = int(stages.group(1)), int(stages.group(2))
     return out
+
+
+def open_view(at: AppTest, view: str, key: str = "main") -> None:
+    """Switch a result to ``view`` (entities … context, or a map-reduce mode's batches / points) and rerun."""
+    if view in ("batches", "points"):
+        at.session_state[f"{key}_show"] = "map-reduce"
+        at.session_state[f"{key}_stage"] = view
+    else:
+        at.session_state[f"{key}_show"] = view
+    at.run()
 
 
 def test_explore_runs_every_mode_without_errors(app):
@@ -70,7 +91,7 @@ def test_lightrag_keywords_are_editable(app):
 def test_language_switch(app):
     at = app(index="sample:zh", lang="zh")
     assert at.title[0].value == "检索探索"
-    assert "实体" in " ".join(t.label for t in at.tabs)
+    assert "实体" in " ".join(view_labels(at))
 
 
 @pytest.mark.parametrize("name", list(PAGES))
@@ -174,7 +195,7 @@ def test_explore_on_the_malicious_index(app, evil):
     at = app(index=evil, mode="nano.local", q="MARA QUAY " + IMG_DESC)
     assert not at.error, [e.value for e in at.error]
     assert tab_counts(at)["Entities"] == 3
-    at.session_state["main_tabs"] = "Graph"
+    open_view(at, "graph")
     at.run()
     assert iframes(at), "the Graph tab shows the standalone pyvis page by default"
     for frame in iframes(at):
@@ -331,8 +352,7 @@ def test_unexpected_errors_become_one_line_not_a_traceback(app, monkeypatch):
 
 def test_budget_tab_totals_and_downloads(app):
     at = app(index="sample:en", mode="lightrag.hybrid")
-    at.session_state["main_tabs"] = "Budget"
-    at.run()
+    open_view(at, "budget")
     assert not at.exception and not at.error
     metrics = {m.label: m.value for m in at.metric}
     from graphrag_ui.query import run_query
@@ -343,8 +363,7 @@ def test_budget_tab_totals_and_downloads(app):
     assert metrics["Tokens in the context"] == f"{total.used:,}"
     assert metrics["Headroom under the limits"] == f"{total.limit - total.used:,}"
     # context tab: copyable code block and both downloads
-    at.session_state["main_tabs"] = "Context"
-    at.run()
+    open_view(at, "context")
     shown = [code.value for code in at.code if code.language == "plaintext"]
     assert [text.rstrip() for text in shown] == [result.context.rstrip()]  # st.code trims the last newline
     labels = {b.label for b in at.get("download_button")}
@@ -356,15 +375,14 @@ def test_lightrag_version_is_picked_beside_the_mode(app):
     sidebar to 1.5.7's schema; other families show no version picker."""
     at = app(index="sample:en", mode="lightrag.local")
     assert at.selectbox(key="lightrag_version").value == "1.4.7"
-    at.session_state["main_tabs"] = "Context"
-    at.run()
+    open_view(at, "context")
     (before,) = [code.value for code in at.code if code.language == "plaintext"]
     assert before.startswith("-----Entities(KG)-----")
     at.selectbox(key="lightrag_version").set_value("1.5.7").run()
     assert not at.exception and not at.error
     (after,) = [code.value for code in at.code if code.language == "plaintext"]
     assert after.lstrip("\n").startswith("Knowledge Graph Data (Entity):") and "Reference Document List" in after
-    assert "200-token buffer" in at.slider(key="lightrag_max_total_tokens").help
+    assert "200-token buffer" in at.select_slider(key="lightrag_max_total_tokens").help  # a log-scale budget
     shared = app(index="sample:en", mode="lightrag.local", lightrag_version="1.5.7")
     assert shared.selectbox(key="lightrag_version").value == "1.5.7"
     other = app(index="sample:en", mode="nano.local")

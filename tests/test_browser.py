@@ -20,6 +20,7 @@ from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,
+    VIEW_SWITCH,
     choose_option,
     new_page,
     node_screen_position,
@@ -106,23 +107,31 @@ def counts_when(page, predicate, what: str) -> dict[str, int]:
 
 
 def open_tab(page, name: str) -> None:
-    """Open the tab and keep it open: a rerun that ends after the click (e.g. LLM keywords arriving) redraws
-    the tabs on their first one, so the tab is clicked again until it stays selected through a quiet spell."""
-    tab = page.get_by_role("tab", name=re.compile(rf"^{name}")).first
+    """Open a result view (``Entities``, ``Graph``, … or a map-reduce mode's ``Batches`` / ``Points``) and
+    wait until it is selected through a quiet spell (a view, once chosen, survives every rerun)."""
+    selected = "aria-checked"
+    if name in ("Batches", "Points"):
+        open_tab(page, "Map-reduce")
+        switch = page.locator('[data-testid="stButtonGroup"]').filter(has_text=name).last
+        view = switch.get_by_role("radio", name=re.compile(rf"^{name}")).first
+    elif page.locator(VIEW_SWITCH).filter(has_text=re.compile(rf"^{name}")).count():
+        view = page.locator(VIEW_SWITCH).filter(has_text=re.compile(rf"^{name}")).first
+    else:  # a page's own tabs (the Index page)
+        view, selected = page.get_by_role("tab", name=re.compile(rf"^{name}")).first, "aria-selected"
     streak = 0
 
     def stays_open() -> bool:
         nonlocal streak
         settle(page)
-        if tab.get_attribute("aria-selected") == "true":
+        if view.get_attribute(selected) == "true":
             streak += 1
         else:
             streak = 0
-            tab.click()
-        page.wait_for_timeout(500)
-        return streak >= 3
+            view.click()
+        page.wait_for_timeout(300)
+        return streak >= 2
 
-    wait_until(page, stays_open, timeout_s=120, what=f"the {name} tab open")
+    wait_until(page, stays_open, timeout_s=120, what=f"the {name} view open")
 
 
 def test_explore_ask_tune_share_and_answer(browser, app_url, blocked, llm):

@@ -39,15 +39,19 @@ def test_counts_jaccard_and_sides_in_context_order():
     assert e.only_right == ["label d", "label x"]
 
 
-def test_both_empty_is_full_agreement_and_one_empty_is_none():
+def test_both_empty_has_no_jaccard_and_one_empty_is_none():
+    """Two empty sets agree on nothing: no ratio (the page shows "—"), not a full 1.0."""
     rows = {r.kind: r for r in overlap(retrieval([]), retrieval([], [cand("k", 0)]))}
-    assert rows["relations"].jaccard == 1.0 and rows["relations"].shared == 0
+    assert rows["relations"].jaccard is None and rows["relations"].shared == 0
     assert rows["chunks"].jaccard == 0.0 and rows["chunks"].only_right == ["label k"]
 
 
 def test_identical_retrievals_overlap_fully():
     r = retrieval([cand("a", 0), cand("b", 1)], [cand("k", 0)])
-    assert all(row.jaccard == 1.0 and not row.only_left and not row.only_right for row in overlap(r, r))
+    rows = {row.kind: row for row in overlap(r, r)}
+    assert all(not row.only_left and not row.only_right for row in rows.values())
+    assert rows["entities"].jaccard == rows["chunks"].jaccard == 1.0
+    assert rows["relations"].jaccard is None and rows["communities"].jaccard is None  # nothing on either side
 
 
 def test_two_real_modes_on_one_index():

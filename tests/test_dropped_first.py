@@ -7,7 +7,7 @@ from pathlib import Path
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
 from graphrag_ui.ui import tables
-from graphrag_ui.ui.retrieval_view import _ordered
+from graphrag_ui.ui.kind_table import _order, _shown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,7 +17,8 @@ def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
     result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
     kept, dropped = tables.split_tables(result, "entities")
     assert not dropped.empty
-    assert _ordered(dropped)[:3] == ["dropped", "label", "why"]
-    assert _ordered(kept)[:2] == ["order", "label"] and "dropped" not in _ordered(kept)
+    assert _order(_shown(dropped))[:4] == ["change", "dropped", "label", "why"]  # change: what moved, if anything
+    assert _order(_shown(kept))[:3] == ["change", "#", "label"] and "dropped" not in _order(_shown(kept))
+    assert list(_shown(kept)["#"]) == [c.order + 1 for c in result.entities if c.in_context]  # numbered from 1
     both = tables.candidate_rows("entities", result.candidates("entities"))
     assert {"order", "id", "label", "score", "rank", "tokens", "why", "dropped"} <= set(both.columns)

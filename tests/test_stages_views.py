@@ -16,7 +16,12 @@ from graphrag_ui.ui import stage_tables
 
 MODE = staged_mode.NAME
 evil = test_app.evil  # test_app's malicious-index fixture (the headless `app` fixture is conftest's)
-RAW_TAG, tab_counts = test_app.RAW_TAG, test_app.tab_counts
+RAW_TAG, tab_counts, open_view, view_labels = (
+    test_app.RAW_TAG,
+    test_app.tab_counts,
+    test_app.open_view,
+    test_app.view_labels,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -92,18 +97,17 @@ def test_without_a_model_batches_and_prompts_show_and_the_need_is_said(app):
     assert list(batches["batch"]) == list(range(counts["Batches"]))
     assert any("need a language model" in info.value for info in at.info)
     assert sum(1 for e in at.expander if e.label.startswith("Map prompt · batch ")) == counts["Batches"]
-    at.session_state["main_tabs"] = "Trace"
-    at.run()
+    open_view(at, "trace")
     assert not frames_with(at, "prompt tokens")  # no model call was made or invented
-    at.session_state["main_tabs"] = "Points (0)"
-    at.run()
-    assert any("ask for an answer" in info.value for info in at.info)
+    open_view(at, "points")  # no answer button without a model: the Points view says what the map stage needs
+    assert any("need a language model" in info.value for info in at.info)
+    assert not any("ask for an answer" in info.value for info in at.info)
 
 
 def test_chinese_labels(app):
     at = app(index="sample:en", mode=MODE, lang="zh")
-    labels = [tab.label for tab in at.tabs]
-    assert any(label.startswith("批次 (") for label in labels) and any(label.startswith("要点 (") for label in labels)
+    labels = view_labels(at)
+    assert labels[0].startswith("映射-归约") and tab_counts(at)["Batches"] > 0
 
 
 def test_the_answer_runs_map_then_reduce_and_fills_points_and_trace(app, model):
@@ -117,18 +121,15 @@ def test_the_answer_runs_map_then_reduce_and_fills_points_and_trace(app, model):
     assert any(md.value.startswith("The retrieved context") for md in at.markdown)
     batches = frames_with(at, "report ids")[0]
     assert list(batches["map"]) == ["ok"] * n and list(batches["kept"]) == [1] * n
-    at.session_state["main_tabs"] = f"Points ({n})"
-    at.run()
+    open_view(at, "points")
     kept = frames_with(at, "why")[0]
     dropped = frames_with(at, "why dropped")[0]
     assert len(kept) == n and list(kept["score"]) == sorted(kept["score"], reverse=True)
     assert set(dropped["why dropped"]) == {"score 0"}
-    at.session_state["main_tabs"] = "Trace"
-    at.run()
+    open_view(at, "trace")
     calls = frames_with(at, "prompt tokens")[0]
     assert list(calls["stage"]) == ["map"] * n + ["reduce"] and (calls["ms"] > 0).all()
-    at.session_state["main_tabs"] = "Context"
-    at.run()
+    open_view(at, "context")
     assert any(code.value.startswith("----Analyst ") for code in at.code)
     # asking again costs nothing: every call comes from the cache
     next(b for b in at.button if b.label.startswith("Generate answer (")).click().run()
@@ -144,7 +145,7 @@ def test_compare_puts_ms_global_beside_ms_local_with_report_overlap(app):
     # global search batches every report of the level, so each report local search used is shared
     assert 0 < reports["left"] == reports["shared"] < reports["right"]
     assert reports["jaccard"] == round(reports["shared"] / reports["right"], 3)
-    assert sum(tab.label.startswith("Batches (") for tab in at.tabs) == 1  # the global side only
+    assert [bool(tab_counts(at, side).get("Batches")) for side in ("cmp_a", "cmp_b")] == [False, True]  # global only
 
 
 def test_report_text_with_markup_stays_text(app, evil):

@@ -189,6 +189,7 @@ def reference_names() -> set[str]:
 
     names: set[str] = set(available_embedders())
     names |= {field for fields in _DATA_COLUMNS.values() for field in fields}  # the reference's row fields
+    names |= {"Reports", "Entities", "Relationships", "Sources"}  # nano-graphrag's context sections, as budget rows
     for mode in mode_names():
         spec = get_mode(mode)
         names |= {mode, spec.family}
@@ -262,8 +263,9 @@ def translated(text: str, allowed: set[str], patterns: list[re.Pattern[str]], de
         match = pattern.match(text)
         if match and all(translated(v, allowed, patterns, depth + 1) for v in match.groupdict().values()):
             return True
-    if "；" in text:  # messages the package joined, translated part by part (i18n.tr)
-        return all(translated(part, allowed, patterns, depth + 1) for part in text.split("；"))
+    for sep in ("；", "，"):  # parts the package joined (i18n.joined) or listed (i18n.listed), each its own message
+        if sep in text:
+            return all(translated(part, allowed, patterns, depth + 1) for part in text.split(sep))
     return False
 
 

@@ -35,6 +35,11 @@ _NO_KEY = "no-key-needed"  # OpenAI-compatible local servers accept any bearer t
 _litellm_module: Any = None
 
 
+def loaded() -> bool:
+    """Whether litellm is imported already (its first import takes seconds)."""
+    return _litellm_module is not None
+
+
 def litellm() -> Any:
     """Import and quieten litellm once (no debug banner, no telemetry, unknown params dropped)."""
     global _litellm_module

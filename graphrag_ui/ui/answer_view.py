@@ -46,7 +46,7 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
         st.info(
             t("No LLM configured: showing the prompt that would be sent. Configure a model on the Settings page.", lang)
         )
-        prompt_panel(result, lang)
+        prompt_panel(result, lang, key)
         return result
     store_key = _answer_key(result)
     retry_key = f"{key}_retry_pending"
@@ -55,23 +55,37 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
     )
     asked = st.button(t("Generate answer", lang), key=f"{key}_ask", type="primary", disabled=not result.context)
     if asked or st.session_state.pop(retry_key, False):
-        from graphrag_ui.llm import answer as answering
-
-        box = st.empty()
-        parts: list[str] = []
-
-        def on_token(token: str) -> None:
-            parts.append(token)
-            box.markdown(safe_markdown("".join(parts)) + " ▌")
-
-        reply = answering.answer(result, settings, stream=True, on_token=on_token, use_cache=use_cache)
-        box.empty()
-        st.session_state[store_key] = reply
+        st.session_state[store_key] = _stream_answer(result, settings, use_cache, lang)
     reply = st.session_state.get(store_key)
     if reply is not None:
         _show_reply(reply, lang, retry_key)
-    prompt_panel(result, lang)
+    prompt_panel(result, lang, key)
     return result
+
+
+def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):
+    """The answer streamed into the page, under a line that says what it is waiting for."""
+    from graphrag_ui.llm import answer as answering
+    from graphrag_ui.llm_client.client import loaded
+
+    waiting = st.empty()
+    if not loaded():
+        waiting.caption(t("Loading the model client (first answer of this server)…", lang))
+    else:
+        waiting.caption(t("Waiting for {model} to start answering…", lang, model=settings.model))
+    box = st.empty()
+    parts: list[str] = []
+
+    def on_token(token: str) -> None:
+        if not parts:
+            waiting.caption(t("{model} is answering…", lang, model=settings.model))
+        parts.append(token)
+        box.markdown(safe_markdown("".join(parts)) + " ▌")
+
+    reply = answering.answer(result, settings, stream=True, on_token=on_token, use_cache=use_cache)
+    waiting.empty()
+    box.empty()
+    return reply
 
 
 def _show_reply(reply, lang: str, retry_key: str) -> None:

@@ -34,7 +34,23 @@ KEYWORD_SOURCES = {
     "user": pmsg("keywords source", "user"),
     "cache": msg("cache"),
 }
+# choice values of our own parameters shown in words (the value itself stays in the link; the
+# references' own values, e.g. VECTOR / WEIGHT, are shown as spelled)
+CHOICES = {
+    "vector": pmsg("recall strategy", "vector"),
+    "ilike": pmsg("recall strategy", "ilike"),
+    "hybrid": pmsg("recall strategy", "hybrid"),
+}
 EXTRACTORS = {"offline": msg("offline"), "llm": msg("LLM")}
+VIEW_LABELS = {
+    "graph": msg("Graph"),
+    "budget": msg("Budget"),
+    "trace": msg("Trace"),
+    "context": msg("Context"),
+    "sweep": msg("Sweep"),
+    "batches": msg("Batches"),
+    "points": msg("Points"),
+}
 GRAPH_VIEWS = {"interactive": msg("Interactive (click a node)"), "standalone": msg("Standalone (pyvis)")}
 GRAPH_ROLES = {
     "seed": msg("recalled entity"),

@@ -6,12 +6,15 @@ from typing import Any
 
 import streamlit as st
 
+from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.param_intake import reference_of
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui import ranges
+from graphrag_ui.ui.labels import CHOICES, label
 
-SLIDER_MAX_STEPS = 2000  # a wider range gets a number box instead of a slider
+RESYNC = "_url_resync"  # widgets seeded from a link's spelling they cannot read: written back to the URL next run
 
 
 def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
@@ -19,15 +22,59 @@ def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
     return f"{prefix}{spec.family}_{param.name}"
 
 
-def _widget(param: ParamSpec, key: str, disabled: bool, lang: str) -> Any:
+def url_form(value: Any) -> str:
+    """How the widgets write ``value`` into the URL (a link spelt this way is read by the widget itself)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _from_link(param: ParamSpec, key: str) -> Any:
+    """The link's value for a widget about to draw for the first time, when the schema accepts it.
+
+    The schema reads what the CLI reads (``1``/``yes`` for true, ``4321.0`` for a whole number); a widget
+    reads only its own spelling and would drop the rest without a word. Such a value is put in the
+    session first, and the URL gets the widget's spelling on the next run. A value the schema refuses
+    is left to the widget to drop: ``url_notices`` then names it.
+    """
+    if key in st.session_state or key not in st.query_params:
+        return None
+    raw = st.query_params.get(key)
+    try:
+        value = param.coerce(raw)
+    except UserError:
+        return None
+    if raw != url_form(value):
+        st.session_state[key] = value
+        st.session_state.setdefault(RESYNC, set()).add(key)
+    return value
+
+
+def _resync(key: str) -> None:
+    """Assign a link-seeded value again (one run later): Streamlit then writes it into the URL."""
+    pending = st.session_state.get(RESYNC)
+    if pending and key in pending:
+        pending.discard(key)
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "", index: Any = None) -> Any:
     """The parameter keeps the reference's name as its label; its help is in the UI language."""
+    _resync(key)
+    linked = _from_link(param, key)
     common = {"key": key, "help": translate(param.help, lang), "bind": "query-params", "disabled": disabled}
     if param.type == "bool":
         return st.toggle(param.name, value=bool(param.default), **common)
     if param.type == "choice":
         options = list(param.choices)
         return st.selectbox(
-            param.name, options, index=options.index(param.default), placeholder=t("Choose an option", lang), **common
+            param.name,
+            options,
+            index=options.index(param.default),
+            placeholder=t("Choose an option", lang),
+            format_func=lambda value: label(CHOICES, value, lang) if param.name == "recall" else value,
+            **common,
         )
     if param.type == "str":
         return st.text_input(param.name, value=str(param.default), **common)
@@ -36,7 +83,20 @@ def _widget(param: ParamSpec, key: str, disabled: bool, lang: str) -> Any:
     low = cast(param.min if param.min is not None else 0)
     high = cast(param.max if param.max is not None else max(param.default * 4, 1))
     step = cast(param.step if param.step is not None else (1 if is_int else 0.05))
-    if step and (high - low) / step <= SLIDER_MAX_STEPS:
+    how = ranges.kind(param)
+    if how == "ladder":
+        keep = (param.default, st.session_state.get(key, linked))
+        bottom, top = ranges.bounds(param, ranges.index_cap(param, mode, index), keep)
+        common["help"] = t(
+            "{help} Round steps that grow with the value; a link may set any whole number from {low} to {high}.",
+            lang,
+            help=translate(param.help, lang),
+            low=low,
+            high=high,
+        )
+        options = ranges.ladder(bottom, top, int(step), keep)
+        return st.select_slider(param.name, options=options, value=int(param.default), **common)
+    if how == "slider":
         return st.slider(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
     return st.number_input(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
 
@@ -67,18 +127,22 @@ def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> M
     return spec.for_version(chosen)
 
 
-def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, lang: str = "en") -> dict[str, Any]:
+def parameter_widgets(
+    spec: ModeSpec, prefix: str = "", disabled: bool = False, lang: str = "en", index: Any = None
+) -> dict[str, Any]:
     """One widget per parameter; returns name -> value in the reference's own field names.
 
     The ``version`` of a versioned mode is chosen beside the mode (``version_picker``); here it is
-    carried as the value the picked schema stands for.
+    carried as the value the picked schema stands for. ``index`` (default: the one the frame opened)
+    bounds the counts (``top_k`` ≤ its rows, see ``ranges``).
     """
+    index = index if index is not None else st.session_state.get("_index")
     values = {}
     for param in spec.params:
         if param.name == VERSION_PARAM:
             values[param.name] = param.default
             continue
-        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, lang)
+        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, lang, spec.name, index)
     return values
 
 

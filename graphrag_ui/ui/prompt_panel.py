@@ -9,8 +9,11 @@ from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.labels import ROLE_LABELS, label
 
 
-def prompt_panel(result: Retrieval, lang: str) -> None:
-    with st.expander(t("Prompt", lang), expanded=False):
-        for message in result.messages:
-            st.caption(label(ROLE_LABELS, message["role"], lang))
-            st.code(message["content"], language="markdown", wrap_lines=True)
+def prompt_panel(result: Retrieval, lang: str, key: str = "main") -> None:
+    """Collapsed until opened: the prompt holds the whole context, and drawing it on every rerun (a slider
+    move) sent it to the browser each time, open or not."""
+    with st.expander(t("Prompt", lang), expanded=False, key=f"{key}_prompt", on_change="rerun") as box:
+        if box.open:
+            for message in result.messages:
+                st.caption(label(ROLE_LABELS, message["role"], lang))
+                st.code(message["content"], language="markdown", wrap_lines=True)

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import hashlib
 
-import pandas as pd
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
+from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import graph_view, tables
+from graphrag_ui.ui.budget_view import budget_chart
 from graphrag_ui.ui.graph_panel import show_graph
-from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, label
+from graphrag_ui.ui.kind_table import kind_table
+from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
+from graphrag_ui.ui.params import widget_key
+from graphrag_ui.ui.sweep_view import sweep_view
 from graphrag_ui.ui.text import safe_markdown
 
 
@@ -92,128 +96,6 @@ def empty_state(result: Retrieval, lang: str) -> bool:
     return True
 
 
-def _column_config(lang: str) -> dict:
-    """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
-    cc = st.column_config
-    return {
-        "order": cc.NumberColumn(t("#", lang), width="small", help=t("order in which the mode found the item", lang)),
-        "label": cc.TextColumn(t("label", lang), width="medium"),
-        "score": cc.NumberColumn(t("score", lang), format="%.4f", help=t("similarity or the reference's score", lang)),
-        "rank": cc.NumberColumn(t("rank", lang), help=t("degree or the reference's rank", lang)),
-        "tokens": cc.NumberColumn(t("tokens", lang), help=t("tokens this row adds to the context", lang)),
-        "why": cc.TextColumn(t("Why selected", lang), width="large"),
-        "dropped": cc.TextColumn(t("why dropped", lang), width="large"),
-        "id": cc.TextColumn(t("id", lang), width="small"),
-    }
-
-
-def _ordered(frame) -> list[str]:
-    """Kept rows lead with what and why; dropped rows lead with why they were dropped, then what and why
-    they were considered (the reason must be visible without scrolling sideways)."""
-    first = ["order", "label", "score", "rank", "tokens", "why"]
-    if "dropped" in frame.columns:
-        first = ["dropped", "label", "why", "score", "rank", "tokens", "order"]
-    head = [c for c in first if c in frame.columns]
-    return head + [c for c in frame.columns if c not in head and c != "id"] + (["id"] if "id" in frame.columns else [])
-
-
-def kind_table(result: Retrieval, kind: str, lang: str, key: str) -> None:
-    kept, dropped = tables.split_tables(result, kind, lang)
-    config = _column_config(lang)
-    st.caption(t("In the context", lang) + f": {len(kept)}")
-    if kept.empty:
-        st.info(t("Nothing in this section.", lang))
-    else:
-        st.dataframe(
-            kept,
-            hide_index=True,
-            width="stretch",
-            key=f"{key}_{kind}_kept",
-            column_order=_ordered(kept),
-            column_config=config,
-        )
-    if not dropped.empty:
-        st.caption(t("Considered but dropped", lang) + f": {len(dropped)}")
-        st.dataframe(
-            dropped,
-            hide_index=True,
-            width="stretch",
-            key=f"{key}_{kind}_dropped",
-            column_order=_ordered(dropped),
-            column_config=config,
-        )
-    both = tables.candidate_rows(kind, result.candidates(kind))  # reasons in English (see tables)
-    st.download_button(
-        t("Download CSV", lang),
-        both.to_csv(index=False).encode("utf-8"),
-        file_name=f"{kind}.csv",
-        mime="text/csv",
-        key=f"{key}_{kind}_csv",
-        icon=":material/download:",
-        on_click="ignore",
-    )
-
-
-def budget_chart(result: Retrieval, lang: str) -> None:
-    """Per section: used (solid) then headroom (grey) up to its limit; truncated sections are marked."""
-    import altair as alt
-
-    frame = tables.budget_frame(result)
-    if frame.empty:
-        st.info(t("Nothing in this section.", lang))
-        return
-    frame["limit"] = pd.to_numeric(frame["limit"], errors="coerce")
-    is_total = frame["section"] == "total"
-    parts = frame[~is_total]
-    if is_total.any():
-        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
-    else:
-        used, limit = int(parts["used"].sum()), parts["limit"].sum(min_count=1)
-    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
-    full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
-    c1, c2, c3 = st.columns(3)
-    c1.metric(t("Tokens in the context", lang), f"{used:,}")
-    c2.metric(t("Headroom under the limits", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
-    c3.metric(t("Sections at their limit", lang), f"{full} / {len(limited)}")
-    long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
-    long["order"] = (long["part"] == "headroom").astype(int)
-    long["part"] = long["part"].map({"used": t("used", lang), "headroom": t("headroom", lang)})
-    chart = (
-        alt.Chart(long)
-        .mark_bar()
-        .encode(
-            y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
-            x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
-            color=alt.Color(
-                "part:N",
-                scale=alt.Scale(domain=[t("used", lang), t("headroom", lang)], range=["#4e79a7", "#d9dde3"]),
-                legend=alt.Legend(orient="bottom", title=None),
-            ),
-            order=alt.Order("order:Q"),
-            tooltip=[
-                alt.Tooltip("section:N", title=t("section", lang)),
-                alt.Tooltip("part:N", title=t("kind", lang)),
-                alt.Tooltip("tokens:Q", title=t("tokens", lang)),
-            ],
-        )
-        .properties(height={"step": 26})
-    )
-    st.altair_chart(chart, width="stretch")
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "section": t("section", lang),
-            "used": t("used", lang),
-            "headroom": t("headroom", lang),
-            "limit": st.column_config.NumberColumn(
-                t("budget", lang), help=t("empty: the section has no limit of its own", lang)
-            ),
-        },
-    )
-
-
 def graph_panel(index: Index, result: Retrieval, lang: str, key: str) -> None:
     """The retrieved subgraph inside its 1-hop neighbourhood; standalone pyvis view by default here."""
     spec = graph_view.retrieval_subgraph(index, result)
@@ -237,7 +119,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
     c1, c2 = st.columns(2)
     c1.download_button(
         t("Download context", lang),
-        result.context.encode("utf-8"),
+        lambda: result.context.encode("utf-8"),  # made on click: a context can be 10⁵ characters
         file_name="context.txt",
         mime="text/plain",
         key=f"{key}_ctx_dl",
@@ -246,7 +128,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
     )
     c2.download_button(
         t("Download Retrieval JSON", lang),
-        result.to_json().encode("utf-8"),
+        lambda: result.to_json().encode("utf-8"),  # made on click: every candidate of a large index
         file_name="retrieval.json",
         mime="application/json",
         key=f"{key}_json_dl",
@@ -255,63 +137,129 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
     )
 
 
-def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main") -> None:
-    """Tables per kind, graph, budget, trace and context; a map-reduce mode adds Batches and Points first."""
-    counts = tables.counts(result)
-    labels = [f"{label(KIND_LABELS, kind, lang)} ({counts[kind][0]})" for kind in KINDS]
-    labels += [t("Graph", lang), t("Budget", lang), t("Trace", lang), t("Context", lang)]
+MAP_REDUCE = "map-reduce"  # batches and points of a map-reduce mode, one view with its own switch
+OTHER_VIEWS = ("graph", "budget", "trace", "context", "sweep")
+
+
+def views_of(result: Retrieval) -> list[str]:
+    """The views a result offers, in order (map-reduce modes lead with their stages)."""
+    return ([MAP_REDUCE] if result.stages is not None else []) + [*KINDS, *OTHER_VIEWS]
+
+
+def _view_label(view: str, result: Retrieval, lang: str, counts: dict[str, tuple[int, int]]) -> str:
+    if view in KINDS:
+        return f"{label(KIND_LABELS, view, lang)} ({counts[view][0]})"
+    if view == MAP_REDUCE:
+        kept = sum(1 for p in result.stages.points if p.in_context) if result.stages else 0
+        return t(
+            "Map-reduce: {batches} batches, {points} points", lang, batches=len(result.stages.batches), points=kept
+        )
+    return label(VIEW_LABELS, view, lang)
+
+
+def chosen_view(result: Retrieval, key: str) -> str:
+    """The view to show: the analyst's last choice (from the URL on a first visit), kept across reruns
+    and mode switches while the new result offers it."""
+    options = views_of(result)
+    state_key, url_key = f"{key}_show", ("view" if key == "main" else f"{key}_view")
+    current = st.session_state.get(state_key)
+    if current is None:
+        current = st.query_params.get(url_key)
+    if current not in options:
+        current = options[0]
+    st.session_state[state_key] = current
+    return current
+
+
+def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main", comparison=None) -> None:
+    """The result's views behind one switch; switching runs only this part of the page (a fragment)."""
+    chosen_view(result, key)
+    _views(index, result, lang, key, comparison)
+
+
+@st.fragment
+def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> None:
+    options = views_of(result)
+    counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
+    url_key = "view" if key == "main" else f"{key}_view"
+    view = st.segmented_control(
+        t("View", lang),
+        options,
+        key=f"{key}_show",
+        format_func=lambda v: _view_label(v, result, lang, counts),
+        required=True,
+        label_visibility="collapsed",
+        width="stretch",
+    )
+    view = view or options[0]
+    if st.query_params.get(url_key) != view:
+        st.query_params[url_key] = view
+    marks = comparison.marks if comparison is not None else None
+    before = comparison.base if comparison is not None else None
+    if view == MAP_REDUCE:
+        _stages(result, lang, key)
+    elif view in KINDS:
+        kind_table(index, result, view, lang, key, marks)
+    elif view == "graph":
+        graph_panel(index, result, lang, key)
+    elif view == "budget":
+        budget_chart(result, lang, before)
+    elif view == "trace":
+        trace_view(result, lang, key)
+    elif view == "sweep":
+        sweep_view(index, result, lang, key, _sidebar_keys(result) if key == "main" else {})
+    else:
+        if result.stages is not None:
+            from graphrag_ui.ui.stages_view import reduce_context_view
+
+            reduce_context_view(result, lang, key)
+        context_panel(result, lang, key, show_text=result.stages is None)
+
+
+def _sidebar_keys(result: Retrieval) -> dict[str, str]:
+    """Parameter name -> the key of its sidebar widget on Explore (``params.widget_key``)."""
+    spec = get_mode(result.mode)
+    if spec.versions and result.params.get("version"):
+        spec = spec.for_version(result.params["version"])
+    return {p.name: widget_key(spec, p) for p in spec.params}
+
+
+def _stages(result: Retrieval, lang: str, key: str) -> None:
+    from graphrag_ui.ui import stages_view
+
+    part = st.segmented_control(
+        t("Stage", lang),
+        ["batches", "points"],
+        key=f"{key}_stage",
+        default="batches",
+        format_func=lambda v: label(VIEW_LABELS, v, lang),
+        required=True,
+        label_visibility="collapsed",
+    )
+    if part == "points":
+        stages_view.points_view(result, lang, key)
+    else:
+        stages_view.batches_view(result, lang, key)
+
+
+def trace_view(result: Retrieval, lang: str, key: str) -> None:
+    trace = tables.trace_frame(result)
+    slowest = float(trace["ms"].max()) if not trace.empty else 1.0
+    st.dataframe(
+        trace,
+        hide_index=True,
+        width="stretch",
+        key=f"{key}_trace",
+        column_config={
+            "step": t("step", lang),
+            "in": t("in", lang),
+            "out": t("out", lang),
+            "ms": st.column_config.ProgressColumn(t("ms", lang), min_value=0.0, max_value=slowest, format="%.2f"),
+            "detail": st.column_config.TextColumn(t("detail", lang), width="large"),
+        },
+    )
+    st.caption(timings_line(result.timings_ms, lang))
     if result.stages is not None:
-        staged = result.stages
-        kept = sum(1 for p in staged.points if p.in_context)
-        labels = [t("Batches", lang) + f" ({len(staged.batches)})", t("Points", lang) + f" ({kept})", *labels]
-    tabs = st.tabs(labels, key=f"{key}_tabs", on_change="rerun")
-    if result.stages is not None:
-        from graphrag_ui.ui import stages_view
+        from graphrag_ui.ui.stages_view import calls_view
 
-        with tabs[0]:
-            if tabs[0].open:
-                stages_view.batches_view(result, lang, key)
-        with tabs[1]:
-            if tabs[1].open:
-                stages_view.points_view(result, lang, key)
-        tabs = tabs[2:]
-    for tab, kind in zip(tabs[:4], KINDS, strict=True):
-        with tab:
-            if tab.open:
-                kind_table(result, kind, lang, key)
-    with tabs[4]:
-        if tabs[4].open:
-            graph_panel(index, result, lang, key)
-    with tabs[5]:
-        if tabs[5].open:
-            budget_chart(result, lang)
-    with tabs[6]:
-        if tabs[6].open:
-            trace = tables.trace_frame(result)
-            slowest = float(trace["ms"].max()) if not trace.empty else 1.0
-            st.dataframe(
-                trace,
-                hide_index=True,
-                width="stretch",
-                column_config={
-                    "step": t("step", lang),
-                    "in": t("in", lang),
-                    "out": t("out", lang),
-                    "ms": st.column_config.ProgressColumn(
-                        t("ms", lang), min_value=0.0, max_value=slowest, format="%.2f"
-                    ),
-                    "detail": st.column_config.TextColumn(t("detail", lang), width="large"),
-                },
-            )
-            st.caption(timings_line(result.timings_ms, lang))
-            if result.stages is not None:
-                from graphrag_ui.ui.stages_view import calls_view
-
-                calls_view(result, lang, key)
-    with tabs[7]:
-        if tabs[7].open:
-            if result.stages is not None:
-                from graphrag_ui.ui.stages_view import reduce_context_view
-
-                reduce_context_view(result, lang, key)
-            context_panel(result, lang, key, show_text=result.stages is None)
+        calls_view(result, lang, key)

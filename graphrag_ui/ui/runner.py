@@ -1,4 +1,9 @@
-"""Cached retrieval for the pages: the same question and parameters never run twice."""
+"""Cached retrieval for the pages: the same question and parameters never run twice.
+
+The cache holds the ``Retrieval`` objects themselves (``st.cache_resource``), shared by every session and
+never copied: pages only read them (a map-reduce run works on its own copy of the stages). Turning a
+100k-entity retrieval into a dict and pickling it for ``st.cache_data`` took longer than running it.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import state
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=48, show_spinner=False)
 def _cached(
     _index: Index,
     index_key: str,
@@ -25,12 +30,11 @@ def _cached(
     hl: tuple[str, ...],
     ll: tuple[str, ...],
     model: str,
-) -> dict:
+) -> Retrieval:
     from graphrag_ui.llm_client.settings import LLMSettings
 
     settings = LLMSettings.from_env_and_secrets()
-    result = run_query(_index, mode, query, json.loads(params_json), hl=list(hl), ll=list(ll), llm_settings=settings)
-    return result.to_dict()
+    return run_query(_index, mode, query, json.loads(params_json), hl=list(hl), ll=list(ll), llm_settings=settings)
 
 
 def retrieve(
@@ -50,7 +54,7 @@ def retrieve(
     stamp = f"{index.path}@{state.index_version(index.path)}"
     if any(vector_server.is_server(table) for table in index.vectors.values()):
         stamp += "@chroma-server"  # the same folder opened the other way answers from another engine
-    data = _cached(
+    return _cached(
         index,
         index_key,
         stamp,
@@ -61,7 +65,6 @@ def retrieve(
         tuple(ll or ()),
         model,
     )
-    return Retrieval.from_dict(data)
 
 
 def split_keywords(text: str) -> list[str]:

@@ -11,9 +11,9 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.retrieval.core.stages import FAILED
+from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.text import safe_markdown
 
@@ -47,9 +47,35 @@ def _run(result: Retrieval, settings, use_cache: bool, lang: str) -> None:
     out, reply = map_reduce.run_map_reduce(
         result, settings, stream=True, on_token=on_token, on_progress=on_progress, use_cache=use_cache
     )
+    if out.stages is not None:
+        answered_points(out.stages)
     bar.empty()
     box.empty()
     st.session_state[_run_key(result)] = (out.to_dict(), reply)
+
+
+def answered_points(stages: Stages) -> None:
+    """After failed map calls, the points of the batches that answered (the runner stops before collecting
+    them): each marked as not reduced, naming the failed batches, so no answered batch reads "points 0"."""
+    maps = {c.label: c for c in stages.calls if c.stage == "map"}
+    failed = [label.removeprefix("batch ") for label, c in maps.items() if not c.ok]
+    if stages.status != FAILED or stages.points or not failed:
+        return
+    why = msg("not reduced: map batch {failed} failed, so the reduce stage did not run", failed=", ".join(failed))
+    for batch in stages.batches:
+        call = maps.get(f"batch {batch.index}")
+        if call is None or not call.ok:
+            continue
+        for point in call.parsed:
+            stages.points.append(
+                Point(batch.index, point["description"], point["score"], list(batch.community_ids), dropped=why)
+            )
+
+
+def map_button_label(n: int, lang: str) -> str:
+    if n == 1:
+        return t("Generate answer (1 map call, then reduce)", lang)
+    return t("Generate answer ({n} map calls, then reduce)", lang, n=n)
 
 
 def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
@@ -69,7 +95,7 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         t("answer cache", lang), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer", lang)
     )
     n = len(result.stages.batches) if result.stages else 0
-    if st.button(t("Generate answer ({n} map calls, then reduce)", lang, n=n), key=f"{key}_ask", type="primary"):
+    if st.button(map_button_label(n, lang), key=f"{key}_ask", type="primary"):
         _run(result, settings, use_cache, lang)
         if rerun:
             st.rerun()
@@ -94,5 +120,5 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
             cost=cost_text(current.stages, lang),
         )
         st.caption(caption)
-        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang)
+        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang, key)
     return current

@@ -6,11 +6,12 @@ index or a model go into table cells or code blocks, never into Markdown.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.retrieval.core.stages import NEEDS_MODEL
+from graphrag_ui.retrieval.core.stages import DONE, FAILED, NEEDS_MODEL, Stages
 from graphrag_ui.ui import stage_tables
 from graphrag_ui.ui.labels import COLUMNS, ROLE_LABELS, label
 
@@ -24,22 +25,76 @@ def _columns(lang: str, names: list[str], **special) -> dict:
     return config
 
 
+def model_configured() -> bool:
+    """Whether a model answers now (Settings: environment or secrets), whatever the retrieval recorded."""
+    from graphrag_ui.llm_client.settings import LLMSettings
+
+    return LLMSettings.from_env_and_secrets().configured
+
+
+def waiting_notice(stages: Stages, lang: str) -> str | None:
+    """What the map and reduce stages wait for, when they have not run: the answer button, or a model.
+
+    The retrieval's ``status`` only says that no model ran for it; whether one is configured is read now.
+    """
+    if stages.status != NEEDS_MODEL:
+        return None
+    n = len(stages.batches)
+    if model_configured():
+        return t(
+            "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce stages "
+            "run when you press Generate answer; the points, the reduce context and the answer come from them.",
+            lang,
+            n=n,
+        )
+    return t(
+        "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
+        "stages need a language model and none is configured, so there are no points, reduce "
+        "context or answer yet; configure one in Settings.",
+        lang,
+        n=n,
+    )
+
+
+def failure_notice(stages: Stages, lang: str) -> str | None:
+    """After failed map calls: which batches failed (the first one's error), which answered and what of theirs
+    is shown; None when no map call failed (then the note says what did)."""
+    maps = [c for c in stages.calls if c.stage == "map"]
+    failed = [c for c in maps if not c.ok]
+    if stages.status != FAILED or not failed:
+        return None
+    numbers = ", ".join(c.label.removeprefix("batch ") for c in failed)
+    answered = [c.label.removeprefix("batch ") for c in maps if c.ok]
+    if not answered:
+        return t(
+            "Every map call failed (batch {failed}: {error}); the reduce stage did not run. Run again.",
+            lang,
+            failed=numbers,
+            error=translate(failed[0].error, lang),
+        )
+    return t(
+        "Map batch {failed} failed ({error}); batch {answered} answered and their {points} points are shown, "
+        "but none reached a reduce context: the reduce stage did not run. Run again: the answered batches "
+        "come from the cache.",
+        lang,
+        failed=numbers,
+        error=translate(failed[0].error, lang),
+        answered=", ".join(answered),
+        points=len(stages.points),
+    )
+
+
 def status_box(result: Retrieval, lang: str) -> None:
-    """What ran and what did not, in one line (the runner's note)."""
+    """What ran and what did not, in one line."""
     stages = result.stages
     if stages is None:
         return
-    if stages.status == NEEDS_MODEL:
-        st.info(
-            t(
-                "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
-                "stages need a language model and none is configured, so there are no points, reduce "
-                "context or answer yet; configure one in Settings.",
-                lang,
-                n=len(stages.batches),
-            ),
-            icon=":material/smart_toy:",
-        )
+    waiting = waiting_notice(stages, lang)
+    failure = failure_notice(stages, lang)
+    if waiting:
+        st.info(waiting, icon=":material/smart_toy:")
+    elif failure:
+        st.warning(failure, icon=":material/error:")
     elif stages.note:  # a failure is also said as an error beside the answer button
         st.caption(translate(stages.note, lang))
 
@@ -53,6 +108,10 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
     if frame.empty:
         st.info(t("No report reached a map batch.", lang))
         return
+    failed = [int(c.label.removeprefix("batch ")) for c in stages.calls if c.stage == "map" and not c.ok]
+    counts = ["points", "kept"]
+    frame[counts] = frame[counts].astype("Int64")  # whole numbers, with a gap where no map call answered
+    frame.loc[frame["batch"].isin(failed), counts] = pd.NA  # a failed batch: no count, not "0"
     cc = st.column_config
     config = _columns(
         lang,
@@ -91,12 +150,17 @@ def points_view(result: Retrieval, lang: str, key: str) -> None:
     """Every point from the map answers: kept (best first, why) and dropped (why dropped first)."""
     stages = result.stages
     assert stages is not None
+    if stages.status == FAILED:
+        status_box(result, lang)
     if not stages.points:
-        st.info(
-            t("Points come from the map answers: ask for an answer to run the map stage.", lang)
-            if stages.status != "done"
-            else t("The map answers gave no points.", lang)
-        )
+        if stages.status == NEEDS_MODEL:
+            st.info(
+                t("Points come from the map answers: ask for an answer to run the map stage.", lang)
+                if model_configured()
+                else waiting_notice(stages, lang)
+            )
+        elif stages.status == DONE:
+            st.info(t("The map answers gave no points.", lang))
         return
     kept, dropped = stage_tables.points_frames(result, lang)
     cc = st.column_config
@@ -119,17 +183,7 @@ def calls_view(result: Retrieval, lang: str, key: str) -> None:
     st.caption(t("Model calls of the map and reduce stages", lang))
     frame = stage_tables.calls_frame(stages)
     if frame.empty:
-        st.info(
-            t(
-                "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
-                "stages need a language model and none is configured, so there are no points, reduce "
-                "context or answer yet; configure one in Settings.",
-                lang,
-                n=len(stages.batches),
-            )
-            if stages.status == NEEDS_MODEL
-            else t("Nothing in this section.", lang)
-        )
+        st.info(waiting_notice(stages, lang) or t("Nothing in this section.", lang))
         return
     slowest = float(frame["ms"].max()) or 1.0
     cc = st.column_config

@@ -130,7 +130,15 @@ def pop_flash() -> str | None:
 
 
 def sidebar_frame() -> tuple[str, Index | None, str]:
-    """Language switch and index picker (both in the URL); returns (lang, index or None, index key)."""
+    """Language switch and index picker (both in the URL); returns (lang, index or None, index key).
+
+    Before any widget draws, the link's values are kept (``url_notices.remember_url``): a language or
+    index the app does not have becomes a notice above the page, naming it and what was opened instead.
+    Then the question follows the analyst across pages (``question.follow``).
+    """
+    from graphrag_ui.ui import question, url_notices
+
+    url_notices.remember_url()
     pending = st.session_state.pop("_pending_index", None)
     if pending:
         st.session_state["index"] = pending
@@ -152,8 +160,32 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
             t("Index", lang), list(choices), key="index", bind="query-params", placeholder=t("Choose an option", lang)
         )
         st.caption(choice_label(key, lang))
+    url_notices.check_frame(list(choices), choice_label(key, lang), lang)
+    url_notices.show(url_notices.frame_notices(lang))
+    index = _open(choices[key], key, lang)
+    question.follow(key, index, choice_label(key, lang), suggested_questions(key))
+    return lang, index, key
+
+
+def _open(path: Path, key: str, lang: str) -> Index | None:
+    """The picked index, or None after one error line in the main area saying what to do."""
+    from graphrag_ui.ui.escape import md_escape
+
+    if key.startswith("path:") and not path.exists():
+        st.error(
+            t(
+                "The index {label} is registered at {path}, which does not exist on this machine (a folder of "
+                "another machine, or a disk that is not mounted): copy or mount it at that path, or pick "
+                "another index in the sidebar.",
+                lang,
+                label=md_escape(choice_label(key, lang)),
+                path=md_escape(str(path)),
+            ),
+            icon=":material/folder_off:",
+        )
+        return None
     try:
-        return lang, load_index(choices[key], vectors_engine(choices[key])), key
+        return load_index(path, vectors_engine(path))
     except UserError as exc:
         st.error(error_text(exc, lang))
     except Exception as exc:  # a damaged folder must not take the page down
@@ -161,11 +193,11 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
             t(
                 "Could not open the index at {path}: {error}",
                 lang,
-                path=choices[key],
+                path=path,
                 error=f"{type(exc).__name__}: {exc}",  # an unexpected fault: Python's own words, as data
             )
         )
-    return lang, None, key
+    return None
 
 
 def questions_for(index_key: str) -> list[dict]:

@@ -70,10 +70,13 @@ def _sections(result: Retrieval) -> dict[str, int]:
 
 def diff(before: Retrieval, after: Retrieval) -> Change:
     """What ``after`` has that ``before`` had not, and the reverse, per kind and per section."""
-    names = list(dict.fromkeys([*before.params, *after.params]))
-    params = [
-        (n, before.params.get(n), after.params.get(n)) for n in names if before.params.get(n) != after.params.get(n)
-    ]
+    if before.mode != after.mode:  # another mode has other parameters: the mode is what changed
+        params = [("mode", before.mode, after.mode)]
+    else:
+        names = list(dict.fromkeys([*before.params, *after.params]))
+        params = [
+            (n, before.params.get(n), after.params.get(n)) for n in names if before.params.get(n) != after.params.get(n)
+        ]
     kinds = []
     for kind in KINDS:
         old, new = before.selected_ids(kind), after.selected_ids(kind)
@@ -103,7 +106,10 @@ def _count(sign: str, n: int, kind: str) -> Msg:
 
 def summary(change: Change) -> str:
     """``top_k 20 → 30: +4 entities, +2 chunks, −1 community; tokens 4,210 → 5,030 (Sources 3,100 → 3,800)``."""
-    moves = [f"{name} {_value(a)} → {_value(b)}" for name, a, b in change.params]
+    moves = [
+        msg("mode {before} → {after}", before=a, after=b) if name == "mode" else f"{name} {_value(a)} → {_value(b)}"
+        for name, a, b in change.params
+    ]
     items = []
     for k in change.kinds:
         if k.entered:
@@ -113,7 +119,12 @@ def summary(change: Change) -> str:
     what = listed(*items) if items else msg("the same items")
     tokens = msg("tokens {before} → {after}", before=f"{change.tokens_before:,}", after=f"{change.tokens_after:,}")
     if change.sections:
-        shown = ", ".join(f"{s.section} {_value(s.before)} → {_value(s.after)}" for s in change.sections[:4])
+        shown = listed(
+            *(
+                msg("{section} {before} → {after}", section=s.section, before=_value(s.before), after=_value(s.after))
+                for s in change.sections[:4]
+            )
+        )
         tokens = msg("{tokens} ({sections})", tokens=tokens, sections=shown)
-    head = msg("{moves}: {what}", moves=", ".join(moves), what=what) if moves else what
+    head = msg("{moves}: {what}", moves=listed(*moves), what=what) if moves else what
     return joined(head, tokens)

@@ -13,7 +13,7 @@ class KindOverlap:
     left: int
     right: int
     shared: int
-    jaccard: float  # |A ∩ B| / |A ∪ B|; 1.0 when both are empty
+    jaccard: float | None  # |A ∩ B| / |A ∪ B|; None when both sides are empty (nothing to agree on)
     only_left: list[str]  # labels, in the left side's context order
     only_right: list[str]
 
@@ -35,7 +35,7 @@ def overlap(left: Retrieval, right: Retrieval) -> list[KindOverlap]:
                 left=len(a),
                 right=len(b),
                 shared=len(shared),
-                jaccard=1.0 if not union else len(shared) / len(union),
+                jaccard=None if not union else len(shared) / len(union),
                 only_left=[label for key, label in a.items() if key not in b],
                 only_right=[label for key, label in b.items() if key not in a],
             )

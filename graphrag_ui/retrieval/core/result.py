@@ -10,9 +10,25 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from graphrag_ui.i18n import pmsg
 from graphrag_ui.retrieval.core.stages import Stages
 
 KINDS = ("entities", "relations", "communities", "chunks")
+# budget sections the modes name in words (the references' own section names — Reports, Sources,
+# Entities, Relationships — stay as the references spell them)
+SECTIONS = {
+    "total": pmsg("budget section", "total"),
+    "chunks": pmsg("budget section", "chunks"),
+    "entities": pmsg("budget section", "entities"),
+    "relations": pmsg("budget section", "relations"),
+    "system prompt": pmsg("budget section", "system prompt"),
+    "kg template": pmsg("budget section", "kg template"),
+    "query": pmsg("budget section", "query"),
+    "buffer": pmsg("budget section", "buffer"),
+    "reports": pmsg("budget section", "reports"),
+    "local": pmsg("budget section", "local"),
+    "text units": pmsg("budget section", "text units"),
+}
 
 
 @dataclass

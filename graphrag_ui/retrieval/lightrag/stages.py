@@ -16,7 +16,7 @@ from typing import Any
 from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.model import Chunk, Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
@@ -244,7 +244,7 @@ def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> 
     query and buffer are never cut by it. When they alone exceed it, say so instead of showing a
     broken limit."""
     if used <= max_total_tokens:
-        return Budget("total", used, max_total_tokens)
+        return Budget(SECTIONS["total"], used, max_total_tokens)
     r.warnings.append(
         msg(
             "the system prompt, KG context, query and buffer take {used} tokens, more than max_total_tokens "
@@ -254,4 +254,4 @@ def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> 
             label=label,
         )
     )
-    return Budget("total", used, None)
+    return Budget(SECTIONS["total"], used, None)

@@ -223,7 +223,7 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
                 messages=map_messages(context, query),
             )
         )
-        out.budgets.append(Budget(f"map batch {b + 1}", used, limit))
+        out.budgets.append(Budget(msg("map batch {n}", n=b + 1), used, limit))
         for i, row in enumerate(group):
             why = msg(
                 "level {level}, occurrence {occurrence}, rating {rating}: #{n} by (occurrence, rating), "

@@ -20,7 +20,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
-from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
@@ -107,7 +107,7 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     for chunk, sim, found, reason in beyond:
         why = msg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
         out.chunks.append(_chunk_candidate(chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
-    out.budgets.append(Budget("chunks", running[kept - 1] if kept else 0, limit))
+    out.budgets.append(Budget(SECTIONS["chunks"], running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", f"chunk tokens within {limit}", len(hits), kept, _ms(step)))
 
     if not hits:

@@ -27,6 +27,13 @@ class NanoPrep:
         self._entity_tokens: dict[str, int] = {}
         self._chunk_sets: dict[str, frozenset[str]] = {}
         self._schema: dict[str, SchemaEntry] | None = None
+        self._degrees: dict[str, int] | None = None
+
+    def degrees(self) -> dict[str, int]:
+        """Node -> degree of the graph (networkx's degree view costs microseconds per call)."""
+        if self._degrees is None:
+            self._degrees = dict(self.index.graph.degree())
+        return self._degrees
 
     def chunk_tokens(self, chunk: Chunk) -> int:
         n = self._chunk_tokens.get(chunk.id)

@@ -16,7 +16,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
@@ -67,10 +67,10 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
     r.context = ctx.naive_context(units)
     r.budgets = [
-        Budget("chunks", used, max(available, 0)),
-        Budget("system prompt", sys_tokens, None),
-        Budget("query", q_tokens, None),
-        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        Budget(SECTIONS["chunks"], used, max(available, 0)),
+        Budget(SECTIONS["system prompt"], sys_tokens, None),
+        Budget(SECTIONS["query"], q_tokens, None),
+        Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
         total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"], LABEL),
     ]
     clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
@@ -113,13 +113,13 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
     ent_used, rel_used = sum(ent_costs[:n_ent]), sum(rel_costs[:n_rel])
     r.budgets = [
-        Budget("entities", ent_used, p["max_entity_tokens"]),
-        Budget("relations", rel_used, p["max_relation_tokens"]),
-        Budget("chunks", chunk_used, max(available, 0) if merged else None),
-        Budget("system prompt", sys_tokens, None),
-        Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
-        Budget("query", q_tokens, None),
-        Budget("buffer", ctx.BUFFER_TOKENS, None),
+        Budget(SECTIONS["entities"], ent_used, p["max_entity_tokens"]),
+        Budget(SECTIONS["relations"], rel_used, p["max_relation_tokens"]),
+        Budget(SECTIONS["chunks"], chunk_used, max(available, 0) if merged else None),
+        Budget(SECTIONS["system prompt"], sys_tokens, None),
+        Budget(SECTIONS["kg template"], kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
+        Budget(SECTIONS["query"], q_tokens, None),
+        Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
         total_budget(
             r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"], LABEL
         ),

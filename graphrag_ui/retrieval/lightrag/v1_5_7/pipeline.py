@@ -16,7 +16,7 @@ from typing import Any
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Budget, Retrieval
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
@@ -98,13 +98,13 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
     ent_used, rel_used = c157.joined_tokens(ent_lines), c157.joined_tokens(rel_lines)
     r.budgets = [
-        Budget("entities", ent_used, p["max_entity_tokens"]),
-        Budget("relations", rel_used, p["max_relation_tokens"]),
-        Budget("chunks", chunk_used, max(available, 0) if rows else None),
-        Budget("system prompt", sys_tokens, None),
-        Budget("kg template", kg_tokens - ent_used - rel_used, None),  # headers, fences, separators
-        Budget("query", q_tokens, None),
-        Budget("buffer", c157.BUFFER_TOKENS, None),
+        Budget(SECTIONS["entities"], ent_used, p["max_entity_tokens"]),
+        Budget(SECTIONS["relations"], rel_used, p["max_relation_tokens"]),
+        Budget(SECTIONS["chunks"], chunk_used, max(available, 0) if rows else None),
+        Budget(SECTIONS["system prompt"], sys_tokens, None),
+        Budget(SECTIONS["kg template"], kg_tokens - ent_used - rel_used, None),  # headers, fences, separators
+        Budget(SECTIONS["query"], q_tokens, None),
+        Budget(SECTIONS["buffer"], c157.BUFFER_TOKENS, None),
         total_budget(r, fixed + chunk_used, p["max_total_tokens"], LABEL),
     ]
     if not ent_lines and not rel_lines and not kept:
@@ -152,10 +152,10 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         )
     r.context = c157.naive_context(kept, refs)
     r.budgets = [
-        Budget("chunks", used, max(available, 0)),
-        Budget("system prompt", sys_tokens, None),
-        Budget("query", q_tokens, None),
-        Budget("buffer", c157.BUFFER_TOKENS, None),
+        Budget(SECTIONS["chunks"], used, max(available, 0)),
+        Budget(SECTIONS["system prompt"], sys_tokens, None),
+        Budget(SECTIONS["query"], q_tokens, None),
+        Budget(SECTIONS["buffer"], c157.BUFFER_TOKENS, None),
         total_budget(r, fixed + used, p["max_total_tokens"], LABEL),
     ]
     clock.lap("assemble", "naive context: document chunks and references", len(kept), len(refs))

@@ -19,7 +19,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
@@ -107,7 +107,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
         rows.append([short, unit.text])
     # an index without text units has nothing to show: no header-only table pretending a search ran
     out.context = table(header, rows) if index.chunks else ""
-    out.budgets = [Budget("text units", used, limit if used <= limit else None)]
+    out.budgets = [Budget(SECTIONS["text units"], used, limit if used <= limit else None)]
     if used > limit:
         out.warnings.append(
             msg("max_context_tokens {limit} is smaller than the table header ({used} tokens)", limit=limit, used=used)

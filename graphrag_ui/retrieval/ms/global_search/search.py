@@ -88,7 +88,9 @@ def run(
     )
     out.context = staged_context(stages)  # what `query --context-only` prints: each batch under its header
     # a report bigger than the budget goes alone, over it (said in a warning): no limit is claimed there
-    out.budgets = [Budget(f"batch {b.index + 1}", b.tokens, limit if b.tokens <= limit else None) for b in ctx.batches]
+    out.budgets = [
+        Budget(msg("batch {n}", n=b.index + 1), b.tokens, limit if b.tokens <= limit else None) for b in ctx.batches
+    ]
     stages.note = msg(
         "{n} map batch(es) and their exact prompts are built; the map and reduce stages need a language model",
         n=len(ctx.batches),

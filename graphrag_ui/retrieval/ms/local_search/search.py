@@ -17,11 +17,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
-from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
@@ -280,9 +280,9 @@ def run(
     parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
     out.context = "\n\n".join(parts)
     out.budgets = [
-        _section_budget(out, "reports", reports.used, limits[0], pmsg("budget section", "reports")),
-        _section_budget(out, "local", local.used, limits[1], pmsg("budget section", "local")),
-        _section_budget(out, "text units", sources.used, limits[2], pmsg("budget section", "text units")),
+        _section_budget(out, SECTIONS["reports"], reports.used, limits[0]),
+        _section_budget(out, SECTIONS["local"], local.used, limits[1]),
+        _section_budget(out, SECTIONS["text units"], sources.used, limits[2]),
     ]
     out.messages = _messages(out.context, query, params)
     out.trace.append(TraceStep("assemble", f"{len(parts)} sections joined by blank lines", len(parts), 1, _ms(t)))
@@ -290,16 +290,16 @@ def run(
     return out
 
 
-def _section_budget(out: Retrieval, section: str, used: int, limit: int, named: str) -> Budget:
+def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budget:
     """GraphRAG writes a section's header even when its budget cannot hold it; say so rather than
-    showing a limit that was never enforced (``named``: the section as the warning names it)."""
+    showing a limit that was never enforced."""
     if used <= limit:
         return Budget(section, used, limit)
     out.warnings.append(
         msg(
             "the {section} budget ({limit} tokens) is smaller than its header ({used} tokens): GraphRAG prints "
             "the header with no rows",
-            section=named,
+            section=section,
             limit=limit,
             used=used,
         )

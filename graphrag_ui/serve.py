@@ -1,0 +1,51 @@
+"""``python -m graphrag_ui.serve [streamlit run options]``: the app, with its slow imports done at start-up.
+
+``streamlit run app.py`` imports nothing of the app until the first browser session runs app.py, so
+the first analyst waited for pandas, altair, the retrieval modes, tiktoken's encodings and the
+sample index to load (and the first answer for litellm's import, seconds more). Here a background
+thread does that work while the server starts — off every request path — and puts the default index
+in the same cache the pages read. A session that arrives earlier simply does the rest itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+log = logging.getLogger("graphrag_ui.serve")
+
+
+def preload() -> None:
+    """Import what the first page view and the first answer need, and open the default index."""
+    try:
+        import graphrag_ui  # noqa: F401  (offline environment first)
+        from graphrag_ui.ui import frame, state  # noqa: F401  (streamlit, pandas, the ui package)
+
+        for module in ("altair", "graphrag_ui.ui.retrieval_view", "graphrag_ui.ui.answer_view", "pyarrow"):
+            __import__(module)
+        choices = state.index_choices()
+        default = next(iter(choices.values()), None)
+        if default is not None:
+            state._load(str(default), state.index_version(default), "local")  # the picker's first index
+        from graphrag_ui.llm_client.client import litellm
+        from graphrag_ui.llm_client.settings import LLMSettings
+
+        if LLMSettings.from_env_and_secrets().configured:
+            litellm()  # seconds, which the first answer would pay
+    except Exception:  # noqa: BLE001 - a preload that fails leaves the work to the first session
+        log.exception("preloading failed; the first session loads what it needs itself")
+
+
+def main(argv: list[str] | None = None) -> int:
+    threading.Thread(target=preload, name="preload", daemon=True).start()
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(APP), *(argv if argv is not None else sys.argv[1:])]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""The token budget of a retrieval: per section, what it used, its headroom and its limit."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from graphrag_ui.i18n import t, translate
+from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
+from graphrag_ui.ui import tables
+
+
+def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) -> None:
+    """Per section: used (solid) then headroom (grey) up to its limit; with ``before``, each section's tokens
+    in the run compared with beside the table's current ones."""
+    import altair as alt
+
+    frame = tables.budget_frame(result, before, lang)
+    if frame.empty:
+        st.info(t("Nothing in this section.", lang))
+        return
+    frame["limit"] = pd.to_numeric(frame["limit"], errors="coerce")
+    is_total = frame["section"] == translate(SECTIONS["total"], lang)
+    parts = frame[~is_total]
+    if is_total.any():
+        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
+    else:
+        used, limit = int(parts["used"].sum()), parts["limit"].sum(min_count=1)
+    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
+    full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("Tokens in the context", lang), f"{used:,}")
+    c2.metric(t("Headroom under the limits", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
+    c3.metric(t("Sections at their limit", lang), f"{full} / {len(limited)}")
+    long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
+    long["order"] = (long["part"] == "headroom").astype(int)
+    long["part"] = long["part"].map({"used": t("used", lang), "headroom": t("headroom", lang)})
+    chart = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
+            x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
+            color=alt.Color(
+                "part:N",
+                scale=alt.Scale(domain=[t("used", lang), t("headroom", lang)], range=["#4e79a7", "#d9dde3"]),
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("section:N", title=t("section", lang)),
+                alt.Tooltip("part:N", title=t("kind", lang)),
+                alt.Tooltip("tokens:Q", title=t("tokens", lang)),
+            ],
+        )
+        .properties(height={"step": 26})
+    )
+    st.altair_chart(chart, width="stretch")
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "section": t("section", lang),
+            "used": t("used", lang),
+            "headroom": t("headroom", lang),
+            "limit": st.column_config.NumberColumn(
+                t("budget", lang), help=t("empty: the section has no limit of its own", lang)
+            ),
+            "before": st.column_config.NumberColumn(
+                t("before", lang), help=t("tokens of the section in the run compared with", lang)
+            ),
+        },
+    )

@@ -1,0 +1,158 @@
+"""One kind's tables (entities, relations, communities or chunks): what went in, what was dropped, why.
+
+Readable at 1280×800: the reason columns come first and wrap (rows grow to three lines when a reason
+is long), numbers that do not apply show "—" (a relation picked by rank has no similarity), rows are
+numbered from 1 in the order the mode found them, chunks are named by their document. Selecting a
+row shows it whole below the table. Each grid keeps its key from run to run, so its sort survives a
+slider move.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from graphrag_ui.i18n import t
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui import tables
+from graphrag_ui.ui.tables import Marks
+
+TALL_ROW = 72  # px: three wrapped lines of a reason
+WRAP_AFTER = 36  # characters of the longest reason before rows grow (a medium column holds ~36)
+SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
+DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
+
+
+def column_config(lang: str) -> dict:
+    """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
+    cc = st.column_config
+    return {
+        "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with", lang)),
+        "#": cc.NumberColumn(t("#", lang), width=48, help=t("order in which the mode found the item", lang)),
+        "label": cc.TextColumn(t("label", lang), width="medium"),
+        "score": cc.NumberColumn(
+            t("score", lang),
+            format="%.4f",
+            width="small",
+            help=t("similarity or the reference's score; — where the mode picked the item by rank, not by score", lang),
+        ),
+        "rank": cc.NumberColumn(
+            t("rank", lang), width="small", help=t("degree or the reference's rank; — where the mode has none", lang)
+        ),
+        "tokens": cc.NumberColumn(
+            t("tokens", lang), width="small", help=t("tokens this row adds to the context", lang)
+        ),
+        "why": cc.TextColumn(t("Why selected", lang), width="medium"),
+        "dropped": cc.TextColumn(t("why dropped", lang), width="medium"),
+        "document": cc.TextColumn(t("document", lang), width="medium"),
+        "text": cc.TextColumn(t("text", lang), width="large"),
+    }
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The grid's frame: ``#`` from 1, and always the mark column (a grid whose columns change from one
+    run to the next forgets its sort)."""
+    frame = frame.copy()
+    frame.insert(0, "#", frame["order"] + 1 if not frame.empty else pd.Series(dtype="int64"))
+    if "change" not in frame.columns:
+        frame.insert(0, "change", "")
+    return frame
+
+
+def _order(frame: pd.DataFrame) -> list[str]:
+    """Kept rows lead with what and why; dropped rows with why dropped (readable without scrolling sideways)."""
+    lead = ["change", "dropped", "label", "why"] if "dropped" in frame.columns else ["change", "#", "label", "why"]
+    head = [c for c in lead if c in frame.columns]
+    rest = [c for c in SHOWN if c in frame.columns and c not in head]
+    hidden = {"order", "id", "doc_id"}
+    return head + rest + [c for c in frame.columns if c not in head and c not in rest and c not in hidden]
+
+
+def _row_height(frame: pd.DataFrame) -> int | None:
+    longest = 0
+    for name in ("why", "dropped", "text", "description"):
+        if name in frame.columns and not frame.empty:
+            longest = max(longest, int(frame[name].astype(str).str.len().max()))
+    return TALL_ROW if longest > WRAP_AFTER else None
+
+
+def _grid(frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None = None) -> None:
+    """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data)."""
+    shown = _shown(frame)
+    picked = st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_order=_order(shown),
+        column_config=column_config(lang),
+        row_height=_row_height(shown),
+        placeholder="—",
+        on_select="rerun",
+        selection_mode="single-row",
+    )
+    rows = picked.selection.rows if picked is not None else []
+    if rows and rows[0] < len(shown):
+        row = shown.iloc[rows[0]]
+        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, lang)
+
+
+def _details(row: pd.Series, data: dict, lang: str) -> None:
+    """The selected row whole: every field as text, long ones untruncated (index text is data, never markup)."""
+    headers = column_config(lang)
+    with st.container(border=True):
+        for name, value in row.items():
+            value = data.get(name, value)  # the grid shortens long texts; the row's own data does not
+            if name == "order" or value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+                continue
+            st.caption(headers.get(name, {}).get("label") or name)
+            st.text(str(value))
+
+
+def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, marks: Marks | None = None) -> None:
+    titles = _titles(index)
+    kept, dropped = tables.split_tables(result, kind, lang, marks, titles)
+    full = {c.id: c.data for c in result.candidates(kind)}
+    st.caption(t("In the context", lang) + f": {len(kept)}")
+    if kept.empty:
+        st.info(t("Nothing in this section.", lang))
+    else:
+        _grid(kept, lang, f"{key}_{kind}_kept", full)
+    if not dropped.empty:
+        st.caption(t("Considered but dropped", lang) + f": {len(dropped):,}")
+        if len(dropped) > DROPPED_SHOWN:
+            st.caption(
+                t(
+                    "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
+                    "found them); the CSV below holds every row.",
+                    lang,
+                    shown=DROPPED_SHOWN,
+                    n=f"{len(dropped):,}",
+                )
+            )
+        _grid(dropped.head(DROPPED_SHOWN), lang, f"{key}_{kind}_dropped", full)
+
+    def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
+        rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
+        return rows.to_csv(index=False).encode("utf-8")
+
+    st.download_button(
+        t("Download CSV", lang),
+        csv,
+        file_name=f"{kind}.csv",
+        mime="text/csv",
+        key=f"{key}_{kind}_csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def _titles(index: Index):
+    documents = index.document_by_id
+
+    def title(doc_id: str) -> str:
+        doc = documents.get(doc_id)
+        return doc.title if doc is not None else ""
+
+    return title
