@@ -51,6 +51,7 @@ class ModeReadiness:
     mode: str
     status: str  # READY | GAPS | CANNOT
     reasons: list[str] = field(default_factory=list)
+    reembed_helps: bool = False  # re-embedding the index (new vectors, a known embedder) lifts the block
 
     @property
     def status_text(self) -> str:
@@ -73,6 +74,7 @@ def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) ->
         else:
             out.status = CANNOT
         out.reasons.append(msg("re-embed the index to search by vector"))
+        out.reembed_helps = True
     elif lacking:
         out.status = GAPS
     for kind in have:
@@ -104,6 +106,7 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
                 mode=mode,
             )
         )
+        out.reembed_helps = True
     _vectors(facts, mode, needs, out)
     if needs.members and not facts.counts.get("communities"):
         out.status = CANNOT
