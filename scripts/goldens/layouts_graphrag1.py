@@ -8,9 +8,10 @@ three English documents of the shared corpus, with the scripted model of ``graph
 replaced) and the project's ``hash`` embedder. Two outputs:
 
 * ``graphrag-1.2.0/`` — the default: vectors in LanceDB (``output/lancedb/default-entity-description``…);
-* ``graphrag-1.2.0-parquet/`` — ``embeddings.vector_store`` off, ``store_in_table``: the vectors are
-  ``description_embedding`` / ``text_embedding`` / ``full_content_embedding`` columns of the tables,
-  the layout most 0.x/1.x outputs carry.
+* ``graphrag-1.2.0-parquet/`` — ``embeddings.vector_store`` off, ``snapshots.embeddings`` on: the
+  vectors are ``embeddings.entity.description.parquet`` … (``id, embedding``), no LanceDB. (The
+  ``*_embedding`` columns inside the tables are 0.x's ``store_in_table``, which 1.2.0 no longer
+  writes; tests/test_import_layouts.py moves these vectors into such columns to cover that layout.)
 
 Only the layout is recorded; tests/test_import_layouts.py imports both and runs every mode.
 """
