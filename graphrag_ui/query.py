@@ -198,18 +198,19 @@ def run_query(
     def timed_embed(texts: list[str]) -> np.ndarray:
         nonlocal embed_ms
         model = embed_model()
-        key = (embedding["id"], tuple(texts))
+        # one model name may be served by two endpoints (another GRAPHRAG_UI_EMBED_API_BASE): both key it
+        key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
         rows = _EMBEDDED.get(key)
-        if rows is not None:  # the same question again (a slider move): the same vector
-            return rows
-        start = time.perf_counter()
-        try:
-            rows = model.embed(texts)
-        finally:
-            embed_ms += (time.perf_counter() - start) * 1000
-        rows = np.asarray(rows, dtype=np.float32)
-        if rows.ndim == 2:  # an API embedder only knows its width after the first call
+        if rows is None:
+            start = time.perf_counter()
+            try:
+                rows = np.asarray(model.embed(texts), dtype=np.float32)
+            finally:
+                embed_ms += (time.perf_counter() - start) * 1000
+        if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too
             _check_dimension(index, embedding["id"], rows.shape[1])
+        if key in _EMBEDDED:  # the same question again (a slider move): the same vector
+            return rows
         rows.setflags(write=False)
         _EMBEDDED[key] = rows
         while len(_EMBEDDED) > EMBEDDED_KEPT:
