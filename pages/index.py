@@ -153,7 +153,7 @@ with tab_import:
 
         box = None
         try:
-            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
+            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or index_ops.source_name(src))
             update, box = progress_bar(t("Importing…", lang))
             found, imported = import_source(kind, src, out, index_ops.chosen_embedder(choice, model), update)
             box.update(state="complete")

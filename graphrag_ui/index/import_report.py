@@ -27,7 +27,13 @@ def _labels() -> dict[str, str]:
     from graphrag_ui.index.importers import lightrag, ms_graphrag, nano_graphrag
 
     return {
-        str(m): m for m in [*lightrag.LAYOUT_LABELS.values(), *ms_graphrag.LAYOUT_LABELS.values(), nano_graphrag.LAYOUT]
+        str(m): m
+        for m in [
+            *lightrag.LAYOUT_LABELS.values(),
+            lightrag.PG_LAYOUT,
+            *ms_graphrag.LAYOUT_LABELS.values(),
+            nano_graphrag.LAYOUT,
+        ]
     }
 
 

@@ -162,3 +162,14 @@ def chosen_embedder(choice: str, litellm_model: str) -> str | None:
     if choice == "litellm":
         return f"litellm:{litellm_model.strip()}" if litellm_model.strip() else "litellm:"
     return choice
+
+
+def source_name(src: str) -> str:
+    """A new index's default name: the source folder's name, or a PostgreSQL URL's workspace."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from graphrag_ui.index.importers.lightrag_pg import is_url
+
+    if is_url(src):
+        return (parse_qs(urlsplit(src).query).get("workspace") or ["lightrag"])[0]
+    return Path(src).name

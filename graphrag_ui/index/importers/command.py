@@ -33,6 +33,16 @@ def import_source(
 
     if embedder is not None:  # None: not said (the manifest says "unknown"); "" or a typo: refused
         embedder = check_name(embedder)
+    from graphrag_ui.index.importers import lightrag_pg
+
+    if lightrag_pg.is_url(src):  # a LightRAG Server workspace in PostgreSQL
+        if kind not in ("auto", "lightrag"):
+            raise UserError(msg("a postgresql:// source is a LightRAG workspace: use the kind lightrag or auto"))
+        with paused_gc():
+            index = lightrag_pg.import_url(str(src), embedder=embedder, progress=progress)
+            check_dimension(index, lightrag_pg.shown(str(src)))
+            store.save(index, Path(out), progress=progress, chroma=chroma)
+        return "lightrag", index
     src_path, out_path = Path(src), Path(out)
     if kind == "auto":
         kind = detect(src_path)
@@ -47,7 +57,7 @@ def import_source(
     return kind, index
 
 
-def check_dimension(index: Index, src: Path) -> None:
+def check_dimension(index: Index, src: Path | str) -> None:
     """A named embedder of known width must match the stored vectors (a litellm model is checked at
     its first query, when its width is known)."""
     from graphrag_ui.embed import KNOWN_DIMS

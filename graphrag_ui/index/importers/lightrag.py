@@ -95,6 +95,7 @@ LAYOUT_LABELS = {
     "1.4": msg("LightRAG 1.4 layout"),
     "1.5": msg("LightRAG 1.5 layout"),
 }
+PG_LAYOUT = msg("LightRAG 1.5 workspace on PostgreSQL")  # lightrag_pg: the server's PostgreSQL storages
 
 
 def _entities(nodes: list[tuple[str, dict]]) -> list[Entity]:
