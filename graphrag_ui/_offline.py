@@ -1,7 +1,7 @@
 """Make every third-party library offline-safe before it is imported.
 
 tiktoken downloads its BPE files, litellm fetches a price map, onnxruntime and chromadb send
-telemetry: all of that is switched off here, once, before anything else in the package runs.
+telemetry, lance logs to stderr: all of that is switched off here, once, before anything else in the package runs.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ def configure() -> None:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # lance's Rust logger writes its WARN lines (index layout notices of GraphRAG 3.x tables) straight
+    # to stderr: a reader of an import sees only our own lines
+    os.environ.setdefault("LANCE_LOG", "error")
     # Retrieval does many small matrix-vector products; OpenBLAS's thread hand-off makes each one up
     # to 100x slower on a busy 2-core machine, and the embedder gains nothing from a second thread.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -15,7 +15,7 @@ from graphrag_ui.terminal import said
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("graphrag_ui.index.builder.command", "build an index from a folder of .txt/.md documents"),
-    "import": ("graphrag_ui.index.importers.command", "import a nano-graphrag / LightRAG / GraphRAG directory"),
+    "import": ("graphrag_ui.import_cli", "import a nano-graphrag / LightRAG / GraphRAG directory"),
     "reembed": ("graphrag_ui.index.reembed", "re-embed an index's vectors with another embedder"),
     "query": ("graphrag_ui.query_cli", "run a retrieval mode (and the LLM answer) for a question"),
     "sweep": ("graphrag_ui.sweep_cli", "run a mode across a range of one parameter: what enters and leaves"),

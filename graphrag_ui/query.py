@@ -21,10 +21,11 @@ from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
+from graphrag_ui.query_readiness import embeds_question, mode_readiness
 from graphrag_ui.retrieval.core import vector_engine
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.param_intake import take
-from graphrag_ui.retrieval.core.result import Keywords, Retrieval
+from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
 
 
@@ -86,8 +87,9 @@ def name_scripts(index: Index) -> set[str]:
     return scripts
 
 
-def question_warnings(index: Index, query: str) -> list[str]:
-    """What about the question or the index makes this retrieval unreliable, said once for every mode."""
+def question_warnings(index: Index, query: str, by_name: bool = True) -> list[str]:
+    """What about the question or the index makes this retrieval unreliable, said once for every mode
+    (the script of the question only for modes that match names, ``by_name``)."""
     notes = []
     if not index.entities and not index.chunks:
         notes.append(msg("the index is empty (0 entities, 0 chunks): there is nothing to retrieve"))
@@ -106,7 +108,7 @@ def question_warnings(index: Index, query: str) -> list[str]:
                 n=f"{len(query):,}",
             )
         )
-    if index.entities:
+    if index.entities and by_name:
         foreign = sorted(_scripts(query) - name_scripts(index))
         if foreign and len(foreign) == len(_scripts(query)):
             written = ", ".join(s.title() for s in foreign)
@@ -185,32 +187,49 @@ def run_query(
     for name, value in (params or {}).items():
         if isinstance(value, str):
             check_text(value, msg("parameter {name}", name=name))
-    embedder_id = query_embedder_id(index, embedder)
-    embed_model = get_embedder(embedder_id)
-    _check_dimension(index, embedder_id, int(getattr(embed_model, "dim", 0) or 0))
+    embedding: dict[str, Any] = {}
+
+    def embed_model() -> Any:
+        """The query embedder, resolved and checked on first use: a mode that never embeds the
+        question runs on an index whose embedder is unknown or another one."""
+        if not embedding:
+            embedder_id = query_embedder_id(index, embedder)
+            model = get_embedder(embedder_id)
+            _check_dimension(index, embedder_id, int(getattr(model, "dim", 0) or 0))
+            embedding.update(model=model, id=embedder_id)
+        return embedding["model"]
+
+    if embeds_question(mode) and resolved.get("recall", "vector") != "ilike":
+        embed_model()  # refuse before any keyword call
     embed_ms = 0.0
 
     def timed_embed(texts: list[str]) -> np.ndarray:
         nonlocal embed_ms
-        key = (embedder_id, tuple(texts))
+        model = embed_model()
+        # one model name may be served by two endpoints (another GRAPHRAG_UI_EMBED_API_BASE): both key it
+        key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
         rows = _EMBEDDED.get(key)
-        if rows is not None:  # the same question again (a slider move): the same vector
+        if rows is None:
+            start = time.perf_counter()
+            try:
+                rows = np.asarray(model.embed(texts), dtype=np.float32)
+            finally:
+                embed_ms += (time.perf_counter() - start) * 1000
+        if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too
+            _check_dimension(index, embedding["id"], rows.shape[1])
+        if key in _EMBEDDED:  # the same question again (a slider move): the same vector
             return rows
-        start = time.perf_counter()
-        try:
-            rows = embed_model.embed(texts)
-        finally:
-            embed_ms += (time.perf_counter() - start) * 1000
-        rows = np.asarray(rows, dtype=np.float32)
-        if rows.ndim == 2:  # an API embedder only knows its width after the first call
-            _check_dimension(index, embedder_id, rows.shape[1])
         rows.setflags(write=False)
         _EMBEDDED[key] = rows
         while len(_EMBEDDED) > EMBEDDED_KEPT:
             _EMBEDDED.pop(next(iter(_EMBEDDED)))
         return rows
 
-    notes = list(getattr(index, "problems", [])) + intake.warnings + question_warnings(index, query)
+    notes = (
+        list(getattr(index, "problems", []))
+        + intake.warnings
+        + question_warnings(index, query, by_name=any(p.name == "recall" for p in spec.params))
+    )
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
         start = time.perf_counter()
@@ -236,6 +255,7 @@ def run_query(
     result.timings_ms.update(
         {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
     )
+    notes += nothing_found(index, mode, result)
     for note in notes:
         if note not in result.warnings:
             result.warnings.append(note)
@@ -272,6 +292,15 @@ def check_text(text: str, name: str) -> None:
     raise UserError(
         what, fix=msg("give the text as UTF-8 (check the terminal's, the file's or the program's encoding)")
     )
+
+
+def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
+    """When a mode put nothing into its context, the index's own reasons (no text, no communities,
+    no vectors), so the reader is not left to suspect the threshold."""
+    if mode == "lightrag.bypass" or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
+        return []
+    found = mode_readiness(index, mode)
+    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in found.reasons]
 
 
 def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:

@@ -39,6 +39,12 @@ def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cach
     )
 
 
+def _reader_label(label: str) -> str:
+    """A map call's label ("batch 0", keyed from 0) as the batch lines above it count: "batch 1"."""
+    head, _, number = label.partition(" ")
+    return f"batch {int(number) + 1}" if head == "batch" and number.isdigit() else label
+
+
 def stages_summary(stages: Stages) -> str:
     """The run in lines: batches against their budget, each model call, points kept and dropped, the note."""
     lines = [f"stages: {stages.status}"]
@@ -47,7 +53,7 @@ def stages_summary(stages: Stages) -> str:
         cost = "" if call.cost_usd is None else f", ${call.cost_usd:.5f}"
         state = "cached" if call.cached else ("ok" if call.ok else f"FAILED: {call.error}")
         lines.append(
-            f"  {call.stage:<6} {call.label:<14} {call.ms:8.1f} ms  "
+            f"  {call.stage:<6} {_reader_label(call.label):<14} {call.ms:8.1f} ms  "
             f"{call.prompt_tokens} + {call.answer_tokens} tokens{cost}  {state}"
         )
     if stages.points:

@@ -7,8 +7,8 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui import mode_marks, state, url_notices
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.page import open_page
@@ -29,9 +29,15 @@ def _use_suggestion() -> None:
 modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
+    marks = mode_marks.marks_of(index)  # the import report's readiness: modes that cannot run are marked
     mode = st.selectbox(
-        t("Retrieval mode", lang), modes, key="mode", bind="query-params", placeholder=t("Choose an option", lang)
+        t("Retrieval mode", lang),
+        modes,
+        key="mode",
+        bind="query-params",
+        placeholder=t("Choose an option", lang),
     )
+    mode_marks.picker_note(marks, lang)
     spec = param_widgets.version_picker(get_mode(mode), index, lang)
     if suggested:
         st.selectbox(
@@ -112,6 +118,8 @@ for key, fix in unknown:
             fix=fix,
         )
     )
+if mode_marks.explain_cannot_run(mode, marks, lang):
+    st.stop()
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:
@@ -120,7 +128,7 @@ except UserError as exc:
 
 warnings_box(result, lang)
 vector_search_note(result, lang)
-empty_state(result, lang)
+empty_state(result, lang, known_cause=mode_marks.has_known_cause(mode, marks))
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 comparison = remember(result, index_key, "main")
 change_bar(result, comparison, lang, "main")

@@ -73,14 +73,32 @@ tab_stats, tab_open, tab_import, tab_build, tab_reembed = st.tabs(
 with tab_stats:
     if index is not None:
         m = index.manifest
-        version = index_ops.source_version(index)
         where = index_ops.vector_location(index)
-        facts = st.columns(4)
-        facts[0].metric(t("Source system", lang), f"{m.source} {version}".strip())
-        facts[1].metric(t("Embedder", lang), f"{m.embedder} ({m.dimension})")
-        facts[2].metric(t("Tokenizer", lang), m.tokenizer)
-        facts[3].metric(
-            t("Vectors live in", lang), t("local (chroma in the folder)", lang) if where == "local" else where
+        facts = st.columns(4)  # plain text, not st.metric: a metric box cuts "LightRAG ≤ 1.1 layout" short
+        for column, (name, value) in zip(
+            facts,
+            [
+                (t("Source system", lang), translate(index_ops.source_version(index), lang)),
+                (t("Embedder", lang), f"{m.embedder} ({m.dimension})"),
+                (t("Tokenizer", lang), m.tokenizer),
+                (t("Vectors live in", lang), t("local (chroma in the folder)", lang) if where == "local" else where),
+            ],
+            strict=True,
+        ):
+            column.caption(name)
+            column.markdown(f"**{value}**")
+        found, missing, ready = index_ops.import_report(index, lang)
+        st.caption(t("What the index holds", lang))
+        st.markdown("\n".join(f"- {line}" for line in found))
+        if missing:
+            st.caption(t("What it lacks", lang))
+            st.markdown("\n".join(f"- {line}" for line in missing))
+        st.caption(t("Which modes can run on it", lang))
+        st.dataframe(
+            ready,
+            hide_index=True,
+            width="stretch",
+            column_config={"mode": t("mode", lang), "status": t("status", lang), "why": t("why", lang)},
         )
         counts, histogram, sizes = index_ops.statistics(index)
         counts["what"] = [label(STATISTICS, w, lang) for w in counts["what"]]
@@ -115,16 +133,29 @@ with tab_import:
     )
     src = st.text_input(t("Source folder (working dir / GraphRAG output)", lang), key="imp_src")
     name = st.text_input(t("Name of the new index", lang), key="imp_name")
-    embedder = st.text_input(
-        t("Embedder that made the source vectors (e.g. hash, litellm:text-embedding-3-small)", lang), key="imp_emb"
+    choice = st.selectbox(
+        t("Embedder that made the source vectors", lang),
+        index_ops.EMBEDDER_CHOICES,
+        key="imp_emb",
+        format_func=lambda e: {
+            "unknown": t("unknown (re-embed after the import)", lang),
+            "litellm": t("litellm:<model> (your own embedding model)", lang),
+        }.get(e, e),
+        placeholder=t("Choose an option", lang),
+    )
+    model = (
+        st.text_input(t("Embedding model (litellm name, e.g. text-embedding-3-small)", lang), key="imp_emb_model")
+        if choice == "litellm"
+        else ""
     )
     if st.button(t("Import", lang), key="imp_btn", type="primary"):
         from graphrag_ui.index.importers.command import import_source, import_warnings
 
+        box = None
         try:
-            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or Path(src).name)
+            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or index_ops.source_name(src))
             update, box = progress_bar(t("Importing…", lang))
-            found, imported = import_source(kind, src, out, embedder or None, update)
+            found, imported = import_source(kind, src, out, index_ops.chosen_embedder(choice, model), update)
             box.update(state="complete")
             warned = "".join(
                 t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in import_warnings(imported)
@@ -133,6 +164,8 @@ with tab_import:
                 out.name, out, t("detected {found}", lang, found=found) + " · " + counted(imported.counts()) + warned
             )
         except UserError as exc:
+            if box is not None:  # the spinner stops: the import is over
+                box.update(label=t("Import failed", lang), state="error", expanded=False)
             st.error(error_text(exc, lang))
 with tab_build:
     relabel_uploaders(lang, index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
@@ -155,6 +188,7 @@ with tab_build:
     if st.button(t("Build from documents", lang), key="b_btn", type="primary"):
         from graphrag_ui.llm_client.settings import LLMSettings
 
+        box = None
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
             files = [(f.name, f.getvalue()) for f in uploads or []]
@@ -173,6 +207,8 @@ with tab_build:
             warned = "".join(t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in noticed)
             finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
+            if box is not None:
+                box.update(label=t("Building failed", lang), state="error", expanded=False)
             st.error(error_text(exc, lang))
 with tab_reembed:
     if index is not None:
@@ -183,10 +219,15 @@ with tab_reembed:
         elif st.button(t("Re-embed", lang), key="re_btn"):
             from graphrag_ui.index.reembed import reembed
 
+            box = None
             try:
                 update, box = progress_bar(t("Re-embedding…", lang))
                 reembed(index.path, target.strip(), progress=update)
                 box.update(state="complete")
-                st.success(t("Re-embedded; the index reloads with the new vectors.", lang))
+                # reopen at once: the statistics then show the new embedder (the cache keys on the manifest)
+                state.open_index_next_run(index_key, t("Re-embedded; the index reloads with the new vectors.", lang))
+                st.rerun()
             except UserError as exc:
+                if box is not None:
+                    box.update(label=t("Re-embedding failed", lang), state="error", expanded=False)
                 st.error(error_text(exc, lang))

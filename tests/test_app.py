@@ -211,7 +211,7 @@ def test_index_page_imports_a_golden_directory(app, tmp_path):
     at = app("pages/index.py", index="sample:en")
     at.text_input(key="imp_src").set_value(str(ROOT / "tests" / "goldens" / "nano" / "en")).run()
     at.text_input(key="imp_name").set_value("golden-nano").run()
-    at.text_input(key="imp_emb").set_value("hash").run()
+    at.selectbox(key="imp_emb").set_value("hash").run()
     at.button(key="imp_btn").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("Ready" in s.value for s in at.success)
@@ -228,6 +228,36 @@ def test_index_page_reports_a_bad_source_clearly(app, tmp_path):
     assert not at.exception
     assert at.error and "empty" in at.error[0].value
     assert not (tmp_path / "home" / "indexes" / "bad").exists()
+    # the progress box stops with the import: no "Importing…" spinner running under the red error
+    assert [(s.label, s.state) for s in at.status] == [("Import failed", "error")]
+
+
+def test_index_page_reembed_shows_the_new_embedder_at_once(app):
+    at = app("pages/index.py", index="sample:en")
+    at.text_input(key="imp_src").set_value(str(ROOT / "tests" / "goldens" / "nano" / "en")).run()
+    at.text_input(key="imp_name").set_value("unknown-nano").run()
+    at.button(key="imp_btn").click().run()  # the embedder left "unknown"
+    assert not at.exception and not at.error
+    assert "**unknown (256)**" in [m.value for m in at.markdown]
+    ready = next(d.value for d in at.dataframe if list(d.value.columns) == ["mode", "status", "why"])
+    cannot = set(ready[ready["status"] == "cannot run"]["mode"])
+    assert "nano.naive" in cannot and "nano.global" not in cannot  # a mode that never embeds the question runs
+    at.text_input(key="re_emb").set_value("hash").run()
+    at.button(key="re_btn").click().run()
+    assert not at.exception and not at.error
+    assert "**hash (256)**" in [m.value for m in at.markdown]  # not the old embedder until the page is left
+    assert any("Re-embedded" in s.value for s in at.success)
+
+
+def test_index_page_refuses_a_blank_litellm_model_with_the_valid_names(app, tmp_path):
+    at = app("pages/index.py", index="sample:en")
+    at.text_input(key="imp_src").set_value(str(ROOT / "tests" / "goldens" / "nano" / "en")).run()
+    at.selectbox(key="imp_emb").set_value("litellm").run()
+    at.text_input(key="imp_emb_model").set_value("   ").run()
+    at.button(key="imp_btn").click().run()
+    assert not at.exception and not at.success
+    assert at.error and "use-m3, chroma-minilm, litellm:<model>, hash" in at.error[0].value
+    assert not (tmp_path / "home" / "indexes" / "en").exists()
 
 
 def test_empty_result_has_a_clear_empty_state(app, evil):

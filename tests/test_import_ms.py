@@ -192,10 +192,10 @@ def test_ragged_vectors(tmp_path):
     assert "default-entity-description.lance" in str(err.value)
 
 
-def test_graphrag_1x_output_is_refused_clearly(tmp_path):
+def test_incomplete_graphrag_1x_output_names_the_missing_table(tmp_path):
     shutil.copy(SRC["graphrag-2"] / "entities.parquet", tmp_path / "create_final_entities.parquet")
     assert importers.detect(tmp_path) == "msgraphrag"
-    with pytest.raises(IndexFormatError, match="0.x/1.x output"):
+    with pytest.raises(IndexFormatError, match="missing create_final_relationships.parquet"):
         ms_graphrag.import_dir(tmp_path)
 
 

@@ -22,13 +22,16 @@ def test_first_view_shows_source_embedder_tokenizer_vectors_and_statistics(tmp_p
     at.run()
     at.switch_page("pages/index.py").run()
     assert not at.exception
-    facts = {m.label: m.value for m in at.metric}
-    assert facts == {
-        "Source system": "build",
-        "Embedder": "use-m3 (512)",
-        "Tokenizer": "o200k_base",
-        "Vectors live in": "local (chroma in the folder)",
-    }
+    # caption + bold text, not st.metric (whose box cut "LightRAG ≤ 1.1 layout" short)
+    captions = [c.value for c in at.caption]
+    shown = [m.value for m in at.markdown]
+    names = ["Source system", "Embedder", "Tokenizer", "Vectors live in"]
+    values = ["**built here**", "**use-m3 (512)**", "**o200k_base**", "**local (chroma in the folder)**"]
+    assert captions[:4] == names and all(v in shown for v in values)
+    assert not at.metric
+    assert "Which modes can run on it" in captions
+    ready = next(d.value for d in at.dataframe if list(d.value.columns) == ["mode", "status", "why"])
+    assert set(ready["status"]) == {"ready"} and len(ready) == 12
     assert len(at.dataframe) >= 2 and not at.dataframe[0].value.empty  # counts and community sizes
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the degree histogram
 
@@ -37,10 +40,13 @@ def test_vector_location_names_a_chroma_server_and_version_comes_from_the_import
     folder = tmp_path / "copy"
     shutil.copytree(ROOT / "data" / "sample" / "en" / "index", folder)
     index = store.load(folder)
-    assert vector_location(index) == "local" and source_version(index) == ""
+    assert vector_location(index) == "local" and source_version(index) == "built here"
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     manifest["storage"]["chroma"] = {"mode": "server", "host": "chroma.internal", "port": 8000}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert vector_location(index) == "chroma server chroma.internal:8000"
-    index.manifest.settings["nano_version"] = "0.0.8.2"
-    assert source_version(index) == "0.0.8.2"
+    index.manifest.settings["layout"] = "nano-graphrag 0.0.8.x layout"
+    assert source_version(index) == "nano-graphrag 0.0.8.x layout"
+    index.manifest.settings.pop("layout")
+    index.manifest.source = "lightrag-1.2"  # imported before the layout was recorded: the manifest's short form
+    assert source_version(index) == "LightRAG 1.2 layout"

@@ -235,6 +235,10 @@ def test_hostile_questions_give_a_warning_not_an_exception(mode, version, index_
     assert len(LONG) == 20_000
     result = run_query(index, mode, HOSTILE[what], versioned({}, version))
     check(result, index, mode)
+    if what == "Devanagari" and not any(p.name == "recall" for p in get_mode(mode).params):
+        # a mode that matches no names is not hindered by the question's script: no warning repeats there
+        assert not any("written in" in w for w in result.warnings), (mode, result.warnings)
+        return
     assert result.warnings, f"{mode} on {index_name}: no warning for a question of {what}"
 
 
@@ -265,6 +269,7 @@ def test_script_warning_only_when_no_entity_uses_the_script():
     assert not any("written in" in w for w in question_warnings(zh, "吴雨桐的跑步数据"))
     assert any("written in Devanagari" in w for w in question_warnings(zh, HOSTILE["Devanagari"]))
     assert not any("written in" in w for w in question_warnings(zh, "Tell me about 吴雨桐"))  # mixed: Han is known
+    assert not any("written in" in w for w in question_warnings(zh, HOSTILE["Devanagari"], by_name=False))
 
 
 # ------------------------------------------------------------------ known bugs (owners: the LightRAG modes)

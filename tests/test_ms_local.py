@@ -253,3 +253,14 @@ def test_relationship_table_tokens_add_up_row_by_row():
             assert count_text(table) == count_text(head) + sum(count_text(r) for r in rows)
             checked += 1
     assert checked > 100
+
+
+def test_negative_scores_come_with_a_word_of_what_they_are(index):
+    result = run(index)
+    scores = [c.score for c in result.entities if c.score is not None]
+    note = [w for w in result.warnings if "scores below 0" in w]
+    assert any(s < 0 for s in scores) and len(note) == 1  # hash vectors: most cosines are below 0.5
+    assert "1 − squared L2 distance" in note[0]
+    table = index.vectors["entities"]
+    hits = lance_knn(table, table.matrix[0], 1, "flat")  # a question equal to an entity's vector scores 1: no note
+    assert hits[0].score > 0.99 and vector_search.negative_scores(hits) == []

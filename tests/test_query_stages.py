@@ -62,6 +62,19 @@ def test_context_only_without_a_model_prints_every_batch_and_says_what_needs_a_m
     assert "map and reduce stages need a language model" in err
 
 
+def test_batches_are_counted_from_one_on_the_terminal(capsys, model):
+    n = len(run_query(store.load(EN), staged_mode.NAME, QUESTION).stages.batches)
+    code, out, _ = cli(capsys, "--context-only", QUESTION)
+    headers = [line for line in out.splitlines() if line.startswith("=== map batch ")]
+    assert code == 0 and [h.split(" of ")[0] for h in headers] == [f"=== map batch {i}" for i in range(1, n + 1)]
+    from graphrag_ui.query_stages import stages_summary
+
+    summary = stages_summary(run_query(store.load(EN), staged_mode.NAME, QUESTION).stages)
+    assert "map batch 0 " not in summary and f"map batch {n} of {n}" in summary
+    _, out, _ = cli(capsys, QUESTION)  # the answer's run: each map call as the batch lines count
+    assert "map    batch 1 " in out and " batch 0 " not in out
+
+
 def test_context_only_with_a_model_adds_the_reduce_context_and_shows_progress(capsys, model):
     code, out, err = cli(capsys, "--context-only", QUESTION)
     n = len(run_query(store.load(EN), staged_mode.NAME, QUESTION).stages.batches)

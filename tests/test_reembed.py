@@ -56,11 +56,21 @@ def test_texts_follow_the_source_style():
     assert kinds["communities"][1][1] == "Zed alone" and kinds["chunks"][0] == ["k1", "k2"]
 
 
-def test_reembed_rejects_vectors_without_rows():
+def test_texts_for_rejects_vectors_without_rows():
     index = small_index()
-    index.vectors["entities"].ids[0] = "ghost"
     with pytest.raises(IndexFormatError, match="'ghost' has no row in the entities table"):
-        reembed_index(index, "hash")
+        embed_texts.texts_for(index, "entities", ["ghost"])
+
+
+def test_reembed_fills_missing_vectors_and_drops_ids_without_rows():
+    index = small_index()
+    table = index.vectors["entities"]
+    first = table.ids[0]
+    table.ids = ["ghost", *table.ids[1:]]  # the first entity has no vector, a ghost has one
+    reembed_index(index, "hash")
+    ids = index.vectors["entities"].ids
+    assert "ghost" not in ids and ids[-1] == first
+    assert sorted(ids) == sorted(e.id for e in index.entities)
 
 
 def test_cli_reembed_and_clear_errors(tmp_path, capsys):

@@ -108,6 +108,8 @@ def test_chinese_labels(app):
     at = app(index="sample:en", mode=MODE, lang="zh")
     labels = view_labels(at)
     assert labels[0].startswith("映射-归约") and tab_counts(at)["Batches"] > 0
+    batches = next(d.value for d in at.dataframe if len(d.value.columns) == 9)  # no model: no map call, no count
+    assert not batches.isna().any().any() and set(batches["points"]) == set(batches["kept"]) == {"—"}
 
 
 def test_the_answer_runs_map_then_reduce_and_fills_points_and_trace(app, model):

@@ -5,9 +5,10 @@ and a query must be embedded by the same model as the index. Re-embedding replac
 of all four kinds with the chosen embedder and rewrites the index atomically (``store.save``),
 updating the manifest's ``embedder``, ``dimension`` and ``vector_sources``.
 
-Which rows: a kind that already has vectors keeps exactly its set of ids (nano-graphrag, for
-example, embeds only the entities it merged, and retrieval must see the same candidates); a kind
-without vectors gets one per row. The text of each row comes from ``embed_texts`` in the style
+Which rows: every row of every kind gets a vector. A kind that already has vectors keeps its row
+order (nano-vectordb's tie order depends on it), rows it lacked are added after them in table order,
+and vector ids that name no row are dropped (they have no text to embed: an import that kept them
+cannot be helped by importing again). The text of each row comes from ``embed_texts`` in the style
 of the index's source (``--style`` overrides it).
 """
 
@@ -21,9 +22,20 @@ import numpy as np
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER, get_embedder
 from graphrag_ui.index import embed_texts, store
+from graphrag_ui.index.coverage import row_ids
 from graphrag_ui.index.model import VECTOR_KINDS, Index, VectorTable
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+def _rows_to_embed(index: Index, kind: str) -> list[str]:
+    """The kind's vector ids that name a row, in their order, then every row without a vector."""
+    rows = row_ids(index, kind)
+    known = set(rows)
+    table = index.vectors.get(kind)
+    kept = list(dict.fromkeys(i for i in (table.ids if table is not None else []) if i in known))
+    have = set(kept)
+    return kept + [i for i in rows if i not in have]
 
 
 def reembed_index(
@@ -35,8 +47,7 @@ def reembed_index(
     new: dict[str, VectorTable] = {}
     empty: list[str] = []
     for kind in VECTOR_KINDS:
-        existing = index.vectors.get(kind)
-        ids, texts = embed_texts.texts_for(index, kind, existing.ids if existing is not None else None, style)
+        ids, texts = embed_texts.texts_for(index, kind, _rows_to_embed(index, kind), style)
         if not texts:
             empty.append(kind)
             continue

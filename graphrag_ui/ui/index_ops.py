@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.i18n import msg, translate
 from graphrag_ui.index.model import Index
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -124,9 +124,52 @@ def vector_location(index: Index) -> str:
 
 
 def source_version(index: Index) -> str:
-    """The source system's version or layout as the importer recorded it (empty for a build)."""
-    settings = index.manifest.settings or {}
-    for key in ("nano_version", "lightrag_version", "lightrag_layout", "graphrag_version", "graphrag_layout"):
-        if settings.get(key):
-            return str(settings[key])
-    return ""
+    """What wrote the index, as its files show it ("LightRAG ≤ 1.1 layout", "GraphRAG 1.x layout", …);
+    never the release a mode follows (a LightRAG 1.2 index is not "1.4.7")."""
+    from graphrag_ui.index.import_report import layout_label
+
+    return layout_label(index)
+
+
+def import_report(index: Index, lang: str) -> tuple[list[str], list[str], pd.DataFrame]:
+    """(found, missing, readiness table) of the open index, in ``lang``: what the CLI prints after an
+    import, for the statistics tab."""
+    from graphrag_ui.index.import_report import report
+    from graphrag_ui.query_readiness import readiness
+
+    facts = report(index)
+    rows = [
+        {
+            "mode": row.mode,
+            "status": translate(row.status_text, lang),
+            "why": "; ".join(translate(r, lang) for r in row.reasons),
+        }
+        for row in readiness(index)
+    ]
+    found = [translate(f, lang) for f in facts.found]
+    missing = [translate(m, lang) for m in facts.missing]
+    return found, missing, pd.DataFrame(rows, columns=["mode", "status", "why"])
+
+
+EMBEDDER_CHOICES = ("unknown", "use-m3", "hash", "chroma-minilm", "litellm")
+
+
+def chosen_embedder(choice: str, litellm_model: str) -> str | None:
+    """The embedder an import records: None for "unknown" (say it later or re-embed), else a name
+    ``check_name`` accepts (a blank litellm model is refused there, with the valid names)."""
+    if choice == "unknown":
+        return None
+    if choice == "litellm":
+        return f"litellm:{litellm_model.strip()}" if litellm_model.strip() else "litellm:"
+    return choice
+
+
+def source_name(src: str) -> str:
+    """A new index's default name: the source folder's name, or a PostgreSQL URL's workspace."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from graphrag_ui.index.importers.lightrag_pg import is_url
+
+    if is_url(src):
+        return (parse_qs(urlsplit(src).query).get("workspace") or ["lightrag"])[0]
+    return Path(src).name

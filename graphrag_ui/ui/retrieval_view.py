@@ -78,10 +78,21 @@ def timings_line(timings_ms: dict[str, float], lang: str) -> str:
     return ", ".join(parts)
 
 
-def empty_state(result: Retrieval, lang: str) -> bool:
-    """One clear line when a mode put nothing into its context (the dropped rows still explain why)."""
+def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool:
+    """One clear line when a mode put nothing into its context (the dropped rows still explain why);
+    ``known_cause``: the index limits this mode, and the notes above name it (no threshold advice)."""
     if any(kept for kept, _ in tables.counts(result).values()):
         return False
+    if known_cause:
+        st.info(
+            t(
+                "{mode} found nothing for this question; the notes above say what this index lacks for it.",
+                lang,
+                mode=result.mode,
+            ),
+            icon=":material/search_off:",
+        )
+        return True
     st.info(
         t(
             "{mode} found nothing for this question: no entity, relation, community or chunk made it "

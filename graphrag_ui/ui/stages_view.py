@@ -112,6 +112,9 @@ def batches_view(result: Retrieval, lang: str, key: str) -> None:
     counts = ["points", "kept"]
     frame[counts] = frame[counts].astype("Int64")  # whole numbers, with a gap where no map call answered
     frame.loc[frame["batch"].isin(failed), counts] = pd.NA  # a failed batch: no count, not "0"
+    for column in counts:  # the grid writes a missing cell as an English "None" (in the Chinese UI too)
+        if frame[column].isna().any():
+            frame[column] = frame[column].astype("string").fillna("—")  # a dash: no map call, no count
     cc = st.column_config
     config = _columns(
         lang,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
@@ -12,8 +11,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.importers import IMPORTERS, detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.row_checks import check_rows
-from graphrag_ui.progress import ProgressFn, TextProgress
-from graphrag_ui.terminal import said
+from graphrag_ui.progress import ProgressFn
 
 
 def import_source(
@@ -31,10 +29,24 @@ def import_source(
     ``chroma=True`` or a configured chroma server: retrieval reads the ``.npy`` mirror, and building
     chroma's graph was most of an import's time.
     """
+    from graphrag_ui.embed import check_name
     from graphrag_ui.index import store
 
-    src_path, out_path = Path(src), Path(out)
+    if embedder is not None:  # None: not said (the manifest says "unknown"); "" or a typo: refused
+        embedder = check_name(embedder)
+    from graphrag_ui.index.importers import lightrag_pg
+
     store.check_servers()
+    if lightrag_pg.is_url(src):  # a LightRAG Server workspace in PostgreSQL
+        if kind not in ("auto", "lightrag"):
+            raise UserError(msg("a postgresql:// source is a LightRAG workspace: use the kind lightrag or auto"))
+        with paused_gc():
+            index = lightrag_pg.import_url(str(src), embedder=embedder, progress=progress)
+            _check_rows(index)
+            check_dimension(index, lightrag_pg.shown(str(src)))
+            store.save(index, Path(out), progress=progress, chroma=chroma)
+        return "lightrag", index
+    src_path, out_path = Path(src), Path(out)
     if kind == "auto":
         kind = detect(src_path)
     elif not src_path.is_dir():
@@ -44,6 +56,7 @@ def import_source(
     with paused_gc():  # 10⁵–10⁶ rows and lookups, none of them garbage: 10k LightRAG 7.2-7.9 -> 4.9-5.2 s
         index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
         _check_rows(index)
+        check_dimension(index, src_path)
         store.save(index, out_path, progress=progress, chroma=chroma)
     return kind, index
 
@@ -58,6 +71,26 @@ def _check_rows(index: Index) -> None:
         index.refresh()
         found = index.manifest.settings.get("import_warnings")
         index.manifest.settings["import_warnings"] = [*(found if isinstance(found, list) else []), *problems]
+
+
+def check_dimension(index: Index, src: Path | str) -> None:
+    """A named embedder of known width must match the stored vectors (a litellm model is checked at
+    its first query, when its width is known)."""
+    from graphrag_ui.embed import KNOWN_DIMS
+
+    want = KNOWN_DIMS.get(index.manifest.embedder)
+    have = next((t.matrix.shape[1] for t in index.vectors.values() if len(t)), 0)
+    if want and have and want != have:
+        raise UserError(
+            msg(
+                "the stored vectors are {have}-dimensional but embedder {embedder} makes {want}-dimensional ones",
+                have=have,
+                embedder=repr(index.manifest.embedder),
+                want=want,
+            ),
+            where=str(src),
+            fix=msg("pass the embedder that built the source, or omit --embedder and re-embed after import"),
+        )
 
 
 def import_warnings(index) -> list[str]:
@@ -84,19 +117,3 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write the vectors into chroma collections under INDEX_DIR/chroma for other tools "
         "(always done when CHROMA_HOST names a chroma server; retrieval itself never reads chroma)",
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    kind, index = import_source(args.kind, args.src, args.out, args.embedder, TextProgress(), args.chroma)
-    if args.kind == "auto":
-        print(f"detected: {kind}")
-    counts = ", ".join(f"{v} {k}" for k, v in index.counts().items())
-    print(f"imported {index.manifest.source} index into {args.out}: {counts}")
-    for warning in import_warnings(index):
-        print(f"warning: {said(warning)}", file=sys.stderr)
-    if index.manifest.embedder == "unknown":
-        print(
-            "note: the embedder of the source vectors is unknown; pass --embedder, or re-embed with "
-            f"`python -m graphrag_ui reembed {args.out} --embedder use-m3`"
-        )
-    return 0

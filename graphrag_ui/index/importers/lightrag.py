@@ -1,4 +1,4 @@
-"""Import a LightRAG working directory (1.4.x or 1.5.x layout) into the canonical ``Index``.
+"""Import a LightRAG working directory (any layout from 1.0 to 1.5.x) into the canonical ``Index``.
 
 What is kept, and why:
 - entities in GraphML node order and relations in GraphML *file* edge order, so rebuilding the
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import coverage
 from graphrag_ui.index.importers.fields import as_int
 from graphrag_ui.index.importers.lightrag_files import read_vdb
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
@@ -62,13 +63,39 @@ def split_sep(value: object) -> list[str]:
     return [part.strip() for part in value.split(SEP) if part.strip()]
 
 
-def layout_version(folder: Path, chunks: dict[str, dict]) -> str:
-    """'1.5' when the 1.5 chunk-tracking stores or its ``<doc>-chunk-000`` ids are present."""
+def layout_version(folder: Path, chunks: dict[str, dict], nodes: list[tuple[str, dict]], vdbs: dict) -> str:
+    """The oldest LightRAG layout the files show: "1.1" (1.0–1.1: quoted upper-case names, no
+    ``entity_id``), "1.2" (``entity_id``, no chunk text in ``vdb_chunks.json``), "1.3" (``file_path``,
+    chunk text in the vector store), "1.4" (float16 vector copy, ``chunks_list``, full entity stores) or
+    "1.5" (chunk-tracking stores, ``<doc>-chunk-000`` ids)."""
     if (folder / "kv_store_entity_chunks.json").is_file() or (folder / "kv_store_relation_chunks.json").is_file():
         return "1.5"
     if any(_NEW_CHUNK_ID.search(cid) for cid in list(chunks)[:50]):
         return "1.5"
-    return "1.4"
+    rows = [row for kind in VDB_FILES for row in vdbs[kind][0][:20]]
+    if (
+        (folder / "kv_store_full_entities.json").is_file()
+        or any(isinstance(row.get("vector"), str) for row in rows)
+        or any("llm_cache_list" in row for row in list(chunks.values())[:20])
+    ):
+        return "1.4"
+    sample = [attrs for _, attrs in nodes[:50]]
+    if any("content" in row for row in vdbs["chunks"][0][:20]) or any("file_path" in a for a in sample):
+        return "1.3"
+    if any("entity_id" in a for a in sample) or not nodes or not all(n.startswith('"') for n, _ in nodes[:50]):
+        return "1.2"
+    return "1.1"
+
+
+# what each layout is called where a person reads it (the manifest keeps the short form)
+LAYOUT_LABELS = {
+    "1.1": msg("LightRAG ≤ 1.1 layout"),
+    "1.2": msg("LightRAG 1.2 layout"),
+    "1.3": msg("LightRAG 1.3 layout"),
+    "1.4": msg("LightRAG 1.4 layout"),
+    "1.5": msg("LightRAG 1.5 layout"),
+}
+PG_LAYOUT = msg("LightRAG 1.5 workspace on PostgreSQL")  # lightrag_pg: the server's PostgreSQL storages
 
 
 def _entities(nodes: list[tuple[str, dict]]) -> list[Entity]:
@@ -181,33 +208,39 @@ def _documents(folder: Path) -> list[Document]:
 
 
 def _entity_table(rows: list[dict], matrix, by_name: dict[str, Entity]) -> VectorTable:
-    ids, used = [], set()
-    for row in rows:
+    ids, keep, used = [], [], set()
+    for i, row in enumerate(rows):
         entity = by_name.get(row.get("entity_name", ""))
         vid = str(row["__id__"])
-        if entity is not None and entity.id not in used:
-            key = entity.id
-            if vid != entity.id:
-                entity.extra["vdb_id"] = vid
-        else:
-            key = vid
+        key = entity.id if entity is not None else vid
+        if key in used:  # the same entity twice: the first row stands (the search would show it once)
+            continue
+        if entity is not None and vid != entity.id:
+            entity.extra["vdb_id"] = vid
         used.add(key)
         ids.append(key)
-    return VectorTable(ids, matrix)
+        keep.append(i)
+    return VectorTable(ids, matrix if len(keep) == len(rows) else matrix[keep])
 
 
-def _relation_table(rows: list[dict], matrix, by_pair: dict[frozenset, Relation]) -> VectorTable:
-    ids, used = [], set()
-    for row in rows:
+def _relation_table(rows: list[dict], matrix, by_pair: dict[frozenset, Relation]) -> tuple[VectorTable, int]:
+    """Relation vectors keyed by ``Relation.id``; a pair stored in both directions (1.4 made the id
+    from the row's own order) keeps its first row only. Returns the table and how many rows merged."""
+    ids, keep, used = [], [], set()
+    for i, row in enumerate(rows):
         vid = str(row["__id__"])
         src, tgt = row.get("src_id"), row.get("tgt_id")
         rel = by_pair.get(frozenset((src, tgt)))
-        key = rel.id if rel is not None and rel.id not in used else vid
+        key = rel.id if rel is not None else vid
+        if key in used:
+            continue
         if rel is not None:  # the global path prints the row's own src/tgt order
             rel.extra.setdefault("vdb_rows", []).append([key, vid, src, tgt])
         used.add(key)
         ids.append(key)
-    return VectorTable(ids, matrix)
+        keep.append(i)
+    merged = len(rows) - len(keep)
+    return VectorTable(ids, matrix[keep] if merged else matrix), merged
 
 
 def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressFn | None = None) -> Index:
@@ -238,7 +271,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         step(VECTORS, i, len(VDB_FILES))
         vdbs[kind] = read_vdb(folder / name)
     step(VECTORS, len(VDB_FILES), len(VDB_FILES))
-    dims = {kind: v[2] for kind, v in vdbs.items()}
+    dims = {kind: v[2] for kind, v in vdbs.items() if v[0]}  # an empty file's embedding_dim says nothing
     if len(set(dims.values())) > 1:
         detail = ", ".join(f"{VDB_FILES[k]}: {d}" for k, d in dims.items())
         raise IndexFormatError(
@@ -249,26 +282,41 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     documents = _documents(folder)
     by_name = {e.name: e for e in entities}
     by_pair = {frozenset((r.source, r.target)): r for r in relations}
+    relation_table, merged = _relation_table(vdbs["relations"][0], vdbs["relations"][1], by_pair)
     vectors = {
         "entities": _entity_table(vdbs["entities"][0], vdbs["entities"][1], by_name),
-        "relations": _relation_table(vdbs["relations"][0], vdbs["relations"][1], by_pair),
+        "relations": relation_table,
         "chunks": VectorTable([str(r["__id__"]) for r in vdbs["chunks"][0]], vdbs["chunks"][1]),
     }
-    version = layout_version(folder, kv_chunks)
+    warnings: list[str] = []
+    if merged:
+        warnings.append(
+            msg(
+                "{file}: {n} relation row(s) stored a pair already stored in the other direction: "
+                "kept the first row of each pair",
+                file=VDB_FILES["relations"],
+                n=merged,
+            )
+        )
+    version = layout_version(folder, kv_chunks, nodes, vdbs)
     manifest = Manifest(
         source=f"lightrag-{version}",
         embedder=embedder or "unknown",
-        dimension=next(iter(dims.values())),
+        dimension=next(iter(dims.values()), 0),
         tokenizer="o200k_base",
         settings={
             "lightrag_layout": version,
+            "layout": str(LAYOUT_LABELS[version]),
             "lightrag_version": "1.5.7" if version == "1.5" else "1.4.7",  # the release lightrag.* modes follow
             "imported_from": str(folder.resolve()),
+            "import_warnings": warnings,
+            "merged_relation_rows": merged,
         },
         vector_sources={kind: f"{VDB_FILES[kind]} (stored vectors)" for kind in VDB_FILES},
         title=folder.name,
     )
     index = Index(manifest, documents, chunks, entities, relations, [], vectors)
+    warnings += coverage.prune(index)
     manifest.counts = index.counts()
     if version != "1.5":  # the counts 1.4.7's token control charges; 1.5.7 counts other texts
         step(TOKEN_COUNTS, 0, 1)

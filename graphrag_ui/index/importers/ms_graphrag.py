@@ -1,4 +1,6 @@
-"""Import a Microsoft GraphRAG 2.x or 3.x ``output`` folder into the canonical ``Index``.
+"""Import a Microsoft GraphRAG 1.x, 2.x or 3.x ``output`` folder into the canonical ``Index``.
+
+1.x tables (``create_final_*.parquet``) are read by ``ms_graphrag_v1`` into the rows of the 2.x ones.
 
 Both layouts hold the same Parquet tables (entities, relationships, communities, community_reports,
 text_units, documents); 3.x renamed ``text_units.document_ids`` to ``document_id`` and its LanceDB
@@ -30,6 +32,8 @@ from typing import Any
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.index import coverage
+from graphrag_ui.index.importers import ms_graphrag_v1
 from graphrag_ui.index.importers.fields import FIX, as_float
 from graphrag_ui.index.importers.ms_graphrag_lance import lance_dir_of, lance_kernel, read_vectors
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation
@@ -50,8 +54,9 @@ KNOWN_DIMS = {"hash": 256, "use-m3": 512, "chroma-minilm": 384}
 def output_dir(path: str | Path) -> Path:
     """The folder holding the Parquet tables: ``path`` itself or its ``output`` sub-folder."""
     folder = Path(path)
-    if not (folder / "entities.parquet").is_file() and (folder / "output" / "entities.parquet").is_file():
-        return folder / "output"
+    for name in ("entities.parquet", "create_final_entities.parquet"):
+        if not (folder / name).is_file() and (folder / "output" / name).is_file():
+            return folder / "output"
     return folder
 
 
@@ -61,11 +66,13 @@ LEGACY = "create_final_entities.parquet"  # GraphRAG 0.x/1.x table names
 def detect(path: str | Path) -> bool:
     folder = output_dir(path)
     if (folder / LEGACY).is_file() or (folder / "output" / LEGACY).is_file():
-        return True  # routed here so that import_dir can say clearly that 1.x is not supported
+        return True  # GraphRAG 0.x/1.x
     return (folder / "entities.parquet").is_file() and (folder / "relationships.parquet").is_file()
 
 
-def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str, Any]] | None:
+def _read_table(
+    folder: Path, name: str, required: bool = True, columns: tuple[str, ...] | None = None
+) -> list[dict[str, Any]] | None:
     import pyarrow.parquet as pq
 
     path = folder / f"{name}.parquet"
@@ -83,7 +90,9 @@ def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str
         raise IndexFormatError(
             msg("cannot read Parquet: {error}", error=str(exc).splitlines()[0][:160]), where=str(path)
         ) from None
-    missing = [c for c in REQUIRED_COLUMNS.get(name, ()) if c not in table.column_names]
+    missing = [
+        c for c in (REQUIRED_COLUMNS.get(name, ()) if columns is None else columns) if c not in table.column_names
+    ]
     if missing:
         raise IndexFormatError(
             msg(
@@ -92,7 +101,7 @@ def _read_table(folder: Path, name: str, required: bool = True) -> list[dict[str
                 column_names=", ".join(table.column_names),
             ),
             where=str(path),
-            fix=msg("this does not look like GraphRAG 2.x/3.x output"),
+            fix=msg("this does not look like GraphRAG 1.x, 2.x or 3.x output"),
         )
     _check_numbers(table, path)
     return table.to_pylist()
@@ -162,14 +171,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     if not any(root.iterdir()):
         raise IndexFormatError(msg("the directory is empty"), where=str(root))
     folder = output_dir(root)
-    legacy = next((f for f in (folder / LEGACY, folder / "output" / LEGACY) if f.is_file()), None)
-    if legacy is not None and not (folder / "entities.parquet").is_file():
-        raise IndexFormatError(
-            msg("this is GraphRAG 0.x/1.x output (create_final_*.parquet), which is not supported"),
-            where=str(legacy.parent),
-            fix=msg("re-index with GraphRAG 2.x or 3.x (`graphrag index`), then import its output folder"),
-        )
-    if not (folder / "entities.parquet").is_file():
+    v1 = ms_graphrag_v1.is_v1(folder)
+    if not v1 and not (folder / "entities.parquet").is_file():
         if (folder / "graph_chunk_entity_relation.graphml").is_file():
             raise IndexFormatError(
                 msg("this is a nano-graphrag/LightRAG working directory, not GraphRAG output"),
@@ -187,10 +190,15 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         if progress:
             progress(stage, step, steps)
 
-    rows = {name: _read_table(folder, name) for name in TABLES}
-    doc_rows = _read_table(folder, "documents", required=False) or []
+    if v1:
+        rows, doc_rows = ms_graphrag_v1.read_tables(
+            folder, lambda f, name, columns, required: _read_table(f, name, required, columns)
+        )
+    else:
+        rows = {name: _read_table(folder, name) for name in TABLES}
+        doc_rows = _read_table(folder, "documents", required=False) or []
     tick(msg("read tables"))
-    layout = _layout(folder, rows["text_units"])
+    layout = "graphrag-1" if v1 else _layout(folder, rows["text_units"])
     documents = [
         Document(
             id=_text(d.get("id")),
@@ -300,12 +308,15 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         )
     tick(msg("build model"))
     vectors, vector_sources = read_vectors(folder, layout)
+    if v1 and not vectors:
+        vectors, vector_sources = ms_graphrag_v1.parquet_vectors(folder, rows)
     if "communities" in vectors:  # LanceDB holds report ids; the model keys communities by number
         by_report = {c.extra["report_id"]: c.id for c in communities if c.extra["report_id"]}
         table = vectors["communities"]
         table.ids = [by_report.get(i, i) for i in table.ids]
     tick(msg("read vectors"))
     read = [lance_dir_of(folder, layout, kind) for kind in ("entities", "chunks") if kind in vectors]
+    read = [p for p in read if p.is_dir()]
     kernel, writer = lance_kernel(layout, read[0] if read else None)
     dimension = next((t.matrix.shape[1] for t in vectors.values() if len(t)), 0)
     _check_embedder(embedder, dimension, folder)
@@ -319,6 +330,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             "lance_writer": writer,
             "source_path": str(folder),
             "graphrag_layout": layout,
+            "layout": str(LAYOUT_LABELS[layout]),
         },
         vector_sources=vector_sources,
         title=root.name,
@@ -333,9 +345,35 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         vectors=vectors,
         path="",
     )
+    manifest.settings["import_warnings"] = _warnings(index, folder) + coverage.prune(index)
     index.manifest.counts = index.counts()
     tick(pmsg("progress stage", "done"))
     return index
+
+
+LAYOUT_LABELS = {
+    "graphrag-1": msg("GraphRAG 1.x layout"),
+    "graphrag-2": msg("GraphRAG 2.x layout"),
+    "graphrag-3": msg("GraphRAG 3.x layout"),
+}
+
+
+def _warnings(index: Index, folder: Path) -> list[str]:
+    """What an incomplete output lacks (the import report says what it means for each mode)."""
+    notes = []
+    if not index.vectors:
+        notes.append(
+            msg(
+                "{where} holds no vectors (no lancedb/ folder or embedding columns): vector search finds nothing "
+                "until you re-embed",
+                where=str(folder),
+            )
+        )
+    if not any(c.report for c in index.communities):
+        notes.append(msg("the output holds no community reports: global search has nothing to read"))
+    if not index.chunks:
+        notes.append(msg("the output holds no text units: the sources and basic search are empty"))
+    return notes
 
 
 def _check_embedder(embedder: str | None, dimension: int, folder: Path) -> None:

@@ -25,7 +25,7 @@ LANCE_TABLES = {
 }
 # How LanceDB scores each layout (see docs/differences/ms.md): 2.x tables are searched through their
 # IVF_FLAT index, 3.x rows are added after the index was built and are flat-scanned.
-LANCE_KERNEL = {"graphrag-2": "ivf_flat", "graphrag-3": "flat"}
+LANCE_KERNEL = {"graphrag-1": "flat", "graphrag-2": "ivf_flat", "graphrag-3": "flat"}
 # Tables without a vector index written by an older Lance (GraphRAG 2.0–2.3: lancedb 0.17, pylance
 # 0.20) are flat-scanned and their distance ties come out in TopK heap order (retrieval/ms/lance_topk.py).
 # Measured (scripts/goldens/lance_ties.py): pylance 0.20, 0.24, 0.30, 0.32 order ties by the heap;
@@ -35,7 +35,7 @@ TOPK_TIES_BEFORE = (0, 33)
 
 def lance_dir_of(folder: Path, layout: str, kind: str) -> Path:
     two, three = LANCE_TABLES[kind]
-    return folder / "lancedb" / f"{two if layout == 'graphrag-2' else three}.lance"
+    return folder / "lancedb" / f"{three if layout == 'graphrag-3' else two}.lance"  # 1.x used 2.x's names
 
 
 def lance_kernel(layout: str, lance_dir: Path | None) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Import a nano-graphrag 0.0.8.2 working directory into the canonical ``Index``.
+"""Import a nano-graphrag 0.0.8.x working directory into the canonical ``Index``.
 
 What nano stored is kept exactly: node names keep their literal double quotes (``"ALICE CHEN"``),
 types and descriptions keep theirs and their ``<SEP>`` joins, ``source_id`` keeps its stored chunk
@@ -24,6 +24,7 @@ import numpy as np
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import coverage
 from graphrag_ui.index.importers.fields import as_float, as_int
 from graphrag_ui.index.importers.workdir_files import GRAPHML, normalise_rows, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
@@ -36,6 +37,7 @@ DOCS = "kv_store_full_docs.json"
 REPORTS = "kv_store_community_reports.json"
 VDB_ENTITIES = "vdb_entities.json"
 VDB_CHUNKS = "vdb_chunks.json"
+LAYOUT = msg("nano-graphrag 0.0.8.x layout")  # 0.0.8 and 0.0.8.2 write the same files
 # files only LightRAG writes next to the same graphml name
 _LIGHTRAG_MARKERS = ("vdb_relationships.json", "kv_store_doc_status.json")
 
@@ -291,7 +293,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
                 )
             )
         vectors["entities"] = VectorTable(ids=ids, matrix=matrix)
-        dims.add(dim)
+        if rows:  # an empty file's embedding_dim says nothing
+            dims.add(dim)
         sources["entities"] = f"{VDB_ENTITIES} (nano-vectordb rows, re-normalised on load as nano-vectordb does)"
     else:
         warnings.append(
@@ -303,7 +306,8 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     if vdb_chunks is not None:
         dim, rows, matrix = vdb_chunks
         vectors["chunks"] = VectorTable(ids=[str(r["__id__"]) for r in rows], matrix=matrix)
-        dims.add(dim)
+        if rows:
+            dims.add(dim)
         sources["chunks"] = f"{VDB_CHUNKS} (nano-vectordb rows)"
     if len(dims) > 1:
         raise IndexFormatError(
@@ -339,7 +343,12 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         embedder=embedder or "unknown",
         dimension=next(iter(dims)) if dims else 0,
         tokenizer="o200k_base",
-        settings={"source_dir": str(folder.resolve()), "import_warnings": warnings, "nano_version": "0.0.8.2"},
+        settings={
+            "source_dir": str(folder.resolve()),
+            "import_warnings": warnings,
+            "nano_version": "0.0.8.2",  # the release nano.* modes follow
+            "layout": str(LAYOUT),
+        },
         vector_sources=sources,
         title=folder.resolve().name,
         language=_language(chunks),
@@ -353,5 +362,6 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         communities=communities,
         vectors=vectors,
     )
+    warnings += coverage.prune(index, ghosts=False)
     tick(msg("build index"))
     return index

@@ -112,12 +112,12 @@ class MalformedAnswer(ValueError):
 
 
 def batch_label(stages: Stages, i: int) -> str:
-    """ "map batch 2 of 5 · 3 report(s): 4, 9, 12 · 1,204/12,000 tokens" (``Batch.index``, from 0, as the
-    model calls are labelled)."""
+    """ "map batch 2 of 5 · 3 report(s): 4, 9, 12 · 1,204/12,000 tokens": counted from 1 as a reader counts
+    (and as the budgets name them); ``Batch.index`` and the model-call labels count from 0."""
     batch = stages.batches[i]
     reports = ", ".join(batch.community_ids)
     return (
-        f"map batch {batch.index} of {len(stages.batches)} · {len(batch.community_ids)} report(s): {reports} · "
+        f"map batch {batch.index + 1} of {len(stages.batches)} · {len(batch.community_ids)} report(s): {reports} · "
         f"{batch.tokens:,}/{batch.limit:,} tokens"
     )
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphrag_ui.i18n import msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index, VectorTable
 from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
@@ -60,6 +61,19 @@ class VectorHit:
     id: str
     distance: float
     score: float  # GraphRAG's 1 - |distance|
+
+
+def negative_scores(hits: list[VectorHit]) -> list[str]:
+    """One note when a score is below 0, which a reader takes for a fault: GraphRAG's score is 1 minus the
+    squared L2 distance, which between unit vectors runs from 0 to 4 (below 0 once the cosine is below ½)."""
+    if not any(hit.score < 0 for hit in hits):
+        return []
+    return [
+        msg(
+            "scores below 0 are GraphRAG's own: score = 1 − squared L2 distance, negative once a vector's cosine "
+            "to the question is below 0.5; the hits are still ranked by distance"
+        )
+    ]
 
 
 _NORMS: dict[int, tuple[int, np.ndarray]] = {}  # id(table) -> (id(matrix), squared row norms), dropped with the table

@@ -23,7 +23,7 @@ from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retri
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
-from graphrag_ui.retrieval.ms.vector_search import lance_knn
+from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.basic"
 
@@ -43,7 +43,7 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 def layout(index: Index) -> str:
     """``"2"`` for GraphRAG 2.x indexes, else ``"3"`` (3.3.0 behaviour for built and other indexes)."""
-    return "2" if index.manifest.source == "graphrag-2" else "3"
+    return "2" if index.manifest.source in ("graphrag-1", "graphrag-2") else "3"
 
 
 def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
@@ -63,6 +63,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
     else:
         kernel = index.manifest.settings.get("lance_kernel", "flat")
         hits = [h for h in lance_knn(table_, deps.vector(query), k, kernel)]
+        out.warnings += negative_scores(hits)
     found = {h.id: (pos, h) for pos, h in enumerate(hits, start=1)}
     if version == "2":
         units = [view.chunks[h.id] for h in hits if h.id in view.chunks]

@@ -103,7 +103,7 @@ def start(index: Index, community_level: int, params: dict) -> Selection:
         threshold=float(params["dynamic_search_threshold"]),
         keep_parent=bool(params["dynamic_search_keep_parent"]),
         max_level=int(params["dynamic_search_max_level"]),
-        descend=index.manifest.source != "graphrag-2",
+        descend=index.manifest.source not in ("graphrag-1", "graphrag-2"),
         reports=reports,
         communities=communities,
         levels=levels,

@@ -25,7 +25,7 @@ from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retri
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
-from graphrag_ui.retrieval.ms.vector_search import lance_knn
+from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.local"
 
@@ -71,7 +71,9 @@ def search_entities(
             out.warnings.append(msg("the index has no entity vectors: the entity search found nothing"))
             return []
         kernel = index.manifest.settings.get("lance_kernel", "flat")
-        for pos, hit in enumerate(lance_knn(table, deps.vector(query), 2 * k, kernel), start=1):
+        hits = lance_knn(table, deps.vector(query), 2 * k, kernel)
+        out.warnings += negative_scores(hits)
+        for pos, hit in enumerate(hits, start=1):
             why = msg(
                 "entity #{n} by vector (LanceDB L2 {distance}), score {score}",
                 n=pos,

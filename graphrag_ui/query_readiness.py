@@ -1,0 +1,156 @@
+"""Which retrieval mode can run on an index, and why not: the import report's readiness table.
+
+Each mode's needs are written here once — which vector kinds its search reads (and so whether it
+embeds the question), whether it reads community reports, whether its chunks need the text stored
+in the vector rows — and checked against ``graphrag_ui.index.import_report``'s facts. The CLI prints
+the table after an import, the Index page shows it, and ``run_query`` names the real cause when a
+mode finds nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graphrag_ui.i18n import msg
+from graphrag_ui.index.coverage import KIND_NAMES
+from graphrag_ui.index.import_report import PLURALS, IndexReport, report
+from graphrag_ui.index.model import Index
+
+READY, GAPS, CANNOT = "ready", "ready with gaps", "cannot run"
+STATUS_TEXT = {READY: msg("ready"), GAPS: msg("ready with gaps"), CANNOT: msg("cannot run")}
+
+
+@dataclass(frozen=True)
+class Needs:
+    vectors: tuple[str, ...] = ()  # kinds its vector search reads: it embeds the question if any
+    any_vectors: bool = False  # one of the kinds is enough (hybrid, mix)
+    reports: str = ""  # "required" | "optional"
+    chunk_text: str = ""  # "required" | "optional": LightRAG 1.4/1.5 read a chunk's text from its vector row
+    by_name: bool = False  # has ``recall``: ILIKE finds entities without vectors
+    members: bool = False  # loads only entities that belong to a community (GraphRAG's local search)
+
+
+NEEDS: dict[str, Needs] = {
+    "nano.local": Needs(("entities",), reports="optional", by_name=True),
+    "nano.global": Needs(reports="required"),
+    "nano.naive": Needs(("chunks",)),
+    "lightrag.local": Needs(("entities",), by_name=True),
+    "lightrag.global": Needs(("relations",)),
+    "lightrag.hybrid": Needs(("entities", "relations"), any_vectors=True, by_name=True),
+    "lightrag.mix": Needs(("entities", "relations", "chunks"), any_vectors=True, chunk_text="optional", by_name=True),
+    "lightrag.naive": Needs(("chunks",), chunk_text="required"),
+    "lightrag.bypass": Needs(),
+    "ms.local": Needs(("entities",), reports="optional", by_name=True, members=True),
+    "ms.global": Needs(reports="required"),
+    "ms.basic": Needs(("chunks",)),
+}
+
+
+@dataclass
+class ModeReadiness:
+    mode: str
+    status: str  # READY | GAPS | CANNOT
+    reasons: list[str] = field(default_factory=list)
+    reembed_helps: bool = False  # re-embedding the index (new vectors, a known embedder) lifts the block
+
+    @property
+    def status_text(self) -> str:
+        return STATUS_TEXT[self.status]
+
+
+def embeds_question(mode: str) -> bool:
+    return bool(NEEDS.get(mode, Needs(("entities",))).vectors)
+
+
+def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) -> None:
+    have = [k for k in needs.vectors if facts.coverage[k].covered]
+    lacking = [k for k in needs.vectors if facts.coverage[k].rows and not facts.coverage[k].covered]
+    for kind in lacking:
+        out.reasons.append(msg("no {kind} vectors: {mode} finds none by vector", kind=KIND_NAMES[kind], mode=mode))
+    if lacking and (not have or not needs.any_vectors):
+        if needs.by_name and "entities" in lacking:
+            out.status = GAPS
+            out.reasons.append(msg("recall = ilike still finds entities by name"))
+        else:
+            out.status = CANNOT
+        out.reasons.append(msg("re-embed the index to search by vector"))
+        out.reembed_helps = True
+    elif lacking:
+        out.status = GAPS
+    for kind in have:
+        cover = facts.coverage[kind]
+        if cover.missing:
+            out.status = GAPS if out.status == READY else out.status
+            out.reasons.append(
+                msg(
+                    "{missing} of {rows} {kinds} have no vector: found by name only until you re-embed",
+                    missing=cover.missing,
+                    rows=cover.rows,
+                    kinds=PLURALS[kind],
+                )
+            )
+
+
+def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) -> ModeReadiness:
+    facts = facts or report(index)
+    needs = NEEDS.get(mode, Needs())
+    out = ModeReadiness(mode, READY)
+    if not facts.counts.get("entities") and not facts.counts.get("chunks"):
+        return ModeReadiness(mode, CANNOT, [msg("the index is empty")])
+    if needs.vectors and not facts.embedder_known:
+        out.status = CANNOT
+        out.reasons.append(
+            msg(
+                "{mode} embeds the question, and the embedder that made the index's vectors is unknown: "
+                "re-embed the index (Index page, Re-embed) or name its embedder",
+                mode=mode,
+            )
+        )
+        out.reembed_helps = True
+    _vectors(facts, mode, needs, out)
+    if needs.members and not facts.counts.get("communities"):
+        out.status = CANNOT
+        out.reasons.append(
+            msg(
+                "no communities: {mode} loads only entities that belong to a community, as GraphRAG does, "
+                "and finds nothing",
+                mode=mode,
+            )
+        )
+    elif needs.reports and not facts.reports:
+        what = msg("no communities") if not facts.counts.get("communities") else msg("no community reports")
+        if needs.reports == "required":
+            out.status = CANNOT
+            out.reasons.append(msg("{what}: {mode} has nothing to read", what=what, mode=mode))
+        else:
+            out.status = GAPS if out.status == READY else out.status
+            out.reasons.append(msg("{what}: the reports section stays empty", what=what))
+    text_rows = facts.coverage["chunks"].covered
+    if needs.chunk_text and facts.chunks_without_text:
+        if needs.chunk_text == "required" and facts.chunks_without_text >= text_rows:
+            out.status = CANNOT
+            out.reasons.append(
+                msg(
+                    "chunks have no text in vdb_chunks.json (LightRAG ≤ 1.2 layout): {mode} finds nothing, "
+                    "as LightRAG itself would",
+                    mode=mode,
+                )
+            )
+        else:
+            out.status = GAPS if out.status == READY else out.status
+            out.reasons.append(
+                msg(
+                    "{n} chunk vector row(s) have no text (LightRAG ≤ 1.2 layout): {mode} leaves them out",
+                    n=facts.chunks_without_text,
+                    mode=mode,
+                )
+            )
+    return out
+
+
+def readiness(index: Index, modes: list[str] | None = None) -> list[ModeReadiness]:
+    """One row per mode (every registered mode by default), in the registry's order."""
+    from graphrag_ui.retrieval.registry import mode_names
+
+    facts = report(index)
+    return [mode_readiness(index, mode, facts) for mode in (modes or mode_names())]
