@@ -88,3 +88,47 @@ def reduce_messages(report_data: str, query: str, response_type: str, max_length
 def rate_messages(description: str, query: str) -> list[dict[str, str]]:
     """One relevance rating of a community report (dynamic community selection)."""
     return _messages(_RATE.format(description=description, question=query), query)
+
+
+# --- DRIFT search (GraphRAG ``drift_search/primer.py``): both calls send ONE user message, as GraphRAG
+# sends its prompt string as the whole request; the pieces GraphRAG fills in (the question, the template
+# report's full_content, the fold's reports joined by blank lines) are placed whole and unchanged.
+
+_HYDE = """## Task
+Write a hypothetical answer to this question: {query}
+
+Shape the answer like the template report below: the same sections, the same kind of headings and the
+same length. Do not name any entity that the question does not already name.
+
+## Template report
+{template}
+"""
+
+_PRIMER = """## Role
+You are an analyst reasoning over a knowledge graph whose edges are free-text descriptions. You start
+from summaries of the communities most relevant to a question.
+
+## Question
+{query}
+
+## Top-ranked community summaries
+{community_reports}
+
+## Task
+Reply with one JSON object and nothing else, with these keys:
+- "intermediate_answer": a markdown answer from these summaries, as detailed as they are, starting with
+  a heading that says how it relates to the question;
+- "score": an integer from 0 (poor, unfocused) to 100 (answers the whole question);
+- "follow_up_queries": a list of at least five follow-up questions (one subject each, no compound
+  questions) that would refine the answer.
+"""
+
+
+def hyde_messages(query: str, template: str) -> list[dict[str, str]]:
+    """DRIFT's query expansion (HyDE): a hypothetical answer shaped like one report (``expand_query``)."""
+    return [{"role": "user", "content": _HYDE.format(query=query, template=template)}]
+
+
+def primer_messages(query: str, community_reports: str) -> list[dict[str, str]]:
+    """One DRIFT primer call over a fold of top-ranked reports (``DRIFTPrimer.decompose_query``)."""
+    return [{"role": "user", "content": _PRIMER.format(query=query, community_reports=community_reports)}]

@@ -295,6 +295,8 @@ def run(args: argparse.Namespace) -> int:
         _emit(result.to_json() + "\n")
         return 0
     print(safe_text(_summary(result)))
+    if get_mode(result.mode).extra.get("answer_unavailable"):
+        return _first_prompt_only(result)
     if options.get("only_need_prompt"):
         return _answer(result, settings, use_cache=False, prompt_only=True)  # as LightRAG's only_need_prompt
     return _answer(result, settings, use_cache=not args.no_cache, stream=options.get("stream", True))
@@ -336,6 +338,17 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         print(f"error: {safe_text(result.stages.note)}", file=sys.stderr)
         return 2
     return _reply_line(reply)
+
+
+def _first_prompt_only(result: Retrieval) -> int:
+    """A mode whose model stages this version does not run (ms.drift): its first prompt, and why no answer."""
+    if result.messages:
+        print("\n--- first prompt this mode would send ---")
+        for message in result.messages:
+            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
+    note = msg("{mode} gives no answer in this version: its model stages are not run", mode=result.mode)
+    print("note: " + safe_text(note))
+    return 0
 
 
 def _print_token(token: str) -> None:

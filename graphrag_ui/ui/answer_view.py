@@ -8,6 +8,7 @@ import streamlit as st
 
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
@@ -29,6 +30,18 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
 
     if result.stages is not None:
         return staged_answer_panel(result, lang, key, rerun=rerun)
+    if get_mode(result.mode).extra.get("answer_unavailable"):
+        st.subheader(t("Answer", lang))
+        st.info(
+            t(
+                "This mode's model stages are not run by this version, so it gives no answer; the prompt "
+                "below is the first one it would send.",
+                lang,
+            )
+        )
+        if result.messages:
+            prompt_panel(result, lang, key)
+        return result
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("Answer", lang))
     if result.keywords.source:
