@@ -132,3 +132,52 @@ def hyde_messages(query: str, template: str) -> list[dict[str, str]]:
 def primer_messages(query: str, community_reports: str) -> list[dict[str, str]]:
     """One DRIFT primer call over a fold of top-ranked reports (``DRIFTPrimer.decompose_query``)."""
     return [{"role": "user", "content": _PRIMER.format(query=query, community_reports=community_reports)}]
+
+
+_DRIFT_LOCAL = """## Role
+You answer questions about the data tables below, which come from a knowledge graph.
+
+## Data tables
+{context_data}
+
+## Task
+Answer the user's question from these tables, in this shape: {response_type}. Cite the records you use
+as [Data: <table> (record ids)], at most 5 ids per reference and "+more" when there are more. If the
+tables do not hold the answer, say so; never invent facts.
+
+Then rate from 0 to 100 how well your answer serves the overall research question: {global_query}
+and suggest up to {followups} follow-up questions that would explore it further.
+
+## Reply format
+Reply with one JSON object and nothing else (the score and follow-ups only in their own keys):
+{{"response": "<your markdown answer, not an answer to the overall question>", "score": <integer 0-100>,
+"follow_up_queries": ["<question>", ...]}}
+"""
+
+_DRIFT_REDUCE = """## Role
+You combine the answers gathered while exploring a knowledge graph into one answer.
+
+## Gathered answers
+{context_data}
+
+## Task
+Answer the user's question from these answers, in this shape: {response_type}. Be specific and keep
+their data references ([Data: ...], at most 5 ids per reference, "+more" beyond). Mark anything that
+rests on general knowledge rather than the answers. If they do not hold the answer, say so.
+"""
+
+
+def drift_local_messages(
+    context_data: str, query: str, global_query: str, followups: int, response_type: str
+) -> list[dict[str, str]]:
+    """One DRIFT local-search step (``LocalSearch.search`` with ``drift_query``): the step's local context,
+    the user's question and the follow-up count in the system prompt, the step's question as the user turn."""
+    system = _DRIFT_LOCAL.format(
+        context_data=context_data, response_type=response_type, global_query=global_query, followups=followups
+    )
+    return _messages(system, query)
+
+
+def drift_reduce_messages(context_data: str, query: str, response_type: str) -> list[dict[str, str]]:
+    """DRIFT's reduce (``DRIFTSearch._reduce_response``): the answers list in the system prompt."""
+    return _messages(_DRIFT_REDUCE.format(context_data=context_data, response_type=response_type), query)

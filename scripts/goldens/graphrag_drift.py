@@ -135,6 +135,83 @@ class DriftScript:
         return answer
 
 
+PRIMER_ANSWERS = [
+    '{"intermediate_answer": "A", "score": 70, "follow_up_queries": ["q1", "q2"]}',
+    '{"intermediate_answer": "A", "score": "70", "follow_up_queries": ["q1"]}',
+    '{"intermediate_answer": "A", "score": 70.0, "follow_up_queries": ["q1"], "extra": 1}',
+    '{"intermediate_answer": "A", "score": 70.5, "follow_up_queries": ["q1"]}',
+    '{"intermediate_answer": "A", "score": true, "follow_up_queries": []}',
+    '{"intermediate_answer": "A", "follow_up_queries": ["q1"]}',
+    '{"intermediate_answer": 5, "score": 1, "follow_up_queries": ["q1"]}',
+    '{"intermediate_answer": "A", "score": 1, "follow_up_queries": "q1"}',
+    '{"intermediate_answer": "A", "score": 1, "follow_up_queries": [1]}',
+    '```json\n{"intermediate_answer": "A", "score": 1, "follow_up_queries": ["q"]}\n```',
+    "[1, 2]",
+    "",
+]
+ACTION_ANSWERS = [
+    '{"response": "R", "score": 55, "follow_up_queries": ["f1", "f2"]}',
+    '{"response": "R", "score": "55.5"}',
+    '{"score": 10, "follow_up_queries": ["f"]}',
+    "Plain prose, no JSON at all.",
+    'Sure:\n```json\n{"response": "fenced", "score": 3, "follow_up_queries": ["g"]}\n```',
+    '{"response": "R", "score": "high"}',
+    '{"response": "R", "score": null}',
+    '{"response": "R", "score": 1, "follow_up_queries": "abc"}',
+    '{"response": {"nested": true}, "score": 2}',
+    '{{"response": "doubled", "score": 4}}',
+    "",
+    "[]",
+]
+
+
+def parse_cases() -> dict:
+    """GraphRAG's own reading of odd primer answers (structured output + _process_primer_results, one
+    fold) and odd local-search answers (DriftAction.search)."""
+    from graphrag.query.structured_search.base import SearchResult
+    from graphrag.query.structured_search.drift_search.action import DriftAction
+    from graphrag.query.structured_search.drift_search.primer import PrimerResponse
+    from graphrag_llm.utils import structure_completion_response
+
+    primer = []
+    for text in PRIMER_ANSWERS:
+        try:
+            dumped = structure_completion_response(text, PrimerResponse).model_dump()
+            follow = list(dumped["follow_up_queries"])
+            out = {"answer": dumped["intermediate_answer"], "score": dumped["score"], "follow_ups": follow}
+            if not follow:
+                out = {"error": "RuntimeError"}
+        except Exception as exc:  # recorded: GraphRAG fails the query
+            out = {"error": type(exc).__name__}
+        primer.append([text, out])
+
+    class Engine:
+        def __init__(self, text):
+            self.text = text
+
+        async def search(self, **kwargs):
+            return SearchResult(
+                response=self.text,
+                context_data={},
+                context_text="",
+                completion_time=0,
+                llm_calls=1,
+                prompt_tokens=0,
+                output_tokens=0,
+            )
+
+    action = []
+    for text in ACTION_ANSWERS:
+        act = DriftAction("q")
+        try:
+            asyncio.run(act.search(Engine(text), "global", 3))
+            out = {"answer": act.answer, "score": act.score, "follow_ups": list(act.follow_ups)}
+        except Exception as exc:  # recorded: GraphRAG fails the query
+            out = {"error": type(exc).__name__}
+        action.append([text, out])
+    return {"mode": "drift_parse", "primer": primer, "action": action}
+
+
 def _without_context(messages: list[dict], built: list[dict]) -> list[dict]:
     """A local-search call's messages with its context replaced by ``{context_data}`` (it is stored once)."""
     query = messages[-1]["content"]
@@ -291,6 +368,7 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
             )
         print(f"[{lang}] {len(CASES)} drift cases", flush=True)
     LocalSearchMixedContext.build_context = original_build
+    lines.append(parse_cases())
     with open(out_dir / "drift_cases.jsonl", "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
