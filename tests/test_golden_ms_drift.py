@@ -7,8 +7,8 @@ prompt, the scripted expansion, the primer ranking (``build_context``'s top-k), 
 fold text. We compare: the loaded reports and their order, the template (same seed, same report), the
 prompt's pieces (GraphRAG's prompt is one fixed frame around the question and the template; ours
 carries both whole), the ranking by the expansion's embedding, and every fold's text byte for byte.
-The model stages the golden also records (parsed primer answers, local contexts, the question graph,
-the reduce) are not compared here: this version does not run them.
+The model stages the golden also records (parsed answers, local contexts, the question graph, the
+reduce) are compared in test_golden_ms_drift_loop.py.
 """
 
 from __future__ import annotations

@@ -11,8 +11,13 @@ GraphRAG's functions → our modules:
   ``primer.fold_text``; its prompt → ``graphrag_ui.prompts_ms.primer_messages``
 - ``DRIFTSearch.search`` up to the first model call → ``search.primer_stage`` (the ``ms.drift`` mode)
 
-Not here yet (they need a model runner in ``graphrag_ui.llm``): ``DRIFTPrimer.search`` and
-``DRIFTSearch._process_primer_results``, ``DriftAction.search`` (local search per follow-up, through
-``local_search``'s builder), ``QueryState`` (the question graph, ``rank_incomplete_actions``' shuffle),
-``_reduce_response``.
+- ``DRIFTPrimer.search`` / ``DRIFTSearch._process_primer_results`` (structured-output reading, the
+  combined first answer) → ``answers.read_primer``, ``answers.combine_primer``
+- ``DriftAction.search`` (one local search per follow-up through ``local_search``'s builder, its
+  answer read by ``try_parse_json_object``) → ``loop.run_loop`` + ``answers.read_action``
+- ``QueryState`` (the question graph, ``rank_incomplete_actions``' shuffle, seeded here) → ``loop.Graph``,
+  carried as ``graphrag_ui.retrieval.core.tree.QuestionTree``
+- ``DRIFTSearch._reduce_response``'s context → ``loop.run_loop`` (its prompt: ``prompts_ms.drift_reduce_messages``)
+
+The model calls themselves run in ``graphrag_ui.llm.drift``; nothing here imports the model client.
 """

@@ -1,15 +1,15 @@
-"""``ms.drift``: GraphRAG's DRIFT search up to where it needs a model (``DRIFTSearch.search``).
+"""``ms.drift``: GraphRAG's DRIFT search (``DRIFTSearch.search``), its model-free start here.
 
-What runs here, without a model, exactly as graphrag 3.3.0's ``get_drift_search_engine`` builds it
-(steps in trace order): the HyDE template report (seeded; GraphRAG draws it with ``secrets.choice``)
-and the expansion prompt → the ranking of every loaded report by cosine to its ``full_content`` vector,
-top ``drift_k_followups`` kept → the ``primer_folds`` folds and the report text of each primer call.
+What ``primer_stage`` builds without a model, exactly as graphrag 3.3.0's ``get_drift_search_engine``
+does (steps in trace order): the HyDE template report (seeded; GraphRAG draws it with
+``secrets.choice``) and the expansion prompt → the ranking of every loaded report by cosine to its
+``full_content`` vector, top ``drift_k_followups`` kept → the ``primer_folds`` folds and the report
+text of each primer call.
 
-GraphRAG embeds the model's hypothetical answer to rank; with no expansion to embed, we rank by the
-question itself, which is what GraphRAG does when the expansion comes back empty, and say so. The
-model stages — the expansion, the primer answers and their follow-up questions, ``n_depth`` rounds of
-local searches, the reduce — are not run by this version: the mode says so in its warnings, the CLI and
-the page show the prompts DRIFT would send first.
+GraphRAG embeds the model's hypothetical answer to rank; with no expansion to embed (no model), we
+rank by the question itself, which is what GraphRAG does when the expansion comes back empty, and say
+so. With a model, ``loop.run_loop`` (driven by ``graphrag_ui.llm.drift``) runs the rest: the
+expansion, the primer answers, ``n_depth`` rounds of local searches, the reduce prompt.
 """
 
 from __future__ import annotations
@@ -127,20 +127,17 @@ def primer_stage(
     out.trace.append(TraceStep("primer folds", "np.array_split of the ranked reports", len(top), len(folds), _ms(t)))
     _candidates(out, ranked, k, fold_of, template.id, ranked_by)
     out.context = "".join(parts)
-    out.warnings.append(_needs_model(ranked_by))
+    if expansion is None:  # no model ran: say what needs one
+        out.warnings.append(_needs_model())
     out.timings_ms["context"] = _ms(start)
     return out
 
 
-def _needs_model(ranked_by: str) -> str:
-    if ranked_by == "expansion":
-        return msg(
-            "DRIFT's primer answers, local-search rounds and reduce need a model and are not run by this version"
-        )
+def _needs_model() -> str:
     return msg(
         "DRIFT needs a model from here on: GraphRAG ranks by the model's hypothetical answer (here by the "
         "question, as GraphRAG does when that answer comes back empty); the primer answers, the local-search "
-        "rounds and the reduce are not run by this version"
+        "rounds and the reduce run only with a model"
     )
 
 
@@ -294,10 +291,10 @@ SPECS = [
         func=run,
         params=PARAMS,
         summary=msg(
-            "Microsoft GraphRAG DRIFT search, its model-free start: the HyDE template report, community "
-            "reports ranked by cosine to their full_content vectors, the primer folds."
+            "Microsoft GraphRAG DRIFT search: a hypothetical answer ranks the community reports, primer calls "
+            "ask follow-up questions, rounds of local searches answer them, a reduce combines the answers."
         ),
         reference="graphrag.drift:drift",
-        extra={"answer_unavailable": True},
+        extra={"drift_loop": True},
     )
 ]
