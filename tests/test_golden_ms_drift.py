@@ -25,17 +25,26 @@ from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.drift_search import search as drift
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 
-PATH = GOLDENS / "graphrag-3" / "drift_cases.jsonl"
-CASES = [
-    json.loads(line)
-    for line in PATH.read_text(encoding="utf-8").splitlines()
-    if line.strip() and '"drift_parse"' not in line
-]
+RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
+
+
+def _lines(folder: str) -> list[dict]:
+    path = GOLDENS / folder / "drift_cases.jsonl"
+    return [
+        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+CASES = [c for folder in RELEASES for c in _lines(folder) if c["mode"] == "drift"]
 
 
 @pytest.fixture(scope="module")
 def indexes():
-    return {lang: ms_graphrag.import_dir(GOLDENS / "graphrag-3" / lang, embedder="hash") for lang in ("en", "zh")}
+    return {
+        (folder, lang): ms_graphrag.import_dir(GOLDENS / folder / lang, embedder="hash")
+        for folder in RELEASES
+        for lang in ("en", "zh")
+    }
 
 
 def _params(case: dict) -> dict:
@@ -45,6 +54,7 @@ def _params(case: dict) -> dict:
         "seed": case["seed"],
         "drift_k_followups": settings.get("drift_k_followups", 20),
         "primer_folds": settings.get("primer_folds", 5),
+        "version": RELEASES[case["folder"]],
     }
     return drift.SPECS[0].resolve(given)
 
@@ -54,8 +64,8 @@ def _run(index, case):
     return drift.primer_stage(index, case["query"], _params(case), deps, expansion=case["expansion"])
 
 
-def test_the_golden_covers_both_corpora_tight_parameters_and_odd_answers():
-    assert {c["corpus"] for c in CASES} == {"en", "zh"}
+def test_the_golden_covers_both_releases_both_corpora_tight_parameters_and_odd_answers():
+    assert {(c["folder"], c["corpus"]) for c in CASES} == {(f, lang) for f in RELEASES for lang in ("en", "zh")}
     assert any(c["settings"].get("primer_folds") == 1 for c in CASES)
     assert any(c["expansion"] == "" for c in CASES)  # GraphRAG then ranks by the question
     assert any(c["error"].startswith("JSONDecodeError") for c in CASES)  # a fenced primer answer fails 3.x
@@ -65,7 +75,7 @@ def test_the_golden_covers_both_corpora_tight_parameters_and_odd_answers():
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_reports_template_and_hyde_prompt(indexes, i):
     case = CASES[i]
-    index = indexes[case["corpus"]]
+    index = indexes[case["folder"], case["corpus"]]
     reports = level_reports(index, case["community_level"])
     assert [c.id for c in reports] == case["report_order"]
     pos = primer.pick_template(reports, case["seed"])
@@ -79,10 +89,11 @@ def test_reports_template_and_hyde_prompt(indexes, i):
     assert template in ours[0]["content"] and case["query"] in ours[0]["content"]
 
 
-def test_graphrag_hyde_prompt_is_one_frame_around_question_and_template(indexes):
+@pytest.mark.parametrize("folder", list(RELEASES))
+def test_graphrag_hyde_prompt_is_one_frame_around_question_and_template(indexes, folder):
     frames = set()
-    for case in CASES:
-        reports = level_reports(indexes[case["corpus"]], case["community_level"])
+    for case in (c for c in CASES if c["folder"] == folder):
+        reports = level_reports(indexes[case["folder"], case["corpus"]], case["community_level"])
         template = primer.full_content(reports[case["template_position"]])
         frames.add(case["hyde"][0][0]["content"].replace(template, "{template}").replace(case["query"], "{query}"))
     assert len(frames) == 1, frames
@@ -91,7 +102,7 @@ def test_graphrag_hyde_prompt_is_one_frame_around_question_and_template(indexes)
 @pytest.mark.parametrize("i", range(len(CASES)))
 def test_ranking_and_fold_texts_byte_for_byte(indexes, i):
     case = CASES[i]
-    index = indexes[case["corpus"]]
+    index = indexes[case["folder"], case["corpus"]]
     result = _run(index, case)
     assert [c.id for c in result.communities if c.in_context] == case["ranking"]
     prompts = drift.primer_prompts(index, result)
@@ -108,14 +119,14 @@ def test_ranking_and_fold_texts_byte_for_byte(indexes, i):
 
 def test_context_only_text_holds_every_fold_under_its_header(indexes):
     case = next(c for c in CASES if c["settings"].get("primer_folds") == 2)
-    result = _run(indexes[case["corpus"]], case)
+    result = _run(indexes[case["folder"], case["corpus"]], case)
     blocks = result.context.split("=== DRIFT primer fold ")[1:]
     assert [b.split(" ===\n", 1)[1] for b in blocks] == [f["text"] + "\n" for f in case["folds"]]
 
 
 def test_without_a_model_ranks_by_the_question_as_graphrag_does_for_an_empty_expansion(indexes):
     case = next(c for c in CASES if c["expansion"] == "")
-    index = indexes[case["corpus"]]
+    index = indexes[case["folder"], case["corpus"]]
     deps = Deps(embed=HashEmbedder().embed)
     result = drift.run(index, case["query"], _params(case), deps)
     assert [c.id for c in result.communities if c.in_context] == case["ranking"]
@@ -123,8 +134,9 @@ def test_without_a_model_ranks_by_the_question_as_graphrag_does_for_an_empty_exp
     assert "ranking by cosine of the question" in result.context
 
 
+@pytest.mark.parametrize("folder", list(RELEASES))
 @pytest.mark.parametrize("corpus", ["en", "zh"])
-def test_cli_context_only_on_the_imported_golden_index(tmp_path, capsys, corpus):
+def test_cli_context_only_on_the_imported_golden_index(tmp_path, capsys, corpus, folder):
     """`query --mode ms.drift --context-only` on the index the CLI imports: GraphRAG's folds, each under
     its header line (the empty-expansion case, which GraphRAG ranks by the question as we do)."""
     from graphrag_ui.cli import main

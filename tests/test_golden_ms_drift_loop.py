@@ -30,22 +30,33 @@ from graphrag_ui.retrieval.ms.local_search import search as ms_local
 sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
 import graphrag_drift as gd  # noqa: E402  (stdlib-only part of the harness: the scripted answers)
 
-PATH = GOLDENS / "graphrag-3" / "drift_cases.jsonl"
-CASES = [
-    json.loads(line)
-    for line in PATH.read_text(encoding="utf-8").splitlines()
-    if line.strip() and '"drift_parse"' not in line
-]
+RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
+
+
+def _lines(folder: str) -> list[dict]:
+    path = GOLDENS / folder / "drift_cases.jsonl"
+    return [
+        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+ALL = [line for folder in RELEASES for line in _lines(folder)]
+CASES = [c for c in ALL if c["mode"] == "drift"]
 DEFAULTS = {"drift_k_followups": 20, "primer_folds": 5, "n_depth": 3}
 
 
 @pytest.fixture(scope="module")
 def indexes():
-    return {lang: ms_graphrag.import_dir(GOLDENS / "graphrag-3" / lang, embedder="hash") for lang in ("en", "zh")}
+    return {
+        (folder, lang): ms_graphrag.import_dir(GOLDENS / folder / lang, embedder="hash")
+        for folder in RELEASES
+        for lang in ("en", "zh")
+    }
 
 
 def _params(case: dict) -> dict:
     given = {**DEFAULTS, **case["settings"], "community_level": case["community_level"], "seed": case["seed"]}
+    given["version"] = RELEASES[case["folder"]]
     return drift.SPECS[0].resolve(given)
 
 
@@ -69,11 +80,15 @@ def _score(value):
 def test_question_graph_is_graphrags(indexes, i):
     case = CASES[i]
     result = loop.run_loop(
-        indexes[case["corpus"]], case["query"], _params(case), Deps(embed=HashEmbedder().embed), scripted
+        indexes[case["folder"], case["corpus"]],
+        case["query"],
+        _params(case),
+        Deps(embed=HashEmbedder().embed),
+        scripted,
     )
     tree = result.tree
     if case["error"]:
-        assert tree.status == FAILED and "GraphRAG 3.x fails the query" in tree.note, tree.note
+        assert tree.status == FAILED and "fails the query" in tree.note, tree.note
         return
     assert tree.status == DONE, tree.note
     theirs = [(n["query"], n["answer"], _score(n["score"])) for n in case["state"]["nodes"]]
@@ -93,7 +108,7 @@ def test_question_graph_is_graphrags(indexes, i):
 @pytest.mark.parametrize("i", [i for i, c in enumerate(CASES) if c["local_contexts"]])
 def test_local_contexts_byte_for_byte_in_graphrags_order(indexes, i):
     case = CASES[i]
-    index = indexes[case["corpus"]]
+    index = indexes[case["folder"], case["corpus"]]
     params = loop.local_params(_params(case))
     deps = Deps(embed=HashEmbedder().embed)
     carried: dict = {}
@@ -109,31 +124,48 @@ def _without_artefact(context: str) -> str:
     return context[len("[]\n\n") :] if context.startswith("[]\n\n") else context
 
 
-def test_local_messages_carry_the_question_the_user_question_and_the_follow_up_count():
-    case = next(c for c in CASES if c["local_messages"])
+@pytest.mark.parametrize("folder", list(RELEASES))
+def test_local_messages_carry_the_question_the_user_question_and_the_follow_up_count(indexes, folder):
+    """GraphRAG's local prompt: one frame around the context and the user's question; 3.x asks for up to
+    drift_k_followups follow-ups, 2.x for up to five — and so do ours."""
+    case = next(c for c in CASES if c["local_messages"] and c["folder"] == folder)
     k = {**DEFAULTS, **case["settings"]}["drift_k_followups"]
     frames = {m[0]["content"].replace(case["query"], "{global_query}") for m in case["local_messages"]}
-    assert len(frames) == 1 and f"suggest up to {k} follow-up questions" in frames.pop()
-    assert all(len(m) == 2 and m[1]["role"] == "user" for m in case["local_messages"])
+    wanted = "five" if folder == "graphrag-2" else str(k)
+    assert len(frames) == 1 and f"suggest up to {wanted} follow-up questions" in frames.pop()
+    sent: list[loop.Request] = []
+
+    def recording(stage, requests):
+        sent.extend(r for r in requests if stage == "local")
+        return scripted(stage, requests)
+
+    loop.run_loop(
+        indexes[folder, case["corpus"]], case["query"], _params(case), Deps(embed=HashEmbedder().embed), recording
+    )
+    followups = 5 if folder == "graphrag-2" else k
+    assert sent and all(f"up to {followups} follow-up questions" in r.messages[0]["content"] for r in sent)
+    assert all(r.messages[1] == {"role": "user", "content": r.meta["query"]} for r in sent)
 
 
-PARSE = next(json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if '"drift_parse"' in line)
+PARSE = {c["folder"]: c for c in ALL if c["mode"] == "drift_parse"}
+READ_PRIMER = {"graphrag-3": answers.read_primer, "graphrag-2": answers.read_primer_2x}
 
 
-@pytest.mark.parametrize("i", range(len(PARSE["primer"])))
-def test_primer_answers_are_read_as_graphrag_reads_them(i):
-    text, theirs = PARSE["primer"][i]
+@pytest.mark.parametrize(("folder", "i"), [(f, i) for f in RELEASES for i in range(len(PARSE[f]["primer"]))])
+def test_primer_answers_are_read_as_graphrag_reads_them(folder, i):
+    text, theirs = PARSE[folder]["primer"][i]
+    read = READ_PRIMER[folder]
     if "error" in theirs:
         with pytest.raises(answers.QueryFailed):
-            answers.combine_primer([answers.read_primer(text)])
+            answers.combine_primer([read(text)])
         return
-    answer, score, follow = answers.combine_primer([answers.read_primer(text)])
+    answer, score, follow = answers.combine_primer([read(text)])
     assert (answer, score, follow) == (theirs["answer"], theirs["score"], theirs["follow_ups"])
 
 
-@pytest.mark.parametrize("i", range(len(PARSE["action"])))
-def test_action_answers_are_read_as_graphrag_reads_them(i):
-    text, theirs = PARSE["action"][i]
+@pytest.mark.parametrize(("folder", "i"), [(f, i) for f in RELEASES for i in range(len(PARSE[f]["action"]))])
+def test_action_answers_are_read_as_graphrag_reads_them(folder, i):
+    text, theirs = PARSE[folder]["action"][i]
     if "error" in theirs:
         with pytest.raises(answers.QueryFailed):
             answers.read_action(text)

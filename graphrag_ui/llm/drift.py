@@ -35,6 +35,10 @@ def _read_primer(raw: str) -> list[dict[str, Any]]:
     return [answers.read_primer(raw)]
 
 
+def _read_primer_2x(raw: str) -> list[dict[str, Any]]:
+    return [answers.read_primer_2x(raw)]
+
+
 def _read_action(raw: str) -> list[dict[str, Any]]:
     read = answers.read_action(raw)
     return [{"answer": read.answer, "score": read.score, "follow_up_queries": read.follow_ups}]
@@ -65,9 +69,13 @@ def run_drift(
         if stage == "local":
             rounds[0] += 1
         name = f"{STAGE_NAMES[stage]} {rounds[0]}" if stage == "local" else STAGE_NAMES[stage]
+        parse = (
+            _read_primer_2x
+            if stage == "primer" and str(params.get("version", "")).startswith("2.")
+            else PARSERS.get(stage)
+        )
         made = [
-            CallRequest(stage, r.label, r.messages, PARSERS.get(stage), JSON_OBJECT if stage in PARSERS else {})
-            for r in requests
+            CallRequest(stage, r.label, r.messages, parse, JSON_OBJECT if stage in PARSERS else {}) for r in requests
         ]
         progress = None if on_progress is None else (lambda done, total, _call: on_progress(name, done, total))
         records = call_many(made, settings, use_cache=use_cache, on_progress=progress)

@@ -326,7 +326,17 @@ def main_drift(langs: list[str]) -> None:
         global QUERY
         QUERY = script
 
-    gd.record(OUT, langs, setup, set_script)
+    def store(config, name: str):
+        from graphrag.utils.api import get_embedding_store
+
+        return get_embedding_store(config=config.vector_store, embedding_name=name)
+
+    def read_primer(text: str) -> dict:
+        from graphrag.query.structured_search.drift_search.primer import PrimerResponse
+
+        return structure_completion_response(text, PrimerResponse).model_dump()
+
+    gd.record(OUT, langs, setup, set_script, store, read_primer)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""DRIFT search goldens for graphrag 3.3.0 (``graphrag_3x.py --drift``), on the committed index.
+"""DRIFT search goldens for graphrag 3.3.0 and 2.7.0 (``graphrag_3x.py --drift``, ``graphrag_2x.py --drift``).
 
 Runs inside the harness's throwaway venv. For every case it builds the engine exactly as
 ``graphrag.api.drift_search`` does (``read_indexer_entities/reports(level)``,
@@ -165,22 +165,31 @@ ACTION_ANSWERS = [
 ]
 
 
-def parse_cases() -> dict:
-    """GraphRAG's own reading of odd primer answers (structured output + _process_primer_results, one
-    fold) and odd local-search answers (DriftAction.search)."""
+def parse_cases(read_primer) -> dict:
+    """GraphRAG's own reading of odd primer answers (``read_primer``: the release's reading of one answer,
+    then ``_process_primer_results`` over that one fold) and odd local-search answers (``DriftAction.search``)."""
+    import inspect
+
     from graphrag.query.structured_search.base import SearchResult
     from graphrag.query.structured_search.drift_search.action import DriftAction
-    from graphrag.query.structured_search.drift_search.primer import PrimerResponse
-    from graphrag_llm.utils import structure_completion_response
+    from graphrag.query.structured_search.drift_search.search import DRIFTSearch
+
+    def result(response) -> SearchResult:
+        return SearchResult(
+            response=response,
+            context_data={},
+            context_text="",
+            completion_time=0,
+            llm_calls=1,
+            prompt_tokens=0,
+            output_tokens=0,
+        )
 
     primer = []
     for text in PRIMER_ANSWERS:
         try:
-            dumped = structure_completion_response(text, PrimerResponse).model_dump()
-            follow = list(dumped["follow_up_queries"])
-            out = {"answer": dumped["intermediate_answer"], "score": dumped["score"], "follow_ups": follow}
-            if not follow:
-                out = {"error": "RuntimeError"}
+            action = DRIFTSearch._process_primer_results(None, "q", result([read_primer(text)]))
+            out = {"answer": action.answer, "score": action.score, "follow_ups": list(action.follow_ups)}
         except Exception as exc:  # recorded: GraphRAG fails the query
             out = {"error": type(exc).__name__}
         primer.append([text, out])
@@ -190,21 +199,15 @@ def parse_cases() -> dict:
             self.text = text
 
         async def search(self, **kwargs):
-            return SearchResult(
-                response=self.text,
-                context_data={},
-                context_text="",
-                completion_time=0,
-                llm_calls=1,
-                prompt_tokens=0,
-                output_tokens=0,
-            )
+            return result(self.text)
 
+    takes_k = "k_followups" in inspect.signature(DriftAction.search).parameters
     action = []
     for text in ACTION_ANSWERS:
         act = DriftAction("q")
         try:
-            asyncio.run(act.search(Engine(text), "global", 3))
+            extra = {"k_followups": 3} if takes_k else {}
+            asyncio.run(act.search(search_engine=Engine(text), global_query="global", **extra))
             out = {"answer": act.answer, "score": act.score, "follow_ups": list(act.follow_ups)}
         except Exception as exc:  # recorded: GraphRAG fails the query
             out = {"error": type(exc).__name__}
@@ -245,8 +248,10 @@ def _query(lang: str, kind: str) -> str:
     return QUERIES[lang][int(kind[1:])]
 
 
-def record(out_dir, langs: list[str], setup, set_script) -> None:
-    """Write ``out_dir/drift_cases.jsonl``; ``setup(lang)`` gives (config, tables) for the committed index."""
+def record(out_dir, langs: list[str], setup, set_script, store, read_primer) -> None:
+    """Write ``out_dir/drift_cases.jsonl``. ``setup(lang)`` gives (config, tables) for the committed index,
+    ``store(config, name)`` the release's ``get_embedding_store``, ``read_primer(text)`` the release's
+    reading of one primer answer (3.x structured output, 2.x ``json.loads``)."""
     from graphrag.config.embeddings import community_full_content_embedding, entity_description_embedding
     from graphrag.query.factory import get_drift_search_engine
     from graphrag.query.indexer_adapters import (
@@ -259,7 +264,6 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
     from graphrag.query.structured_search.drift_search import primer as primer_mod
     from graphrag.query.structured_search.drift_search import state as state_mod
     from graphrag.query.structured_search.local_search.mixed_context import LocalSearchMixedContext
-    from graphrag.utils.api import get_embedding_store
 
     built: list[dict] = []
     original_build = LocalSearchMixedContext.build_context
@@ -288,7 +292,7 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
                 setattr(cfg.drift_search, key, value)
             t = {k: (v.copy() if v is not None else None) for k, v in tables.items()}
             reports = read_indexer_reports(t["community_reports"], t["communities"], level)
-            full_store = get_embedding_store(config=cfg.vector_store, embedding_name=community_full_content_embedding)
+            full_store = store(cfg, community_full_content_embedding)
             read_indexer_report_embeddings(reports, full_store)
             engine = get_drift_search_engine(
                 config=cfg,
@@ -296,9 +300,7 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
                 text_units=read_indexer_text_units(t["text_units"]),
                 entities=read_indexer_entities(t["entities"], t["communities"], level),
                 relationships=read_indexer_relationships(t["relationships"]),
-                description_embedding_store=get_embedding_store(
-                    config=cfg.vector_store, embedding_name=entity_description_embedding
-                ),
+                description_embedding_store=store(cfg, entity_description_embedding),
                 response_type="Multiple Paragraphs",
             )
             ranking: list = []
@@ -368,7 +370,7 @@ def record(out_dir, langs: list[str], setup, set_script) -> None:
             )
         print(f"[{lang}] {len(CASES)} drift cases", flush=True)
     LocalSearchMixedContext.build_context = original_build
-    lines.append(parse_cases())
+    lines.append(parse_cases(read_primer))
     with open(out_dir / "drift_cases.jsonl", "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")

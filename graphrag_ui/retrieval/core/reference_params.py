@@ -338,7 +338,7 @@ _GR_DRIFT = _fields(
 GRAPHRAG_DRIFT = Reference(
     "graphrag.drift",
     "GraphRAG",
-    "GraphRAG 3.x DRIFT search (drift_search config, DRIFTSearchContextBuilder, DRIFTPrimer, api.drift_search)",
+    "GraphRAG 2.7.0 / 3.3.0 DRIFT search (drift_search config, DRIFTSearchContextBuilder, DRIFTPrimer, api.drift_search)",
     _GR_DRIFT,
     {"drift": _all_but(_GR_DRIFT)},
 )

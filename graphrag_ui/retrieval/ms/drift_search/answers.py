@@ -1,9 +1,10 @@
 """How graphrag 3.3.0 reads DRIFT's model answers, malformed ones included.
 
-- A primer answer is structured output: graphrag_llm's ``structure_completion_response`` is
+- A primer answer (3.x) is structured output: graphrag_llm's ``structure_completion_response`` is
   ``PrimerResponse(**json.loads(text))`` (pydantic, lax: ``score`` 70, 70.0 or "70"; all three keys
   required; extra keys ignored). Any answer it cannot read raises, and ``gather`` fails the whole query
-  (``read_primer``). ``DRIFTSearch._process_primer_results`` joins the intermediate answers with blank
+  (``read_primer``); 2.x reads it with ``json.loads`` alone (``read_primer_2x``: keys may be missing,
+  types odd). ``DRIFTSearch._process_primer_results`` joins the intermediate answers with blank
   lines, concatenates the follow-ups (none at all: ``RuntimeError``) and averages the scores
   (``combine_primer``).
 - An action answer (one local search) is read by ``try_parse_json_object`` (``global_search/parse``,
@@ -69,13 +70,34 @@ def read_primer(text: str) -> dict[str, Any]:
         ) from None
 
 
+def read_primer_2x(text: str) -> dict[str, Any]:
+    """graphrag 2.x: ``json.loads(answer)``; ``_process_primer_results`` then needs an object."""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise QueryFailed(
+            msg("a primer answer is not JSON ({error}): GraphRAG 2.x fails the query", error=str(exc))
+        ) from None
+    if not isinstance(parsed, dict):
+        raise QueryFailed(msg("a primer answer is JSON but not an object: GraphRAG 2.x fails the query"))
+    return parsed
+
+
 def combine_primer(answers: list[dict[str, Any]]) -> tuple[str, float, list[str]]:
-    """(intermediate answer, score, follow-ups) of the first question, as ``_process_primer_results``."""
-    answer = "\n\n".join(a["intermediate_answer"] for a in answers if "intermediate_answer" in a)
-    follow_ups = [fu for a in answers for fu in a.get("follow_up_queries", [])]
-    if not follow_ups:
-        raise QueryFailed(msg("no primer answer has a follow-up question: GraphRAG fails the query (RuntimeError)"))
-    score = sum(a.get("score", float("-inf")) for a in answers) / len(answers)
+    """(intermediate answer, score, follow-ups) of the first question, as ``_process_primer_results``
+    (2.x answers may lack keys or carry odd types; where Python fails there, GraphRAG fails the query)."""
+    if not any("intermediate_answer" in a for a in answers):
+        raise QueryFailed(msg("no primer answer has an intermediate answer: GraphRAG fails the query (RuntimeError)"))
+    try:
+        answer = "\n\n".join(a["intermediate_answer"] for a in answers if "intermediate_answer" in a)
+        follow_ups = [fu for a in answers for fu in a.get("follow_up_queries", [])]
+        if not follow_ups:
+            raise QueryFailed(msg("no primer answer has a follow-up question: GraphRAG fails the query (RuntimeError)"))
+        score = sum(a.get("score", float("-inf")) for a in answers) / len(answers)
+    except TypeError as exc:
+        raise QueryFailed(
+            msg("a primer answer has a value of the wrong type ({error}): GraphRAG fails the query", error=str(exc))
+        ) from None
     return answer, score, follow_ups
 
 

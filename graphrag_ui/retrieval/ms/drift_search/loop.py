@@ -34,7 +34,13 @@ from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.core.tree import QuestionEdge, QuestionNode, QuestionTree
 from graphrag_ui.retrieval.ms.drift_search import primer
-from graphrag_ui.retrieval.ms.drift_search.answers import QueryFailed, combine_primer, read_action, read_primer
+from graphrag_ui.retrieval.ms.drift_search.answers import (
+    QueryFailed,
+    combine_primer,
+    read_action,
+    read_primer,
+    read_primer_2x,
+)
 from graphrag_ui.retrieval.ms.drift_search.search import primer_prompts, primer_stage
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
@@ -134,16 +140,20 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
     answers = ask("primer", requests)
     if any(a is None for a in answers):
         return _fail(result, graph, msg("a primer call failed: GraphRAG fails the query"))
+    read = read_primer_2x if str(params.get("version", "")).startswith("2.") else read_primer
     try:
-        root.answer, root.score, follow = combine_primer([read_primer(a or "") for a in answers])
+        root.answer, root.score, follow = combine_primer([read(a or "") for a in answers])
     except QueryFailed as exc:
         return _fail(result, graph, exc.args[0])
+    if not all(isinstance(f, str) for f in follow):  # 2.x takes them; its graph then breaks in the next step
+        return _fail(result, graph, msg("a primer follow-up question is not text: GraphRAG fails the query"))
     root.round, root.runs, root.call, root.follow_ups = 0, 1, "primer", follow
     graph.follow(root, follow)
     rng = random.Random(int(params["seed"]))
     rng.choice(level_reports(index, int(params["community_level"])))  # the template draw comes first
     local = local_params(params)
     k = int(params["drift_k_followups"])
+    followups = 5 if str(params.get("version", "")).startswith("2.") else k  # 2.x's prompt: "up to five"
     parts = [result.context]
     for epoch in range(1, int(params["n_depth"]) + 1):
         pending = [n for n in tree.nodes if n.answer is None]
@@ -155,7 +165,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
         requests = [
             Request(
                 f"round {epoch} · question {a.id}",
-                drift_local_messages(s.context, a.query, query, k, LOCAL_RESPONSE_TYPE),
+                drift_local_messages(s.context, a.query, query, followups, LOCAL_RESPONSE_TYPE),
                 {"query": a.query, "global_query": query},
             )
             for a, s in zip(actions, steps, strict=True)

@@ -284,17 +284,28 @@ PARAMS = (
     ),
 )
 
+VERSIONS = ("3.3.0", "2.7.0")  # 2.7.0: the primer read by json.loads, "up to five" follow-ups per local answer
+
+
+def index_version(index: Any) -> str:
+    """The release that wrote an imported GraphRAG index (2.x layout → 2.7.0); 3.3.0 otherwise."""
+    return "2.7.0" if getattr(index.manifest, "source", "") == "graphrag-2" else "3.3.0"
+
+
 SPECS = [
     ModeSpec(
         name=MODE,
         family="ms",
         func=run,
-        params=PARAMS,
+        params=(),
         summary=msg(
             "Microsoft GraphRAG DRIFT search: a hypothetical answer ranks the community reports, primer calls "
             "ask follow-up questions, rounds of local searches answer them, a reduce combines the answers."
         ),
         reference="graphrag.drift:drift",
         extra={"drift_loop": True},
-    )
+        versions=VERSIONS,
+        version_params={v: PARAMS for v in VERSIONS},
+        index_version=index_version,
+    ).for_version(VERSIONS[0])
 ]
