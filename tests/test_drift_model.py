@@ -114,4 +114,12 @@ def test_explore_page_runs_drift_with_the_model_and_shows_its_questions(server, 
     assert len(server.requests) > before
     trees = [d.value for d in at.dataframe if "depth" in list(d.value.columns)]
     assert trees and len(trees[0]) >= 4  # the question and its primer follow-ups
+    tree = trees[0]
+    assert tree["depth"].tolist()[0] == 0 and tree["question"].tolist()[0] == QUESTION["en"]
+    assert all(q.startswith("\u3000↳ ") for q in tree[tree["depth"] == 1]["question"])
     assert any(b.label == "Generate answer" for b in at.button)
+    picker = at.selectbox(key="main_drift_node")
+    assert picker.options  # every question a round ran can be opened
+    picker.select_index(len(picker.options) - 1).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("In the context" in c.value for c in at.caption)  # its local retrieval in the usual tables

@@ -10,8 +10,8 @@ from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
-from graphrag_ui.retrieval.core.tree import QuestionTree
 from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.ui.drift_view import drift_tree
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
@@ -104,29 +104,11 @@ def _drift_panel(result: Retrieval, lang: str, key: str, index: Index | None) ->
         prompt_panel(result, lang, key)
         return result
     tree = ran.tree
-    st.dataframe(tree_rows(tree, lang), hide_index=True, use_container_width=True)
+    drift_tree(index, tree, lang, key)
     if tree.status == FAILED:
         st.error(translate(tree.note, lang))
         return ran
     return answer_panel(ran, lang, key)
-
-
-def tree_rows(tree: QuestionTree, lang: str) -> list[dict[str, object]]:
-    """One row per question of a DRIFT run, in the order GraphRAG added them."""
-    rows = []
-    for n in tree.nodes:
-        ran = "—" if n.round is None else ("primer" if n.round == 0 else str(n.round))
-        rows.append(
-            {
-                t("question", lang): n.query,
-                t("depth", lang): n.depth,
-                t("round", lang): ran,
-                t("score", lang): n.score,
-                t("answered", lang): n.answer is not None,
-                "#": n.id,
-            }
-        )
-    return rows
 
 
 def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):
