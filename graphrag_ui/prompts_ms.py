@@ -88,3 +88,96 @@ def reduce_messages(report_data: str, query: str, response_type: str, max_length
 def rate_messages(description: str, query: str) -> list[dict[str, str]]:
     """One relevance rating of a community report (dynamic community selection)."""
     return _messages(_RATE.format(description=description, question=query), query)
+
+
+# --- DRIFT search (GraphRAG ``drift_search/primer.py``): both calls send ONE user message, as GraphRAG
+# sends its prompt string as the whole request; the pieces GraphRAG fills in (the question, the template
+# report's full_content, the fold's reports joined by blank lines) are placed whole and unchanged.
+
+_HYDE = """## Task
+Write a hypothetical answer to this question: {query}
+
+Shape the answer like the template report below: the same sections, the same kind of headings and the
+same length. Do not name any entity that the question does not already name.
+
+## Template report
+{template}
+"""
+
+_PRIMER = """## Role
+You are an analyst reasoning over a knowledge graph whose edges are free-text descriptions. You start
+from summaries of the communities most relevant to a question.
+
+## Question
+{query}
+
+## Top-ranked community summaries
+{community_reports}
+
+## Task
+Reply with one JSON object and nothing else, with these keys:
+- "intermediate_answer": a markdown answer from these summaries, as detailed as they are, starting with
+  a heading that says how it relates to the question;
+- "score": an integer from 0 (poor, unfocused) to 100 (answers the whole question);
+- "follow_up_queries": a list of at least five follow-up questions (one subject each, no compound
+  questions) that would refine the answer.
+"""
+
+
+def hyde_messages(query: str, template: str) -> list[dict[str, str]]:
+    """DRIFT's query expansion (HyDE): a hypothetical answer shaped like one report (``expand_query``)."""
+    return [{"role": "user", "content": _HYDE.format(query=query, template=template)}]
+
+
+def primer_messages(query: str, community_reports: str) -> list[dict[str, str]]:
+    """One DRIFT primer call over a fold of top-ranked reports (``DRIFTPrimer.decompose_query``)."""
+    return [{"role": "user", "content": _PRIMER.format(query=query, community_reports=community_reports)}]
+
+
+_DRIFT_LOCAL = """## Role
+You answer questions about the data tables below, which come from a knowledge graph.
+
+## Data tables
+{context_data}
+
+## Task
+Answer the user's question from these tables, in this shape: {response_type}. Cite the records you use
+as [Data: <table> (record ids)], at most 5 ids per reference and "+more" when there are more. If the
+tables do not hold the answer, say so; never invent facts.
+
+Then rate from 0 to 100 how well your answer serves the overall research question: {global_query}
+and suggest up to {followups} follow-up questions that would explore it further.
+
+## Reply format
+Reply with one JSON object and nothing else (the score and follow-ups only in their own keys):
+{{"response": "<your markdown answer, not an answer to the overall question>", "score": <integer 0-100>,
+"follow_up_queries": ["<question>", ...]}}
+"""
+
+_DRIFT_REDUCE = """## Role
+You combine the answers gathered while exploring a knowledge graph into one answer.
+
+## Gathered answers
+{context_data}
+
+## Task
+Answer the user's question from these answers, in this shape: {response_type}. Be specific and keep
+their data references ([Data: ...], at most 5 ids per reference, "+more" beyond). Mark anything that
+rests on general knowledge rather than the answers. If they do not hold the answer, say so.
+"""
+
+
+def drift_local_messages(
+    context_data: str, query: str, global_query: str, followups: int, response_type: str
+) -> list[dict[str, str]]:
+    """One DRIFT local-search step (``LocalSearch.search`` with ``drift_query``): the step's local context,
+    the user's question and the follow-up count in the system prompt, the step's question as the user turn."""
+    system = _DRIFT_LOCAL.format(
+        context_data=context_data, response_type=response_type, global_query=global_query, followups=followups
+    )
+    return _messages(system, query)
+
+
+def drift_reduce_messages(context_data: str, query: str, response_type: str) -> list[dict[str, str]]:
+    """DRIFT's reduce (``DRIFTSearch._reduce_response``): the answers list in the system prompt."""
+    return _messages(_DRIFT_REDUCE.format(context_data=context_data, response_type=response_type), query)

@@ -168,11 +168,17 @@ def run_query(
     keywords: Keywords | None = None,
     llm_settings: Any = None,
     embedder: str | None = None,
+    model_stages: bool = False,
+    use_cache: bool = True,
+    on_progress: Any = None,
 ) -> Retrieval:
     """Resolve parameters and keywords, run ``mode`` and record where the time went.
 
     ``params`` may be the reference's whole parameter object (``param_intake``): fields this mode
-    does not use are named in the warnings, answer-side fields land in ``answer_options``."""
+    does not use are named in the warnings, answer-side fields land in ``answer_options``.
+    ``model_stages``: a mode whose retrieval itself asks the model (``ms.drift``) runs those calls with
+    ``llm_settings`` (through the answer cache unless ``use_cache`` is off; ``on_progress(stage, done,
+    total)``); otherwise it returns what it builds without a model."""
     spec = get_mode(mode)
     intake = take(spec, params, index)
     resolved = intake.params
@@ -247,6 +253,10 @@ def run_query(
             from graphrag_ui.llm.community_selection import retrieve_with_selection
 
             result = retrieve_with_selection(index, query, resolved, deps, llm_settings)
+        elif model_stages and spec.extra.get("drift_loop") and getattr(llm_settings, "configured", False):
+            from graphrag_ui.llm.drift import run_drift  # DRIFT asks the model between its retrieval steps
+
+            result = run_drift(index, query, resolved, deps, llm_settings, use_cache=use_cache, on_progress=on_progress)
         else:
             result = spec.func(index, query, resolved, deps)
     total_ms = (time.perf_counter() - start) * 1000

@@ -19,8 +19,9 @@ from typing import IO, Any
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg
+from graphrag_ui.progress import TextProgress
 from graphrag_ui.query import run_query
-from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary
+from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary, tree_summary
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
@@ -155,6 +156,7 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         hl=_keywords_field(case, "hl_keywords"),
         ll=_keywords_field(case, "ll_keywords"),
         llm_settings=settings,
+        model_stages=True,
     )
     if result.stages is not None:  # map-reduce: the map calls make the points and the reduce context
         result, _ = run_stages(result, settings, final_answer=False)
@@ -172,6 +174,8 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         row["vector_search"] = result.vector_search
     if result.stages is not None:
         row["stages"] = asdict(result.stages)
+    if result.tree is not None:
+        row["tree"] = asdict(result.tree)
     return row
 
 
@@ -299,9 +303,14 @@ def run(args: argparse.Namespace) -> int:
         ll=_split(args.ll),
         llm_settings=settings,
         embedder=args.embedder,
+        model_stages=True,
+        use_cache=not args.no_cache,
+        on_progress=TextProgress(),
     )
     if result.stages is not None:
         return _run_staged(args, result, settings)
+    if result.tree is not None:
+        return _run_tree(args, result, settings)
     options = result.answer_options
     if args.context_only or (options.get("only_need_context") and not options.get("only_need_prompt")):
         _emit(result.context)
@@ -312,6 +321,8 @@ def run(args: argparse.Namespace) -> int:
         _emit(result.to_json() + "\n")
         return 0
     print(safe_text(_summary(result)))
+    if get_mode(result.mode).extra.get("drift_loop"):  # no model: DRIFT's first prompt, no answer
+        return _first_prompt_only(result)
     if options.get("only_need_prompt"):
         return _answer(result, settings, use_cache=False, prompt_only=True)  # as LightRAG's only_need_prompt
     return _answer(result, settings, use_cache=not args.no_cache, stream=options.get("stream", True))
@@ -356,6 +367,37 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         print(f"error: {said(result.stages.note)}", file=sys.stderr)
         return 2
     return _reply_line(reply)
+
+
+def _first_prompt_only(result: Retrieval) -> int:
+    """A mode that asks the model while it retrieves (ms.drift), with no model: its first prompt."""
+    from graphrag_ui.llm import answer as answering
+
+    if result.messages:
+        print("\n--- first prompt this mode would send ---")
+        for message in result.messages:
+            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
+    print(answering.describe_unconfigured())
+    return 0
+
+
+def _run_tree(args: argparse.Namespace, result: Retrieval, settings) -> int:
+    """ms.drift with a model: the question tree ran; then its reduce prompt is answered like any mode's."""
+    assert result.tree is not None
+    failed = result.tree.status == FAILED
+    if args.context_only or args.json:
+        _emit(result.context if args.context_only else result.to_json() + "\n")
+        for line in [*result.warnings, result.tree.note]:
+            if line:
+                kind = "warning" if line in result.warnings else "note"
+                print(f"{kind}: {safe_text(line)}", file=sys.stderr)
+        return 2 if failed else 0
+    print(safe_text(_summary(result)))
+    print(safe_text(tree_summary(result.tree)))
+    if failed:
+        print(f"error: {safe_text(result.tree.note)}", file=sys.stderr)
+        return 2
+    return _answer(result, settings, use_cache=not args.no_cache)
 
 
 def _print_token(token: str) -> None:

@@ -12,9 +12,10 @@ from typing import Any
 
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages, batch_label, staged_context
+from graphrag_ui.retrieval.core.tree import QuestionTree
 from graphrag_ui.terminal import safe_text, said
 
-__all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary"]
+__all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary", "tree_summary"]
 
 
 def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cache: bool = True, on_token=None):
@@ -91,3 +92,19 @@ def print_map_prompts(stages: Stages) -> None:
         for message in batch.messages:
             print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
     print(f"note: {said(stages.note)}", file=sys.stderr)
+
+
+def tree_summary(tree: QuestionTree) -> str:
+    """ms.drift's run in lines: each question (depth, round, score, answered or not), the model calls, the note."""
+    lines = [f"questions: {tree.status}, {len(tree.nodes)} question(s), {len(tree.rounds)} round(s)"]
+    for node in tree.nodes:
+        ran = "not run" if node.round is None else ("primer" if node.round == 0 else f"round {node.round}")
+        score = "" if node.score is None else f", score {node.score:g}"
+        state = "answered" if node.answer is not None else "unanswered"
+        lines.append(f"  #{node.id} depth {node.depth} · {ran}{score} · {state}: {node.query}")
+    cached = sum(1 for c in tree.calls if c.cached)
+    tokens = sum(c.prompt_tokens + c.answer_tokens for c in tree.calls)
+    lines.append(f"  model calls: {len(tree.calls)} ({cached} from the cache), {tokens} tokens")
+    if tree.note:
+        lines.append(f"  note: {said(tree.note)}")
+    return "\n".join(lines)

@@ -134,7 +134,9 @@ comparison = remember(result, index_key, "main")
 change_bar(result, comparison, lang, "main")
 left, right = st.columns([1, 2], gap="medium")
 with left:
-    result = answer_panel(result, lang)  # a map-reduce mode's stages are filled in once its model calls ran
+    result = answer_panel(
+        result, lang, index=index
+    )  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
     result_tabs(index, result, lang, comparison=comparison)
 run_summary(result, lang)

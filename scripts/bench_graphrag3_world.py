@@ -254,7 +254,45 @@ def _engine(g3, config, mode: str, level: int):
             response_type="Multiple Paragraphs",
             dynamic_community_selection=False,
         )
+    if mode == "ms.drift":  # as graphrag.api.drift_search builds it
+        from graphrag.config.embeddings import community_full_content_embedding, entity_description_embedding
+        from graphrag.query.factory import get_drift_search_engine
+        from graphrag.query.indexer_adapters import (
+            read_indexer_relationships,
+            read_indexer_report_embeddings,
+        )
+
+        reports = read_indexer_reports(tables["community_reports"], tables["communities"], level)
+        store = get_embedding_store(config=config.vector_store, embedding_name=community_full_content_embedding)
+        read_indexer_report_embeddings(reports, store)
+        return get_drift_search_engine(
+            config=config,
+            reports=reports,
+            text_units=read_indexer_text_units(tables["text_units"]),
+            entities=read_indexer_entities(tables["entities"], tables["communities"], level),
+            relationships=read_indexer_relationships(tables["relationships"]),
+            description_embedding_store=get_embedding_store(
+                config=config.vector_store, embedding_name=entity_description_embedding
+            ),
+            response_type="Multiple Paragraphs",
+        )
     raise SystemExit(f"no GraphRAG 3 reference for {mode}")
+
+
+class _EmptyExpansion:
+    """The scripted model for DRIFT's context half: an empty expansion, so GraphRAG ranks by the question."""
+
+    @staticmethod
+    def reply(messages) -> str:
+        return ""
+
+
+def _drift_context(engine, query: str) -> str:
+    import json
+
+    top_k, _ = asyncio.run(engine.context_builder.build_context(query))
+    folds = engine.primer.split_reports(top_k)
+    return json.dumps(["\n\n".join(f["full_content"].tolist()) for f in folds], ensure_ascii=False)
 
 
 def contexts_graphrag3(workdir: Path, cases: list[dict], mode: str) -> dict:
@@ -268,6 +306,13 @@ def contexts_graphrag3(workdir: Path, cases: list[dict], mode: str) -> dict:
     engine = _engine(g3, config, mode, 2)
     load_s = time.perf_counter() - start
     times, contexts = [], []
+    if mode == "ms.drift":
+        g3.QUERY = _EmptyExpansion()
+        for case in cases:
+            start = time.perf_counter()
+            contexts.append(_drift_context(engine, case["query"]))
+            times.append((time.perf_counter() - start) * 1000)
+        return {"load_s": load_s, "ms": times, "contexts": contexts}
     for case in cases:
         kwargs = {**engine.context_builder_params, **case["params"]}
         start = time.perf_counter()

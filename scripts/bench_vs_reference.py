@@ -20,7 +20,10 @@ the rounds' medians:
   its own query path with ``only_need_context`` (query embedding included, the first included).
   GraphRAG (``ms.local``): tables read and the local search engine built as its CLI does (timed:
   "load"), then its context builder's ``build_context`` per query (the LLM call is not timed on
-  either side).
+  either side). ``ms.drift``: the DRIFT engine as ``api.drift_search`` builds it (report vectors read
+  from LanceDB), then ``DRIFTSearchContextBuilder.build_context`` with a scripted model whose
+  expansion is empty — GraphRAG then ranks by the question, as ours does without a model — and
+  ``split_reports``; compared: each primer fold's report text.
 
 Both sides embed queries with the same ``hash`` embedder, use similarity threshold 0 (every query does
 the full work) and, for LightRAG, the same explicit keywords. Printed per mode and size: p50 and p95
@@ -50,7 +53,7 @@ import bench_retrieval as br  # noqa: E402  (synthetic index, row dump, library-
 import bench_retrieval_reference as ref  # noqa: E402  (peak RSS, read the same way on both sides)
 
 LIBS = {"nano.local": "nano"} | {f"lightrag.{m}": "lightrag147" for m in ("local", "global", "hybrid", "mix", "naive")}
-LIBS |= {m: "graphrag3" for m in ("ms.local", "ms.basic", "ms.global")}
+LIBS |= {m: "graphrag3" for m in ("ms.local", "ms.basic", "ms.global", "ms.drift")}
 PIP = {
     "nano": ["nano-graphrag==0.0.8.2"],
     "lightrag147": ["lightrag-hku==1.4.7", "httpx"],
@@ -151,6 +154,9 @@ def comparable_context(mode: str, result) -> str:
     """The context as the reference returns it: GraphRAG's global builder gives its map batches (a list)."""
     if mode == "ms.global":
         return json.dumps([b.context for b in result.stages.batches], ensure_ascii=False)
+    if mode == "ms.drift":  # the primer folds' report texts (what each primer call holds), ranked without a model
+        blocks = result.context.split("=== DRIFT primer fold ")[1:]
+        return json.dumps([b.split(" ===\n", 1)[1][:-1] for b in blocks], ensure_ascii=False)
     return result.context
 
 

@@ -165,6 +165,28 @@ def rating_for(text: str) -> dict[str, Any]:
     return {"reason": f"scripted rating {rating}", "rating": rating}
 
 
+def drift_reply(system: str, last: str) -> str | None:
+    """ms.drift's calls: the hypothetical answer, a primer answer (two follow-ups from its reports'
+    headings), a local answer (one follow-up for the first question, none after); None for other prompts."""
+    if last.startswith("## Task\nWrite a hypothetical answer to this question: "):
+        question = last.split(": ", 1)[1].split("\n", 1)[0]
+        return f"# A hypothetical answer\n\n{question} concerns the people and places the reports describe."
+    if '"intermediate_answer"' in last and '"follow_up_queries"' in last:
+        titles = [line[2:].strip() for line in last.split("\n") if line.startswith("# ")][:2]
+        follow = [f"What is {t} about?" for t in titles] or ["What else matters here?"]
+        score = int(hashlib.sha256(last.encode()).hexdigest(), 16) % 101
+        return json.dumps(
+            {"intermediate_answer": "## Primer\n\n" + "; ".join(titles), "score": score, "follow_up_queries": follow}
+        )
+    if '"follow_up_queries"' in system and '"response"' in system:
+        follow = [] if "(more)" in last else [f"{last} (more)"]
+        score = int(hashlib.sha256((system + last).encode()).hexdigest(), 16) % 101
+        return json.dumps(
+            {"response": f"Scripted local answer to: {last}", "score": score, "follow_up_queries": follow}
+        )
+    return None
+
+
 def default_reply(body: dict[str, Any]) -> Reply:
     messages = body.get("messages") or []
     last = str(messages[-1].get("content", "")) if messages else ""
@@ -176,6 +198,9 @@ def default_reply(body: dict[str, Any]) -> Reply:
         return Reply(text=json.dumps(map_points(system or last), ensure_ascii=False))
     if is_rating_prompt(system) or is_rating_prompt(last):
         return Reply(text=json.dumps(rating_for(system + last), ensure_ascii=False))
+    drift = drift_reply(system, last)
+    if drift is not None:
+        return Reply(text=drift)
     name = first_entity(system)
     if name:
         text = f"According to the retrieved context, {name} is the entity most relevant to your question."

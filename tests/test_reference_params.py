@@ -106,6 +106,7 @@ def test_catalogue_titles_and_versions():
         "graphrag.local",
         "graphrag.global",
         "graphrag.basic",
+        "graphrag.drift",
     }
     assert (
         "history_turns" in CATALOGUE["lightrag-1.4.7"].fields

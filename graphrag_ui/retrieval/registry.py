@@ -26,6 +26,7 @@ MODE_MODULES: dict[str, str] = {
     "ms.local": "graphrag_ui.retrieval.ms.local_search.search",
     "ms.global": "graphrag_ui.retrieval.ms.global_search.search",
     "ms.basic": "graphrag_ui.retrieval.ms.basic_search.search",
+    "ms.drift": "graphrag_ui.retrieval.ms.drift_search.search",
 }
 
 

@@ -7,8 +7,12 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
+from graphrag_ui.index.model import Index
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.stages import FAILED
+from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.ui.drift_view import drift_tree
 from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
@@ -21,7 +25,9 @@ def _answer_key(result: Retrieval) -> str:
     return "answer_" + hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
-def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
+def answer_panel(
+    result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False, index: Index | None = None
+) -> Retrieval:
     """Button → streamed answer; the finished answer is kept for this retrieval across reruns.
 
     Returns the retrieval to show: a map-reduce mode's with its stages filled in once it ran
@@ -31,6 +37,8 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
 
     if result.stages is not None:
         return staged_answer_panel(result, lang, key, rerun=rerun)
+    if get_mode(result.mode).extra.get("drift_loop") and result.tree is None:
+        return _drift_panel(result, lang, key, index)
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("Answer", lang))
     if result.keywords.source:
@@ -63,6 +71,46 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
         _show_reply(reply, lang, retry_key)
     prompt_panel(result, lang, key)
     return result
+
+
+def _drift_panel(result: Retrieval, lang: str, key: str, index: Index | None) -> Retrieval:
+    """ms.drift asks the model while it retrieves: without a model its first prompt; with one, a button
+    runs the expansion, the primer and the rounds (through the answer cache), then the usual answer."""
+    from graphrag_ui.llm_client.settings import LLMSettings
+
+    settings = LLMSettings.from_env_and_secrets()
+    st.subheader(t("Answer", lang))
+    if not settings.configured or index is None:
+        st.info(
+            t(
+                "DRIFT asks the model while it retrieves: without a model it stops after ranking the reports. "
+                "The prompt below is the first one it would send. Configure a model on the Settings page.",
+                lang,
+            )
+        )
+        if result.messages:
+            prompt_panel(result, lang, key)
+        return result
+    store_key = (
+        "drift_" + _answer_key(result) + hashlib.sha1(repr(sorted(result.params.items())).encode()).hexdigest()[:8]
+    )
+    if st.button(t("Run DRIFT with the model", lang), key=f"{key}_drift", type="primary"):
+        from graphrag_ui.query import run_query
+
+        with st.spinner(t("DRIFT is asking the model: expansion, primer, rounds of local searches…", lang)):
+            st.session_state[store_key] = run_query(
+                index, result.mode, result.query, result.params, llm_settings=settings, model_stages=True
+            )
+    ran = st.session_state.get(store_key)
+    if ran is None:
+        prompt_panel(result, lang, key)
+        return result
+    tree = ran.tree
+    drift_tree(index, tree, lang, key)
+    if tree.status == FAILED:
+        st.error(translate(tree.note, lang))
+        return ran
+    return answer_panel(ran, lang, key)
 
 
 def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):

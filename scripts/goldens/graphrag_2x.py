@@ -31,6 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import graphrag_drift as gd  # noqa: E402
 import graphrag_global as gg  # noqa: E402
 import graphrag_scripted as gs  # noqa: E402
 
@@ -371,9 +372,34 @@ def main_global(langs: list[str]) -> None:
     gg.record(OUT, langs, setup, set_script, tie_basic if LEGACY else lambda lang: [])
 
 
+def main_drift(langs: list[str]) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+
+    def setup(lang: str):
+        dest = OUT / lang
+        config = make_config(dest)
+        config.vector_store["default_vector_store"].db_uri = str(dest / "lancedb")
+        return config, load_tables(dest)
+
+    def set_script(script) -> None:
+        global QUERY
+        QUERY = script
+
+    def store(config, name: str):
+        from graphrag.utils.api import get_embedding_store
+
+        return get_embedding_store(
+            config_args={k: s.model_dump() for k, s in config.vector_store.items()}, embedding_name=name
+        )
+
+    gd.record(OUT, langs, setup, set_script, store, json.loads)  # 2.x's DRIFTPrimer reads json.loads(answer)
+
+
 if __name__ == "__main__":
     args = [a for i, a in enumerate(sys.argv[1:]) if "--release" not in sys.argv[i : i + 2]]
-    if args[:1] == ["--global"]:
+    if args[:1] == ["--drift"]:
+        main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
     else:
         main(args or ["en", "zh"])

@@ -23,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import graphrag_drift as gd  # noqa: E402
 import graphrag_global as gg  # noqa: E402
 import graphrag_scripted as gs  # noqa: E402
 
@@ -63,13 +64,29 @@ def _last_user_text(messages) -> str:
     raise RuntimeError("scripted completion: no user message")
 
 
+async def _stream(text: str):
+    """One streamed chunk with the whole reply (``chunk.choices[0].delta.content``), for DRIFT's local calls."""
+    from types import SimpleNamespace
+
+    yield SimpleNamespace(choices=[SimpleNamespace(delta=SimpleNamespace(content=text))])
+
+
 class ScriptedCompletion(MockLLMCompletion):
     """graphrag_llm completion whose reply comes from graphrag_scripted.ScriptedLLM."""
 
     def completion(self, /, **kwargs):
         response_format = kwargs.pop("response_format", None)
         if QUERY is not None:
-            return create_completion_response(QUERY.reply(gg.plain_messages(kwargs["messages"])))
+            messages = kwargs["messages"]
+            if isinstance(messages, str):  # as graphrag_llm's LiteLLM completion sends a prompt string
+                messages = [{"role": "user", "content": messages}]
+            reply = QUERY.reply(gg.plain_messages(messages))
+            if kwargs.get("stream") and getattr(QUERY, "streams", False):
+                return _stream(reply)
+            response = create_completion_response(reply)
+            if response_format is not None:
+                response.formatted_response = structure_completion_response(response.content, response_format)
+            return response
         reply = LLM.reply(_last_user_text(kwargs["messages"]))
         if isinstance(reply, dict):
             reply = json.dumps(reply, ensure_ascii=False)
@@ -296,9 +313,37 @@ def main_global(langs: list[str]) -> None:
     gg.record(OUT, langs, setup, set_script)
 
 
+def main_drift(langs: list[str]) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+
+    def setup(lang: str):
+        dest = OUT / lang
+        config = make_config(dest, dest / "lancedb")
+        config.output_storage.base_dir = str(dest)
+        return config, load_tables(config)
+
+    def set_script(script) -> None:
+        global QUERY
+        QUERY = script
+
+    def store(config, name: str):
+        from graphrag.utils.api import get_embedding_store
+
+        return get_embedding_store(config=config.vector_store, embedding_name=name)
+
+    def read_primer(text: str) -> dict:
+        from graphrag.query.structured_search.drift_search.primer import PrimerResponse
+
+        return structure_completion_response(text, PrimerResponse).model_dump()
+
+    gd.record(OUT, langs, setup, set_script, store, read_primer)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if args[:1] == ["--global"]:
+    if args[:1] == ["--drift"]:
+        main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
     else:
         main(args or ["en", "zh"])

@@ -308,8 +308,44 @@ GRAPHRAG_BASIC = Reference(
     {"basic": _all_but(_GR_BASIC)},
 )
 
+_DRIFT_MODEL = msg("a model setting of DRIFT's calls; the explorer's calls use its own model settings")
+_GR_DRIFT = _fields(
+    *_API,
+    *_CONFIG_MODEL,
+    RefField("prompt", "str", MODEL, None, _PROMPT),
+    RefField("reduce_prompt", "str", MODEL, None, _PROMPT),
+    RefField("embedding_model_id", "str", MODEL, "default_embedding_model", _MODEL_ID),
+    RefField("drift_k_followups", "int", CONTEXT, 20),
+    RefField("primer_folds", "int", CONTEXT, 5),
+    RefField("primer_llm_max_tokens", "int", MODEL, 12000, msg("graphrag 3.3.0 reads it nowhere")),
+    RefField("n_depth", "int", CONTEXT, 3),
+    RefField("data_max_tokens", "int", CONTEXT, 12000, msg("graphrag 3.3.0 reads it nowhere in DRIFT search")),
+    RefField("concurrency", "int", MODEL, 32, _DRIFT_MODEL),
+    RefField("reduce_max_tokens", "int", MODEL, None, _DRIFT_MODEL),
+    RefField("reduce_temperature", "float", MODEL, 0, _DRIFT_MODEL),
+    RefField("reduce_max_completion_tokens", "int", MODEL, None, _DRIFT_MODEL),
+    RefField("local_search_text_unit_prop", "float", CONTEXT, 0.9),
+    RefField("local_search_community_prop", "float", CONTEXT, 0.1),
+    RefField("local_search_top_k_mapped_entities", "int", CONTEXT, 10),
+    RefField("local_search_top_k_relationships", "int", CONTEXT, 10),
+    RefField("local_search_max_data_tokens", "int", CONTEXT, 12000),
+    RefField("local_search_temperature", "float", MODEL, 0, _DRIFT_MODEL),
+    RefField("local_search_top_p", "float", MODEL, 1, _DRIFT_MODEL),
+    RefField("local_search_n", "int", MODEL, 1, _DRIFT_MODEL),
+    RefField("local_search_llm_max_gen_tokens", "int", MODEL, None, _DRIFT_MODEL),
+    RefField("local_search_llm_max_gen_completion_tokens", "int", MODEL, None, _DRIFT_MODEL),
+)
+GRAPHRAG_DRIFT = Reference(
+    "graphrag.drift",
+    "GraphRAG",
+    "GraphRAG 2.7.0 / 3.3.0 DRIFT search (drift_search config, DRIFTSearchContextBuilder, DRIFTPrimer, api.drift_search)",
+    _GR_DRIFT,
+    {"drift": _all_but(_GR_DRIFT)},
+)
+
 CATALOGUE: dict[str, Reference] = {
-    ref.key: ref for ref in (NANO, LIGHTRAG_147, LIGHTRAG_157, GRAPHRAG_LOCAL, GRAPHRAG_GLOBAL, GRAPHRAG_BASIC)
+    ref.key: ref
+    for ref in (NANO, LIGHTRAG_147, LIGHTRAG_157, GRAPHRAG_LOCAL, GRAPHRAG_GLOBAL, GRAPHRAG_BASIC, GRAPHRAG_DRIFT)
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from graphrag_ui.i18n import pmsg
 from graphrag_ui.retrieval.core.stages import Stages
+from graphrag_ui.retrieval.core.tree import QuestionTree
 
 KINDS = ("entities", "relations", "communities", "chunks")
 # budget sections the modes name in words (the references' own section names — Reports, Sources,
@@ -93,6 +94,7 @@ class Retrieval:
     # set only when a chroma server answered the vector searches (``vector_engine.summary``): the engine,
     # and per search k, ef and the overlap with the exact top-k when the local copy exists
     vector_search: dict[str, Any] = field(default_factory=dict)
+    tree: QuestionTree | None = None  # ms.drift only: the questions it asked itself (see tree.py)
 
     def candidates(self, kind: str) -> list[Candidate]:
         return getattr(self, kind)
@@ -117,6 +119,8 @@ class Retrieval:
         data["trace"] = [TraceStep(**t) for t in data.get("trace", [])]
         if data.get("stages") is not None:
             data["stages"] = Stages.from_dict(data["stages"])
+        if data.get("tree") is not None:
+            data["tree"] = QuestionTree.from_dict(data["tree"])
         return cls(**data)
 
 

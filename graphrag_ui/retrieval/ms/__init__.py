@@ -11,6 +11,9 @@
   ``global_search/hooks``, ``context_builder/dynamic_community_selection.py`` → ``global_search/dynamic_selection``
 - ``structured_search/basic_search/`` (``BasicSearchContext``) → ``basic_search/search``
 
-DRIFT (``structured_search/drift_search/``) goes in ``drift_search/``, over ``local_search``'s context
-builder. Global search's model calls run in ``graphrag_ui.llm``; the builders here stay pure.
+- ``structured_search/drift_search/`` (``DRIFTSearchContextBuilder``, ``DRIFTPrimer``, ``DriftAction``,
+  ``QueryState``) → ``drift_search/`` (``primer``, ``search``, ``answers``, ``loop``), its model calls
+  handed in by ``graphrag_ui.llm.drift``
+
+Global search's model calls run in ``graphrag_ui.llm``; the builders here stay pure.
 """

@@ -1,0 +1,87 @@
+"""The DRIFT tree: the questions ``ms.drift`` asked itself, and any question's local retrieval.
+
+The table lists the questions depth-first from the user's question along the "follow-up of" edges
+(a question asked by several parents sits under the first), indented by depth, its score as a bar, the
+round that ran it; questions no round reached are marked as not followed. Picking a question shows
+its answer and the local retrieval that produced it in the usual tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from graphrag_ui.i18n import t
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.tree import QuestionNode, QuestionTree
+from graphrag_ui.ui.kind_table import kind_table
+from graphrag_ui.ui.labels import KIND_LABELS, label
+from graphrag_ui.ui.text import safe_markdown
+
+
+def depth_first(tree: QuestionTree) -> list[QuestionNode]:
+    """Nodes from the root along the edges, each once, children in edge order; unreached ones last."""
+    children: dict[int, list[int]] = {}
+    for edge in tree.edges:
+        children.setdefault(edge.source, []).append(edge.target)
+    seen: set[int] = set()
+    out: list[QuestionNode] = []
+    stack = [0] if tree.nodes else []
+    while stack:
+        nid = stack.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        out.append(tree.nodes[nid])
+        stack.extend(reversed([c for c in children.get(nid, []) if c not in seen]))
+    return out + [n for n in tree.nodes if n.id not in seen]
+
+
+def _score(node: QuestionNode) -> float | None:
+    return node.score if node.score is not None and math.isfinite(node.score) else None
+
+
+def tree_rows(tree: QuestionTree, lang: str) -> list[dict[str, object]]:
+    rows = []
+    for n in depth_first(tree):
+        ran = t("not followed", lang) if n.round is None else ("primer" if n.round == 0 else str(n.round))
+        rows.append(
+            {
+                t("question", lang): "\u3000" * n.depth + ("↳ " if n.depth else "") + n.query,
+                t("score", lang): _score(n),
+                t("round", lang): ran,
+                t("answered", lang): n.answer is not None,
+                t("depth", lang): n.depth,
+                "#": n.id,
+            }
+        )
+    return rows
+
+
+def drift_tree(index: Index, tree: QuestionTree, lang: str, key: str) -> None:
+    """The questions as a tree table, then the chosen question's answer and local retrieval."""
+    st.dataframe(
+        tree_rows(tree, lang),
+        hide_index=True,
+        use_container_width=True,
+        column_config={t("score", lang): st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f")},
+    )
+    run = [n for n in tree.nodes if n.local is not None]
+    if not run:
+        return
+    chosen = st.selectbox(
+        t("Local retrieval of the question", lang),
+        [n.id for n in run],
+        format_func=lambda i: f"#{i} · {tree.nodes[i].query[:100]}",
+        key=f"{key}_drift_node",
+    )
+    node = tree.nodes[chosen]
+    if node.answer is not None:
+        st.markdown(safe_markdown(str(node.answer)))
+    local = Retrieval.from_dict(node.local or {})
+    for kind in KINDS:
+        if local.candidates(kind):
+            st.markdown(f"**{label(KIND_LABELS, kind, lang)}**")
+            kind_table(index, local, kind, lang, f"{key}_drift_{chosen}")
