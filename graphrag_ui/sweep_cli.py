@@ -16,7 +16,8 @@ import sys
 from dataclasses import asdict
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.query_cli import _check_mode, _emit, _load, _params, _split
+from graphrag_ui.query_batch import check_mode, split_words
+from graphrag_ui.query_cli import _emit, _load, _params
 from graphrag_ui.retrieval.core.result import KINDS
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode
 from graphrag_ui.sweep import Sweep, parse_values, run_sweep
@@ -105,7 +106,7 @@ def _print_table(sweep: Sweep) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_mode(args.mode)
+    check_mode(args.mode)
     name, raw, fixed = _split_range(_params(args.param))
     spec = get_mode(args.mode)
     param = next((p for p in spec.params if p.name == name), None)
@@ -121,7 +122,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"sweep {name}: {done}/{total}", file=sys.stderr, flush=True)
 
     sweep = run_sweep(
-        index, args.mode, args.question, fixed, name, values, hl=_split(args.hl), ll=_split(args.ll), progress=progress
+        index,
+        args.mode,
+        args.question,
+        fixed,
+        name,
+        values,
+        hl=split_words(args.hl),
+        ll=split_words(args.ll),
+        progress=progress,
     )
     if args.csv:
         _write(args.csv, _csv_text(sweep))

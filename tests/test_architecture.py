@@ -19,7 +19,7 @@ PACKAGE = ROOT / "graphrag_ui"
 # top to bottom; a module belongs to the first layer one of whose prefixes it starts with
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("entry points", ("app", "pages", "graphrag_ui.cli", "graphrag_ui.__main__", "graphrag_ui.query_cli",
-                      "graphrag_ui.query_stages", "graphrag_ui.sweep_cli", "graphrag_ui.serve",
+                      "graphrag_ui.query_stages", "graphrag_ui.query_batch", "graphrag_ui.sweep_cli", "graphrag_ui.serve",
                       "graphrag_ui.import_cli")),
     ("ui", ("graphrag_ui.ui",)),
     ("query and answers", ("graphrag_ui.query", "graphrag_ui.query_readiness", "graphrag_ui.llm.", "graphrag_ui.sweep")),
