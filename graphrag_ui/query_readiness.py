@@ -43,6 +43,8 @@ NEEDS: dict[str, Needs] = {
     "ms.local": Needs(("entities",), reports="optional", by_name=True, members=True),
     "ms.global": Needs(reports="required"),
     "ms.basic": Needs(("chunks",)),
+    # DRIFT ranks the reports by their full_content vectors, then runs local searches (ms.local's needs)
+    "ms.drift": Needs(("communities", "entities"), reports="required", members=True),
 }
 
 

@@ -86,7 +86,7 @@ def test_the_workspace_imports_with_its_layout_and_every_vector(imported):
 
 def test_every_mode_runs_or_says_why_not(imported):
     rows = {r.mode: r for r in readiness(imported)}
-    assert {m for m, r in rows.items() if r.status == CANNOT} == {"nano.global", "ms.global", "ms.local"}
+    assert {m for m, r in rows.items() if r.status == CANNOT} == {"nano.global", "ms.global", "ms.local", "ms.drift"}
     for mode, row in rows.items():
         result = run_query(imported, mode, QUESTION, hl=["research site"], ll=["Tidewater Institute", "Kelp Bay"])
         kept = sum(1 for kind in KINDS for c in result.candidates(kind) if c.in_context)

@@ -24,6 +24,7 @@ from graphrag_ui.index.reembed import reembed
 from graphrag_ui.query import run_query
 from graphrag_ui.query_readiness import CANNOT, GAPS, READY, mode_readiness, readiness
 from graphrag_ui.retrieval.core.result import KINDS
+from graphrag_ui.retrieval.registry import mode_names
 
 LAYOUTS = GOLDENS / "layouts"
 QUESTION = "How is the Tidewater Institute related to Kelp Bay?"
@@ -64,7 +65,7 @@ def test_cli_import_prints_the_report_and_the_readiness_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "LightRAG 1.2 layout, embedder unknown" in out
     lines = {line.split()[0]: line for line in out.split("modes:\n", 1)[1].splitlines() if line.startswith("  ")}
-    assert len(lines) == 12
+    assert len(lines) == len(mode_names())
     assert "cannot run" in lines["lightrag.naive"] and "embedder" in lines["lightrag.naive"]
     assert lines["nano.global"].split()[1] == "cannot"  # no community reports in a LightRAG index
     assert "cannot run" not in lines["lightrag.bypass"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from graphrag_ui.index import store
+from graphrag_ui.retrieval.registry import mode_names
 from graphrag_ui.ui.index_ops import source_version, vector_location
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,7 @@ def test_first_view_shows_source_embedder_tokenizer_vectors_and_statistics(tmp_p
     assert not at.metric
     assert "Which modes can run on it" in captions
     ready = next(d.value for d in at.dataframe if list(d.value.columns) == ["mode", "status", "why"])
-    assert set(ready["status"]) == {"ready"} and len(ready) == 12
+    assert set(ready["status"]) == {"ready"} and len(ready) == len(mode_names())
     assert len(at.dataframe) >= 2 and not at.dataframe[0].value.empty  # counts and community sizes
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the degree histogram
 

@@ -63,5 +63,6 @@ def test_the_page_uses_the_ladder_and_the_index_count(app):
 def test_any_valid_value_in_a_link_is_reachable(app):
     at = app(index="sample:en", mode="ms.basic", ms_k="300", ms_max_context_tokens="4321")
     assert at.select_slider(key="ms_k").value == 300 and at.select_slider(key="ms_max_context_tokens").value == 4321
-    assert not at.warning
+    # no notice about the link (300 chunks reach GraphRAG's negative scores, which the result explains)
+    assert [w.value for w in at.warning if "link" in w.value] == []
     assert any("k=300" in caption.value and "max_context_tokens=4321" in caption.value for caption in at.caption)

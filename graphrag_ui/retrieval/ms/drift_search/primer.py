@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Community, Index
 
 
@@ -54,6 +55,9 @@ def report_vectors(index: Index, reports: list[Community]) -> tuple[np.ndarray |
     missing = [c.id for c in reports if c.id not in row]
     if missing or not reports:
         return None, missing
+    if vector_server.is_server(table):  # --vectors server: no local matrix; the collection gives the rows
+        got = vector_server.server_vectors(table, [c.id for c in reports])
+        return np.asarray([got[c.id] for c in reports], dtype=np.float32).astype(np.float64), []
     return table.matrix[[row[c.id] for c in reports]].astype(np.float64), []
 
 
