@@ -118,7 +118,7 @@ def _fail(result: Retrieval, graph: Graph, note: str) -> Retrieval:
 def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: Ask) -> Retrieval:
     """The whole DRIFT run for ``query``; ``result.tree`` says how far it got and why it stopped."""
     result = primer_stage(index, query, params, deps)
-    tree = result.tree = QuestionTree()
+    tree = result.tree = QuestionTree(seed=int(params["seed"]))
     graph = Graph(tree)
     root = graph.add(query, 0)
     if not result.messages:
