@@ -17,7 +17,14 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.progress import TextProgress
 from graphrag_ui.query import run_query
 from graphrag_ui.query_batch import DEFAULT_MODE, check_mode, run_batch, split_words
-from graphrag_ui.query_stages import print_map_prompts, run_stages, staged_context, stages_summary, tree_summary
+from graphrag_ui.query_stages import (
+    print_first_prompt,
+    print_map_prompts,
+    run_stages,
+    staged_context,
+    stages_summary,
+    tree_summary,
+)
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
@@ -166,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(safe_text(_summary(result)))
     if get_mode(result.mode).extra.get("drift_loop"):  # no model: DRIFT's first prompt, no answer
-        return _first_prompt_only(result)
+        return print_first_prompt(result)
     if options.get("only_need_prompt"):
         return _answer(result, settings, use_cache=False, prompt_only=True)  # as LightRAG's only_need_prompt
     return _answer(result, settings, use_cache=not args.no_cache, stream=options.get("stream", True))
@@ -211,18 +218,6 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
         print(f"error: {said(result.stages.note)}", file=sys.stderr)
         return 2
     return _reply_line(reply)
-
-
-def _first_prompt_only(result: Retrieval) -> int:
-    """A mode that asks the model while it retrieves (ms.drift), with no model: its first prompt."""
-    from graphrag_ui.llm import answer as answering
-
-    if result.messages:
-        print("\n--- first prompt this mode would send ---")
-        for message in result.messages:
-            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
-    print(answering.describe_unconfigured())
-    return 0
 
 
 def _run_tree(args: argparse.Namespace, result: Retrieval, settings) -> int:

@@ -1,4 +1,4 @@
-"""The CLI's side of a map-reduce mode (``ms.global``, ``nano.global``): run its stages, print them.
+"""The CLI's side of a staged mode: map-reduce (``ms.global``, ``nano.global``) and DRIFT's question tree.
 
 A staged retrieval has no single context string: ``--context-only`` prints every map batch context
 (each under one header line), then the reduce context when a model ran the map stage. ``--json`` and
@@ -15,7 +15,15 @@ from graphrag_ui.retrieval.core.stages import Stages, batch_label, staged_contex
 from graphrag_ui.retrieval.core.tree import QuestionTree
 from graphrag_ui.terminal import safe_text, said
 
-__all__ = ["batch_label", "print_map_prompts", "run_stages", "staged_context", "stages_summary", "tree_summary"]
+__all__ = [
+    "batch_label",
+    "print_first_prompt",
+    "print_map_prompts",
+    "run_stages",
+    "staged_context",
+    "stages_summary",
+    "tree_summary",
+]
 
 
 def run_stages(result: Retrieval, settings: Any, *, final_answer: bool, use_cache: bool = True, on_token=None):
@@ -108,3 +116,15 @@ def tree_summary(tree: QuestionTree) -> str:
     if tree.note:
         lines.append(f"  note: {said(tree.note)}")
     return "\n".join(lines)
+
+
+def print_first_prompt(result: Retrieval) -> int:
+    """A mode that asks the model while it retrieves (ms.drift), with no model: its first prompt."""
+    from graphrag_ui.llm import answer as answering
+
+    if result.messages:
+        print("\n--- first prompt this mode would send ---")
+        for message in result.messages:
+            print(safe_text(f"[{message['role']}]\n{message['content']}\n"))
+    print(answering.describe_unconfigured())
+    return 0

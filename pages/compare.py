@@ -131,4 +131,6 @@ for side, column in zip(("a", "b"), columns, strict=True):
         warnings_box(result, lang)
         offer_lower_threshold(index, index_key, specs[side], result, values, hl, ll, lang, prefix=f"{side}_")
         result_tabs(index, staged_answer.latest(result), lang, key=f"cmp_{side}")
-        answer_panel(result, lang, key=f"cmp_{side}", rerun=True)  # a map-reduce run redraws the tabs above
+        answer_panel(
+            result, lang, key=f"cmp_{side}", rerun=True, index=index
+        )  # a map-reduce run redraws the tabs above

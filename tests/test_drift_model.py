@@ -45,8 +45,14 @@ def _run(sample: str, *extra: str) -> tuple[int, str, str]:
 def test_whole_run_then_a_free_second_run(server, sample):
     code, text, _ = _run(sample, "--json")
     assert code == 0, text[-400:]
-    tree = json.loads(text)["tree"]
+    data = json.loads(text)
+    tree = data["tree"]
     assert tree["status"] == "done" and tree["rounds"], tree["note"]
+    # what the local steps put in their contexts, each once, in the order the rounds reached it (with
+    # DRIFT's default shares, 0.9 text units + 0.1 reports, GraphRAG leaves 0 tokens for entity rows)
+    assert data["chunks"] and all("reached by the local search of question #" in c["why"] for c in data["chunks"])
+    assert len({c["id"] for c in data["chunks"]}) == len(data["chunks"])
+    assert not [e for e in data["entities"] if e["in_context"]]
     stages = [c["stage"] for c in tree["calls"]]
     assert stages[:3] == ["expand", "primer", "primer"] and "local" in stages
     assert all(not c["cached"] for c in tree["calls"])

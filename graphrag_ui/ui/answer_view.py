@@ -97,10 +97,21 @@ def _drift_panel(result: Retrieval, lang: str, key: str, index: Index | None) ->
     if st.button(t("Run DRIFT with the model", lang), key=f"{key}_drift", type="primary"):
         from graphrag_ui.query import run_query
 
-        with st.spinner(t("DRIFT is asking the model: expansion, primer, rounds of local searches…", lang)):
-            st.session_state[store_key] = run_query(
-                index, result.mode, result.query, result.params, llm_settings=settings, model_stages=True
-            )
+        bar = st.progress(0.0, text=t("DRIFT is asking the model: expansion, primer, rounds of local searches…", lang))
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.progress(done / max(total, 1), text=f"{stage}: {done}/{total}")
+
+        st.session_state[store_key] = run_query(
+            index,
+            result.mode,
+            result.query,
+            result.params,
+            llm_settings=settings,
+            model_stages=True,
+            on_progress=progress,
+        )
+        bar.empty()
     ran = st.session_state.get(store_key)
     if ran is None:
         prompt_panel(result, lang, key)

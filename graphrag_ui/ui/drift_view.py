@@ -44,9 +44,15 @@ def _score(node: QuestionNode) -> float | None:
 
 
 def tree_rows(tree: QuestionTree, lang: str) -> list[dict[str, object]]:
+    """One row per question; the model call that answered it (the primer's: all its fold calls)."""
+    calls: dict[str, list] = {}
+    for c in tree.calls:
+        key = "primer" if c.stage == "primer" else c.label
+        calls.setdefault(key, []).append(c)
     rows = []
     for n in depth_first(tree):
         ran = t("not followed", lang) if n.round is None else ("primer" if n.round == 0 else str(n.round))
+        made = calls.get(n.call, [])
         rows.append(
             {
                 t("question", lang): "\u3000" * n.depth + ("↳ " if n.depth else "") + n.query,
@@ -54,6 +60,9 @@ def tree_rows(tree: QuestionTree, lang: str) -> list[dict[str, object]]:
                 t("round", lang): ran,
                 t("answered", lang): n.answer is not None,
                 t("depth", lang): n.depth,
+                t("tokens", lang): sum(c.prompt_tokens + c.answer_tokens for c in made) if made else None,
+                "ms": round(sum(c.ms for c in made), 1) if made else None,
+                t("cached", lang): all(c.cached for c in made) if made else None,
                 "#": n.id,
             }
         )
@@ -67,6 +76,15 @@ def drift_tree(index: Index, tree: QuestionTree, lang: str, key: str) -> None:
         hide_index=True,
         use_container_width=True,
         column_config={t("score", lang): st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f")},
+    )
+    seed = tree.seed if tree.seed is not None else 0
+    st.caption(
+        t(
+            "Each round runs the unanswered questions in a shuffled order drawn from seed {seed}; GraphRAG "
+            "draws that order at random, so its runs follow other questions from the same tree.",
+            lang,
+            seed=seed,
+        )
     )
     run = [n for n in tree.nodes if n.local is not None]
     if not run:

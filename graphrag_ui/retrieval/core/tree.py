@@ -42,6 +42,7 @@ class QuestionTree:
     status: str = NEEDS_MODEL
     note: str = ""
     expansion: str = ""
+    seed: int | None = None  # the seed of the template draw and the rounds' shuffles
     nodes: list[QuestionNode] = field(default_factory=list)
     edges: list[QuestionEdge] = field(default_factory=list)
     rounds: list[list[int]] = field(default_factory=list)  # node ids run in each round, in run order

@@ -30,7 +30,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import drift_local_messages, drift_reduce_messages
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.result import Candidate, Retrieval
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.core.tree import QuestionEdge, QuestionNode, QuestionTree
 from graphrag_ui.retrieval.ms.drift_search import primer
@@ -108,6 +108,34 @@ class Graph:
         ]
 
 
+def _reached(result: Retrieval, tree: QuestionTree) -> None:
+    """The entities, relations and chunks any local step put in its context, each once, in the order the
+    rounds reached them (the communities stay the primer's ranking): what DRIFT looked at, for tables,
+    Compare and ``selected``."""
+    steps = [tree.nodes[nid] for ids in tree.rounds for nid in ids]
+    for kind in ("entities", "relations", "chunks"):
+        seen: set[str] = set()
+        out = result.candidates(kind)
+        for node in steps:
+            for c in (node.local or {}).get(kind, []):
+                if not c["in_context"] or c["id"] in seen:
+                    continue
+                seen.add(c["id"])
+                why = msg("reached by the local search of question #{id} (round {round})", id=node.id, round=node.round)
+                out.append(
+                    Candidate(
+                        id=c["id"],
+                        label=c["label"],
+                        data=c["data"],
+                        order=len(out),
+                        why=why,
+                        score=c["score"],
+                        rank=c["rank"],
+                        tokens=c["tokens"],
+                    )
+                )
+
+
 def _fail(result: Retrieval, graph: Graph, note: str) -> Retrieval:
     result.tree = graph.tree
     graph.tree.edges = graph.edges()
@@ -118,7 +146,7 @@ def _fail(result: Retrieval, graph: Graph, note: str) -> Retrieval:
 def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: Ask) -> Retrieval:
     """The whole DRIFT run for ``query``; ``result.tree`` says how far it got and why it stopped."""
     result = primer_stage(index, query, params, deps)
-    tree = result.tree = QuestionTree()
+    tree = result.tree = QuestionTree(seed=int(params["seed"]))
     graph = Graph(tree)
     root = graph.add(query, 0)
     if not result.messages:
@@ -185,6 +213,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
             graph.follow(a, a.follow_ups)
         tree.rounds.append([a.id for a in actions])
     tree.edges = graph.edges()
+    _reached(result, tree)
     answers_kept = [n.answer for n in tree.nodes if n.answer]
     tree.reduce_context = str(answers_kept)
     tree.reduce_messages = drift_reduce_messages(tree.reduce_context, query, str(params["response_type"]))

@@ -1,0 +1,68 @@
+"""Chromium drives the DRIFT tree (issue 20): with the local test server as the model, the Explore page
+runs ms.drift, shows the question tree, and opens one question's local retrieval in the usual tables —
+with every request that tries to leave the machine blocked and none attempted."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, new_page, settle, streamlit_app, wait_until
+from tests.llm_server import Script, default_reply, start_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+
+QUESTION = "Who directs the research station?"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    base, stop = start_server(Script(default_reply))
+    env = {"GRAPHRAG_UI_LLM_MODEL": "openai/test-model", "GRAPHRAG_UI_LLM_API_BASE": base, "OPENAI_API_KEY": "sk-test"}
+    try:
+        with streamlit_app(env=env, home=tmp_path_factory.mktemp("home")) as url:
+            yield url
+    finally:
+        stop()
+
+
+@pytest.fixture()
+def blocked():
+    urls: list[str] = []
+    yield urls
+    assert urls == [], f"requests left the machine: {urls[:5]}"
+
+
+def test_drift_tree_and_one_questions_local_retrieval(browser, app_url, blocked):
+    page = new_page(browser, blocked)
+    query = {"index": "sample:en", "mode": "ms.drift", "q": QUESTION}
+    query |= {"drift_k_followups": "3", "primer_folds": "1", "n_depth": "1"}
+    page.goto(f"{app_url}/?{urlencode(query)}")
+    settle(page)
+    page.get_by_role("button", name="Run DRIFT with the model").click()
+    settle(page)
+    picker = page.get_by_test_id("stSelectbox").filter(has_text="Local retrieval of the question").first
+    wait_until(page, lambda: picker.count() > 0, what="the DRIFT tree and its question picker")
+    grids = page.locator('[data-testid="stDataFrame"]')
+    wait_until(page, lambda: grids.count() >= 1, what="the question tree (a canvas grid)")
+    picker.click()
+    options = page.get_by_role("option")
+    wait_until(page, lambda: options.count() >= 3, what="the questions a round ran")
+    options.last.click()
+    settle(page)
+    wait_until(page, lambda: page.get_by_text("In the context").count() > 0, what="the question's local retrieval")
+    assert page.get_by_text("Scripted local answer to:").count() > 0  # the question's own answer
