@@ -6,6 +6,7 @@ import streamlit as st
 
 from graphrag_ui.i18n import t
 from graphrag_ui.ui import graph_view
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.page import open_page
 
@@ -39,7 +40,7 @@ community = c4.selectbox(
 )
 
 if community and titles.get(community):
-    c4.caption(titles[community])
+    c4.caption(md_escape(titles[community]))
 if community:
     members = [m for m in index.community_by_id[community].members if m in index.graph]
     spec = graph_view.neighbourhood(index, members, 0, level=level)

@@ -8,8 +8,9 @@ import streamlit as st
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t, translate
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.ui import index_ops, state
+from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
@@ -46,7 +47,7 @@ def progress_bar(title: str):
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=label)
+    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(label))
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
 
@@ -100,7 +101,7 @@ with tab_open:
                 t(
                     "{path}: no manifest.json here — this is not an index folder (import a source folder instead).",
                     lang,
-                    path=path,
+                    path=md_escape(path),
                 )
             )
         else:
@@ -133,7 +134,7 @@ with tab_import:
                 out.name, out, t("detected {found}", lang, found=found) + " · " + counted(imported.counts()) + warned
             )
         except UserError as exc:
-            st.error(error_text(exc, lang))
+            st.error(shown_error(exc, lang))
 with tab_build:
     relabel_uploaders(lang, index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
@@ -173,10 +174,10 @@ with tab_build:
             warned = "".join(t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in noticed)
             finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
-            st.error(error_text(exc, lang))
+            st.error(shown_error(exc, lang))
 with tab_reembed:
     if index is not None:
-        st.write(t("Current embedder: **{embedder}**", lang, embedder=index.manifest.embedder))
+        st.write(t("Current embedder: **{embedder}**", lang, embedder=md_escape(index.manifest.embedder)))
         target = st.text_input(t("New embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
         if index_key.startswith("sample:"):
             st.info(t("The bundled samples are read-only; import or build a copy to re-embed it.", lang))
@@ -189,4 +190,4 @@ with tab_reembed:
                 box.update(state="complete")
                 st.success(t("Re-embedded; the index reloads with the new vectors.", lang))
             except UserError as exc:
-                st.error(error_text(exc, lang))
+                st.error(shown_error(exc, lang))

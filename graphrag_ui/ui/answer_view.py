@@ -6,14 +6,14 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import t
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
-from graphrag_ui.ui.text import safe_markdown
 
 
 def _answer_key(result: Retrieval) -> str:
@@ -40,8 +40,8 @@ def answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool
                 "keywords ({source}): hl = {hl} · ll = {ll}",
                 lang,
                 source=source,
-                hl=result.keywords.hl,
-                ll=result.keywords.ll,
+                hl=md_escape(result.keywords.hl),
+                ll=md_escape(result.keywords.ll),
             )
         )
     if not settings.configured:
@@ -82,7 +82,7 @@ def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):
         if not parts:
             waiting.caption(t("{model} is answering…", lang, model=settings.model))
         parts.append(token)
-        box.markdown(safe_markdown("".join(parts)) + " ▌")
+        box.markdown(md_escape("".join(parts), formatting=True) + " ▌")
 
     reply = answering.answer(result, settings, stream=True, on_token=on_token, use_cache=use_cache)
     waiting.empty()
@@ -95,16 +95,16 @@ def _show_reply(reply, lang: str, retry_key: str) -> None:
     if reply.error_kind in INCOMPLETE_KINDS:
         incomplete_notice(reply, lang, retry_key)
     elif reply.error:
-        st.error(translate(reply.error, lang))
+        st.error(shown(reply.error, lang))
     else:
-        st.markdown(safe_markdown(reply.text))
+        st.markdown(md_escape(reply.text, formatting=True))
         cost = t("unknown", lang) if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
         hit = t(" · cache hit", lang) if reply.cached else ""
         st.caption(
             t(
                 "{model}{hit} · {prompt} prompt + {answer} answer tokens · cost {cost}",
                 lang,
-                model=reply.model,
+                model=md_escape(reply.model),
                 hit=hit,
                 prompt=reply.prompt_tokens,
                 answer=reply.answer_tokens,
