@@ -10,7 +10,7 @@ from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.ui import index_ops, state
-from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.escape import md_escape, shown, shown_error
 from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
@@ -128,7 +128,7 @@ with tab_import:
             found, imported = import_source(kind, src, out, embedder or None, update)
             box.update(state="complete")
             warned = "".join(
-                t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in import_warnings(imported)
+                t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in import_warnings(imported)
             )
             finish(
                 out.name, out, t("detected {found}", lang, found=found) + " · " + counted(imported.counts()) + warned
@@ -171,7 +171,7 @@ with tab_build:
                 on_warning=noticed.append,
             )
             box.update(state="complete")
-            warned = "".join(t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in noticed)
+            warned = "".join(t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in noticed)
             finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
             st.error(shown_error(exc, lang))
