@@ -100,14 +100,20 @@ def translate(text: Any, lang: str = "en") -> Any:
     """``text`` in ``lang``: a ``Msg`` by its catalogue entry (values translated in turn); anything else as is."""
     if lang == "en" or not isinstance(text, Msg):
         return text
-    catalogue = _catalogue(lang)
-    if text.context is None:
-        template = catalogue.gettext(text.template)
-    else:
-        template = catalogue.pgettext(text.context, text.template)
+    template = template_in(text, lang)
     if not text.values:
         return template
     return template.format(**{k: translate(v, lang) if isinstance(v, Msg) else v for k, v in text.values.items()})
+
+
+def template_in(text: Msg, lang: str) -> str:
+    """The template of the message ``text`` in ``lang`` (its catalogue entry), values not filled in."""
+    if lang == "en":
+        return text.template
+    catalogue = _catalogue(lang)
+    if text.context is None:
+        return catalogue.gettext(text.template)
+    return catalogue.pgettext(text.context, text.template)
 
 
 def t(template: str, lang: str = "en", **values: Any) -> str:

@@ -6,13 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t
+from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui import staged_answer, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
@@ -65,7 +65,7 @@ for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1]
                         "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was "
                         "left out.",
                         lang,
-                        param=key,
+                        param=md_escape(key),
                         mode=mode,
                         fix=fix,
                     )
@@ -88,7 +88,7 @@ for side, (mode, values, hl, ll) in sides.items():
         results[side] = retrieve(index, index_key, mode, query, values, hl, ll)
     except UserError as exc:
         title = t("Left", lang) if side == "a" else t("Right", lang)
-        st.error(t("{side}: {error}", lang, side=title, error=error_text(exc, lang)))
+        st.error(t("{side}: {error}", lang, side=md_escape(title), error=shown_error(exc, lang)))
         st.stop()
 
 st.subheader(t("Overlap", lang))

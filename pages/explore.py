@@ -5,12 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t, translate
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import mode_marks, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
+from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -67,7 +68,7 @@ with top[1]:
             try:
                 index = state.load_index(index.path, vectors="server")
             except UserError as exc:
-                st.error(error_text(exc, lang))
+                st.error(shown_error(exc, lang))
                 st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
@@ -113,7 +114,7 @@ for key, fix in unknown:
         t(
             "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was left out.",
             lang,
-            param=key,
+            param=md_escape(key),
             mode=mode,
             fix=fix,
         )
@@ -123,7 +124,7 @@ if mode_marks.explain_cannot_run(mode, marks, lang):
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:
-    st.error(error_text(exc, lang))
+    st.error(shown_error(exc, lang))
     st.stop()
 
 warnings_box(result, lang)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from graphrag_ui.i18n import t
 from graphrag_ui.ui import graph_view
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.graph_panel import show_graph
 from graphrag_ui.ui.graph_picker import DRAWN, current_entity, entity_picker
 from graphrag_ui.ui.page import open_page
@@ -37,7 +38,7 @@ community = c4.selectbox(
 )
 
 if community and titles.get(community):
-    c4.caption(titles[community])
+    c4.caption(md_escape(titles[community]))
 if community:
     spec = graph_view.community_members(index, community, level=level)
     scope = f"community|{community}|{level}"

@@ -8,8 +8,9 @@ import streamlit as st
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t, translate
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.ui import index_ops, state
+from graphrag_ui.ui.escape import md_escape, shown, shown_error
 from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
@@ -46,7 +47,7 @@ def progress_bar(title: str):
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
     key = state.register_index(label, folder)
-    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=label)
+    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(label))
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
 
@@ -118,7 +119,7 @@ with tab_open:
                 t(
                     "{path}: no manifest.json here — this is not an index folder (import a source folder instead).",
                     lang,
-                    path=path,
+                    path=md_escape(path),
                 )
             )
         else:
@@ -158,7 +159,7 @@ with tab_import:
             found, imported = import_source(kind, src, out, index_ops.chosen_embedder(choice, model), update)
             box.update(state="complete")
             warned = "".join(
-                t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in import_warnings(imported)
+                t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in import_warnings(imported)
             )
             finish(
                 out.name, out, t("detected {found}", lang, found=found) + " · " + counted(imported.counts()) + warned
@@ -166,7 +167,7 @@ with tab_import:
         except UserError as exc:
             if box is not None:  # the spinner stops: the import is over
                 box.update(label=t("Import failed", lang), state="error", expanded=False)
-            st.error(error_text(exc, lang))
+            st.error(shown_error(exc, lang))
 with tab_build:
     relabel_uploaders(lang, index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
@@ -204,15 +205,15 @@ with tab_build:
                 on_warning=noticed.append,
             )
             box.update(state="complete")
-            warned = "".join(t(" — warning: {warning}", lang, warning=translate(w, lang)) for w in noticed)
+            warned = "".join(t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in noticed)
             finish(out.name, out, counted(built.counts()) + warned)
         except UserError as exc:
             if box is not None:
                 box.update(label=t("Building failed", lang), state="error", expanded=False)
-            st.error(error_text(exc, lang))
+            st.error(shown_error(exc, lang))
 with tab_reembed:
     if index is not None:
-        st.write(t("Current embedder: **{embedder}**", lang, embedder=index.manifest.embedder))
+        st.write(t("Current embedder: **{embedder}**", lang, embedder=md_escape(index.manifest.embedder)))
         target = st.text_input(t("New embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
         if index_key.startswith("sample:"):
             st.info(t("The bundled samples are read-only; import or build a copy to re-embed it.", lang))
@@ -230,4 +231,4 @@ with tab_reembed:
             except UserError as exc:
                 if box is not None:
                     box.update(label=t("Re-embedding failed", lang), state="error", expanded=False)
-                st.error(error_text(exc, lang))
+                st.error(shown_error(exc, lang))

@@ -6,9 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t
+from graphrag_ui.i18n import t
 from graphrag_ui.query import query_embedder_id
 from graphrag_ui.retrieval.core.recall import explain_recall
+from graphrag_ui.ui.escape import shown_error
 from graphrag_ui.ui.labels import COLUMNS, label
 from graphrag_ui.ui.page import open_page
 
@@ -48,7 +49,7 @@ try:
 
     vec = get_embedder(query_embedder_id(index)).embed([text])[0]
 except UserError as exc:
-    st.warning(t("{error} — showing ILIKE only.", lang, error=error_text(exc, lang)))
+    st.warning(t("{error} — showing ILIKE only.", lang, error=shown_error(exc, lang)))
     vec = None
 with st.spinner(t("Searching the entity catalog…", lang)):  # a team catalog server may take its timeout
     breakdown = explain_recall(index, text, vec, top_k=limit, threshold=threshold, weights=(w_ilike, w_sim, w_occ))

@@ -11,7 +11,7 @@ import os
 import streamlit as st
 
 from graphrag_ui.embed import available_embedders
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import t
 from graphrag_ui.ui import state
 from graphrag_ui.ui.page import open_page
 
@@ -19,6 +19,7 @@ lang, _, _ = open_page("settings", require_index=False)
 
 from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
 from graphrag_ui.redact import redact  # noqa: E402
+from graphrag_ui.ui.escape import md_escape, shown  # noqa: E402
 
 settings = LLMSettings.from_env_and_secrets()
 st.subheader(t("LLM", lang))
@@ -40,7 +41,7 @@ if st.button(t("Test connection", lang), disabled=not settings.configured):
 
     with st.spinner(t("Calling the model…", lang)):
         ok, message = test_connection(settings)
-    (st.success if ok else st.error)(translate(message, lang))
+    (st.success if ok else st.error)(shown(message, lang))
 st.subheader(t("Embedders", lang))
 index = st.session_state.get("_index")
 if index is not None:
@@ -48,7 +49,7 @@ if index is not None:
         t(
             "This index was embedded with **{embedder}** ({dim} dimensions).",
             lang,
-            embedder=index.manifest.embedder,
+            embedder=md_escape(index.manifest.embedder),
             dim=index.manifest.dimension,
         )
     )

@@ -39,7 +39,7 @@ def free_port() -> int:
 @contextlib.contextmanager
 def streamlit_app(env: dict[str, str] | None = None, home: Path | None = None):
     """Yield the base URL of a fresh app server (``python -m graphrag_ui.serve``) on a free loopback port."""
-    port = free_port()
+    port = int(os.environ.get("GRAPHRAG_UI_TEST_APP_PORT") or 0) or free_port()  # a fixed one when asked
     environment = {**os.environ, **(env or {})}
     if home is not None:  # conftest sets a default home for the whole run: an explicit one wins
         environment["GRAPHRAG_UI_HOME"] = str(home)

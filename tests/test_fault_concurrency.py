@@ -125,3 +125,16 @@ def test_registrations_from_several_processes_lose_none(tmp_path, monkeypatch):
     with concurrent.futures.ProcessPoolExecutor(max_workers=4) as pool:
         list(pool.map(_register, [(home, i * per, per) for i in range(4)]))
     assert registered_indexes() == {f"index {i}": f"/srv/indexes/{i}" for i in range(REGISTRATIONS)}
+
+
+def test_an_index_opened_before_a_save_keeps_its_own_catalog(tmp_path):
+    from graphrag_ui.index.catalog import find_entities_by_name_or_alias as find
+
+    target = tmp_path / "shared"
+    store.save(store.load(EN), target, chroma=False)
+    opened = store.load(target)
+    before = find(opened, "Guild of Tidewrights", 5)
+    assert before
+    store.save(store.load(SAMPLES / "zh" / "index"), target, chroma=False)  # another index in its place
+    assert find(opened, "Guild of Tidewrights", 5) == before  # not the new folder's catalog
+    assert find(store.load(target), "Guild of Tidewrights", 5) != before

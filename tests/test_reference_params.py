@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ui_fixtures import plain
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.llm.answer import messages_for
@@ -229,11 +230,11 @@ def test_conversation_history_reaches_the_answer_messages(sample):
 def test_a_link_carries_reference_fields_beside_the_widgets(app):
     at = app(index="sample:en", mode="lightrag.naive", q="Lantern Festival", lightrag_max_entity_tokens="5000")
     assert not at.exception
-    shown = [w.value for w in at.warning]
+    shown = [plain(w.value) for w in at.warning]
     assert "max_entity_tokens is not used by lightrag.naive; LightRAG ignores it too" in shown
     typo = app(index="sample:en", mode="lightrag.naive", q="Lantern Festival", lightrag_top_kk="3")
     assert not typo.exception
-    assert any("lightrag_top_kk" in w.value and "did you mean top_k?" in w.value for w in typo.warning)
+    assert any("lightrag_top_kk" in plain(w.value) and "did you mean top_k?" in plain(w.value) for w in typo.warning)
 
 
 def test_every_registered_mode_is_in_the_sweep():

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from chroma_server import chroma_server, free_port
+from ui_fixtures import plain
 from zh_catalogue import allowed_names, untranslated, visible_strings
 
 from graphrag_ui.cli import main
@@ -194,7 +195,7 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
     key = register_index(f"team-{lang}", saved[lang])
     at = app(index=key, mode="nano.local", q=first_question(lang), vectors="server", lang=lang)
     assert not at.error, [e.value for e in at.error]
-    (note,) = [i.value for i in at.info if f"127.0.0.1:{port}" in i.value]
+    (note,) = [plain(i.value) for i in at.info if f"127.0.0.1:{port}" in plain(i.value)]
     assert note == t("Vectors searched by chroma HNSW on {where}.", lang, where=f"127.0.0.1:{port}")
     overlap = t(
         "{kind}: server top-{k} ∩ exact top-{k}: {both}/{n}", lang, kind=t("Entities", lang), k=25, both=25, n=25
@@ -210,7 +211,7 @@ def test_explore_offers_the_server_and_shows_the_overlap(server, app, monkeypatc
         assert not missing, missing
     # the exact engine is the default and shows no server note
     at = app(index=key, mode="nano.local", q=first_question(lang), lang=lang)
-    assert not [i for i in at.info if f"127.0.0.1:{port}" in i.value]
+    assert not [i for i in at.info if f"127.0.0.1:{port}" in plain(i.value)]
 
 
 def test_explore_does_not_offer_the_server_for_a_local_index(app):

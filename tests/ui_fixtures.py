@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,11 @@ SVG_NAME = "<svg onload=\"window.__pwned=3;alert('svg')\">Lighthouse"
 REL_DESC = "</script><script>window.__pwned=4;alert('rel')</script> guards the light"
 TITLE = "<img src=y onerror=\"window.__pwned=5;alert('title')\"> Harbour circle"
 PAYLOAD_MARKERS = ("<script>window.__pwned", "<img src=x onerror", "<svg onload", "<img src=y onerror")
+
+
+def plain(markdown: str) -> str:
+    """What a Markdown element's source reads as: the backslash escapes of ``ui.escape.md_escape`` removed."""
+    return re.sub(r"\\(.)", r"\1", str(markdown))
 
 
 def evil_index() -> Index:

@@ -375,14 +375,25 @@ def server_table(index_path: str | Path) -> str | None:
     return table if isinstance(table, str) and re.fullmatch(r"[a-z0-9_]{1,63}", table) else None
 
 
+def _same_folder(index: Index) -> bool:
+    """Whether the folder still holds the save ``index`` was loaded from. A save since then put another
+    folder in its place, whose catalog belongs to other rows: the loaded index then answers from an
+    in-memory catalog of its own entities (never a mix of two saves)."""
+    from graphrag_ui.index.store_load import identity
+
+    loaded = getattr(index, "folder_identity", None)
+    return loaded is None or identity(Path(index.path)) == loaded
+
+
 def for_index(index: Index) -> Catalog:
     """The catalog of a loaded index: the team server's table when configured and recorded, else its
     ``catalog.sqlite``; an in-memory one for an unsaved index."""
     url = server_url_from_env()
-    table = server_table(index.path) if url and index.path else None
+    same = index.path and _same_folder(index)
+    table = server_table(index.path) if url and same else None
     if url and table:
         return open_catalog(url, table)
-    if index.path and (Path(index.path) / CATALOG_FILE).is_file():
+    if same and (Path(index.path) / CATALOG_FILE).is_file():
         return open_catalog(index.path)
     catalog = getattr(index, "_memory_catalog", None)
     if catalog is None or catalog.source is not index.entities or catalog.source_rows != len(index.entities):

@@ -94,15 +94,16 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
     folder = Path(path)
     with paused_gc():
         for attempt in range(SWAP_RETRIES + 1):
-            before = _identity(folder)
+            before = identity(folder)
             try:
                 index = _load(folder, finite_vectors, vectors)
             except IndexFormatError:
                 # damaged only if no save swapped the folder while it was read; else read the new one
-                if attempt == SWAP_RETRIES or (before is not None and _identity(folder) == before):
+                if attempt == SWAP_RETRIES or (before is not None and identity(folder) == before):
                     raise
             else:
-                if attempt == SWAP_RETRIES or _identity(folder) == before:
+                if attempt == SWAP_RETRIES or identity(folder) == before:
+                    index.folder_identity = before  # type: ignore[attr-defined]  (catalog.for_index)
                     return index
             _wait_for_swap(folder)
     raise AssertionError("unreachable")  # the loop returns or raises
@@ -112,7 +113,7 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
 SWAP_RETRIES = 5
 
 
-def _identity(folder: Path) -> tuple[int, int, int] | None:
+def identity(folder: Path) -> tuple[int, int, int] | None:
     """Which directory ``folder`` is now: a save puts a new one in its place (another inode; rename
     also sets the directory's ctime, so an inode number reused by a later save still differs)."""
     try:

@@ -2,7 +2,7 @@
 
 Provider failures never raise here: they come back as ``AnswerResult.error`` (one sentence), with
 whatever text had arrived before a stream broke. The answer text is returned as plain text — the
-UI escapes it before rendering (``graphrag_ui.ui.text.safe_markdown``).
+UI escapes it before rendering (``graphrag_ui.ui.escape.md_escape``).
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui.drift_view import drift_tree
+from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.labels import KEYWORD_SOURCES, label
 from graphrag_ui.ui.prompt_panel import prompt_panel
 from graphrag_ui.ui.staged_answer import staged_answer_panel
-from graphrag_ui.ui.text import safe_markdown
 
 
 def _answer_key(result: Retrieval) -> str:
@@ -48,8 +48,8 @@ def answer_panel(
                 "keywords ({source}): hl = {hl} · ll = {ll}",
                 lang,
                 source=source,
-                hl=result.keywords.hl,
-                ll=result.keywords.ll,
+                hl=md_escape(result.keywords.hl),
+                ll=md_escape(result.keywords.ll),
             )
         )
     if not settings.configured:
@@ -141,7 +141,7 @@ def _stream_answer(result: Retrieval, settings, use_cache: bool, lang: str):
         if not parts:
             waiting.caption(t("{model} is answering…", lang, model=settings.model))
         parts.append(token)
-        box.markdown(safe_markdown("".join(parts)) + " ▌")
+        box.markdown(md_escape("".join(parts), formatting=True) + " ▌")
 
     reply = answering.answer(result, settings, stream=True, on_token=on_token, use_cache=use_cache)
     waiting.empty()
@@ -154,16 +154,16 @@ def _show_reply(reply, lang: str, retry_key: str) -> None:
     if reply.error_kind in INCOMPLETE_KINDS:
         incomplete_notice(reply, lang, retry_key)
     elif reply.error:
-        st.error(translate(reply.error, lang))
+        st.error(shown(reply.error, lang))
     else:
-        st.markdown(safe_markdown(reply.text))
+        st.markdown(md_escape(reply.text, formatting=True))
         cost = t("unknown", lang) if reply.cost_usd is None else f"${reply.cost_usd:.5f}"
         hit = t(" · cache hit", lang) if reply.cached else ""
         st.caption(
             t(
                 "{model}{hit} · {prompt} prompt + {answer} answer tokens · cost {cost}",
                 lang,
-                model=reply.model,
+                model=md_escape(reply.model),
                 hit=hit,
                 prompt=reply.prompt_tokens,
                 answer=reply.answer_tokens,

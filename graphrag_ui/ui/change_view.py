@@ -18,8 +18,8 @@ import streamlit as st
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.change import Change, diff, summary
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.tables import Marks
-from graphrag_ui.ui.text import safe_markdown
 
 
 @dataclass
@@ -99,4 +99,4 @@ def _pin_help(lang: str) -> str:
 
 
 def _md(text: str) -> str:
-    return safe_markdown(text)
+    return md_escape(text)

@@ -16,9 +16,9 @@ from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.tree import QuestionNode, QuestionTree
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, label
-from graphrag_ui.ui.text import safe_markdown
 
 
 def depth_first(tree: QuestionTree) -> list[QuestionNode]:
@@ -97,7 +97,7 @@ def drift_tree(index: Index, tree: QuestionTree, lang: str, key: str) -> None:
     )
     node = tree.nodes[chosen]
     if node.answer is not None:
-        st.markdown(safe_markdown(str(node.answer)))
+        st.markdown(md_escape(str(node.answer), formatting=True))
     local = Retrieval.from_dict(node.local or {})
     for kind in KINDS:
         if local.candidates(kind):

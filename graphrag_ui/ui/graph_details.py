@@ -10,25 +10,21 @@ import streamlit as st
 
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
+from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.graph_style import role_text
-
-
-def md(text: str) -> str:
-    """Escape Markdown control characters in short labels."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]<>()#+-.!|~$:" else ch for ch in text)
 
 
 def node_details(index: Index, name: str, role: str, why: str, lang: str) -> None:
     """Everything known about one entity, as text (never HTML)."""
     entity = index.entity_by_name.get(name)
     if entity is None:
-        st.warning(t("{name} is not an entity of this index.", lang, name=name))
+        st.warning(t("{name} is not an entity of this index.", lang, name=md_escape(name)))
         return
     with st.container(border=True):
-        st.markdown(f"#### {md(entity.name)}")
+        st.markdown(f"#### {md_escape(entity.name)}")
         st.markdown(
             t("Type", lang)
-            + f" `{md(entity.type or '—')}` · "
+            + f" {md_escape(entity.type or '—')} · "
             + t("Degree", lang)
             + f" **{index.graph.degree(entity.name)}** · "
             + t("Source chunks", lang)
@@ -44,7 +40,7 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
         with st.container(height=220 if len(description) > 500 else "content", border=False):
             st.text(description)
         if entity.aliases:
-            st.caption(t("Aliases", lang) + ": " + ", ".join(md(a) for a in entity.aliases))
+            st.caption(t("Aliases", lang) + ": " + md_escape(", ".join(entity.aliases)))
         rows = []
         for level, cid in entity.communities:
             community = index.community_by_id.get(cid)
@@ -56,7 +52,7 @@ def node_details(index: Index, name: str, role: str, why: str, lang: str) -> Non
             with st.expander(t("Source chunks", lang) + f" ({len(entity.source_chunk_ids)})"):
                 for cid in entity.source_chunk_ids[:8]:
                     chunk = index.chunk_by_id.get(cid)
-                    st.caption(cid)
+                    st.caption(md_escape(cid))
                     st.text(
                         (chunk.text[:600] + ("…" if len(chunk.text) > 600 else "")) if chunk else t("(missing)", lang)
                     )

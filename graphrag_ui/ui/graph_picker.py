@@ -12,7 +12,7 @@ import streamlit as st
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_search
-from graphrag_ui.ui.graph_details import md
+from graphrag_ui.ui.escape import md_escape
 
 ENTITY = "g_entity"  # the picked entity (session and URL)
 QUERY = "g_q"  # the search box
@@ -65,8 +65,8 @@ def entity_picker(index: Index, lang: str) -> None:
     def display(name: str) -> str:
         match = shown.get(name)
         if match is not None and match.alias:
-            return md(f"{match.alias} → {name}")
-        return md(name)
+            return md_escape(f"{match.alias} → {name}")
+        return md_escape(name)
 
     st.session_state[PICK] = current
     st.pills(
@@ -81,16 +81,16 @@ def entity_picker(index: Index, lang: str) -> None:
     if not typed:
         st.caption(t("Type to search all {n} entity names and aliases.", lang, n=f"{found:,}"))
     elif not matches:
-        st.caption(t("No entity name or alias contains “{text}”.", lang, text=typed))
+        st.caption(t("No entity name or alias contains “{text}”.", lang, text=md_escape(typed)))
     elif found == 1:
-        st.caption(t("One entity matches “{text}” (names and aliases).", lang, text=typed))
+        st.caption(t("One entity matches “{text}” (names and aliases).", lang, text=md_escape(typed)))
     else:
         st.caption(
             t(
                 "{n} entities match “{text}” (names and aliases): the best {shown} are listed.",
                 lang,
                 n=f"{found:,}",
-                text=typed,
+                text=md_escape(typed),
                 shown=len(matches),
             )
         )

@@ -12,8 +12,9 @@ from collections.abc import Callable
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t
+from graphrag_ui.i18n import t
 from graphrag_ui.redact import redact
+from graphrag_ui.ui.escape import md_escape, shown_error
 
 log = logging.getLogger("graphrag_ui.ui")
 
@@ -21,14 +22,14 @@ log = logging.getLogger("graphrag_ui.ui")
 def message(exc: Exception, lang: str) -> str:
     """One line for the user: our own errors already say what/where/fix; others get a generic fix."""
     if isinstance(exc, UserError):
-        return error_text(exc, lang)
+        return shown_error(exc, lang)
     first = (redact(str(exc)).strip().splitlines() or [""])[0][:200]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     return t(
         "Something went wrong while drawing this page ({what}). Try again or change the last "
         "setting; if it persists, pick another index and report the server log.",
         lang,
-        what=what,
+        what=md_escape(what),
     )
 
 

@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
-from graphrag_ui.ui.text import safe_markdown
+from graphrag_ui.i18n import t
+from graphrag_ui.ui.escape import md_escape, shown
 
 
 def incomplete_notice(reply, lang: str, retry_key: str) -> None:
     """A cut answer (stream broken, or the model's length limit): its text, a notice and a retry button."""
     if reply.text:
-        st.markdown(safe_markdown(reply.text))
+        st.markdown(md_escape(reply.text, formatting=True))
     if reply.error_kind == "length":
         notice = t(
             "Incomplete answer: the model stopped at its length limit, so the text above is cut short and was "
             "not cached. ({error})",
             lang,
-            error=translate(reply.error, lang),
+            error=shown(reply.error, lang),
         )
     else:
         notice = t(
             "Incomplete answer: the stream stopped before the model finished, so the text above is cut "
             "short and was not cached. ({error})",
             lang,
-            error=translate(reply.error, lang),
+            error=shown(reply.error, lang),
         )
     st.warning(notice, icon=":material/warning:")
     st.button(

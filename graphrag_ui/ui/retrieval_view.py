@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
@@ -12,17 +12,17 @@ from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import tables
 from graphrag_ui.ui.budget_view import budget_chart
+from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.sweep_view import sweep_view
-from graphrag_ui.ui.text import safe_markdown
 
 
 def warnings_box(result: Retrieval, lang: str = "en") -> None:
     for warning in result.warnings:
-        st.warning(translate(warning, lang), icon="⚠️")
+        st.warning(shown(warning, lang), icon="⚠️")
 
 
 def vector_search_note(result: Retrieval, lang: str = "en") -> None:
@@ -31,7 +31,7 @@ def vector_search_note(result: Retrieval, lang: str = "en") -> None:
     if not info:
         return
     st.info(
-        t("Vectors searched by chroma HNSW on {where}.", lang, where=safe_markdown(info.get("server", ""))),
+        t("Vectors searched by chroma HNSW on {where}.", lang, where=md_escape(info.get("server", ""))),
         icon=":material/dns:",
     )
     agreed = overlaps(info)

@@ -11,13 +11,13 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg, t
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
+from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.prompt_panel import prompt_panel
-from graphrag_ui.ui.text import safe_markdown
 
 
 def _run_key(result: Retrieval) -> str:
@@ -44,7 +44,7 @@ def _run(result: Retrieval, settings, use_cache: bool, lang: str) -> None:
 
     def on_token(token: str) -> None:
         parts.append(token)
-        box.markdown(safe_markdown("".join(parts)) + " ▌")
+        box.markdown(md_escape("".join(parts), formatting=True) + " ▌")
 
     out, reply = map_reduce.run_map_reduce(
         result, settings, stream=True, on_token=on_token, on_progress=on_progress, use_cache=use_cache
@@ -109,9 +109,9 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     if reply is not None and reply.error_kind in INCOMPLETE_KINDS:  # the reduce answer arrived only in part
         incomplete_notice(reply, lang, f"{key}_retry_pending")
     elif current.stages is not None and current.stages.status == FAILED:
-        st.error(translate(current.stages.note, lang))
+        st.error(shown(current.stages.note, lang))
     if reply is not None and not reply.error and current.stages is not None:
-        st.markdown(safe_markdown(reply.text))
+        st.markdown(md_escape(reply.text, formatting=True))
         calls = current.stages.calls
         tokens = sum(c.prompt_tokens + c.answer_tokens for c in calls)
         cached = sum(1 for c in calls if c.cached)

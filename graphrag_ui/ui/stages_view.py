@@ -9,10 +9,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import DONE, FAILED, NEEDS_MODEL, Stages
 from graphrag_ui.ui import stage_tables
+from graphrag_ui.ui.escape import shown
 from graphrag_ui.ui.labels import COLUMNS, ROLE_LABELS, label
 
 
@@ -70,7 +71,7 @@ def failure_notice(stages: Stages, lang: str) -> str | None:
             "Every map call failed (batch {failed}: {error}); the reduce stage did not run. Run again.",
             lang,
             failed=numbers,
-            error=translate(failed[0].error, lang),
+            error=shown(failed[0].error, lang),
         )
     return t(
         "Map batch {failed} failed ({error}); batch {answered} answered and their {points} points are shown, "
@@ -78,7 +79,7 @@ def failure_notice(stages: Stages, lang: str) -> str | None:
         "come from the cache.",
         lang,
         failed=numbers,
-        error=translate(failed[0].error, lang),
+        error=shown(failed[0].error, lang),
         answered=", ".join(answered),
         points=len(stages.points),
     )
@@ -96,7 +97,7 @@ def status_box(result: Retrieval, lang: str) -> None:
     elif failure:
         st.warning(failure, icon=":material/error:")
     elif stages.note:  # a failure is also said as an error beside the answer button
-        st.caption(translate(stages.note, lang))
+        st.caption(shown(stages.note, lang))
 
 
 def batches_view(result: Retrieval, lang: str, key: str) -> None:

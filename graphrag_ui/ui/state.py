@@ -16,8 +16,9 @@ from pathlib import Path
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import LANGUAGES, error_text, t
+from graphrag_ui.i18n import LANGUAGES, t
 from graphrag_ui.index.model import Index
+from graphrag_ui.ui.escape import md_escape, shown_error
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {"sample:en": ROOT / "data" / "sample" / "en", "sample:zh": ROOT / "data" / "sample" / "zh"}
@@ -175,7 +176,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
         key = st.selectbox(
             t("Index", lang), list(choices), key="index", bind="query-params", placeholder=t("Choose an option", lang)
         )
-        st.caption(choice_label(key, lang))
+        st.caption(md_escape(choice_label(key, lang)))
     url_notices.check_frame(list(choices), choice_label(key, lang), lang)
     url_notices.show(url_notices.frame_notices(lang))
     index = _open(choices[key], key, lang)
@@ -185,8 +186,6 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
 
 def _open(path: Path, key: str, lang: str) -> Index | None:
     """The picked index, or None after one error line in the main area saying what to do."""
-    from graphrag_ui.ui.escape import md_escape
-
     if key.startswith("path:") and not path.exists():
         st.error(
             t(
@@ -203,14 +202,14 @@ def _open(path: Path, key: str, lang: str) -> Index | None:
     try:
         return load_index(path, vectors_engine(path))
     except UserError as exc:
-        st.error(error_text(exc, lang))
+        st.error(shown_error(exc, lang))
     except Exception as exc:  # a damaged folder must not take the page down
         st.error(
             t(
                 "Could not open the index at {path}: {error}",
                 lang,
-                path=path,
-                error=f"{type(exc).__name__}: {exc}",  # an unexpected fault: Python's own words, as data
+                path=md_escape(path),
+                error=md_escape(f"{type(exc).__name__}: {exc}"),  # an unexpected fault: Python's own words, as data
             )
         )
     return None

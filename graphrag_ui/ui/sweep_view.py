@@ -21,6 +21,7 @@ from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.schema import ParamSpec
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.sweep import MAX_STEPS, Sweep, run_sweep
+from graphrag_ui.ui.escape import shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
 
 DEFAULT_STEPS = 16
@@ -123,7 +124,7 @@ def sweep_view(index: Index, result: Retrieval, lang: str, key: str, widget_keys
         try:
             values = _values(param, start, stop, every)
         except UserError as exc:
-            st.error(error_text(exc, lang))
+            st.error(shown_error(exc, lang))
             return
         job = Job(signature, len(values))
         st.session_state[job_key] = job

@@ -1,0 +1,148 @@
+"""Fault matrix, text is data (issue 21, deliver 2), headless: no Markdown element gets a live payload.
+
+The pixel index (``pixel_fixtures``) puts a Markdown image, a reference image, an ``<img>``, a link, a
+colour directive and an icon directive into every text field; a model server answers with the same
+payloads (answers, keywords, map points, errors); links carry them in ``q``, ``ll``, ``hl``, ``index``
+and parameter names. Every page and view is rendered with AppTest, and every element that Streamlit
+renders as Markdown (markdown, captions, alerts, headings, labels, tooltips) is checked: each payload
+character that would start an image, link, tag or directive must be escaped. Widget values, code
+blocks and tables are data already. ``tests/test_browser_pixels.py`` checks the same in chromium by
+counting requests to a pixel server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from llm_server import Reply, default_reply, serve_fixture
+from pixel_fixtures import LIVE, payload, save_pixel_index
+from test_app import open_view
+
+from graphrag_ui.ui.state import register_index
+
+PORT = 9  # nothing is fetched headless: the address only has to look real
+FIELDS = ("body", "label", "help", "placeholder")
+PLAIN = ("Text", "Code", "Json")  # elements that show their text as typed
+VIEWS = ("entities", "relations", "chunks", "communities", "graph", "budget", "context")
+
+
+@pytest.fixture()
+def pixels(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
+    return register_index("pixels " + payload(PORT, "label"), save_pixel_index(tmp_path, PORT))
+
+
+def hostile(body: dict[str, Any]) -> Reply:
+    """The default script's replies with the payload in every string (JSON stays JSON)."""
+    reply = default_reply(body)
+    try:
+        data = json.loads(reply.text)
+    except ValueError:
+        return Reply(text=reply.text + "\n\n" + payload(PORT, "answer"))
+
+    def spiked(value: Any) -> Any:
+        if isinstance(value, str):
+            return value + " " + payload(PORT, "model")
+        if isinstance(value, list):
+            return [spiked(v) for v in value]
+        if isinstance(value, dict):
+            return {k: v if k in ("score", "rating") else spiked(v) for k, v in value.items()}
+        return value
+
+    return Reply(text=json.dumps(spiked(data)))
+
+
+@pytest.fixture()
+def model(monkeypatch, no_network):
+    gen = serve_fixture()
+    start = next(gen)
+
+    def make(replies=hostile):
+        url, script = start(replies)
+        monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/gpt-4o-mini")
+        monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", url)
+        return script
+
+    yield make
+    gen.close()
+
+
+def live(at) -> list[tuple[str, str, str]]:
+    """(element, field, text) of every Markdown-rendered text holding an unescaped payload."""
+    found: list[tuple[str, str, str]] = []
+
+    def visit(node: Any) -> None:
+        proto = getattr(node, "proto", None) if type(node).__name__ not in PLAIN else None
+        for name in FIELDS:
+            value = getattr(proto, name, None) if proto is not None else None
+            if isinstance(value, str) and LIVE.search(value):
+                found.append((type(node).__name__, name, value[:200]))
+        children = getattr(node, "children", None)
+        for child in children.values() if isinstance(children, dict) else []:
+            visit(child)
+
+    visit(at._tree)
+    return found
+
+
+def checked(at) -> int:
+    assert not at.exception, [e.value for e in at.exception]
+    assert live(at) == [], live(at)[:3]
+    return 1
+
+
+QUESTION = "MARA QUAY " + payload(PORT, "q")
+MODES = ("nano.local", "nano.global", "lightrag.hybrid", "lightrag.local", "ms.local", "ms.global", "ms.basic")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_explore_views_without_a_model(app, pixels, mode):
+    at = app(index=pixels, mode=mode, q=QUESTION, ll=payload(PORT, "ll"), hl=payload(PORT, "hl"))
+    checked(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "duplicate id" in said and "not a finite number" in said, said  # index text inside warnings
+    for view in VIEWS:
+        open_view(at, view)
+        checked(at)
+
+
+@pytest.mark.parametrize("mode", ("nano.local", "lightrag.hybrid", "ms.local", "ms.global", "nano.global"))
+def test_model_answers_and_notes(app, pixels, model, mode):
+    script = model()
+    at = app(index=pixels, mode=mode, q=QUESTION)
+    checked(at)
+    at.button(key="main_ask").click().run()
+    checked(at)
+    assert any(r["path"].endswith("/chat/completions") for r in script.requests)
+    for view in ("batches", "points") if mode.endswith("global") else ("context",):
+        open_view(at, view)
+        checked(at)
+
+
+@pytest.mark.parametrize("status", [400, 500])
+def test_model_errors(app, pixels, model, status):
+    model([Reply(status=status, text="bad " + payload(PORT, "error"))])
+    at = app(index=pixels, mode="nano.local", q=QUESTION)
+    at.button(key="main_ask").click().run()
+    checked(at)
+    assert at.error, "the model error is shown"
+
+
+def test_other_pages(app, pixels):
+    checked(app("pages/graph.py", index=pixels))
+    at = app("pages/graph.py", index=pixels)
+    names = at.selectbox(key="g_node").options
+    for name in names:
+        at.selectbox(key="g_node").set_value(name).run()
+        checked(at)
+    checked(app("pages/recall.py", index=pixels, rq=QUESTION))
+    checked(app("pages/index.py", index=pixels))
+    checked(app("pages/compare.py", index=pixels, cq=QUESTION))
+    checked(app("pages/settings.py", index=pixels))
+
+
+def test_links_naming_hostile_values(app, pixels):
+    checked(app(index="![x](http://127.0.0.1:9/i.png)", mode="![m](http://127.0.0.1:9/m.png)"))
+    checked(app(index=pixels, mode="nano.local", q=QUESTION, **{"nano_top_k": payload(PORT, "param")}))
