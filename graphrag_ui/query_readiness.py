@@ -107,6 +107,8 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
             )
         )
         out.reembed_helps = True
+        if needs.by_name:
+            out.reasons.append(msg("with recall = ilike it runs without an embedder (entities by name)"))
     _vectors(facts, mode, needs, out)
     if needs.members and not facts.counts.get("communities"):
         out.status = CANNOT

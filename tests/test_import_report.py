@@ -185,3 +185,7 @@ def test_explore_marks_the_modes_that_cannot_run_and_points_at_re_embed(app, tmp
     assert any("Re-embed" in link.proto.label for link in at.get("page_link"))
     at.selectbox(key="mode").set_value("lightrag.bypass").run()  # never embeds the question: it runs
     assert not at.error and not any("cannot run on this index" in w.value for w in at.warning)
+    at.selectbox(key="mode").set_value("nano.local").run()
+    assert any("recall = ilike" in w.value for w in at.warning if "cannot run on this index" in w.value)
+    at.selectbox(key="nano_recall").set_value("ilike").run()  # names need no vector: the mode runs
+    assert not at.error and not any("cannot run on this index" in w.value for w in at.warning)
