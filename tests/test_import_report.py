@@ -189,3 +189,14 @@ def test_explore_marks_the_modes_that_cannot_run_and_points_at_re_embed(app, tmp
     assert any("recall = ilike" in w.value for w in at.warning if "cannot run on this index" in w.value)
     at.selectbox(key="nano_recall").set_value("ilike").run()  # names need no vector: the mode runs
     assert not at.error and not any("cannot run on this index" in w.value for w in at.warning)
+
+
+def test_a_gap_found_later_never_lifts_a_block(tmp_path):
+    """lightrag.hybrid on a GraphRAG output with entity vectors only and its embedder unknown: the missing
+    relation vectors are a gap, the unknown embedder a block; the block stands (found on a real 0.x output)."""
+    src = tmp_path / "src"
+    shutil.copytree(GOLDENS / "graphrag-2" / "en", src)
+    _, index = import_source("auto", src, tmp_path / "out")
+    index.vectors.pop("chunks", None)
+    row = mode_readiness(index, "lightrag.hybrid")
+    assert row.status == CANNOT and any("unknown" in str(r) for r in row.reasons)
