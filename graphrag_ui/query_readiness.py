@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.coverage import KIND_NAMES
-from graphrag_ui.index.import_report import PLURALS, IndexReport, report
+from graphrag_ui.index.import_report import IndexReport, missing_vectors, report
 from graphrag_ui.index.model import Index
 
 READY, GAPS, CANNOT = "ready", "ready with gaps", "cannot run"
@@ -90,14 +90,7 @@ def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) ->
         cover = facts.coverage[kind]
         if cover.missing:
             _mark(out, GAPS)
-            out.reasons.append(
-                msg(
-                    "{missing} of {rows} {kinds} have no vector: found by name only until you re-embed",
-                    missing=cover.missing,
-                    rows=cover.rows,
-                    kinds=PLURALS[kind],
-                )
-            )
+            out.reasons.append(missing_vectors(kind, cover.missing, cover.rows))
 
 
 def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) -> ModeReadiness:

@@ -200,3 +200,17 @@ def test_a_gap_found_later_never_lifts_a_block(tmp_path):
     index.vectors.pop("chunks", None)
     row = mode_readiness(index, "lightrag.hybrid")
     assert row.status == CANNOT and any("unknown" in str(r) for r in row.reasons)
+
+
+def test_chunks_without_a_vector_are_not_said_to_be_found_by_name(tmp_path):
+    from graphrag_ui.index.model import VectorTable
+
+    _, index = import_source("auto", GOLDENS / "graphrag-2" / "en", tmp_path / "out", embedder="hash")
+    table = index.vectors["chunks"]
+    index.vectors["chunks"] = VectorTable(table.ids[2:], table.matrix[2:])
+    total = len(index.chunks)
+    said = f"2 of {total} chunks have no vector: vector search never reaches them until you re-embed"
+    assert said in report(index).missing
+    row = mode_readiness(index, "ms.basic")
+    assert row.status == GAPS and said in [str(r) for r in row.reasons]
+    assert not any("found by name" in str(r) for r in row.reasons)
