@@ -214,3 +214,15 @@ def test_chunks_without_a_vector_are_not_said_to_be_found_by_name(tmp_path):
     row = mode_readiness(index, "ms.basic")
     assert row.status == GAPS and said in [str(r) for r in row.reasons]
     assert not any("found by name" in str(r) for r in row.reasons)
+
+
+def test_compare_says_why_a_side_cannot_run(app, tmp_path):
+    from graphrag_ui.ui.state import register_index
+
+    out = tmp_path / "old-lightrag"
+    import_source("auto", LAYOUTS / "lightrag-1.2.5", out)  # the embedder left unknown
+    key = register_index("old-lightrag", out)
+    at = app("pages/compare.py", index=key, cq=QUESTION, a_mode="lightrag.bypass", b_mode="lightrag.local")
+    assert not at.error, [e.value for e in at.error]  # no query error with command-line advice
+    warning = next(w.value for w in at.warning if "cannot run on this index" in w.value)
+    assert warning.startswith("lightrag.local cannot run") and "Re-embed" in warning
