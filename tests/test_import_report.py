@@ -226,3 +226,13 @@ def test_compare_says_why_a_side_cannot_run(app, tmp_path):
     assert not at.error, [e.value for e in at.error]  # no query error with command-line advice
     warning = next(w.value for w in at.warning if "cannot run on this index" in w.value)
     assert warning.startswith("lightrag.local cannot run") and "Re-embed" in warning
+
+
+def test_the_pages_work_out_readiness_once_per_opened_index(tmp_path):
+    from graphrag_ui.query_readiness import kept_readiness
+
+    _, index = import_source("auto", LAYOUTS / "lightrag-1.2.5", tmp_path / "out", embedder="hash")
+    first = kept_readiness(index)
+    assert kept_readiness(index) is first  # a rerun asks again: the same answer, not another 0.2 s
+    reloaded = store.load(tmp_path / "out")  # a re-embed or re-import opens a new object: worked out anew
+    assert kept_readiness(reloaded) is not first and kept_readiness(reloaded)[1] == first[1]
