@@ -9,11 +9,12 @@ mode finds nothing.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.coverage import KIND_NAMES
-from graphrag_ui.index.import_report import PLURALS, IndexReport, report
+from graphrag_ui.index.import_report import IndexReport, missing_vectors, report
 from graphrag_ui.index.model import Index
 
 READY, GAPS, CANNOT = "ready", "ready with gaps", "cannot run"
@@ -60,6 +61,15 @@ class ModeReadiness:
         return STATUS_TEXT[self.status]
 
 
+_RANK = {READY: 0, GAPS: 1, CANNOT: 2}
+
+
+def _mark(out: ModeReadiness, status: str) -> None:
+    """Raise ``out``'s status to ``status``, never lower it (a gap found later does not undo a block)."""
+    if _RANK[status] > _RANK[out.status]:
+        out.status = status
+
+
 def embeds_question(mode: str) -> bool:
     return bool(NEEDS.get(mode, Needs(("entities",))).vectors)
 
@@ -71,26 +81,19 @@ def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) ->
         out.reasons.append(msg("no {kind} vectors: {mode} finds none by vector", kind=KIND_NAMES[kind], mode=mode))
     if lacking and (not have or not needs.any_vectors):
         if needs.by_name and "entities" in lacking:
-            out.status = GAPS
+            _mark(out, GAPS)
             out.reasons.append(msg("recall = ilike still finds entities by name"))
         else:
-            out.status = CANNOT
+            _mark(out, CANNOT)
         out.reasons.append(msg("re-embed the index to search by vector"))
         out.reembed_helps = True
     elif lacking:
-        out.status = GAPS
+        _mark(out, GAPS)
     for kind in have:
         cover = facts.coverage[kind]
         if cover.missing:
-            out.status = GAPS if out.status == READY else out.status
-            out.reasons.append(
-                msg(
-                    "{missing} of {rows} {kinds} have no vector: found by name only until you re-embed",
-                    missing=cover.missing,
-                    rows=cover.rows,
-                    kinds=PLURALS[kind],
-                )
-            )
+            _mark(out, GAPS)
+            out.reasons.append(missing_vectors(kind, cover.missing, cover.rows))
 
 
 def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) -> ModeReadiness:
@@ -100,7 +103,7 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
     if not facts.counts.get("entities") and not facts.counts.get("chunks"):
         return ModeReadiness(mode, CANNOT, [msg("the index is empty")])
     if needs.vectors and not facts.embedder_known:
-        out.status = CANNOT
+        _mark(out, CANNOT)
         out.reasons.append(
             msg(
                 "{mode} embeds the question, and the embedder that made the index's vectors is unknown: "
@@ -109,9 +112,11 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
             )
         )
         out.reembed_helps = True
+        if needs.by_name:
+            out.reasons.append(msg("with recall = ilike it runs without an embedder (entities by name)"))
     _vectors(facts, mode, needs, out)
     if needs.members and not facts.counts.get("communities"):
-        out.status = CANNOT
+        _mark(out, CANNOT)
         out.reasons.append(
             msg(
                 "no communities: {mode} loads only entities that belong to a community, as GraphRAG does, "
@@ -122,15 +127,15 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
     elif needs.reports and not facts.reports:
         what = msg("no communities") if not facts.counts.get("communities") else msg("no community reports")
         if needs.reports == "required":
-            out.status = CANNOT
+            _mark(out, CANNOT)
             out.reasons.append(msg("{what}: {mode} has nothing to read", what=what, mode=mode))
         else:
-            out.status = GAPS if out.status == READY else out.status
+            _mark(out, GAPS)
             out.reasons.append(msg("{what}: the reports section stays empty", what=what))
     text_rows = facts.coverage["chunks"].covered
     if needs.chunk_text and facts.chunks_without_text:
         if needs.chunk_text == "required" and facts.chunks_without_text >= text_rows:
-            out.status = CANNOT
+            _mark(out, CANNOT)
             out.reasons.append(
                 msg(
                     "chunks have no text in vdb_chunks.json (LightRAG ≤ 1.2 layout): {mode} finds nothing, "
@@ -139,7 +144,7 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
                 )
             )
         else:
-            out.status = GAPS if out.status == READY else out.status
+            _mark(out, GAPS)
             out.reasons.append(
                 msg(
                     "{n} chunk vector row(s) have no text (LightRAG ≤ 1.2 layout): {mode} leaves them out",
@@ -148,6 +153,26 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
                 )
             )
     return out
+
+
+# id(index) -> (a weak reference to it, its facts and rows): an Index is an unhashable dataclass, and the
+# pages ask on every rerun (about 0.2 s at 100k entities and 200k relations, measured)
+_KEPT: dict[int, tuple[weakref.ref, tuple[IndexReport, list[ModeReadiness]]]] = {}
+
+
+def kept_readiness(index: Index) -> tuple[IndexReport, list[ModeReadiness]]:
+    """``report`` and ``readiness`` of an opened index, worked out once while the object lives (a
+    re-embed or re-import loads a new object)."""
+    from graphrag_ui.retrieval.registry import mode_names
+
+    held = _KEPT.get(id(index))
+    if held is not None and held[0]() is index:
+        return held[1]
+    facts = report(index)
+    value = (facts, [mode_readiness(index, mode, facts) for mode in mode_names()])
+    key = id(index)
+    _KEPT[key] = (weakref.ref(index, lambda _ref: _KEPT.pop(key, None)), value)
+    return value
 
 
 def readiness(index: Index, modes: list[str] | None = None) -> list[ModeReadiness]:

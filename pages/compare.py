@@ -9,8 +9,8 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.ui import mode_marks, staged_answer, state, url_notices
 from graphrag_ui.ui import params as param_widgets
-from graphrag_ui.ui import staged_answer, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
@@ -83,7 +83,10 @@ url_notices.show_url_notices("compare", lang, ("a_", "b_"))
 if not query.strip():
     st.stop()
 results = {}
+marks = mode_marks.marks_of(index)
 for side, (mode, values, hl, ll) in sides.items():
+    if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks, lang):
+        st.stop()  # the reasons and the way out, not the query's error
     try:
         results[side] = retrieve(index, index_key, mode, query, values, hl, ll)
     except UserError as exc:

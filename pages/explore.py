@@ -119,7 +119,7 @@ for key, fix in unknown:
             fix=fix,
         )
     )
-if mode_marks.explain_cannot_run(mode, marks, lang):
+if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks, lang):  # ilike needs no vector
     st.stop()
 try:
     result = retrieve(index, index_key, mode, query, values, hl, ll)

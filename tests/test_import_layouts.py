@@ -176,3 +176,27 @@ def test_graphrag_0x_vectors_in_table_columns(tmp_path):
     assert {r.status for r in readiness(index, ["ms.local", "ms.basic", "ms.global"])} == {READY}
     result = run_query(index, "ms.local", QUESTION)
     assert any(c.in_context for c in result.entities)
+
+
+def test_graphrag_0x_numbers_written_as_text_are_read_as_numbers(tmp_path):
+    """GraphRAG 0.x wrote ``create_final_relationships.human_readable_id`` as text ("0", "1", …; found on a
+    real 0.x output): read as numbers; a value that is no number is still refused with its record."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphrag_ui.errors import IndexFormatError
+
+    src = tmp_path / "output"
+    shutil.copytree(LAYOUTS / "graphrag-1.2.0-parquet", src)
+    path = src / "create_final_relationships.parquet"
+    table = pq.read_table(path)
+    position = table.schema.get_field_index("human_readable_id")
+    text = pa.array([str(v) for v in table.column("human_readable_id").to_pylist()])
+    pq.write_table(table.set_column(position, "human_readable_id", text), path)
+    _, index = import_source("auto", tmp_path, tmp_path / "out", embedder="hash")
+    want = table.column("human_readable_id").to_pylist()
+    assert [r.extra["human_readable_id"] for r in index.relations] == want and all(isinstance(v, int) for v in want)
+    broken = pa.array(["x"] + [str(v) for v in range(1, table.num_rows)])
+    pq.write_table(table.set_column(position, "human_readable_id", broken), path)
+    with pytest.raises(IndexFormatError, match="human_readable_id"):
+        import_source("auto", tmp_path, tmp_path / "out2", embedder="hash")

@@ -186,3 +186,54 @@ def test_explore_marks_the_modes_that_cannot_run_and_points_at_re_embed(app, tmp
     assert any("Re-embed" in link.proto.label for link in at.get("page_link"))
     at.selectbox(key="mode").set_value("lightrag.bypass").run()  # never embeds the question: it runs
     assert not at.error and not any("cannot run on this index" in w.value for w in at.warning)
+    at.selectbox(key="mode").set_value("nano.local").run()
+    assert any("recall = ilike" in w.value for w in at.warning if "cannot run on this index" in w.value)
+    at.selectbox(key="nano_recall").set_value("ilike").run()  # names need no vector: the mode runs
+    assert not at.error and not any("cannot run on this index" in w.value for w in at.warning)
+
+
+def test_a_gap_found_later_never_lifts_a_block(tmp_path):
+    """lightrag.hybrid on a GraphRAG output with entity vectors only and its embedder unknown: the missing
+    relation vectors are a gap, the unknown embedder a block; the block stands (found on a real 0.x output)."""
+    src = tmp_path / "src"
+    shutil.copytree(GOLDENS / "graphrag-2" / "en", src)
+    _, index = import_source("auto", src, tmp_path / "out")
+    index.vectors.pop("chunks", None)
+    row = mode_readiness(index, "lightrag.hybrid")
+    assert row.status == CANNOT and any("unknown" in str(r) for r in row.reasons)
+
+
+def test_chunks_without_a_vector_are_not_said_to_be_found_by_name(tmp_path):
+    from graphrag_ui.index.model import VectorTable
+
+    _, index = import_source("auto", GOLDENS / "graphrag-2" / "en", tmp_path / "out", embedder="hash")
+    table = index.vectors["chunks"]
+    index.vectors["chunks"] = VectorTable(table.ids[2:], table.matrix[2:])
+    total = len(index.chunks)
+    said = f"2 of {total} chunks have no vector: vector search never reaches them until you re-embed"
+    assert said in report(index).missing
+    row = mode_readiness(index, "ms.basic")
+    assert row.status == GAPS and said in [str(r) for r in row.reasons]
+    assert not any("found by name" in str(r) for r in row.reasons)
+
+
+def test_compare_says_why_a_side_cannot_run(app, tmp_path):
+    from graphrag_ui.ui.state import register_index
+
+    out = tmp_path / "old-lightrag"
+    import_source("auto", LAYOUTS / "lightrag-1.2.5", out)  # the embedder left unknown
+    key = register_index("old-lightrag", out)
+    at = app("pages/compare.py", index=key, cq=QUESTION, a_mode="lightrag.bypass", b_mode="lightrag.local")
+    assert not at.error, [e.value for e in at.error]  # no query error with command-line advice
+    warning = next(w.value for w in at.warning if "cannot run on this index" in w.value)
+    assert warning.startswith("lightrag.local cannot run") and "Re-embed" in warning
+
+
+def test_the_pages_work_out_readiness_once_per_opened_index(tmp_path):
+    from graphrag_ui.query_readiness import kept_readiness
+
+    _, index = import_source("auto", LAYOUTS / "lightrag-1.2.5", tmp_path / "out", embedder="hash")
+    first = kept_readiness(index)
+    assert kept_readiness(index) is first  # a rerun asks again: the same answer, not another 0.2 s
+    reloaded = store.load(tmp_path / "out")  # a re-embed or re-import opens a new object: worked out anew
+    assert kept_readiness(reloaded) is not first and kept_readiness(reloaded)[1] == first[1]

@@ -67,6 +67,23 @@ class IndexReport:
     missing: list[str] = field(default_factory=list)
 
 
+def missing_vectors(kind: str, missing: int, rows: int) -> str:
+    """What rows without a vector mean: entities are still found by name, other rows not at all."""
+    if kind == "entities":
+        return msg(
+            "{missing} of {rows} {kinds} have no vector: found by name only until you re-embed",
+            missing=missing,
+            rows=rows,
+            kinds=PLURALS[kind],
+        )
+    return msg(
+        "{missing} of {rows} {kinds} have no vector: vector search never reaches them until you re-embed",
+        missing=missing,
+        rows=rows,
+        kinds=PLURALS[kind],
+    )
+
+
 def _no_text(index: Index) -> int:
     table = index.vectors.get("chunks")
     if table is None:
@@ -110,14 +127,7 @@ def report(index: Index) -> IndexReport:
         else:
             out.found.append(msg("{rows} {kinds}, none with a vector", rows=c.rows, kinds=PLURALS[kind]))
         if c.covered and c.missing:
-            out.missing.append(
-                msg(
-                    "{missing} of {rows} {kinds} have no vector: found by name only until you re-embed",
-                    missing=c.missing,
-                    rows=c.rows,
-                    kinds=PLURALS[kind],
-                )
-            )
+            out.missing.append(missing_vectors(kind, c.missing, c.rows))
     if not out.embedder_known:
         out.missing.append(
             msg(

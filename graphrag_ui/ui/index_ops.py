@@ -134,17 +134,16 @@ def source_version(index: Index) -> str:
 def import_report(index: Index, lang: str) -> tuple[list[str], list[str], pd.DataFrame]:
     """(found, missing, readiness table) of the open index, in ``lang``: what the CLI prints after an
     import, for the statistics tab."""
-    from graphrag_ui.index.import_report import report
-    from graphrag_ui.query_readiness import readiness
+    from graphrag_ui.query_readiness import kept_readiness
 
-    facts = report(index)
+    facts, modes = kept_readiness(index)
     rows = [
         {
             "mode": row.mode,
             "status": translate(row.status_text, lang),
             "why": "; ".join(translate(r, lang) for r in row.reasons),
         }
-        for row in readiness(index)
+        for row in modes
     ]
     found = [translate(f, lang) for f in facts.found]
     missing = [translate(m, lang) for m in facts.missing]

@@ -8,27 +8,16 @@ page's Re-embed tab) instead of an error with command-line advice.
 
 from __future__ import annotations
 
-import weakref
-
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
-from graphrag_ui.query_readiness import CANNOT, READY, ModeReadiness, readiness
-
-# id(index) -> (a weak reference to it, its marks): an Index is an unhashable dataclass
-_MARKS: dict[int, tuple[weakref.ref, dict[str, ModeReadiness]]] = {}
+from graphrag_ui.query_readiness import CANNOT, READY, ModeReadiness, kept_readiness
 
 
 def marks_of(index: Index) -> dict[str, ModeReadiness]:
-    """mode -> its readiness on ``index`` (kept as long as the index object lives: a re-embed reloads it)."""
-    held = _MARKS.get(id(index))
-    if held is not None and held[0]() is index:
-        return held[1]
-    marks = {row.mode: row for row in readiness(index)}
-    key = id(index)
-    _MARKS[key] = (weakref.ref(index, lambda _ref: _MARKS.pop(key, None)), marks)
-    return marks
+    """mode -> its readiness on ``index`` (worked out once per opened index: ``kept_readiness``)."""
+    return {row.mode: row for row in kept_readiness(index)[1]}
 
 
 def picker_note(marks: dict[str, ModeReadiness], lang: str) -> None:

@@ -103,8 +103,7 @@ def _read_table(
             where=str(path),
             fix=msg("this does not look like GraphRAG 1.x, 2.x or 3.x output"),
         )
-    _check_numbers(table, path)
-    return table.to_pylist()
+    return _check_numbers(table, path).to_pylist()
 
 
 # columns GraphRAG writes as numbers; a string or other type there is named with its record
@@ -114,7 +113,9 @@ NUMERIC_COLUMNS = (
 )  # fmt: skip
 
 
-def _check_numbers(table: Any, path: Path) -> None:
+def _check_numbers(table: Any, path: Path) -> Any:
+    """``table`` with its numeric columns as numbers: GraphRAG 0.x wrote some as text ("12"), which are
+    cast; a value that is no number is refused with its record."""
     import pyarrow as pa
 
     for name in NUMERIC_COLUMNS:
@@ -128,11 +129,29 @@ def _check_numbers(table: Any, path: Path) -> None:
         for record, value in zip(ids, values, strict=True):
             if value is not None:
                 as_float(value, path, record, name)  # raises for the first value that is not a number
+        cast = _as_numbers(column) if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) else None
+        if cast is not None:
+            table = table.set_column(table.schema.get_field_index(name), name, cast)
+            continue
         raise IndexFormatError(
             msg("column {name} is {column}, expected numbers", name=repr(name), column=str(column.type)),
             where=str(path),
             fix=FIX,
         )
+    return table
+
+
+def _as_numbers(column: Any) -> Any:
+    """A text column of numbers as int64 (or float64 when some are not whole), else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for target in (pa.int64(), pa.float64()):
+        try:
+            return pc.cast(column, target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
 
 
 def _opt_int(value: Any) -> int | None:
