@@ -12,7 +12,8 @@
    Goals (issue 4): p50 <= 50 ms at 10k entities and <= 300 ms at 100k, every mode. A map-reduce
    mode (``nano.global``, ``ms.global``) is timed up to its map stage: communities selected, every
    batch's exact context and map prompt built; no model call (those are the runner's).
-2. Reference ratio, where the golden harness venvs exist (scripts/goldens/*.py create them): the
+2. Reference ratio, where the golden harness venvs exist (``ms.drift``: beside graphrag 3.3.0's own DRIFT
+   context builder at 10k/100k entities on the same GraphRAG output dirs, via bench_vs_reference.py) (scripts/goldens/*.py create them): the
    reference's own context builder on the golden working dir vs ours on the imported copy, same
    queries and parameters, both including the (hash) query embedding. nano-graphrag 0.0.8.2:
    ``_build_local_query_context``; LightRAG 1.4.7: ``aquery(only_need_context=True)`` with the
@@ -366,6 +367,16 @@ def bench_scaled(n: int, n_queries: int, cache: Path) -> list[str]:
 # ============================================================== main
 
 
+def drift_beside_graphrag(sizes: list[int]) -> None:
+    """``ms.drift`` against graphrag 3.3.0's own DRIFT context builder on the same files: the GraphRAG
+    output dirs are written by GraphRAG's own storage, so that side lives in bench_vs_reference.py."""
+    print("\n== ms.drift beside graphrag 3.3.0's DRIFTSearchContextBuilder (scripts/bench_vs_reference.py) ==")
+    command = [sys.executable, str(ROOT / "scripts" / "bench_vs_reference.py"), "--modes", "ms.drift"]
+    done = subprocess.run([*command, "--sizes", *map(str, sizes)], check=False)
+    if done.returncode:
+        print(f"bench_vs_reference.py exited {done.returncode}: see above")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
@@ -401,6 +412,8 @@ def main() -> int:
         missed += bench_reference(list(VENVS))
         if args.scaled:
             missed += bench_scaled(args.scaled, min(args.queries, 12), Path(args.cache))
+        if "ms.drift" in (args.modes or mode_names()):
+            drift_beside_graphrag([s for s in args.sizes if s >= 10_000] or [10_000])
     print("\nall goals met" if not missed else "\ngoals missed:\n  " + "\n  ".join(missed))
     return 0
 
