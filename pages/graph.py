@@ -8,22 +8,20 @@ from graphrag_ui.i18n import t
 from graphrag_ui.ui import graph_view
 from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.graph_panel import show_graph
+from graphrag_ui.ui.graph_picker import DRAWN, current_entity, entity_picker
 from graphrag_ui.ui.page import open_page
 
 lang, index, _ = open_page("graph")
 
-by_degree = sorted(index.entities, key=lambda e: (-index.graph.degree(e.name), e.name))
-names = [e.name for e in by_degree]
-if not names:
-    st.info(
-        t("Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.", lang)
-    )
+centre = current_entity(index)
+if centre is None:
+    st.info(t("This index has no entities: there is no graph to draw.", lang))
     st.stop()
+st.session_state[DRAWN] = centre
 levels = sorted({c.level for c in index.communities}) or [0]
 c1, c2, c3, c4 = st.columns([3, 1, 1, 2])
-centre = c1.selectbox(
-    t("Search an entity", lang), names, key="g_entity", bind="query-params", placeholder=t("Choose an option", lang)
-)
+with c1:
+    entity_picker(index, lang)
 depth = c2.slider(t("Neighbourhood depth", lang), 0, 4, 1, key="g_depth", bind="query-params")
 level = c3.selectbox(
     t("Community level", lang), levels, key="g_level", bind="query-params", placeholder=t("Choose an option", lang)
@@ -42,19 +40,12 @@ community = c4.selectbox(
 if community and titles.get(community):
     c4.caption(md_escape(titles[community]))
 if community:
-    members = [m for m in index.community_by_id[community].members if m in index.graph]
-    spec = graph_view.neighbourhood(index, members, 0, level=level)
-    cache_key = f"community|{community}|{level}"
+    spec = graph_view.community_members(index, community, level=level)
+    scope = f"community|{community}|{level}"
 else:
     spec = graph_view.neighbourhood(index, [centre], depth, level=level)
-    cache_key = f"entity|{centre}|{depth}|{level}"
-st.caption(
-    t(
-        "Colour = community · size = degree · ★ = searched entity. Hover a node for a summary; click it for details.",
-        lang,
-    )
-)
-show_graph(index, spec, lang, key="g", cache_key=cache_key, default_view="interactive", file_name="graph.html")
+    scope = f"entity|{centre}|{level}"
+show_graph(index, spec, lang, key="g", cache_key=f"{scope}|{depth}", scope=scope, file_name="graph.html")
 if community:
     with st.expander(t("Community report", lang)):
         st.text(index.community_by_id[community].report)

@@ -197,7 +197,11 @@ def test_explore_on_the_malicious_index(app, evil):
     assert tab_counts(at)["Entities"] == 3
     open_view(at, "graph")
     at.run()
-    assert iframes(at), "the Graph tab shows the standalone pyvis page by default"
+    (component,) = components(at)  # the interactive graph: the payloads travel as JSON data only
+    assert SCRIPT_NAME in {n["id"] for n in json.loads(component.proto.json)["nodes"]}
+    at.session_state["main_view"] = "standalone"
+    at.run()
+    assert iframes(at), "the standalone pyvis page of the retrieved subgraph"
     for frame in iframes(at):
         for marker in PAYLOAD_MARKERS:
             assert marker not in frame.proto.srcdoc, marker

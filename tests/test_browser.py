@@ -147,9 +147,7 @@ def test_explore_ask_tune_share_and_answer(browser, app_url, blocked, llm):
     counts = counts_when(page, lambda c: all(c.get(k, 0) > 0 for k in KINDS), "tables for the suggested question")
     entities = counts["Entities"]
     open_tab(page, "Graph")
-    frame = page.frame_locator('[data-testid="stIFrame"]').first
-    frame.locator("#mynetwork canvas").wait_for(timeout=60_000)
-    wait_until(page, lambda: frame.locator("body[data-painted]").count() == 1, what="first paint of the pyvis page")
+    wait_graph_painted(page)  # the clickable graph of the retrieved subgraph
     shot(page, "explore-graph")
 
     # top_k down with the keyboard: fewer entities, and the URL carries the new value

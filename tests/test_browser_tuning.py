@@ -1,6 +1,7 @@
 """The tuning loop in Debian's chromium (every non-localhost request blocked): a slider move keeps the open
 view and the grid's sort, the change line and the row marks say what moved — checked against the two
-retrievals computed here — and a sweep's steps are the retrievals at those values.
+retrievals computed here —, a sweep's steps are the retrievals at those values, and a link value that cannot be
+used (a missing index, an unknown mode, a bad top_k) is said on the page.
 """
 
 from __future__ import annotations
@@ -192,3 +193,22 @@ def test_a_sweep_step_is_the_retrieval_at_that_value(page, app_url, index):
     # one click shows a step's run: the sidebar takes its value, the tables open
     page.get_by_role("button", name=re.compile(r"^Show the run at ")).click()
     wait_until(page, lambda: _checked_view(page).startswith("Entities"), what="the tables of the step's run")
+
+
+@pytest.mark.parametrize(
+    ("link", "notice"),
+    [
+        ("index=team-notes", "The link's index=team-notes"),
+        ("index=sample:en&mode=nano.locl", "is not a retrieval mode (did you mean nano.local?)"),
+        ("index=sample:en&mode=nano.local&nano_top_k=0", "parameter top_k=0 is below its minimum 1"),
+        ("index=sample:en&mode=nano.local&nano_top_k=-5", "parameter top_k=-5 is below its minimum 1"),
+        ("index=sample:en&mode=nano.local&nano_top_k=abc", "parameter top_k expects a whole number, got 'abc'"),
+        ("index=sample:en&mode=nano.local&nano_top_k=1000000", "parameter top_k=1000000 is above its maximum 200"),
+    ],
+)
+def test_a_link_value_that_cannot_be_used_is_said_in_the_browser(page, app_url, link, notice):
+    page.goto(f"{app_url}/?{link}&q={quote_plus(QUESTION)}")
+    alert = page.get_by_test_id("stAlert").filter(has_text=notice)
+    alert.first.wait_for(timeout=120_000)
+    assert alert.count() == 1
+    assert re.search(r"(was used|was opened) instead", alert.first.inner_text())

@@ -40,14 +40,16 @@ def test_neighbourhood_is_capped_at_400_with_the_total_kept():
     assert small.nodes == ["LEAF 001", "HUB"] and not small.capped
 
 
-def test_elements_colour_by_community_size_by_degree_and_label_weights():
+def test_elements_colour_by_community_size_by_degree_and_weights_in_tooltips():
     index = star_index(6)
     built = graph_view.elements(index, graph_view.neighbourhood(index, ["HUB"], 1))
     nodes = {n["id"]: n for n in built.nodes}
     assert nodes["HUB"]["shape"] == "star" and nodes["HUB"]["size"] > nodes["LEAF 000"]["size"]
     assert nodes["LEAF 000"]["color"]["background"] != nodes["LEAF 001"]["color"]["background"]
     assert nodes["LEAF 000"]["color"]["background"] == nodes["LEAF 002"]["color"]["background"]
-    assert {e["label"] for e in built.edges} == {"1", "2", "3", "4", "5", "6"}
+    # weights are in the edge tooltips, not drawn as labels (small edge labels overlapped everything)
+    assert {e["title"].splitlines()[1] for e in built.edges} == {f"Weight: {w}" for w in range(1, 7)}
+    assert not any("label" in e for e in built.edges)
     assert sorted((r["title"], r["nodes"]) for r in built.legend) == [("even", 4), ("odd", 3)]
 
 
@@ -100,6 +102,6 @@ def test_tooltips_and_legend_follow_the_ui_language():
         assert "desc 0" in hub["title"]  # index text is kept as data
         assert ("dropped: cut" if lang == "en" else "丢弃原因：cut") in leaf["title"]
         page, _ = graph_view.render(index, spec, lang=lang)
-        assert ("red edge" if lang == "en" else "红色边") in page
+        assert ("bold: entity in the context" if lang == "en" else "粗体：上下文中的实体") in page
     zh_titles = " ".join(n["title"] for n in graph_view.elements(index, spec, "zh").nodes)
     assert not re.search(r"\b(type|degree|role|why|dropped):", zh_titles, re.I), zh_titles

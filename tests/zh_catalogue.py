@@ -204,6 +204,7 @@ def reference_names() -> set[str]:
 def index_names(index) -> set[str]:
     """Names the page shows from the index itself (entities, communities, chunks, documents)."""
     names = {e.name for e in index.entities} | {c.id for c in index.communities} | {c.title for c in index.communities}
+    names |= {e.type for e in index.entities}  # entity types are the extraction's words (the graph's filter)
     names |= {str(c.id) for c in index.chunks} | {str(getattr(c, "doc_id", "")) for c in index.chunks}
     names |= {str(index.manifest.source), str(index.manifest.embedder), str(index.manifest.tokenizer)}
     return {n for n in names if n}

@@ -1,14 +1,18 @@
 """Clickable graph: a Streamlit components-v2 inline component drawing vis-network in the app page.
 
 Why a component and not the pyvis iframe: an iframe cannot talk back to Python, and the analyst
-wants "click a node, see its details". The component gets the SAME node/edge dicts and options as
-the standalone pyvis page (``graph_view.elements`` / ``graph_view.options``) and reports clicks
-with ``setTriggerValue("node_click", id)``.
+wants "click a node, see its details" and "double-click it, see its neighbours". The component gets
+the SAME node/edge dicts and options as the standalone pyvis page (``graph_view.elements`` /
+``graph_view.options``), reports clicks with ``setTriggerValue("node_click", id)`` and double clicks
+with ``setTriggerValue("node_expand", id)``, and keeps the analyst's zoom and pan across reruns
+(``graph_component.js``). Fit, fullscreen and the PNG export are done by its own script, offline.
 
-vis-network comes from pyvis's own wheel (no CDN): its source travels in ``data`` and is injected
-once per page as an inline <script> (``script.textContent``, never a URL). Labels and titles are
+vis-network comes from pyvis's own wheel (no CDN): its source travels in ``data`` on the session's
+first graph and is injected once per page as an inline <script> (``script.textContent``, never a
+URL); later runs leave it out (a page without it asks for it with ``need_vislib``). Labels and titles are
 handed to ``vis.DataSet`` as data: vis draws labels on the canvas and renders string titles as
-text, and the legend is built with ``textContent`` — nothing from the index is parsed as HTML.
+text, and the legend and buttons are written with ``textContent`` — nothing from the index is
+parsed as HTML. Every word the component shows comes from Python, in the UI language.
 """
 
 from __future__ import annotations
@@ -16,74 +20,55 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
+from graphrag_ui.i18n import t
 from graphrag_ui.ui.graph_view import GraphElements
 
 COMPONENT_NAME = "graphrag_ui_graph"
+LIB_SENT = "_graph_vislib_sent"  # this session's page has vis-network already (~470 kB not sent again)
+MIN_SCALE = 0.68  # the default view never zooms out further: labels stay 10 px or more
+MAX_SCALE = 1.2
 
 _CSS = """
 :host { display: block; }
-.wrap { position: relative; width: 100%; border: 1px solid rgba(128,128,128,.35); border-radius: 6px; }
+.wrap { position: relative; width: 100%; border: 1px solid rgba(128,128,128,.35); border-radius: 6px;
+  background: var(--st-background-color, #ffffff); }
 .net { width: 100%; }
-.legend { font: 12px "Source Sans Pro", sans-serif; padding: 6px 8px; color: var(--st-text-color, #262730);
-  display: flex; flex-wrap: wrap; gap: 4px 14px; }
+.bar { display: flex; justify-content: space-between; align-items: center; gap: 8px; padding: 4px 6px;
+  font: 12px "Source Sans Pro", sans-serif; color: var(--st-text-color, #262730); }
+.status { opacity: .7; }
+.tools { display: flex; gap: 6px; }
+.tools button { font: 12px "Source Sans Pro", sans-serif; padding: 2px 10px; cursor: pointer; border-radius: 4px;
+  border: 1px solid rgba(128,128,128,.45); background: transparent; color: var(--st-text-color, #262730); }
+.tools button:hover { border-color: var(--st-primary-color, #ff4b4b); }
+.foot { font: 12px "Source Sans Pro", sans-serif; padding: 4px 8px; color: var(--st-text-color, #262730); }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; }
 .legend .chip { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 4px; }
-.status { position: absolute; top: 6px; right: 10px; font: 12px sans-serif; opacity: .7;
-  color: var(--st-text-color, #262730); }
+.keys { opacity: .8; margin-top: 2px; }
 div.vis-tooltip { position: absolute; visibility: hidden; padding: 6px 8px; white-space: pre-wrap;
   font: 12px "Source Sans Pro", sans-serif; color: #262730; background: #fffbe6; border: 1px solid #d9c77a;
   border-radius: 4px; box-shadow: 0 2px 6px rgba(0,0,0,.2); max-width: 420px; pointer-events: none; z-index: 5; }
 """
 
-_HTML = '<div class="wrap"><div class="status"></div><div class="net"></div><div class="legend"></div></div>'
+_HTML = (
+    '<div class="wrap"><div class="bar"><span class="status"></span><span class="tools">'
+    '<button type="button" data-act="fit"></button><button type="button" data-act="fs"></button>'
+    '<button type="button" data-act="png"></button></span></div><div class="net"></div>'
+    '<div class="foot"><div class="legend"></div><div class="keys"></div></div></div>'
+)
+_JS = (Path(__file__).with_name("graph_component.js")).read_text(encoding="utf-8")
 
-_JS = """
-export default function (component) {
-  const { data, parentElement, setTriggerValue } = component;
-  if (!data || !data.nodes) { return; }
-  if (!window.vis) {
-    const script = document.createElement("script");
-    script.textContent = data.vislib;
-    document.head.appendChild(script);
-  }
-  const box = parentElement.querySelector(".net");
-  if (box.dataset.sig === data.sig && box.__network) { return; }  // same graph: keep layout and zoom
-  if (box.__network) { box.__network.destroy(); box.__network = null; }
-  box.dataset.sig = data.sig;
-  delete box.dataset.painted;
-  const status = parentElement.querySelector(".status");
-  const legend = parentElement.querySelector(".legend");
-  box.style.height = data.height + "px";
-  legend.replaceChildren();
-  for (const row of data.legend) {
-    const item = document.createElement("span");
-    const chip = document.createElement("span");
-    chip.className = "chip";
-    chip.style.background = row.colour;
-    item.appendChild(chip);
-    item.appendChild(document.createTextNode(row.text));
-    legend.appendChild(item);
-  }
-  status.textContent = "laying out " + data.nodes.length + " nodes…";
-  const started = performance.now();
-  const nodes = new window.vis.DataSet(data.nodes);
-  const edges = new window.vis.DataSet(data.edges);
-  const network = new window.vis.Network(box, { nodes: nodes, edges: edges }, data.options);
-  box.__network = network;
-  network.once("afterDrawing", () => {
-    box.dataset.painted = String(performance.now() - started);
-    status.textContent = "";
-  });
-  network.on("click", (params) => {
-    if (params.nodes && params.nodes.length) {
-      setTriggerValue("node_click", params.nodes[0]);
-    }
-  });
-}
-"""
+
+@dataclass
+class GraphEvents:
+    """What the analyst did in this run: the node clicked (details) or double-clicked (expand)."""
+
+    clicked: str | None = None
+    expand: str | None = None
 
 
 @functools.cache
@@ -94,8 +79,12 @@ def _vis_source() -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _signature(built: GraphElements, options: dict, height: int) -> str:
-    raw = json.dumps([built.nodes, built.edges, options, height], sort_keys=True, ensure_ascii=False)
+def _signature(built: GraphElements, options: dict, height: int, view_key: str, text: dict) -> str:
+    raw = json.dumps(
+        [built.nodes, built.edges, built.legend, built.keys, options, height, view_key, text],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
@@ -104,17 +93,91 @@ def _component():
     return st.components.v2.component(COMPONENT_NAME, html=_HTML, css=_CSS, js=_JS)
 
 
-def clickable_graph(built: GraphElements, options: dict, *, key: str, height: int = 620) -> str | None:
-    """Draw the graph; returns the id of the node clicked in this run (or None)."""
-    legend = [{"colour": r["colour"], "text": f"{r['title'] or r['community']} ({r['nodes']})"} for r in built.legend]
-    data = {
+def component_text(lang: str, nodes: int) -> dict[str, str]:
+    """Every word the component shows, in ``lang`` (its script has none of its own)."""
+    return {
+        "drawing": t("Drawing {n} nodes…", lang, n=f"{nodes:,}"),
+        "empty": t("Nothing to draw with these filters.", lang),
+        "fit": t("Fit", lang),
+        "fs": t("Fullscreen", lang),
+        "fullscreen": t("Fullscreen", lang),
+        "exitFullscreen": t("Exit fullscreen", lang),
+        "png": t("Download PNG", lang),
+        "hint": t("click: details · double-click: add its neighbours", lang),
+    }
+
+
+def component_data(
+    built: GraphElements,
+    options: dict,
+    *,
+    lang: str,
+    height: int,
+    view_key: str,
+    focus: list[str],
+    dark: bool,
+    png_name: str = "graph.png",
+    anchor: str | None = None,
+    vislib: bool = True,
+) -> dict:
+    legend = [{"colour": r["colour"], "text": f"{r['title'] or r['name']} ({r['nodes']})"} for r in built.legend]
+    text = component_text(lang, len(built.nodes))
+    return {
         "nodes": built.nodes,
         "edges": built.edges,
         "options": options,
         "legend": legend[:16],
+        "keys": built.keys,
         "height": height,
-        "sig": _signature(built, options, height),
-        "vislib": _vis_source(),
+        "text": text,
+        "focus": focus[:200],
+        "anchor": anchor,
+        "minScale": MIN_SCALE,
+        "maxScale": MAX_SCALE,
+        "viewKey": view_key,
+        "background": "#0e1117" if dark else "#ffffff",
+        "pngName": png_name,
+        "sig": _signature(built, options, height, view_key, text),
+        "vislib": _vis_source() if vislib else "",
     }
-    result = _component()(key=key, data=data, on_node_click_change=lambda: None, height=height + 60)
-    return getattr(result, "node_click", None)
+
+
+def clickable_graph(
+    built: GraphElements,
+    options: dict,
+    *,
+    key: str,
+    lang: str = "en",
+    height: int = 620,
+    view_key: str = "",
+    focus: list[str] | None = None,
+    anchor: str | None = None,
+    dark: bool = False,
+    png_name: str = "graph.png",
+) -> GraphEvents:
+    """Draw the graph; returns what was clicked or double-clicked in this run."""
+    data = component_data(
+        built,
+        options,
+        lang=lang,
+        height=height,
+        view_key=view_key or key,
+        focus=focus or [],
+        dark=dark,
+        png_name=png_name,
+        anchor=anchor,
+        vislib=not st.session_state.get(LIB_SENT, False),
+    )
+    result = _component()(
+        key=key,
+        data=data,
+        on_node_click_change=lambda: None,
+        on_node_expand_change=lambda: None,
+        on_need_vislib_change=lambda: None,
+        height=height + 90,
+    )
+    if getattr(result, "need_vislib", None):  # a page that lost it (reloaded on the same session): once more
+        st.session_state[LIB_SENT] = False
+        st.rerun()
+    st.session_state[LIB_SENT] = True
+    return GraphEvents(getattr(result, "node_click", None), getattr(result, "node_expand", None))

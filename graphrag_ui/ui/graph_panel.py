@@ -1,31 +1,30 @@
-"""One graph panel for every page: interactive (click → details) or standalone pyvis page, legend, download.
+"""One graph panel for every page: interactive (click → details, double-click → neighbours) or the
+standalone pyvis page, colour by community or entity type, a filter, what was left out, downloads.
 
-Both views are drawn from the same ``graph_view.elements``; the details panel shows the clicked (or
-picked) node: type, description, why it was selected, its communities and its source chunks.
+Both views are drawn from the same ``graph_view.elements``. The panel keeps, per page and question
+(``scope``), where every node was placed and which nodes were expanded, so reruns caused by other
+widgets redraw the same picture; the component itself keeps the zoom and pan.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import streamlit as st
 
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
-from graphrag_ui.ui import graph_view
-from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.retrieval.core.change import Change
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui import graph_select, graph_view
 from graphrag_ui.ui.graph_component import clickable_graph
+from graphrag_ui.ui.graph_details import node_details
+from graphrag_ui.ui.graph_select import HARD_CAP, STRONG_ROLES
 from graphrag_ui.ui.labels import GRAPH_VIEWS, label
 
 VIEWS = ("interactive", "standalone")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _html(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, dark: bool, lang: str) -> tuple[str, list[dict]]:
-    return graph_view.render(_index, _spec, dark=dark, lang=lang)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _elements(_index: Index, _spec: graph_view.GraphSpec, cache_key: str, lang: str) -> graph_view.GraphElements:
-    return graph_view.elements(_index, _spec, lang)
+HEIGHT = 620
+MAX_KEPT_POSITIONS = 5_000
 
 
 def _dark() -> bool:
@@ -33,6 +32,112 @@ def _dark() -> bool:
         return st.context.theme.type == "dark"
     except Exception:  # no browser context (AppTest, bare mode)
         return False
+
+
+def _panel(key: str, scope: str) -> dict:
+    """This panel's memory for one scope: node positions and expanded nodes (a new scope starts afresh)."""
+    panel = st.session_state.get(f"_{key}_panel")
+    if not isinstance(panel, dict) or panel.get("scope") != scope or len(panel["pos"]) > MAX_KEPT_POSITIONS:
+        panel = {"scope": scope, "pos": {}, "expanded": []}
+        st.session_state[f"_{key}_panel"] = panel
+    return panel
+
+
+def _controls(index: Index, spec: graph_view.GraphSpec, lang: str, key: str, default_view: str, extra=None):
+    """View, colour and filter in one row that wraps in a narrow column (``extra`` draws more controls
+    first); returns (view, colour_by, types, communities)."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        if extra is not None:
+            extra()
+        view = st.segmented_control(
+            t("Graph view", lang),
+            VIEWS,
+            default=default_view,
+            key=f"{key}_view",
+            format_func=lambda v: label(GRAPH_VIEWS, v, lang),
+            persist_state="page",
+            label_visibility="collapsed",
+            help=t(
+                "Interactive: click a node to see its details, double-click it to add its neighbours. "
+                "Standalone: the same graph as the self-contained pyvis page you can download.",
+                lang,
+            ),
+        )
+        colour_by = st.segmented_control(
+            t("Colour by", lang),
+            graph_view.COLOUR_BY,
+            default="community",
+            key=f"{key}_colour",
+            format_func=lambda v: t("Colour: community", lang) if v == "community" else t("Colour: entity type", lang),
+            persist_state="page",
+            label_visibility="collapsed",
+        )
+        types, communities = graph_view.facets(index, spec)
+        chosen_types = st.session_state.get(f"{key}_types") or []
+        chosen_comms = st.session_state.get(f"{key}_comms") or []
+        active = len(chosen_types) + len(chosen_comms)
+        with st.popover(t("Filter", lang) + (f" ({active})" if active else ""), icon=":material/filter_list:"):
+            types = st.multiselect(
+                t("Entity types", lang),
+                list(dict.fromkeys([*chosen_types, *types])),
+                key=f"{key}_types",
+                placeholder=t("All types", lang),
+                persist_state="page",
+            )
+            titles = {c.id: c.title for c in index.communities}
+            communities = st.multiselect(
+                t("Communities", lang),
+                list(dict.fromkeys([*chosen_comms, *communities])),
+                key=f"{key}_comms",
+                format_func=lambda c: f"{c} · {titles.get(c, '')}" if c else t("no community", lang),
+                placeholder=t("All communities", lang),
+                persist_state="page",
+            )
+    return view or default_view, colour_by or "community", set(types), set(communities)
+
+
+def left_out(spec: graph_view.GraphSpec, lang: str) -> list[str]:
+    """What the drawing leaves out, one short sentence each (the page must say so)."""
+    notes = []
+    if spec.capped or not spec.counted_all:
+        more = spec.total - len(spec.nodes)
+        if spec.counted_all:
+            notes.append(
+                t(
+                    "Drawing {n} of {total} entities: the {more} farther or less connected ones are left out.",
+                    lang,
+                    n=f"{len(spec.nodes):,}",
+                    total=f"{spec.total:,}",
+                    more=f"{more:,}",
+                )
+            )
+        else:
+            notes.append(
+                t(
+                    "Drawing {n} of more than {limit} entities: the farther or less connected ones are left out.",
+                    lang,
+                    n=f"{len(spec.nodes):,}",
+                    limit=f"{graph_select.SCAN_LIMIT:,}",
+                )
+            )
+    if spec.hidden:
+        notes.append(
+            t(
+                "{n} 1-hop neighbours are not drawn: turn on “Show neighbourhood” to add them.",
+                lang,
+                n=f"{spec.hidden:,}",
+            )
+        )
+    for name, (added, degree) in spec.added.items():
+        if added < degree:
+            notes.append(
+                t("{name}: {added} of its {degree} neighbours added.", lang, name=name, added=added, degree=degree)
+            )
+    if len(spec.nodes) >= HARD_CAP:
+        notes.append(t("At most {cap} nodes are drawn: expanding adds nothing more.", lang, cap=HARD_CAP))
+    if spec.filtered:
+        notes.append(t("{n} nodes hidden by the filter.", lang, n=f"{spec.filtered:,}"))
+    return notes
 
 
 def show_graph(
@@ -45,59 +150,88 @@ def show_graph(
     default_view: str = "interactive",
     side_by_side: bool = True,
     file_name: str = "graph.html",
+    scope: str | None = None,
+    extra_controls=None,
 ) -> None:
-    """Graph + details panel; ``cache_key`` must change whenever ``spec`` does."""
+    """Graph + details panel. ``scope`` names what the picture is about (the question, the searched
+    entity): within one scope nodes keep their places and expansions are kept; ``cache_key`` (which must
+    change whenever ``spec`` does) is the scope when none is given. ``extra_controls`` draws more widgets
+    in the row of controls."""
     if not spec.nodes:
-        st.info(
-            t("Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.", lang)
-        )
+        st.info(graph_view.empty_text(lang))
         return
     dark = _dark()
-    top = st.columns([3, 2], vertical_alignment="bottom")
-    view = top[0].segmented_control(
-        t("Graph view", lang),
-        VIEWS,
-        default=default_view,
-        key=f"{key}_view",
-        format_func=lambda v: label(GRAPH_VIEWS, v, lang),
-        help=t(
-            "Interactive: click a node to see its details beside the graph. Standalone: the same graph "
-            "as the self-contained pyvis page you can download.",
-            lang,
-        ),
-    )
-    if spec.capped:
-        top[1].caption(t("Graph capped at {n} nodes (of {total}).", lang, n=len(spec.nodes), total=spec.total))
-    key_with_index = f"{index.path}|{cache_key}"
+    panel = _panel(key, f"{index.path}|{scope if scope is not None else cache_key}")
+    shown = graph_view.expand(index, spec, panel["expanded"]) if panel["expanded"] else spec
+    view, colour_by, types, communities = _controls(index, shown, lang, key, default_view, extra_controls)
+    shown = graph_view.filtered(index, shown, types, communities)
+    notes = left_out(shown, lang)
+    if notes:
+        st.caption(" · ".join(notes))
+    built = graph_view.elements(index, shown, lang, colour_by=colour_by, dark=dark, known=panel["pos"])
+    panel["pos"].update(built.positions)
     if side_by_side:
         graph_area, details_area = st.columns([3, 2], gap="medium")
     else:
         graph_area, details_area = st.container(), st.container()
     node_key = f"{key}_node"
     with graph_area:
-        if view == "standalone":
-            page, _ = _html(index, spec, key_with_index, dark, lang)
+        if not shown.nodes:
+            st.info(t("Nothing to draw with these filters.", lang))
+        elif view == "standalone":
+            page, _ = graph_view.render(index, shown, dark=dark, lang=lang, built=built)
             st.iframe(page, height=700, tab_index=0, alt="Knowledge graph (standalone pyvis view)")
         else:
-            built = _elements(index, spec, key_with_index, lang)
-            clicked = clickable_graph(built, graph_view.options(dark), key=f"{key}_graph", height=620)
-            if clicked in spec.nodes:
-                st.session_state[node_key] = clicked
+            focus = [n for n in shown.nodes if shown.roles.get(n) in STRONG_ROLES] or shown.nodes[:50]
+            centres = [n for n in shown.nodes if shown.roles.get(n) == "centre"]
+            view_key = hashlib.sha1(panel["scope"].encode("utf-8")).hexdigest()[:12]
+            events = clickable_graph(
+                built,
+                graph_view.options(dark),
+                key=f"{key}_graph",
+                lang=lang,
+                height=HEIGHT,
+                view_key=f"{key}|{view_key}",
+                focus=focus,
+                anchor=centres[0] if len(centres) == 1 else None,
+                dark=dark,
+                png_name=file_name.rsplit(".", 1)[0] + ".png",
+            )
+            if events.clicked in shown.nodes:
+                st.session_state[node_key] = events.clicked
+            if events.expand in shown.nodes and events.expand not in panel["expanded"]:
+                panel["expanded"].append(events.expand)
+                st.session_state[node_key] = events.expand
+                st.rerun()
     with details_area:
-        if st.session_state.get(node_key) not in spec.nodes:
-            st.session_state.pop(node_key, None)
-        chosen = st.selectbox(
-            t("Node details", lang),
-            spec.nodes,
-            index=None,
-            key=node_key,
-            placeholder=t("Click a node in the graph, or pick one", lang),
-        )
-        if chosen:
-            node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen, lang), lang)
+        _details(index, shown, built, lang, key, panel, dark, file_name)
+
+
+def _details(index, spec, built, lang, key, panel, dark, file_name) -> None:
+    node_key = f"{key}_node"
+    if st.session_state.get(node_key) not in spec.nodes:
+        st.session_state.pop(node_key, None)
+    chosen = st.selectbox(
+        t("Node details", lang),
+        spec.nodes,
+        index=None,
+        key=node_key,
+        placeholder=t("Click a node in the graph, or pick one", lang),
+    )
+    if chosen:
+        node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen, lang), lang)
+    with st.container(horizontal=True):
+        if chosen and chosen not in panel["expanded"]:
+            if st.button(t("Add its neighbours", lang), key=f"{key}_expand", icon=":material/hub:"):
+                panel["expanded"].append(chosen)
+                st.rerun()
+        if panel["expanded"]:
+            if st.button(t("Remove added neighbours", lang), key=f"{key}_collapse", icon=":material/undo:"):
+                panel["expanded"].clear()
+                st.rerun()
         st.download_button(
             t("Download graph HTML", lang),
-            lambda: graph_view.render(index, spec, dark=dark, lang=lang)[0].encode("utf-8"),  # built on click only
+            lambda: graph_view.render(index, spec, dark=dark, lang=lang, built=built)[0].encode("utf-8"),
             file_name=file_name,
             mime="text/html",
             key=f"{key}_graph_dl",
@@ -106,45 +240,35 @@ def show_graph(
         )
 
 
-def node_details(index: Index, name: str, role: str, why: str, lang: str) -> None:
-    """Everything known about one entity, as text (never HTML)."""
-    entity = index.entity_by_name.get(name)
-    if entity is None:
-        st.warning(t("{name} is not an entity of this index.", lang, name=md_escape(name)))
-        return
-    with st.container(border=True):
-        st.markdown(f"#### {md_escape(entity.name)}")
-        st.markdown(
-            t("Type", lang)
-            + f" {md_escape(entity.type or '—')} · "
-            + t("Degree", lang)
-            + f" **{index.graph.degree(entity.name)}** · "
-            + t("Source chunks", lang)
-            + f" **{len(entity.source_chunk_ids)}**"
+def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, change: Change | None = None) -> None:
+    """Explore's graph: the retrieved subgraph first (in-context bold, dropped faint), the neighbourhood on
+    demand, and — given the ``change`` since the previous run — what entered (green) and what left (ghosts)."""
+    around_key, dropped_key = f"{key}_around", f"{key}_dropped"
+    # read first (the spec depends on them), drawn in the row of controls below
+    around = bool(st.session_state.get(around_key, False))
+    dropped = bool(st.session_state.get(dropped_key, True))
+
+    def toggles() -> None:
+        st.toggle(
+            t("Show neighbourhood", lang),
+            value=False,
+            key=around_key,
+            persist_state="page",
+            help=t("Add the 1-hop neighbours of what was retrieved (best connected first).", lang),
         )
-        if role:
-            st.caption(
-                t("{label}: {value}", lang, label=t("Role in this view", lang), value=graph_view.role_text(role, lang))
-            )
-        if why:
-            st.markdown("**" + t("Why selected", lang) + "** ")
-            st.text(why)  # already in the UI language (graph_view.why_text)
-        st.markdown("**" + t("Description", lang) + "**")
-        description = entity.description.replace("<SEP>", "\n") or "—"
-        with st.container(height=220 if len(description) > 500 else "content", border=False):
-            st.text(description)
-        if entity.aliases:
-            st.caption(t("Aliases", lang) + ": " + md_escape(", ".join(entity.aliases)))
-        rows = []
-        for level, cid in entity.communities:
-            community = index.community_by_id.get(cid)
-            rows.append({"level": level, "community": cid, "title": community.title if community else ""})
-        if rows:
-            st.markdown("**" + t("Communities", lang) + "**")
-            st.dataframe(rows, hide_index=True, width="stretch")
-        if entity.source_chunk_ids:
-            with st.expander(t("Source chunks", lang) + f" ({len(entity.source_chunk_ids)})"):
-                for cid in entity.source_chunk_ids[:8]:
-                    chunk = index.chunk_by_id.get(cid)
-                    st.caption(md_escape(cid))
-                    st.text((chunk.text[:600] + ("…" if len(chunk.text) > 600 else "")) if chunk else "(missing)")
+        st.toggle(t("Show dropped candidates", lang), value=True, key=dropped_key, persist_state="page")
+
+    spec = graph_view.retrieval_subgraph(index, result, change, neighbourhood=around, dropped=dropped)
+    digest = hashlib.sha1(result.to_json(indent=None).encode("utf-8"))
+    digest.update(repr((around, dropped, change is not None and change.kinds)).encode("utf-8"))
+    show_graph(
+        index,
+        spec,
+        lang,
+        key=key,
+        cache_key=digest.hexdigest(),
+        scope=f"question|{result.query}",
+        side_by_side=False,
+        file_name="retrieval-graph.html",
+        extra_controls=toggles,
+    )

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.ui import graph_view, tables
+from graphrag_ui.ui import tables
 from graphrag_ui.ui.budget_view import budget_chart
 from graphrag_ui.ui.escape import md_escape, shown
-from graphrag_ui.ui.graph_panel import show_graph
+from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
 from graphrag_ui.ui.params import widget_key
@@ -96,20 +95,9 @@ def empty_state(result: Retrieval, lang: str) -> bool:
     return True
 
 
-def graph_panel(index: Index, result: Retrieval, lang: str, key: str) -> None:
-    """The retrieved subgraph inside its 1-hop neighbourhood; standalone pyvis view by default here."""
-    spec = graph_view.retrieval_subgraph(index, result)
-    cache_key = hashlib.sha1(result.to_json(indent=None).encode("utf-8")).hexdigest()
-    show_graph(
-        index,
-        spec,
-        lang,
-        key=key,
-        cache_key=cache_key,
-        default_view="standalone",
-        side_by_side=False,
-        file_name="retrieval-graph.html",
-    )
+def graph_panel(index: Index, result: Retrieval, lang: str, key: str, change: Change | None = None) -> None:
+    """The retrieved subgraph first; ``change`` (since the previous run) marks what entered and left."""
+    retrieval_graph(index, result, lang, key=key, change=change)
 
 
 def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = True) -> None:
@@ -201,7 +189,7 @@ def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> 
     elif view in KINDS:
         kind_table(index, result, view, lang, key, marks)
     elif view == "graph":
-        graph_panel(index, result, lang, key)
+        graph_panel(index, result, lang, key, comparison.change if comparison is not None else None)
     elif view == "budget":
         budget_chart(result, lang, before)
     elif view == "trace":

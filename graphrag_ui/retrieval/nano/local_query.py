@@ -197,7 +197,8 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Ret
         if rel is not None:
             rows.append((degree[a] + degree[b], rel.weight, a, b, rel, via))
     rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
-    kept, running = csv_context.prefix_cut([prep.relation_tokens(r[4]) for r in rows], limit)
+    tokens = [prep.relation_tokens(r[4]) for r in rows]
+    kept, running = csv_context.prefix_cut(tokens, limit)
     for pos, (rank, weight, a, b, rel, via) in enumerate(rows):
         out.relations.append(
             Candidate(
@@ -215,7 +216,7 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Ret
                 rank=float(rank),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Relationships", running[pos], limit),
-                tokens=prep.relation_tokens(rel),
+                tokens=tokens[pos],
             )
         )
     out.budgets.append(Budget("Relationships", running[kept - 1] if kept else 0, limit))
