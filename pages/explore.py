@@ -122,7 +122,8 @@ for key, fix in unknown:
 if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks, lang):  # ilike needs no vector
     st.stop()
 try:
-    result = retrieve(index, index_key, mode, query, values, hl, ll)
+    with st.spinner(t("Retrieving…", lang)):  # a catalog or chroma server may take up to its timeout
+        result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:
     st.error(shown_error(exc, lang))
     st.stop()

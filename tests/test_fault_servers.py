@@ -283,3 +283,22 @@ def test_a_nul_in_recall_text_answers_on_postgresql_as_on_sqlite(pg_url, monkeyp
     assert cli_main(argv) == 0
     out, err = capsys.readouterr()
     assert out == on_sqlite and "catalog database failed" not in err
+
+
+def test_the_recall_page_says_the_hang_in_one_line(app, monkeypatch, tmp_path, capsys):
+    from ui_fixtures import plain
+
+    from graphrag_ui.ui.state import register_index
+
+    folder = pg_index(tmp_path)
+    with hanging_server() as port:
+        monkeypatch.setenv("GRAPHRAG_UI_CATALOG_URL", f"postgresql+psycopg://app:pw-5521z@127.0.0.1:{port}/g")
+        monkeypatch.setenv("GRAPHRAG_UI_DB_TIMEOUT", "2")
+        start = time.monotonic()
+        at = app("pages/recall.py", index=register_index("on-pg", folder), rq="Guild")
+        taken = time.monotonic() - start
+    errors = [plain(e.value) for e in at.error]
+    with capsys.disabled():
+        print(f"\n[hang] postgres recall page: error shown after {taken:.2f} s (timeout 2 s)")
+    assert len(errors) == 1 and "catalog database failed" in errors[0] and "timeout" in errors[0], errors
+    assert "pw-5521z" not in errors[0] and taken < 2 + SLACK + 10  # + the app's own start-up
