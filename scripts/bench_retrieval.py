@@ -367,11 +367,18 @@ def bench_scaled(n: int, n_queries: int, cache: Path) -> list[str]:
 # ============================================================== main
 
 
-def drift_beside_graphrag(sizes: list[int]) -> None:
+def drift_beside_graphrag(sizes: list[int], cache: Path) -> None:
     """``ms.drift`` against graphrag 3.3.0's own DRIFT context builder on the same files: the GraphRAG
     output dirs are written by GraphRAG's own storage, so that side lives in bench_vs_reference.py."""
     print("\n== ms.drift beside graphrag 3.3.0's DRIFTSearchContextBuilder (scripts/bench_vs_reference.py) ==")
-    command = [sys.executable, str(ROOT / "scripts" / "bench_vs_reference.py"), "--modes", "ms.drift"]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_vs_reference.py"),
+        "--modes",
+        "ms.drift",
+        "--cache",
+        str(cache),
+    ]
     done = subprocess.run([*command, "--sizes", *map(str, sizes)], check=False)
     if done.returncode:
         print(f"bench_vs_reference.py exited {done.returncode}: see above")
@@ -413,7 +420,7 @@ def main() -> int:
         if args.scaled:
             missed += bench_scaled(args.scaled, min(args.queries, 12), Path(args.cache))
         if "ms.drift" in (args.modes or mode_names()):
-            drift_beside_graphrag([s for s in args.sizes if s >= 10_000] or [10_000])
+            drift_beside_graphrag([s for s in args.sizes if s >= 10_000] or [10_000], Path(args.cache) / "vs_reference")
     print("\nall goals met" if not missed else "\ngoals missed:\n  " + "\n  ".join(missed))
     return 0
 
