@@ -1,4 +1,4 @@
-"""Import a nano-graphrag 0.0.8.x working directory into the canonical ``Index``.
+"""Import a nano-graphrag working directory (0.0.2–0.0.8.x layouts) into the canonical ``Index``.
 
 What nano stored is kept exactly: node names keep their literal double quotes (``"ALICE CHEN"``),
 types and descriptions keep theirs and their ``<SEP>`` joins, ``source_id`` keeps its stored chunk
@@ -38,6 +38,9 @@ REPORTS = "kv_store_community_reports.json"
 VDB_ENTITIES = "vdb_entities.json"
 VDB_CHUNKS = "vdb_chunks.json"
 LAYOUT = msg("nano-graphrag 0.0.8.x layout")  # 0.0.8 and 0.0.8.2 write the same files
+LAYOUT_BEFORE_0_0_8 = msg("nano-graphrag 0.0.4–0.0.7 layout")  # the same files; edges carry no `order` yet
+LAYOUT_MILVUS = msg("nano-graphrag ≤ 0.0.3 layout (entity vectors in Milvus Lite)")
+MILVUS = "milvus_lite.db"  # where 0.0.2/0.0.3 kept entity vectors (no vdb_entities.json)
 # files only LightRAG writes next to the same graphml name
 _LIGHTRAG_MARKERS = ("vdb_relationships.json", "kv_store_doc_status.json")
 
@@ -203,6 +206,16 @@ def _check_embedder_dim(embedder: str | None, dims: set[int], folder: Path) -> N
         )
 
 
+def _layout(folder: Path, edges: list[tuple[str, str, dict]], has_vdb: bool) -> str:
+    """The release range the files show: Milvus Lite entity vectors (≤ 0.0.3), edges without ``order``
+    (0.0.4–0.0.7), else 0.0.8.x (0.0.8 and 0.0.8.2 write identical files)."""
+    if not has_vdb and (folder / MILVUS).is_file():
+        return LAYOUT_MILVUS
+    if edges and not any("order" in data for _, _, data in edges):
+        return LAYOUT_BEFORE_0_0_8
+    return LAYOUT
+
+
 def _language(chunks: list[Chunk]) -> str:
     sample = "".join(c.text[:200] for c in chunks[:20])
     cjk = sum("\u4e00" <= ch <= "\u9fff" for ch in sample)
@@ -296,6 +309,14 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
         if rows:  # an empty file's embedding_dim says nothing
             dims.add(dim)
         sources["entities"] = f"{VDB_ENTITIES} (nano-vectordb rows, re-normalised on load as nano-vectordb does)"
+    elif (folder / MILVUS).is_file():
+        warnings.append(
+            msg(
+                "the entity vectors are in {milvus} (nano-graphrag ≤ 0.0.3 kept them in Milvus Lite), which is "
+                "not read here: vector recall has nothing to search until you re-embed",
+                milvus=MILVUS,
+            )
+        )
     else:
         warnings.append(
             msg(
@@ -347,7 +368,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             "source_dir": str(folder.resolve()),
             "import_warnings": warnings,
             "nano_version": "0.0.8.2",  # the release nano.* modes follow
-            "layout": str(LAYOUT),
+            "layout": str(_layout(folder, edges, vdb_ent is not None)),
         },
         vector_sources=sources,
         title=folder.resolve().name,

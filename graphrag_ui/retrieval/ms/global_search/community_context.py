@@ -157,6 +157,17 @@ def _build_batches(
             )
         else:
             kept.append(row)
+    if rows and not kept:
+        out.notes.append(
+            msg(
+                "every community report at level {level} is rated below min_community_rank {limit} ({unrated} of "
+                "{n} have no rating): GraphRAG's global search leaves them all out and has nothing to map",
+                level=level,
+                limit=f"{min_community_rank:g}",
+                unrated=sum(1 for row in rows if row.rank is None),
+                n=len(rows),
+            )
+        )
     if shuffle_data:
         random.Random(random_state).shuffle(kept)
     header = ["id", "title"] + ([WEIGHT] if weigh else [])

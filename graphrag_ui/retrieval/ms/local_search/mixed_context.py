@@ -97,6 +97,18 @@ def build_reports(
         kept.append(cells)
         kept_rows.append(row)
     section.used = used if kept else 0
+    unrated = sum(1 for c in comms if _rank(c) is None)
+    if not kept and comms and all(row.dropped and not row.tokens for row in section.rows):
+        section.notes.append(  # nothing reached the budget: the rating filter left every report out
+            msg(
+                "no matched community report is rated at or above min_community_rank {limit} ({unrated} of "
+                '{n} have no rating): the section is left out (GraphRAG would print a literal "[]" line here)',
+                limit=f"{min_rank:g}",
+                unrated=unrated,
+                n=len(comms),
+            )
+        )
+        return section
     if not kept:
         section.notes.append(
             msg(
