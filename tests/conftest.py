@@ -95,3 +95,17 @@ def app(tmp_path, monkeypatch):
         return at
 
     return make
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium through playwright, one per test module (each browser test module skips itself
+    when playwright or chromium is missing, before this is asked for)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser_support import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -18,7 +18,6 @@ from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.registry import mode_names
 from tests.browser_support import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     VIEW_SWITCH,
     choose_option,
@@ -43,14 +42,6 @@ from ui_fixtures import IMG_DESC, SCRIPT_NAME, SVG_NAME, save_evil_index  # noqa
 from zh_catalogue import GRID_REASON_TEXT, VISIBLE_UI_TEXT, allowed_names, reason_headers, untranslated  # noqa: E402
 
 KINDS = ("Entities", "Relations", "Communities", "Chunks")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, new_page, settle, streamlit_app, wait_until
+from tests.browser_support import CHROMIUM, new_page, settle, streamlit_app, wait_until
 from tests.llm_server import Script, default_reply, start_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -19,14 +19,6 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
     pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
 
 QUESTION = "Who directs the research station?"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +51,15 @@ def test_drift_tree_and_one_questions_local_retrieval(browser, app_url, blocked)
     wait_until(page, lambda: picker.count() > 0, what="the DRIFT tree and its question picker")
     grids = page.locator('[data-testid="stDataFrame"]')
     wait_until(page, lambda: grids.count() >= 1, what="the question tree (a canvas grid)")
-    picker.click()
     options = page.get_by_role("option")
-    wait_until(page, lambda: options.count() >= 3, what="the questions a round ran")
+
+    def listed() -> bool:
+        if options.count() < 3:  # not open yet, or a rerun (the run finishing) redrew the picker and closed it
+            picker.click()
+            page.wait_for_timeout(300)
+        return options.count() >= 3
+
+    wait_until(page, listed, what="the questions a round ran")
     options.last.click()
     settle(page)
     wait_until(page, lambda: page.get_by_text("In the context").count() > 0, what="the question's local retrieval")

@@ -23,7 +23,6 @@ from graphrag_ui.retrieval.core.change import diff
 from graphrag_ui.ui import graph_picker, graph_search, graph_view
 from tests.browser_support import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     GRAPH_BOX_JS,
     SCREENSHOTS,
     new_page,
@@ -70,14 +69,6 @@ def synthetic_100k(tmp_path_factory):
     store.save(index, folder, chroma=False)
     top, _ = graph_search.search(index, "", 2)
     return folder, top[1].name  # the second best connected: the page opens on the first
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

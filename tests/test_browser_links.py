@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, choose_option, new_page, settle, streamlit_app, wait_until
+from tests.browser_support import CHROMIUM, choose_option, new_page, settle, streamlit_app, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright = pytest.importorskip("playwright.sync_api")
@@ -53,14 +53,6 @@ LINKS = [  # (link, the notice's words, the URL key and the value it must no lon
     ),
     ("/compare?index=sample:en&b_mode=bogus", "b_mode=bogus is not a retrieval mode", "b_mode", "bogus"),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

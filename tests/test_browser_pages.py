@@ -18,7 +18,7 @@ from graphrag_ui.i18n import t
 from graphrag_ui.ui.frame import PAGES
 from graphrag_ui.ui.labels import PAGE_TITLES
 from graphrag_ui.ui.state import choice_label
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, EXTERNAL, settle, streamlit_app, wait_until
+from tests.browser_support import CHROMIUM, EXTERNAL, settle, streamlit_app, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright = pytest.importorskip("playwright.sync_api")
@@ -28,14 +28,6 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
 INDEX = "sample:zh"  # not the picker's first choice: the page must have read it from the URL
 # (url path, page name): every page by its own name, and the start page at / as well
 LINKS = [(name, name) for name in PAGES] + [("", next(iter(PAGES)))]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def open_fresh(browser, url: str, blocked: list[str]):

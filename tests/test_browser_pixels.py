@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, new_page, settle, streamlit_app, wait_until
+from tests.browser_support import CHROMIUM, new_page, settle, streamlit_app, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright = pytest.importorskip("playwright.sync_api")
@@ -92,14 +92,6 @@ def setup(pixel_server, tmp_path_factory):
             yield app_url, key
     finally:
         stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def visit(page, url: str, expect: str = "") -> str:

@@ -14,8 +14,9 @@ from tests.browser_support import tab_counts, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-# the module fixtures of test_browser: chromium, the test model server, the app, the blocked-request log
-browser, llm, app_url, blocked = base.browser, base.llm, base.app_url, base.blocked
+# the module fixtures of test_browser: the test model server, the app, the blocked-request log (chromium is
+# conftest's ``browser``)
+llm, app_url, blocked = base.llm, base.app_url, base.blocked
 QUESTION = "What are the main themes of the corpus?"
 
 

@@ -19,7 +19,6 @@ from graphrag_ui.retrieval.core.change import diff, summary
 from graphrag_ui.retrieval.core.result import KINDS
 from tests.browser_support import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     VIEW_SWITCH,
     new_page,
@@ -52,14 +51,6 @@ GRID_CELLS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]
     }
     return {headers: Object.values(headers), rows: Object.values(rows)};
   })"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
