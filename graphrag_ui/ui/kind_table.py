@@ -15,12 +15,12 @@ import streamlit as st
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui import tables
+from graphrag_ui.ui import row_marks, tables
 from graphrag_ui.ui.tables import Marks
 
 TALL_ROW = 72  # px: three wrapped lines of a reason
 WRAP_AFTER = 36  # characters of the longest reason before rows grow (a medium column holds ~36)
-SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
+SHOWN = ("change", row_marks.COLUMN, "#", "label", "why", "dropped", "score", "rank", "tokens")
 DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
 
 
@@ -29,6 +29,7 @@ def column_config(lang: str) -> dict:
     cc = st.column_config
     return {
         "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with", lang)),
+        row_marks.COLUMN: cc.TextColumn(t("mark", lang), width="small", help=t("what this row carries", lang)),
         "#": cc.NumberColumn(t("#", lang), width=48, help=t("order in which the mode found the item", lang)),
         "label": cc.TextColumn(t("label", lang), width="medium"),
         "score": cc.NumberColumn(
@@ -62,7 +63,9 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _order(frame: pd.DataFrame) -> list[str]:
     """Kept rows lead with what and why; dropped rows with why dropped (readable without scrolling sideways)."""
-    lead = ["change", "dropped", "label", "why"] if "dropped" in frame.columns else ["change", "#", "label", "why"]
+    lead = ["change", row_marks.COLUMN] + (
+        ["dropped", "label", "why"] if "dropped" in frame.columns else ["#", "label", "why"]
+    )
     head = [c for c in lead if c in frame.columns]
     rest = [c for c in SHOWN if c in frame.columns and c not in head]
     hidden = {"order", "id", "doc_id"}
@@ -112,7 +115,10 @@ def _details(row: pd.Series, data: dict, lang: str) -> None:
 
 def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, marks: Marks | None = None) -> None:
     titles = _titles(index)
-    kept, dropped = tables.split_tables(result, kind, lang, marks, titles)
+    kept, dropped = (
+        row_marks.with_marks(frame, result, kind, lang)
+        for frame in tables.split_tables(result, kind, lang, marks, titles)
+    )
     full = {c.id: c.data for c in result.candidates(kind)}
     st.caption(t("In the context", lang) + f": {len(kept)}")
     if kept.empty:

@@ -1,0 +1,122 @@
+"""Explore with the loaded question set's gold: a "gold" mark on the rows that carry a gold item of the
+current question, and the recall in one line below the run line.
+
+The question is the set's question whose text is the one asked (after the same normalisation the
+evidence match uses), or the one a link from Evaluate names (``gold_q``, with ``gold_item``: the item
+that link followed, whose row is marked apart). The marks and the line come from
+``evaluation.metrics.evaluate`` on the run shown, the same computation the Evaluate page scores with:
+what the two pages say cannot disagree. A link with ``gold=bundled`` loads the index's bundled set.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from graphrag_ui.errors import UserError
+from graphrag_ui.evaluation.gold import Question
+from graphrag_ui.evaluation.lookup import norm
+from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
+from graphrag_ui.i18n import msg, t
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui import eval_set, row_marks
+from graphrag_ui.ui.escape import md_escape, shown_error
+
+GOLD = msg("★ gold")
+FOLLOWED = msg("★ gold, followed")
+SOURCE = "gold"
+_KEPT = "_gold_scores"  # session: (id of the run, question id) -> (the run, its metrics); a few at most
+_KEEP = 8
+
+
+def question_of(set_questions: list[Question], asked: str, named: str | None) -> Question | None:
+    """The set's question named by the link (when it is the one asked), else the one with the asked text."""
+    wanted = norm(asked)
+    if named:
+        found = next((q for q in set_questions if q.id == named), None)
+        if found is not None and norm(found.question) == wanted:
+            return found
+    return next((q for q in set_questions if norm(q.question) == wanted), None)
+
+
+def scored(index: Index, result: Retrieval, question: Question) -> RowMetrics:
+    """``evaluate`` of the run shown, once per run and question (the grids and the line share it)."""
+    kept = st.session_state.setdefault(_KEPT, {})
+    key = (id(result), question.id)
+    if key not in kept or kept[key][0] is not result:
+        if len(kept) >= _KEEP:
+            kept.pop(next(iter(kept)))
+        kept[key] = (result, evaluate(index, result, question))
+    return kept[key][1]
+
+
+def followed_item() -> int | None:
+    raw = st.query_params.get("gold_item")
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def item_marks(metrics: RowMetrics, kind: str, followed: int | None) -> dict[str, str]:
+    """Candidate id -> mark: rows where a gold item came in, and the dropped row that held a missed one."""
+    marks: dict[str, str] = {}
+    for n, item in enumerate(metrics.items):
+        mark = FOLLOWED if n == followed else GOLD
+        ids = [p.id for p in item.where if p.kind == kind]
+        if item.missed is not None and item.missed.kind == kind and item.missed.id:
+            ids.append(item.missed.id)
+        for cid in ids:
+            if marks.get(cid) != FOLLOWED:
+                marks[cid] = mark
+    return marks
+
+
+def use_gold(index: Index, index_key: str, lang: str) -> None:
+    """Explore's first step for gold: the set (the link may load the bundled one) and the row-mark source."""
+    if st.query_params.get("gold") == eval_set.BUNDLED and eval_set.loaded(index_key) is None:
+        try:
+            eval_set.load_bundled(index_key)
+        except UserError as exc:
+            st.error(shown_error(exc, lang))
+    current = eval_set.loaded(index_key)
+    if current is None:
+        row_marks.drop(SOURCE)
+        return
+    questions = current.questions.questions
+
+    def source(result: Retrieval, kind: str) -> dict[str, str]:
+        question = question_of(questions, result.query, st.query_params.get("gold_q"))
+        if question is None:
+            return {}
+        return item_marks(scored(index, result, question), kind, followed_item())
+
+    row_marks.use(SOURCE, source)
+
+
+def gold_line(index: Index, index_key: str, result: Retrieval, lang: str) -> None:
+    """``gold: 3 of 4 evidence items in the context`` for the question asked, when the loaded set has it."""
+    current = eval_set.loaded(index_key)
+    if current is None:
+        return
+    question = question_of(current.questions.questions, result.query, st.query_params.get("gold_q"))
+    if question is None:
+        st.caption(
+            t(
+                "gold: the loaded set {name} has no question with this text.",
+                lang,
+                name=md_escape(current.questions.name),
+            )
+        )
+        return
+    metrics = scored(index, result, question)
+    found = sum(r.found for r in metrics.items)
+    st.caption(
+        t(
+            "gold ({id}): {found} of {n} evidence items in the context",
+            lang,
+            id=md_escape(question.id),
+            found=found,
+            n=len(metrics.items),
+        )
+    )
