@@ -46,12 +46,14 @@ class EvalPlan:
 
     def param_of(self, mode: str) -> str:
         """The name the swept parameter has in ``mode`` ("" when it has none)."""
+        return self.param_names.get(mode, self.param) if self.param_type(mode) else ""
+
+    def param_type(self, mode: str) -> str:
+        """ "int" or "float": the type of the swept parameter in ``mode`` ("" when it has no such number)."""
         name = self.param_names.get(mode, self.param)
-        if not name:
-            return ""
-        spec = get_mode(mode)
-        params = {p.name: p for s in _schemas(spec) for p in s}
-        return name if name in params and params[name].type in {"int", "float"} else ""
+        params = {p.name: p for s in _schemas(get_mode(mode)) for p in s} if name else {}
+        found = params.get(name)
+        return found.type if found is not None and found.type in {"int", "float"} else ""
 
     def configs(self) -> list[Config]:
         """Every config, mode by mode in the plan's order, then version, then value."""

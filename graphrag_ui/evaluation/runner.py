@@ -68,6 +68,13 @@ class EvalRun:
         return [r for r in self.rows if r.config == config]
 
 
+def default_modes(index: Index) -> list[str]:
+    """Every mode the index can run (``query_readiness``), but ``lightrag.bypass`` (it retrieves nothing)."""
+    from graphrag_ui.query_readiness import CANNOT, readiness
+
+    return [r.mode for r in readiness(index) if r.status != CANNOT and r.mode != "lightrag.bypass"]
+
+
 def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
     """Run one question over its configs (keywords once, embedding once); a config that fails is an error
     row naming it, never a lost question."""
