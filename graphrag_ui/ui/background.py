@@ -18,6 +18,7 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t
+from graphrag_ui.redact import redact
 from graphrag_ui.ui.escape import md_escape
 
 POLL_S = 0.4
@@ -68,7 +69,8 @@ def error_line(error: BaseException, lang: str) -> str:
     """A failed job's error for a Markdown element: our message translated, anything else as data."""
     if isinstance(error, UserError):
         return md_escape(error_text(error, lang))
-    return md_escape(f"{type(error).__name__}: {error}")
+    first = (redact(str(error)).strip().splitlines() or [""])[0][:200]  # one line, no credential
+    return md_escape(f"{type(error).__name__}: {first}")
 
 
 def progress_view(job: Job, lang: str, key: str, label: Callable[[Job], str]) -> None:

@@ -20,6 +20,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.schema import suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.sweep import parse_values
+from graphrag_ui.ui import url_notices
 from graphrag_ui.ui.escape import md_escape, shown_error
 
 DEFAULT_MODES = ["nano.local", "nano.naive"]
@@ -28,7 +29,6 @@ DEFAULT_RANGE = (5.0, 30.0, 5.0)
 NONE = ""  # no parameter: each mode once, at its defaults
 NOTICES = "_ev_url_notices"  # session: (widget key, the value the notice is about) -> notice
 FAMILY_NAMES = {"lightrag": "LightRAG", "ms": "GraphRAG", "nano": "nano-graphrag"}  # names, not translated
-RUNNABLE = [m for m in mode_names() if any(p.type in {"int", "float"} for p in get_mode(m).params)]
 
 
 def numeric_params(modes: list[str]) -> dict[str, str]:
@@ -64,14 +64,16 @@ def _link_modes() -> None:
         _remember("ev_modes", known, text)
 
 
+def _link_value(key: str) -> str | None:
+    """The link's value of ``key`` as it was before any widget of this run took or dropped it."""
+    raw = (st.session_state.get(url_notices.RAW_KEY) or {}).get(key)
+    return None if raw is None else str(raw)
+
+
 def _link_choice(key: str, options: list[str], used: str) -> None:
     """A link's value for a picker that the picker did not take: named, with what was used instead."""
-    raw = st.query_params.get(key) if key in st.query_params else None
-    seen = st.session_state.setdefault("_ev_link_seen", set())
-    if raw is None or key in seen:
-        return
-    seen.add(key)
-    if raw not in options:
+    raw = _link_value(key)
+    if raw is not None and raw not in options:
         text = msg(
             "The link's {key}={raw} is not a parameter of the chosen modes ({fix}); {used} was used instead.",
             key=key,
@@ -83,11 +85,9 @@ def _link_choice(key: str, options: list[str], used: str) -> None:
 
 
 def _link_number(key: str, used: float) -> None:
-    raw = st.query_params.get(key) if key in st.query_params else None
-    seen = st.session_state.setdefault("_ev_link_seen", set())
-    if raw is None or key in seen:
+    raw = _link_value(key)
+    if raw is None:
         return
-    seen.add(key)
     try:
         same = float(raw) == float(used)
     except ValueError:
