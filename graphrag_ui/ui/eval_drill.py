@@ -20,7 +20,6 @@ from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import question as shared_question
-from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.params import widget_key
 
@@ -172,8 +171,8 @@ def _fix_buttons(run: EvalRun, row: RowMetrics, q: Question, fixes: dict[int, Fi
             "Open #{n} in Explore at {param}={value} ({cost} tokens)",
             lang,
             n=n + 1,
-            param=md_escape(fix.to.param),
-            value=md_escape(fix.to.value),
+            param=fix.to.param,  # a name of the mode's schema and a number: no markup can come from them
+            value=fix.to.value,
             cost=f"{fix.token_cost:+,}",
         )
         if st.button(text, key=f"ev_fix_{n}", icon=":material/open_in_new:"):
