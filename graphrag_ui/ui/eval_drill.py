@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from graphrag_ui.evaluation.gold import Question
 from graphrag_ui.evaluation.metrics import ItemResult, RowMetrics
@@ -21,7 +22,7 @@ from graphrag_ui.retrieval.core.schema import VERSION_PARAM
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import question as shared_question
 from graphrag_ui.ui.labels import KIND_LABELS, label
-from graphrag_ui.ui.params import widget_key
+from graphrag_ui.ui.params import url_form, widget_key
 
 ITEM_KINDS = {
     "evidence": msg("evidence"),
@@ -32,6 +33,7 @@ ITEM_KINDS = {
 VIEW_OF = {"evidence": "chunks", "doc": "chunks", "chunk": "chunks", "entity": "entities"}  # Explore's view
 SHOWN_FIXES = 40  # buttons of one question × setting (a gold list is at most a few dozen items)
 PREVIEW = 160
+OWN_KEYS = ("view", "gold_q", "gold_item")  # Explore's link keys no widget is bound to
 
 
 def _short(text: str) -> str:
@@ -177,7 +179,11 @@ def _fix_buttons(run: EvalRun, row: RowMetrics, q: Question, fixes: dict[int, Fi
         )
         if st.button(text, key=f"ev_fix_{n}", icon=":material/open_in_new:"):
             view = view_at(run, q.id, row.items[n], fix.to)
-            st.switch_page("pages/explore.py", query_params=open_in_explore(q, n, fix.to, view))
+            query = open_in_explore(q, n, fix.to, view)
+            try:
+                st.switch_page("pages/explore.py", query_params=query)
+            except StreamlitAPIException:  # Explore drew its widgets earlier in this session: they own their keys
+                st.switch_page("pages/explore.py", query_params={k: query[k] for k in OWN_KEYS})
 
 
 def view_at(run: EvalRun, qid: str, item: ItemResult, to: Config) -> str:
@@ -201,16 +207,18 @@ def _widget_keys(to: Config) -> tuple[str | None, str | None]:
 
 
 def open_in_explore(q: Question, n: int, to: Config, view: str) -> dict[str, str]:
-    """Set Explore's widgets for the fix and return the rest of its URL query: the view, and the question
-    and item the gold marks follow. The widgets are bound to the URL, so Explore's link then holds the
-    question, mode, release and value too (a link cannot set a bound widget's key directly)."""
+    """Set Explore's widgets for the fix and return Explore's URL query that says the same: the question,
+    mode, release, value and view, and the question and item the gold marks follow. (The index and the
+    language stay as they are: the frame's widgets hold them, and a link may not set a drawn widget's key.)"""
     state = st.session_state
-    state["mode"] = to.mode
-    state["q"] = state[shared_question.SHARED] = q.question
+    query = {"mode": to.mode, "q": q.question}
     version_key, param_key = _widget_keys(to)
     if version_key:
-        state[version_key] = to.version
+        query[version_key] = to.version
     if param_key:
-        state[param_key] = to.value
+        query[param_key] = url_form(to.value)
+    for key, value in query.items():
+        state[key] = to.value if key == param_key else value
+    state[shared_question.SHARED] = q.question  # the question follows across pages (question.follow)
     state["main_show"] = view
-    return {"gold_q": q.id, "gold_item": str(n), "view": view}  # the widgets above write their own keys
+    return {**query, "view": view, "gold_q": q.id, "gold_item": str(n)}

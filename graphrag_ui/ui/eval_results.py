@@ -106,6 +106,7 @@ def chart_frame(summaries: list[Summary]) -> pd.DataFrame:
         rows.append(
             {
                 "config": s.config.key,
+                "value": "" if s.config.value is None else str(s.config.value),
                 "mode": s.config.mode + (f"@{s.config.version}" if s.config.version else ""),
                 "tokens": float(tokens.mean),
                 "recall": float(recall.mean),
@@ -114,7 +115,7 @@ def chart_frame(summaries: list[Summary]) -> pd.DataFrame:
                 "frontier": s.pareto,
             }
         )
-    return pd.DataFrame(rows, columns=["config", "mode", "tokens", "recall", "low", "high", "frontier"])
+    return pd.DataFrame(rows, columns=["config", "value", "mode", "tokens", "recall", "low", "high", "frontier"])
 
 
 def recall_chart(summaries: list[Summary], lang: str) -> None:
@@ -127,7 +128,9 @@ def recall_chart(summaries: list[Summary], lang: str) -> None:
         return
     x = alt.X("tokens:Q", title=t("mean context tokens", lang), scale=alt.Scale(zero=False))
     y = alt.Y("recall:Q", title=t("mean evidence recall", lang), scale=alt.Scale(domain=[0, 1]))
-    color = alt.Color("mode:N", title=None, legend=alt.Legend(orient="bottom", columns=3))
+    color = alt.Color(
+        "mode:N", title=None, scale=alt.Scale(scheme="tableau10"), legend=alt.Legend(orient="bottom", columns=3)
+    )
     tips = [
         alt.Tooltip("config:N", title=t("setting", lang)),
         alt.Tooltip("recall:Q", title=t("evidence recall", lang), format=".2f"),
@@ -141,7 +144,8 @@ def recall_chart(summaries: list[Summary], lang: str) -> None:
     front = base.transform_filter(alt.datum.frontier)
     line = front.mark_line(color="#444", strokeDash=[4, 3], interpolate="step-after").encode(x=x, y=y, order="tokens:Q")
     ring = front.mark_point(size=220, color="#111", strokeWidth=1.5).encode(x=x, y=y, tooltip=tips)
-    chart = (bars + line + points + ring).properties(height=320).configure_legend(labelLimit=0)
+    values = base.mark_text(align="left", dx=7, dy=-7, fontSize=10, color="#555").encode(x=x, y=y, text="value:N")
+    chart = (bars + line + points + ring + values).properties(height=320).configure_legend(labelLimit=0)
     st.altair_chart(chart, width="stretch", key="ev_chart")
     st.caption(
         t(
