@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"skipped {args.questions}:{said(str(problem), one_line=True)}", file=sys.stderr)
     index = _load(args.index)
     plan = build_plan(args, index)
-    plan.configs()  # checks the versions and fills the notes
+    plan.check(index)  # versions and values checked, notes filled
     for note in plan.notes:
         print(f"note: {said(str(note), one_line=True)}", file=sys.stderr)
 

@@ -160,7 +160,7 @@ def run_evaluation(
 ) -> EvalRun:
     """Run every question of ``questions`` over ``plan``; ``progress(done, total)`` counts rows (question ×
     config) after each question; ``cancelled()`` is asked between questions and keeps the rows done so far."""
-    configs = plan.configs()
+    configs = plan.check(index)
     if not configs:
         raise UserError(msg("the evaluation runs no mode"), fix=msg("choose at least one mode"))
     total = len(questions.questions) * len(configs)
