@@ -77,6 +77,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", metavar="FILE", help="rows, where each item came in, why each was missed, summaries (- for stdout)"
     )
+    parser.add_argument(
+        "--judge",
+        action="store_true",
+        help="also answer each row with the configured model and judge correctness and faithfulness (costs money)",
+    )
+    parser.add_argument(
+        "--judge-budget",
+        type=float,
+        default=1.0,
+        metavar="USD",
+        help="refuse to judge when the estimated cost is above this (default 1.0)",
+    )
+    parser.add_argument("--judge-concurrency", type=int, default=4, help="rows talking to the model at once (1–16)")
     parser.add_argument("--workers", type=int, default=1, help=f"worker processes (1–{MAX_WORKERS}; same rows as one)")
 
 
@@ -198,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"skipped {args.questions}:{said(str(problem), one_line=True)}", file=sys.stderr)
     index = _load(args.index)
     plan = build_plan(args, index)
-    plan.configs()  # checks the versions and fills the notes
+    plan.check(index)  # versions and values checked, notes filled
     for note in plan.notes:
         print(f"note: {said(str(note), one_line=True)}", file=sys.stderr)
 
@@ -210,15 +223,80 @@ def run(args: argparse.Namespace) -> int:
             last[0] = now
             print(f"eval: {done}/{total} runs", file=sys.stderr, flush=True)
 
+    settings = _judge_settings(args)
     executor = processes(args.index, args.workers) if args.workers > 1 else None
     run_ = run_evaluation(index, questions, plan, executor=executor, progress=progress)
     for qid, key, error in run_.errors:
         print(f"error: {safe_text(qid, one_line=True)} {key}: {said(error, one_line=True)}", file=sys.stderr)
     summaries = aggregate(run_)
+    judgements = _judge(args, index, questions, run_, settings) if settings is not None else None
     if args.csv:
-        _write(args.csv, csv_text(run_))
+        _write(args.csv, csv_text(run_, judgements))
     if args.json:
-        _write(args.json, json_text(run_, summaries, questions))
+        _write(args.json, json_text(run_, summaries, questions, judgements))
     if "-" not in (args.csv, args.json):
         _print_table(run_, summaries)
     return 1 if run_.errors else 0
+
+
+def _judge_settings(args: argparse.Namespace):
+    """The model settings when --judge asks for them, refused before anything runs when none is configured."""
+    if not args.judge:
+        return None
+    from graphrag_ui.evaluation.judge import MAX_CONCURRENCY
+    from graphrag_ui.llm_client.settings import LLMSettings
+
+    if not 1 <= args.judge_concurrency <= MAX_CONCURRENCY:
+        raise UserError(
+            msg(
+                "--judge-concurrency must be between 1 and {limit}, got {n}",
+                limit=MAX_CONCURRENCY,
+                n=args.judge_concurrency,
+            )
+        )
+    if not (args.judge_budget >= 0 and args.judge_budget < float("inf")):
+        raise UserError(msg("--judge-budget must be a number of dollars, 0 or more"))
+    settings = LLMSettings.from_env_and_secrets()
+    if not settings.configured:
+        raise UserError(
+            msg("--judge needs a model, and none is configured"),
+            fix=msg("set GRAPHRAG_UI_LLM_MODEL (and its key), or run without --judge"),
+        )
+    return settings
+
+
+def _judge(args: argparse.Namespace, index, questions, run_, settings):
+    from graphrag_ui.evaluation.judge import estimate, judge_run, summary
+
+    est, retrievals = estimate(index, questions, run_, settings)
+    cost = "unknown (no price for this model)" if est.cost_usd is None else f"about ${est.cost_usd:.4f}"
+    print(
+        f"judge ({est.prompt_version}, {said(settings.model, one_line=True)}): {est.rows} row(s), at most {est.calls} "
+        f"call(s) ({est.cached} answer(s) cached), ~{est.prompt_tokens:,} prompt + ~{est.completion_tokens:,} "
+        f"answer tokens, cost {cost}",
+        file=sys.stderr,
+    )
+    if est.cost_usd is not None and est.cost_usd > args.judge_budget:
+        raise UserError(
+            msg(
+                "judging would cost about ${cost}, more than --judge-budget {budget}",
+                cost=f"{est.cost_usd:.4f}",
+                budget=args.judge_budget,
+            ),
+            fix=msg("raise --judge-budget, or judge fewer questions, modes or steps"),
+        )
+
+    def progress(done: int, total: int) -> None:
+        print(f"judge: {done}/{total} rows", file=sys.stderr, flush=True)
+
+    judgements = judge_run(
+        index, questions, run_, settings, retrievals=retrievals, concurrency=args.judge_concurrency, progress=progress
+    )
+    for kind, counts in summary(judgements).items():
+        mean = "-" if counts["mean"] is None else f"{counts['mean']:.3f}"
+        print(
+            f"{kind}: mean {mean} (read {counts['ok']}, unreadable {counts['unreadable']}, "
+            f"failed {counts['error']}, skipped {counts['skipped']})",
+            file=sys.stderr,
+        )
+    return judgements

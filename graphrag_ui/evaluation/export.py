@@ -54,13 +54,34 @@ def swept_names(run: EvalRun) -> list[str]:
     return list(dict.fromkeys(c.param for c in run.configs if c.param)) or ([run.plan.param] if run.plan.param else [])
 
 
-def records(run: EvalRun) -> list[dict[str, Any]]:
+def _judged(judgements: list | None) -> dict[tuple[str, Any], Any]:
+    return {(j.question_id, j.config): j for j in judgements or []}
+
+
+def judge_columns(judgement: Any) -> dict[str, Any]:
+    """A judged row's columns: each score (empty unless read) and its status (ok / unreadable / error / skipped)."""
+    out: dict[str, Any] = {}
+    for kind in ("correctness", "faithfulness"):
+        verdict = getattr(judgement, kind) if judgement is not None else None
+        out[kind] = "" if verdict is None or verdict.score is None else verdict.score
+        out[f"{kind}_status"] = verdict.status if verdict is not None else ""
+    return out
+
+
+def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]]:
     names = swept_names(run)
-    return [record(row, names) for row in run.rows]
+    judged = _judged(judgements)
+    out = []
+    for row in run.rows:
+        flat = record(row, names)
+        if judgements is not None:
+            flat.update(judge_columns(judged.get((row.question_id, row.config))))
+        out.append(flat)
+    return out
 
 
-def csv_text(run: EvalRun) -> str:
-    rows = records(run)
+def csv_text(run: EvalRun, judgements: list | None = None) -> str:
+    rows = records(run, judgements)
     fields = list(rows[0]) if rows else ["id", "mode", "version", *swept_names(run), *METRIC_COLUMNS]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
@@ -82,11 +103,17 @@ def _summary(s: Summary) -> dict[str, Any]:
     }
 
 
-def json_text(run: EvalRun, summaries: list[Summary], questions: QuestionSet | None = None) -> str:
+def json_text(
+    run: EvalRun, summaries: list[Summary], questions: QuestionSet | None = None, judgements: list | None = None
+) -> str:
     names = swept_names(run)
+    judged = _judged(judgements)
     rows = []
     for row in run.rows:
         flat = record(row, names)
+        if judgements is not None:
+            j = judged.get((row.question_id, row.config))
+            flat["judge"] = asdict(j) if j is not None else None
         flat["items"] = [
             {
                 "kind": r.item.kind,

@@ -84,6 +84,21 @@ class EvalPlan:
                     out.append(Config(mode, version))
         return out
 
+    def check(self, index: Any = None) -> list[Config]:
+        """Every config, each one's parameters checked against its mode's schema now (a bad value is one
+        ``UserError`` before anything runs, not an error per question); a fixed parameter no mode has is refused."""
+        configs = self.configs()
+        for name in self.fixed:
+            owners = [m for m in self.modes if name in {p.name for s in _schemas(get_mode(m)) for p in s}]
+            if not owners:
+                raise UserError(
+                    msg("no chosen mode has a parameter {name}", name=repr(name)),
+                    fix=msg("check the name against the modes' parameters (query --help, the Explore page)"),
+                )
+        for config in configs:
+            get_mode(config.mode).resolve(self.params_for(config), index)
+        return configs
+
     def params_for(self, config: Config) -> dict[str, Any]:
         """The parameters a config runs with: the fixed ones the mode has, its version, its value."""
         spec = get_mode(config.mode)

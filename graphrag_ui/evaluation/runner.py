@@ -26,6 +26,7 @@ from graphrag_ui.evaluation.plan import Config, EvalPlan
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import resolve_keywords, run_query
+from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.registry import get_mode
 
 MAX_JOBS_ROWS = 200_000  # questions × configs of one run
@@ -75,13 +76,26 @@ def default_modes(index: Index) -> list[str]:
     return [r.mode for r in readiness(index) if r.status != CANNOT and r.mode != "lightrag.bypass"]
 
 
+def question_keywords(index: Index, question: Question, configs: list[Config], llm_settings: Any = None) -> Any:
+    """The LightRAG keywords of a question, worked out once for every config that uses them (None: none does)."""
+    if not any(get_mode(c.mode).uses_keywords for c in configs):
+        return None
+    return resolve_keywords(index, question.question, question.hl_keywords, question.ll_keywords, llm_settings, [])
+
+
+def retrieval_for(index: Index, question: Question, config: Config, plan: EvalPlan, keywords: Any = None) -> Retrieval:
+    """The context-only ``Retrieval`` of one question at one config, as the run made it (the answer judge
+    runs it again to answer from the same context)."""
+    if keywords is None:
+        keywords = question_keywords(index, question, [config])
+    return run_query(index, config.mode, question.question, plan.params_for(config), keywords=keywords)
+
+
 def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
     """Run one question over its configs (keywords once, embedding once); a config that fails is an error
     row naming it, never a lost question."""
     q = job.question
-    keywords = None
-    if any(get_mode(c.mode).uses_keywords for c in job.configs):
-        keywords = resolve_keywords(index, q.question, q.hl_keywords, q.ll_keywords, llm_settings, [])
+    keywords = question_keywords(index, q, job.configs, llm_settings)
     rows, errors = [], []
     for config in job.configs:
         start = time.perf_counter()
@@ -160,7 +174,7 @@ def run_evaluation(
 ) -> EvalRun:
     """Run every question of ``questions`` over ``plan``; ``progress(done, total)`` counts rows (question ×
     config) after each question; ``cancelled()`` is asked between questions and keeps the rows done so far."""
-    configs = plan.configs()
+    configs = plan.check(index)
     if not configs:
         raise UserError(msg("the evaluation runs no mode"), fix=msg("choose at least one mode"))
     total = len(questions.questions) * len(configs)
