@@ -194,9 +194,17 @@ def test_a_link_value_the_page_cannot_use_is_said(app, link, notice):
     assert any(notice in re.sub(r"\\(.)", r"\1", w) for w in warnings), warnings
 
 
-def test_a_range_with_too_many_steps_is_refused_before_running(app):
-    at = evaluate_page(app, ev_from="1", ev_to="100000", ev_step="1")
-    assert any("more than 200" in e.value for e in at.error), [e.value for e in at.error]
+@pytest.mark.parametrize(
+    ("link", "error"),
+    [
+        ({"ev_from": "1", "ev_to": "100000", "ev_step": "1"}, "more than 200"),
+        ({"ev_from": "0", "ev_to": "10", "ev_step": "5"}, "top_k=0 is below its minimum 1"),
+        ({"ev_from": "10", "ev_to": "5", "ev_step": "1"}, "cannot read the sweep range"),
+    ],
+)
+def test_a_range_that_cannot_run_is_refused_before_running(app, link, error):
+    at = evaluate_page(app, **link)
+    assert any(error in plain(e.value) for e in at.error), [e.value for e in at.error]
     assert at.button(key="ev_run").disabled
 
 
@@ -228,3 +236,34 @@ def test_a_failing_job_keeps_its_error_for_one_line():
     assert isinstance(job.error, RuntimeError)
     line = plain(background.error_line(job.error, "en"))
     assert line.startswith("RuntimeError: boom at ") and "hunter2" not in line and "second line" not in line
+
+
+def test_explore_with_the_bundled_gold_marks_the_rows_and_says_the_recall(app):
+    from graphrag_ui.evaluation.metrics import evaluate
+
+    question = load_questions(EN_SET).questions[0]
+    at = app(index="sample:en", mode="nano.local", q=question.question, gold="bundled")
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    metrics = evaluate(index, run_query(index, "nano.local", question.question, {}), question)
+    found = sum(r.found for r in metrics.items)
+    line = f"gold ({question.id}): {found} of {len(metrics.items)} evidence items in the context"
+    assert line in [c.value for c in at.caption]
+    marked = grid(at, "mark")
+    entities = {p.id for r in metrics.items for p in r.where if p.kind == "entities"}
+    assert set(marked[marked["mark"] == "★ gold"]["id"]) == entities and entities
+
+
+@pytest.mark.parametrize(
+    ("link", "notice"),
+    [
+        ({"gold": "mine"}, "The link's gold=mine is not a question set of this app (bundled)"),
+        ({"gold": "bundled", "gold_q": "nope"}, "The link's gold_q=nope is no question of the set questions.jsonl"),
+        ({"gold": "bundled", "gold_item": "99"}, "The link's gold_item=99 is no item of en-01"),
+        ({"gold": "bundled", "gold_item": "abc"}, "The link's gold_item=abc is no item of en-01"),
+    ],
+)
+def test_a_gold_link_value_explore_cannot_use_is_said(app, link, notice):
+    question = load_questions(EN_SET).questions[0]
+    at = app(index="sample:en", mode="nano.local", q=question.question, **link)
+    warnings = [plain(w.value) for w in at.warning]
+    assert any(notice in w for w in warnings), warnings

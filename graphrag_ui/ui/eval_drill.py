@@ -221,4 +221,4 @@ def open_in_explore(q: Question, n: int, to: Config, view: str) -> dict[str, str
         state[key] = to.value if key == param_key else value
     state[shared_question.SHARED] = q.question  # the question follows across pages (question.follow)
     state["main_show"] = view
-    return {**query, "view": view, "gold_q": q.id, "gold_item": str(n)}
+    return {**query, "view": view, "gold_q": q.id, "gold_item": str(n + 1)}

@@ -157,7 +157,7 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
             return None, signature
     plan = EvalPlan(list(modes), param=name, values=values, versions=versions)
     try:
-        configs = plan.configs()
+        configs = plan.check(index)  # every value against each mode's schema, before anything runs
     except UserError as exc:
         st.error(shown_error(exc, lang))
         return None, signature

@@ -16,7 +16,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.gold import Question
 from graphrag_ui.evaluation.lookup import norm
 from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
-from graphrag_ui.i18n import msg, t
+from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import eval_set, row_marks
@@ -51,11 +51,44 @@ def scored(index: Index, result: Retrieval, question: Question) -> RowMetrics:
 
 
 def followed_item() -> int | None:
+    """The 0-based item a link from Evaluate followed (``gold_item`` counts from 1, as the page's # does)."""
     raw = st.query_params.get("gold_item")
     try:
-        return int(raw) if raw is not None else None
+        return int(raw) - 1 if raw is not None else None
     except ValueError:
         return None
+
+
+def link_notices(set_name: str, questions: list[Question], question: Question | None, has_set: bool) -> list[str]:
+    """Each gold value of the link that cannot be used: what it said, and what is shown instead."""
+    link = st.query_params
+    out = []
+    if "gold" in link and link["gold"] != eval_set.BUNDLED:
+        out.append(
+            msg("The link's gold={raw} is not a question set of this app (bundled); it was left out.", raw=link["gold"])
+        )
+    elif "gold" in link and not has_set:
+        out.append(msg("The link's gold=bundled names the index's bundled set, but this index has none."))
+    named = link.get("gold_q")
+    if named is not None and has_set and all(q.id != named for q in questions):
+        out.append(
+            msg(
+                "The link's gold_q={raw} is no question of the set {name}; the question's text was looked up instead.",
+                raw=named,
+                name=set_name,
+            )
+        )
+    raw, n = link.get("gold_item"), followed_item()
+    if raw is not None and question is not None and (n is None or not 0 <= n < len(question.gold())):
+        out.append(
+            msg(
+                "The link's gold_item={raw} is no item of {id} (it has {n}); no row is marked as followed.",
+                raw=raw,
+                id=question.id,
+                n=len(question.gold()),
+            )
+        )
+    return out
 
 
 def item_marks(metrics: RowMetrics, kind: str, followed: int | None) -> dict[str, str]:
@@ -97,9 +130,13 @@ def use_gold(index: Index, index_key: str, lang: str) -> None:
 def gold_line(index: Index, index_key: str, result: Retrieval, lang: str) -> None:
     """``gold: 3 of 4 evidence items in the context`` for the question asked, when the loaded set has it."""
     current = eval_set.loaded(index_key)
+    questions = current.questions.questions if current else []
+    question = question_of(questions, result.query, st.query_params.get("gold_q")) if current else None
+    name = current.questions.name if current else ""
+    for text in link_notices(name, questions, question, current is not None):
+        st.warning(md_escape(translate(text, lang)), icon=":material/link_off:")
     if current is None:
         return
-    question = question_of(current.questions.questions, result.query, st.query_params.get("gold_q"))
     if question is None:
         st.caption(
             t(
