@@ -267,3 +267,16 @@ def test_a_gold_link_value_explore_cannot_use_is_said(app, link, notice):
     at = app(index="sample:en", mode="nano.local", q=question.question, **link)
     warnings = [plain(w.value) for w in at.warning]
     assert any(notice in w for w in warnings), warnings
+
+
+def test_a_mode_without_the_parameter_sweeps_its_own_when_asked(app):
+    at = evaluate_page(app, ev_param="top_k", ev_from="5", ev_to="10", ev_step="5")
+    at.multiselect(key="ev_modes").set_value(["nano.local", "ms.local"]).run()
+    assert any("ms.local has no numeric parameter top_k: it runs once" in plain(c.value) for c in at.caption)
+    assert any(c.value == "3 settings per question" for c in at.caption), [c.value for c in at.caption]
+    at.selectbox(key="ev_as_ms.local").set_value("top_k_mapped_entities").run()
+    assert any(c.value == "4 settings per question" for c in at.caption), [c.value for c in at.caption]
+    at.button(key="ev_run").click().run()
+    finish(at)
+    table = grid(at, "frontier")
+    assert list(table["setting"]) == ["top_k=5", "top_k=10", "top_k_mapped_entities=5", "top_k_mapped_entities=10"]

@@ -143,7 +143,8 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
     every = c4.number_input(t("step", lang), value=step, key="ev_step", disabled=not name, **number)
     for key, value in (("ev_from", start), ("ev_to", stop), ("ev_step", every)):
         _link_number(key, value)
-    signature = repr((modes, sorted(versions.items()), name, start, stop, every))
+    aliases = _aliases(modes, name, lang) if name else {}
+    signature = repr((modes, sorted(versions.items()), name, start, stop, every, sorted(aliases.items())))
     if not modes:
         st.info(t("Choose at least one mode to evaluate.", lang))
         return None, signature
@@ -155,7 +156,7 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
         except UserError as exc:
             st.error(shown_error(exc, lang))
             return None, signature
-    plan = EvalPlan(list(modes), param=name, values=values, versions=versions)
+    plan = EvalPlan(list(modes), param=name, values=values, versions=versions, param_names=aliases)
     try:
         configs = plan.check(index)  # every value against each mode's schema, before anything runs
     except UserError as exc:
@@ -165,6 +166,32 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
         st.caption(md_escape(translate(note, lang)))
     st.caption(t("{n} settings per question", lang, n=len(configs)))
     return plan, signature
+
+
+def _aliases(modes: list[str], name: str, lang: str) -> dict[str, str]:
+    """For each chosen mode without ``name``: which of its own numbers the range sweeps (``ms.local``'s
+    ``top_k_mapped_entities`` for ``top_k``), or none (it runs once, at its defaults). The CLI's ``--as``."""
+    lacking = [m for m in modes if name not in numeric_params([m]) and numeric_params([m])]
+    if not lacking:
+        return {}
+    out = {}
+    columns = st.columns(min(len(lacking), 3))
+    for i, mode in enumerate(lacking):
+        own = list(numeric_params([mode]))
+        key = f"ev_as_{mode}"
+        if st.session_state.get(key) not in [NONE, *own]:
+            st.session_state.pop(key, None)
+        chosen = columns[i % len(columns)].selectbox(
+            t("{mode} has no {param}; it sweeps", lang, mode=mode, param=name),
+            [NONE, *own],
+            key=key,
+            bind="query-params",
+            format_func=lambda n: n or t("nothing (runs at its defaults)", lang),
+            placeholder=t("Choose an option", lang),
+        )
+        if chosen:
+            out[mode] = chosen
+    return out
 
 
 def _versions(modes: list[str], index: Index, lang: str) -> dict[str, list[str]]:

@@ -119,6 +119,8 @@ def use_gold(index: Index, index_key: str, lang: str) -> None:
     questions = current.questions.questions
 
     def source(result: Retrieval, kind: str) -> dict[str, str]:
+        if st.session_state.get("_index_key") != index_key:
+            return {}  # a grid of another index (the source stays registered across pages)
         question = question_of(questions, result.query, st.query_params.get("gold_q"))
         if question is None:
             return {}
