@@ -200,6 +200,8 @@ def test_a_link_value_the_page_cannot_use_is_said(app, link, notice):
         ({"ev_from": "1", "ev_to": "100000", "ev_step": "1"}, "more than 200"),
         ({"ev_from": "0", "ev_to": "10", "ev_step": "5"}, "top_k=0 is below its minimum 1"),
         ({"ev_from": "10", "ev_to": "5", "ev_step": "1"}, "cannot read the sweep range"),
+        ({"ev_from": "1", "ev_to": "10", "ev_step": "0"}, "cannot read the sweep range"),
+        ({"ev_from": "1", "ev_to": "1e308", "ev_step": "1"}, "more than 200"),
     ],
 )
 def test_a_range_that_cannot_run_is_refused_before_running(app, link, error):
@@ -280,3 +282,26 @@ def test_a_mode_without_the_parameter_sweeps_its_own_when_asked(app):
     finish(at)
     table = grid(at, "frontier")
     assert list(table["setting"]) == ["top_k=5", "top_k=10", "top_k_mapped_entities=5", "top_k_mapped_entities=10"]
+
+
+def test_stop_ends_a_running_evaluation_and_keeps_the_questions_it_finished(app, monkeypatch):
+    from graphrag_ui.evaluation import runner
+
+    real = runner.run_job
+
+    def slow(index, job, llm_settings=None):
+        time.sleep(0.4)  # a large index's question: long enough to press Stop while it runs
+        return real(index, job, llm_settings)
+
+    monkeypatch.setattr(runner, "run_job", slow)
+    at = evaluate_page(app, ev_modes="nano.local", ev_param="top_k", ev_from="5", ev_to="10", ev_step="5")
+    at.button(key="ev_run").click().run()
+    assert at.session_state[JOB].running
+    assert at.button(key="ev_run").disabled  # one run at a time
+    assert at.get("progress"), "the progress bar is drawn while it runs"
+    at.button(key="ev_stop").click().run()
+    finish(at)
+    job = at.session_state[JOB]
+    assert job.result.cancelled and 0 < job.result.questions < 14
+    assert any(f"the first {job.result.questions} questions only" in w.value for w in at.warning)
+    assert set(grid(at, "frontier")["questions"]) == {job.result.questions}

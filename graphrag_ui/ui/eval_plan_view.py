@@ -19,7 +19,7 @@ from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.schema import suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.sweep import parse_values
+from graphrag_ui.sweep import MAX_STEPS, parse_values
 from graphrag_ui.ui import url_notices
 from graphrag_ui.ui.escape import md_escape, shown_error
 
@@ -149,6 +149,18 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
         st.info(t("Choose at least one mode to evaluate.", lang))
         return None, signature
     values: list[Any] = []
+    if name and every > 0 and stop >= start and (stop - start) / every + 1 > MAX_STEPS:
+        # said before the range is spelt out: parse_values builds its list before it counts it
+        n = (stop - start) / every + 1
+        st.error(
+            t(
+                "{n} steps are more than {limit}: use a larger step",
+                lang,
+                n=f"{n:,.0f}" if n < 1e9 else f"{n:.2g}",
+                limit=MAX_STEPS,
+            )
+        )
+        return None, signature
     if name:
         text = f"{int(start)}:{int(stop)}:{int(every)}" if is_int else f"{start}:{stop}:{every}"
         try:

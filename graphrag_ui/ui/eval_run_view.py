@@ -34,7 +34,9 @@ def run_view(
     if st.button(
         t("Evaluate", lang), key="ev_run", type="primary", disabled=not ready or busy, icon=":material/play_arrow:"
     ):
-        job = _start(index, current, plan, wanted)
+        if not (job and job.running):  # a click that reached the server before the page redrew
+            _start(index, current, plan, wanted)
+        st.rerun()  # draw the page with the button disabled and the progress polled
     if job is None:
         return
     background.progress_view(job, lang, "ev", lambda j: _progress_text(j, lang))
