@@ -12,7 +12,8 @@ and for every gold item that did not, why — read from the retrieval's own cand
   beyond top_k, cut by a token budget, dropped as a duplicate (the candidate's own ``dropped`` text,
   score and order), or not in the index at all.
 - ``all_evidence``, ``first_evidence_position`` (the best placement's position), ``answer_in_context``,
-  ``answer_token_recall``, ``context_tokens``, ``unused_token_share`` (tokens of in-context items that
+  ``answer_token_recall``, ``context_tokens`` (the mode's own count; the context's o200k tokens when it
+  reports no budget), ``unused_token_share`` (tokens of in-context items that
   carry no found gold item / tokens of all in-context items).
 """
 
@@ -28,6 +29,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
+from graphrag_ui.tokens import count as count_tokens
 
 
 @dataclass
@@ -156,6 +158,12 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
     )
 
 
+def _tokens(result: Retrieval) -> int:
+    """The context's tokens as the mode counted them (its budgets); a mode that reports no budget (DRIFT
+    without a model: its prompts) is counted here, so a context is never free."""
+    return context_tokens(result) if result.budgets else count_tokens(result.context)
+
+
 def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float = 0.0) -> RowMetrics:
     """The metrics of ``result`` (one mode at one setting) against ``question``'s gold (see the module docstring)."""
     lk = lookup(index)
@@ -185,7 +193,7 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
         answer_token_recall=(sum(w in context_words for w in answer_words) / len(answer_words))
         if answer_words
         else None,
-        context_tokens=context_tokens(result),
+        context_tokens=_tokens(result),
         unused_token_share=idle / total if total else None,
         items=items,
         ms=ms,
