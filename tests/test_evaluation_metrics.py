@@ -3,6 +3,8 @@ below is counted by hand from the texts and candidates written here."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
@@ -17,6 +19,7 @@ C2 = "It had forty gates of oak and iron."
 C3 = "林晓的静息心率平均是52次/分。"
 C4 = "A copy of the first chunk of beta."
 C5 = "Lonely text that no mode ever looks at."
+C6 = 'The "Great Gate" was closed in an hour.'
 
 
 def _index() -> Index:
@@ -31,6 +34,7 @@ def _index() -> Index:
         Chunk("c3", "d2", C3, 0, 12),
         Chunk("c4", "d2", C4, 1, 9),
         Chunk("c5", "d3", C5, 0, 9),
+        Chunk("c6", "d3", C6, 1, 11),
     ]
     entities = [
         Entity("e1", "Ysolde Varrick", "PERSON", "Master of the guild, called the Lock Queen.", aliases=["Lock Queen"]),
@@ -163,6 +167,13 @@ def test_never_a_candidate_and_not_in_the_index() -> None:
         "Nobody": (False, "not_in_index"),
     }
     assert "c5" in _by_value(evaluate(_index(), _retrieval(), q))["no mode ever looks"].missed.detail
+
+
+def test_a_fact_with_quotes_is_found_in_its_item_whatever_the_context_quoting() -> None:
+    r = _retrieval(context=json.dumps([{"content": C6}]) + '\n"The ""Great Gate"" was closed"')  # JSON and CSV quoting
+    r.chunks.append(_cand("c6", C6[:20], 4, 11))
+    found = _by_value(evaluate(_index(), r, Question("q", "?", evidence=['the "Great Gate" was closed'])))
+    assert [(p.kind, p.id, p.position) for p in found['the "Great Gate" was closed'].where] == [("chunks", "c6", 3)]
 
 
 def test_a_document_is_found_by_id_title_or_stem() -> None:

@@ -2,9 +2,10 @@
 and for every gold item that did not, why — read from the retrieval's own candidates.
 
 - ``evidence_recall``: found gold items / gold items (evidence strings, documents, chunks, entities).
-  An evidence string is found when its normalised text (``lookup.norm``) occurs in the normalised
-  context, or in two in-context chunks of one document that follow each other (a fact cut by the
-  chunker); a document or chunk when one of its chunks is an in-context chunk; an entity when an
+  An evidence string is found when its normalised text (``lookup.norm``) occurs in an in-context item's
+  own text (a chunk, a description, a report: however the mode quoted it into the context, as JSON or
+  CSV), in the normalised context, or in two in-context chunks of one document that follow each other
+  (a fact cut by the chunker); a document or chunk when one of its chunks is an in-context chunk; an entity when an
   in-context entity carries that name or alias.
 - ``entity_recall``: found gold entities / gold entities.
 - where each found item came in (``Placement``: kind, id, label, 1-based position among the in-context
@@ -110,9 +111,11 @@ def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: str, item: Go
     needle = norm(item.value)
     if not needle:
         return ItemResult(item, False, missed=Missed("not_in_index", msg("the evidence text is empty")))
-    if needle in context:
-        where = _placements(lk, shown, needle) or [Placement("context", "", msg("across several items"), 0)]
+    where = _placements(lk, shown, needle)
+    if where:  # an in-context item holds it, however the mode wrote the item (JSON, CSV quoting)
         return ItemResult(item, True, where)
+    if needle in context:
+        return ItemResult(item, True, [Placement("context", "", msg("across several items"), 0)])
     split = _split_across(lk, shown["chunks"], needle)
     if split:
         return ItemResult(item, True, split)

@@ -61,10 +61,11 @@ class Missed:
 
 def missed_by_candidates(holders: dict[str, list[Candidate]], chunk_ids: list[str], never: str = "") -> Missed:
     """The reason of the best-placed dropped candidate that holds the item (chunks first, then the other
-    kinds in the mode's order); with none, "never a candidate" naming the chunks that hold it, or "not in
+    kinds in the mode's order; a duplicate only when nothing else holds it); with none, "never a candidate" naming the chunks that hold it, or "not in
     the index" when no chunk does (``never``: the words for an item the index has but no step considered)."""
     for kind in ("chunks", *[k for k in KINDS if k != "chunks"]):
-        cands = sorted(holders.get(kind, []), key=lambda c: c.order)
+        # a duplicate's twin was kept and then lost for its own reason (a budget): that reason comes first
+        cands = sorted(holders.get(kind, []), key=lambda c: (classify(c.dropped) == "duplicate", c.order))
         if cands:
             c = cands[0]
             return Missed(
