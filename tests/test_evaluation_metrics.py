@@ -101,6 +101,7 @@ def test_every_metric_of_a_hand_counted_row() -> None:
     assert row.answer_token_recall == 1.0  # anselm, varrick, built, it: each is a word of the context
     assert row.context_tokens == 65
     assert row.unused_token_share == pytest.approx(5 / 65)  # only r1 carries no found gold item
+    assert row.gold_rows() == {("chunks", "c1"), ("chunks", "c2"), ("entities", "e1")}
 
 
 def test_an_evidence_string_split_across_two_neighbouring_chunks_is_found_in_both() -> None:

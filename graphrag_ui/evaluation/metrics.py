@@ -75,6 +75,10 @@ class RowMetrics:
     def missed(self) -> list[ItemResult]:
         return [r for r in self.items if not r.found]
 
+    def gold_rows(self) -> set[tuple[str, str]]:
+        """(kind, id) of every in-context item that carries a found gold item: the rows a table marks "gold"."""
+        return {(p.kind, p.id) for r in self.items if r.found for p in r.where if p.kind != "context"}
+
 
 def _in_context(result: Retrieval) -> dict[str, list[Candidate]]:
     return {kind: [c for c in result.candidates(kind) if c.in_context] for kind in KINDS}
