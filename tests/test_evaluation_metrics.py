@@ -37,12 +37,22 @@ def _index() -> Index:
         Chunk("c6", "d3", C6, 1, 11),
     ]
     entities = [
-        Entity("e1", "Ysolde Varrick", "PERSON", "Master of the guild, called the Lock Queen.", aliases=["Lock Queen"]),
+        Entity(
+            "e1",
+            "Ysolde Varrick",
+            "PERSON",
+            "Master of the guild, called the Lock Queen.",
+            aliases=["Lock Queen"],
+            source_chunk_ids=["c5"],
+        ),
         Entity("e2", "Anselm Varrick", "PERSON", "Founder of the guild."),
         Entity("e3", "Tobias Fenn", "PERSON", "Warden of the salt guild."),
         Entity("e4", "Orla Fenn", "PERSON", "His daughter."),
     ]
-    relations = [Relation("r1", "Ysolde Varrick", "Anselm Varrick", "great-granddaughter of")]
+    relations = [
+        Relation("r1", "Ysolde Varrick", "Anselm Varrick", "great-granddaughter of"),
+        Relation("r2", "Ysolde Varrick", "Orla Fenn", "ally of"),
+    ]
     return Index(Manifest("build", "hash", 8), docs, chunks, entities, relations, [])
 
 
@@ -167,7 +177,16 @@ def test_never_a_candidate_and_not_in_the_index() -> None:
         "Orla Fenn": (False, "never_candidate"),
         "Nobody": (False, "not_in_index"),
     }
-    assert "c5" in _by_value(evaluate(_index(), _retrieval(), q))["no mode ever looks"].missed.detail
+    details = {v: r.missed.detail for v, r in _by_value(evaluate(_index(), _retrieval(), q)).items()}
+    # graph-aware: the text's chunk is a source of an in-context entity; the entity a neighbour of one
+    assert details["no mode ever looks"] == (
+        "held by chunk(s) c5, a source of in-context entity Ysolde Varrick, but this mode never took that text"
+    )
+    assert details["Orla Fenn"] == "a neighbour of in-context entity Ysolde Varrick, but this mode never recalled it"
+    naive = _retrieval()
+    naive.entities = []  # a mode that recalls no entities gets no entity words
+    details = {v: r.missed.detail for v, r in _by_value(evaluate(_index(), naive, q)).items()}
+    assert details["no mode ever looks"] == "held by chunk(s) c5, which this mode never considered"
 
 
 def test_a_fact_with_quotes_is_found_in_its_item_whatever_the_context_quoting() -> None:

@@ -44,6 +44,16 @@ class Lookup:
     chunk_pos: dict[str, tuple[str, int]] = field(default_factory=dict)  # chunk id -> (doc id, order)
     _texts: dict[tuple[str, str], str] = field(default_factory=dict)
     _holding: dict[str, list[str]] = field(default_factory=dict)
+    _chunk_entities: dict[str, list[str]] = field(default_factory=dict)
+
+    def entities_of_chunk(self, chunk_id: str) -> list[str]:
+        """Ids of the entities extracted from a chunk (their ``source_chunk_ids``), in table order."""
+        if not self._chunk_entities:
+            for entity in self.index.entities:
+                for cid in entity.source_chunk_ids or []:
+                    self._chunk_entities.setdefault(cid, []).append(entity.id)
+            self._chunk_entities.setdefault("", [])  # built, even for an index without sources
+        return self._chunk_entities.get(chunk_id, [])
 
     def chunks_holding(self, needle: str) -> list[str]:
         """Ids of the index's chunks whose normalised text holds ``needle`` (already normalised)."""

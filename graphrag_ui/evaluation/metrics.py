@@ -25,7 +25,7 @@ from typing import Any
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
 from graphrag_ui.evaluation.lookup import Lookup, lookup, norm, words
-from graphrag_ui.evaluation.why import Missed, missed_by_candidates
+from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import context_tokens
@@ -127,7 +127,8 @@ def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: str, item: Go
         kind: [c for c in result.candidates(kind) if not c.in_context and needle in lk.text(kind, c.id, c.label)]
         for kind in KINDS
     }
-    return ItemResult(item, False, missed=missed_by_candidates(holders, lk.chunks_holding(needle)))
+    chunk_ids = lk.chunks_holding(needle)
+    return ItemResult(item, False, missed=missed_by_candidates(holders, chunk_ids, chunk_hint(lk, chunk_ids, result)))
 
 
 def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> ItemResult:
@@ -150,19 +151,18 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
         }[item.kind]
         return ItemResult(item, False, missed=Missed("not_in_index", what))
     holders = {k: [c for c in result.candidates(k) if not c.in_context and k == kind and match(c)] for k in KINDS}
-    never = ""
     if kind == "entities":
         never = (
-            msg("this mode never considered the entity")
+            (entity_hint(lk, wanted, result) or msg("this mode never considered the entity"))
             if result.entities
             else msg(
                 "this mode puts no entities into its context (only {kinds})",
                 kinds=", ".join(k for k in KINDS if shown[k]) or "-",
             )
         )
-    return ItemResult(
-        item, False, missed=missed_by_candidates(holders, sorted(wanted) if kind == "chunks" else [], never)
-    )
+        return ItemResult(item, False, missed=missed_by_candidates(holders, [], never))
+    chunk_ids = sorted(wanted)
+    return ItemResult(item, False, missed=missed_by_candidates(holders, chunk_ids, chunk_hint(lk, chunk_ids, result)))
 
 
 def _tokens(result: Retrieval) -> int:
