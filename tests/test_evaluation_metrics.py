@@ -123,6 +123,15 @@ def test_an_evidence_string_split_across_two_neighbouring_chunks_is_found_in_bot
     ]
 
 
+def test_neighbouring_chunks_join_on_their_overlap() -> None:
+    from graphrag_ui.evaluation.metrics import _joined
+
+    a = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
+    b = "delta epsilon zeta eta theta iota kappa lambda mu nu xi"  # the chunker's overlap: a's tail, b's head
+    assert _joined(a, b) == a + " mu nu xi"
+    assert _joined("ends here.", ". starts there") == "ends here. . starts there"  # no 1-character "overlap"
+
+
 def test_an_alias_finds_its_entity_and_names_where() -> None:
     found = _by_value(evaluate(_index(), _retrieval(), QUESTION))["Lock Queen"]
     assert found.found and [(p.kind, p.id, p.label, p.position) for p in found.where] == [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphrag_ui.index.model import Index
@@ -45,6 +46,16 @@ class Lookup:
     _texts: dict[tuple[str, str], str] = field(default_factory=dict)
     _holding: dict[str, list[str]] = field(default_factory=dict)
     _chunk_entities: dict[str, list[str]] = field(default_factory=dict)
+    _joins: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def joined(self, first: str, second: str, join: Callable[[str, str], str]) -> str:
+        """The normalised texts of two neighbouring chunks joined by ``join``, once per pair."""
+        key = (first, second)
+        if key not in self._joins:
+            if len(self._joins) > 4096:
+                self._joins.clear()
+            self._joins[key] = join(self.text("chunks", first), self.text("chunks", second))
+        return self._joins[key]
 
     def entities_of_chunk(self, chunk_id: str) -> list[str]:
         """Ids of the entities extracted from a chunk (their ``source_chunk_ids``), in table order."""

@@ -93,11 +93,18 @@ def _placements(lk: Lookup, shown: dict[str, list[Candidate]], needle: str) -> l
     ]
 
 
+OVERLAP_CHARS = 8000  # the chunker's overlap is tokens; no overlap is longer than this many characters
+_HEAD = 32  # an overlap is found by b's first characters in a's tail (shorter ones: the chunks are joined by a space)
+
+
 def _joined(a: str, b: str) -> str:
-    """Two neighbouring chunks as one text, their overlap (a's end = b's start) written once."""
-    for size in range(min(len(a), len(b)), 0, -1):
-        if a.endswith(b[:size]):
-            return a + b[size:]
+    """Two neighbouring chunks as one text, their overlap (a's end = b's start, the longest) written once."""
+    head = b[:_HEAD]
+    start = a.find(head, max(0, len(a) - OVERLAP_CHARS))
+    while start != -1:
+        if b.startswith(a[start:]):
+            return a + b[len(a) - start :]
+        start = a.find(head, start + 1)
     return a + " " + b
 
 
@@ -106,7 +113,7 @@ def _split_across(lk: Lookup, chunks: list[Candidate], needle: str) -> list[Plac
     by_place = {lk.chunk_pos[c.id]: c for c in chunks if c.id in lk.chunk_pos}
     for (doc, order), first in sorted(by_place.items()):
         second = by_place.get((doc, order + 1))
-        if second is not None and needle in _joined(lk.text("chunks", first.id), lk.text("chunks", second.id)):
+        if second is not None and needle in lk.joined(first.id, second.id, _joined):
             return [Placement("chunks", c.id, c.label, position[c.id]) for c in (first, second)]
     return []
 
