@@ -8,7 +8,7 @@ import json
 import pytest
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
-from graphrag_ui.evaluation.lookup import norm, words
+from graphrag_ui.evaluation.lookup import has_word, norm, words
 from graphrag_ui.evaluation.metrics import evaluate
 from graphrag_ui.evaluation.why import classify
 from graphrag_ui.index.model import Chunk, Document, Entity, Index, Manifest, Relation
@@ -226,6 +226,8 @@ def test_normalisation() -> None:
     assert norm("ＡＢＣ１２") == "abc12"  # NFKC folds full-width forms
     assert norm("静息 心率\n平均") == "静息心率平均"  # no gap between CJK characters
     assert words("Anselm Varrick, 302 AC; 林晓") == ["anselm", "varrick", "302", "ac", "林", "晓"]
+    assert has_word("the lock queen", "lock") and not has_word("the padlock queen", "lock")
+    assert has_word("林晓的记录", "晓") and not has_word("林晓", "记")
 
 
 @pytest.mark.parametrize(

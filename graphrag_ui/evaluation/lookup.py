@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 
 from graphrag_ui.index.model import Index
 
-_SPACES = re.compile(r"\s+")
 _CJK = r"\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
 _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
 
 
+_HAS_CJK = re.compile(f"[{_CJK}]")
+
+
 def norm(text: str) -> str:
     """NFKC, casefold, whitespace collapsed (and dropped between CJK characters)."""
-    collapsed = _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-    return _CJK_GAP.sub("", collapsed)
+    collapsed = " ".join(unicodedata.normalize("NFKC", text).casefold().split())  # str.split: faster than a regex
+    return _CJK_GAP.sub("", collapsed) if _HAS_CJK.search(collapsed) else collapsed
 
 
 _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")
@@ -32,6 +34,14 @@ _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")
 def words(text: str) -> list[str]:
     """Answer tokens: words of letters and digits, each CJK character one token (of the normalised text)."""
     return _WORD.findall(norm(text))
+
+
+def has_word(normalised: str, word: str) -> bool:
+    """Whether a normalised text holds ``word`` (one of ``words``' tokens) as a whole word; a CJK character
+    anywhere. One search per answer word: a context can be a million characters, an answer is a few words."""
+    if _HAS_CJK.fullmatch(word):
+        return word in normalised
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", normalised) is not None
 
 
 @dataclass

@@ -13,9 +13,9 @@ and for every gold item that did not, why — read from the retrieval's own cand
   beyond top_k, cut by a token budget, dropped as a duplicate (the candidate's own ``dropped`` text,
   score and order), or not in the index at all.
 - ``all_evidence``, ``first_evidence_position`` (the best placement's position), ``answer_in_context``,
-  ``answer_token_recall``, ``context_tokens`` (the mode's own count; the context's o200k tokens when it
-  reports no budget), ``unused_token_share`` (tokens of in-context items that
-  carry no found gold item / tokens of all in-context items).
+  ``answer_token_recall`` (the answer's words found in the context as whole words), ``context_tokens``
+  (the mode's own count; the context's o200k tokens when it reports no budget), ``unused_token_share``
+  (tokens of in-context items that carry no found gold item / tokens of all in-context items).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
-from graphrag_ui.evaluation.lookup import Lookup, lookup, norm, words
+from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
 from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
@@ -194,7 +194,6 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
     total = sum(c.tokens for kind in KINDS for c in shown[kind])
     idle = sum(c.tokens for kind in KINDS for c in shown[kind] if (kind, c.id) not in carrying)
     answer_words = list(dict.fromkeys(words(question.answer))) if question.answer else []
-    context_words = set(words(result.context)) if answer_words else set()
     return RowMetrics(
         question_id=question.id,
         mode=result.mode,
@@ -204,7 +203,7 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
         all_evidence=bool(items) and len(found) == len(items),
         first_evidence_position=min(positions) if positions else None,
         answer_in_context=(norm(question.answer) in context) if question.answer.strip() else None,
-        answer_token_recall=(sum(w in context_words for w in answer_words) / len(answer_words))
+        answer_token_recall=(sum(has_word(context, w) for w in answer_words) / len(answer_words))
         if answer_words
         else None,
         context_tokens=_tokens(result),
