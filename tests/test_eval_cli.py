@@ -115,6 +115,8 @@ BAD = [
     (["--csv", "/no/such/folder/rows.csv"], "no such folder for the output file"),
     (["--mode", "nano.local", "--param", "top_k=abc"], "parameter top_k expects a whole number, got 'abc'"),
     (["--param", "nonsense=3"], "no chosen mode has a parameter 'nonsense'"),
+    (["--mode", "nano.local", "--judge", "--judge-budget", "nan"], "--judge-budget must be a number of dollars"),
+    (["--mode", "nano.local", "--judge", "--judge-concurrency", "99"], "--judge-concurrency must be between 1 and 16"),
 ]
 
 
@@ -128,6 +130,19 @@ def test_bad_input_is_one_line_and_exit_2(extra: list[str], said: str, capsys: p
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], stderr
     assert "Traceback" not in stderr and stdout == ""
+
+
+def test_hostile_question_text_reaches_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "hostile.jsonl"
+    lines = [
+        json.dumps({"id": "\x1b[2Jq1", "question": "Who is the Lock Queen?\x1b]0;pwned\x07"}),
+        json.dumps({"id": "q2", "question": None, "evidence": "\x1b[31mred"}),
+    ]
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["eval", "--index", str(SAMPLES / "en" / "index"), "--questions", str(bad), "--mode", "nano.local"]
+    code, stdout, stderr = _main(argv, capsys)
+    assert code == 0 and "\x1b" not in stdout + stderr
+    assert "skipped " in stderr and "line 2: 'question' must be a non-empty string, got None" in stderr
 
 
 def test_missing_index_and_a_file_of_bad_lines(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

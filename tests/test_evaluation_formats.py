@@ -163,3 +163,13 @@ def test_each_sample_ships_a_gold_set_that_resolves_in_its_index(lang: str) -> N
             assert lk.chunks_of_doc(value), (q.id, value)
         for value in q.evidence_entities:
             assert lk.entities_named(value), (q.id, value)
+
+
+def test_the_shipped_hotpotqa_subset_reads_as_published() -> None:
+    path = SAMPLES.parent / "benchmarks" / "hotpotqa" / "hotpotqa_train_30.json"
+    qs = load_questions(path, on_bad="refuse")
+    assert qs.source_format == "hotpotqa" and len(qs.questions) == 30 and not qs.skipped
+    first = qs.questions[0]
+    assert (first.id, first.answer, first.type) == ("5a77ec115542992a6e59dff7", "a spirit", "bridge")
+    assert first.evidence_docs == ["Alû", "Lilu (mythology)"]
+    assert first.evidence[1] == "A lilu or lilû is a masculine Akkadian word for a spirit, related to Alû, demon."

@@ -137,3 +137,27 @@ def test_prompt_fields_are_data() -> None:
         messages[1]["content"]
         == "Question:\n{answer}\n\nReference answer:\n{context}\n\nAnswer to grade:\nA {question}"
     )
+
+
+def test_score_answer_is_the_hook_for_model_free_answer_scores(judged) -> None:
+    from graphrag_ui.evaluation.formats import load_questions
+    from graphrag_ui.evaluation.judge import judge_run
+    from graphrag_ui.evaluation.plan import EvalPlan
+    from graphrag_ui.evaluation.runner import run_evaluation
+    from graphrag_ui.index.store_load import load
+    from graphrag_ui.llm_client.settings import LLMSettings
+
+    _, questions, _ = judged
+    index, qs = load(SAMPLE / "index"), load_questions(questions)
+    run = run_evaluation(index, qs, EvalPlan(["nano.naive"]))
+    seen = []
+
+    def citations(text: str, result) -> dict[str, float]:
+        seen.append((text, result.mode))
+        return {"citation_precision": 0.5}
+
+    judgements = judge_run(index, qs, run, LLMSettings.from_env_and_secrets(), score_answer=citations, concurrency=2)
+    assert [j.extra for j in judgements] == [{"citation_precision": 0.5}] * 3
+    assert sorted(seen) == sorted(
+        [("Someone else.", "nano.naive")] * 2 + [("The Lock Queen is Ysolde Varrick.", "nano.naive")]
+    )

@@ -3,10 +3,12 @@ below is counted by hand from the texts and candidates written here."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
-from graphrag_ui.evaluation.lookup import norm, words
+from graphrag_ui.evaluation.lookup import has_word, norm, words
 from graphrag_ui.evaluation.metrics import evaluate
 from graphrag_ui.evaluation.why import classify
 from graphrag_ui.index.model import Chunk, Document, Entity, Index, Manifest, Relation
@@ -17,6 +19,7 @@ C2 = "It had forty gates of oak and iron."
 C3 = "林晓的静息心率平均是52次/分。"
 C4 = "A copy of the first chunk of beta."
 C5 = "Lonely text that no mode ever looks at."
+C6 = 'The "Great Gate" was closed in an hour.'
 
 
 def _index() -> Index:
@@ -31,14 +34,25 @@ def _index() -> Index:
         Chunk("c3", "d2", C3, 0, 12),
         Chunk("c4", "d2", C4, 1, 9),
         Chunk("c5", "d3", C5, 0, 9),
+        Chunk("c6", "d3", C6, 1, 11),
     ]
     entities = [
-        Entity("e1", "Ysolde Varrick", "PERSON", "Master of the guild, called the Lock Queen.", aliases=["Lock Queen"]),
+        Entity(
+            "e1",
+            "Ysolde Varrick",
+            "PERSON",
+            "Master of the guild, called the Lock Queen.",
+            aliases=["Lock Queen"],
+            source_chunk_ids=["c5"],
+        ),
         Entity("e2", "Anselm Varrick", "PERSON", "Founder of the guild."),
         Entity("e3", "Tobias Fenn", "PERSON", "Warden of the salt guild."),
         Entity("e4", "Orla Fenn", "PERSON", "His daughter."),
     ]
-    relations = [Relation("r1", "Ysolde Varrick", "Anselm Varrick", "great-granddaughter of")]
+    relations = [
+        Relation("r1", "Ysolde Varrick", "Anselm Varrick", "great-granddaughter of"),
+        Relation("r2", "Ysolde Varrick", "Orla Fenn", "ally of"),
+    ]
     return Index(Manifest("build", "hash", 8), docs, chunks, entities, relations, [])
 
 
@@ -97,6 +111,7 @@ def test_every_metric_of_a_hand_counted_row() -> None:
     assert row.answer_token_recall == 1.0  # anselm, varrick, built, it: each is a word of the context
     assert row.context_tokens == 65
     assert row.unused_token_share == pytest.approx(5 / 65)  # only r1 carries no found gold item
+    assert row.gold_rows() == {("chunks", "c1"), ("chunks", "c2"), ("entities", "e1")}
 
 
 def test_an_evidence_string_split_across_two_neighbouring_chunks_is_found_in_both() -> None:
@@ -106,6 +121,15 @@ def test_an_evidence_string_split_across_two_neighbouring_chunks_is_found_in_bot
         ("chunks", "c1", 1),
         ("chunks", "c2", 2),
     ]
+
+
+def test_neighbouring_chunks_join_on_their_overlap() -> None:
+    from graphrag_ui.evaluation.metrics import _joined
+
+    a = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
+    b = "delta epsilon zeta eta theta iota kappa lambda mu nu xi"  # the chunker's overlap: a's tail, b's head
+    assert _joined(a, b) == a + " mu nu xi"
+    assert _joined("ends here.", ". starts there") == "ends here. . starts there"  # no 1-character "overlap"
 
 
 def test_an_alias_finds_its_entity_and_names_where() -> None:
@@ -162,7 +186,23 @@ def test_never_a_candidate_and_not_in_the_index() -> None:
         "Orla Fenn": (False, "never_candidate"),
         "Nobody": (False, "not_in_index"),
     }
-    assert "c5" in _by_value(evaluate(_index(), _retrieval(), q))["no mode ever looks"].missed.detail
+    details = {v: r.missed.detail for v, r in _by_value(evaluate(_index(), _retrieval(), q)).items()}
+    # graph-aware: the text's chunk is a source of an in-context entity; the entity a neighbour of one
+    assert details["no mode ever looks"] == (
+        "held by chunk(s) c5, a source of in-context entity Ysolde Varrick, but this mode never took that text"
+    )
+    assert details["Orla Fenn"] == "a neighbour of in-context entity Ysolde Varrick, but this mode never recalled it"
+    naive = _retrieval()
+    naive.entities = []  # a mode that recalls no entities gets no entity words
+    details = {v: r.missed.detail for v, r in _by_value(evaluate(_index(), naive, q)).items()}
+    assert details["no mode ever looks"] == "held by chunk(s) c5, which this mode never considered"
+
+
+def test_a_fact_with_quotes_is_found_in_its_item_whatever_the_context_quoting() -> None:
+    r = _retrieval(context=json.dumps([{"content": C6}]) + '\n"The ""Great Gate"" was closed"')  # JSON and CSV quoting
+    r.chunks.append(_cand("c6", C6[:20], 4, 11))
+    found = _by_value(evaluate(_index(), r, Question("q", "?", evidence=['the "Great Gate" was closed'])))
+    assert [(p.kind, p.id, p.position) for p in found['the "Great Gate" was closed'].where] == [("chunks", "c6", 3)]
 
 
 def test_a_document_is_found_by_id_title_or_stem() -> None:
@@ -186,6 +226,8 @@ def test_normalisation() -> None:
     assert norm("ＡＢＣ１２") == "abc12"  # NFKC folds full-width forms
     assert norm("静息 心率\n平均") == "静息心率平均"  # no gap between CJK characters
     assert words("Anselm Varrick, 302 AC; 林晓") == ["anselm", "varrick", "302", "ac", "林", "晓"]
+    assert has_word("the lock queen", "lock") and not has_word("the padlock queen", "lock")
+    assert has_word("林晓的记录", "晓") and not has_word("林晓", "记")
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,12 @@ class Judgement:
     correctness: Verdict = field(default_factory=lambda: Verdict(SKIPPED))
     faithfulness: Verdict = field(default_factory=lambda: Verdict(SKIPPED))
     cost_usd: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)  # what ``score_answer`` measured (e.g. citations)
+
+
+# the hook for answer scores that need no judge, e.g. citation precision / recall once citations are parsed:
+# (answer text, the Retrieval it was written from) -> {name: value}
+AnswerScorer = Callable[[str, Retrieval], dict[str, float]]
 
 
 @dataclass
@@ -163,9 +169,18 @@ def _judge(kind: str, messages: list[dict[str, str]], settings: LLMSettings, sto
     return verdict, result.cost_usd or 0.0
 
 
-def _one(question: Question, config: Config, result: Retrieval, settings: LLMSettings, store: LLMCache) -> Judgement:
+def _one(
+    question: Question,
+    config: Config,
+    result: Retrieval,
+    settings: LLMSettings,
+    store: LLMCache,
+    score_answer: AnswerScorer | None = None,
+) -> Judgement:
     reply = answer(result, settings, stream=False, cache=store)
     out = Judgement(question.id, config, reply.text, answer_cached=reply.cached, cost_usd=reply.cost_usd or 0.0)
+    if score_answer is not None and reply.text.strip() and not reply.error:
+        out.extra = dict(score_answer(reply.text, result))
     if reply.error or not reply.text.strip():
         out.answer_error = reply.error or msg("the model returned an empty answer")
         out.correctness = Verdict(FAILED, reason=out.answer_error)
@@ -197,8 +212,10 @@ def judge_run(
     cache: LLMCache | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    score_answer: AnswerScorer | None = None,
 ) -> list[Judgement]:
-    """Answer and judge every row of ``configs`` (default: all); see the module docstring."""
+    """Answer and judge every row of ``configs`` (default: all); see the module docstring. ``score_answer``
+    adds model-free scores of each answer to ``Judgement.extra`` (the place for citation precision / recall)."""
     if not settings.configured:
         raise UserError(
             msg("judging answers needs a model, and none is configured"),
@@ -215,7 +232,7 @@ def judge_run(
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         pending = []
         for (qid, config), result in zip(rows, retrievals, strict=True):
-            pending.append(pool.submit(_one, by_id[qid], config, result, settings, store))
+            pending.append(pool.submit(_one, by_id[qid], config, result, settings, store, score_answer))
         for future in pending:  # in row order
             if cancelled is not None and cancelled():
                 for rest in pending:

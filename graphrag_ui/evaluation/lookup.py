@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphrag_ui.index.model import Index
 
-_SPACES = re.compile(r"\s+")
 _CJK = r"\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
 _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
 
 
+_HAS_CJK = re.compile(f"[{_CJK}]")
+
+
 def norm(text: str) -> str:
     """NFKC, casefold, whitespace collapsed (and dropped between CJK characters)."""
-    collapsed = _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-    return _CJK_GAP.sub("", collapsed)
+    collapsed = " ".join(unicodedata.normalize("NFKC", text).casefold().split())  # str.split: faster than a regex
+    return _CJK_GAP.sub("", collapsed) if _HAS_CJK.search(collapsed) else collapsed
 
 
 _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")
@@ -31,6 +34,14 @@ _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")
 def words(text: str) -> list[str]:
     """Answer tokens: words of letters and digits, each CJK character one token (of the normalised text)."""
     return _WORD.findall(norm(text))
+
+
+def has_word(normalised: str, word: str) -> bool:
+    """Whether a normalised text holds ``word`` (one of ``words``' tokens) as a whole word; a CJK character
+    anywhere. One search per answer word: a context can be a million characters, an answer is a few words."""
+    if _HAS_CJK.fullmatch(word):
+        return word in normalised
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", normalised) is not None
 
 
 @dataclass
@@ -44,6 +55,26 @@ class Lookup:
     chunk_pos: dict[str, tuple[str, int]] = field(default_factory=dict)  # chunk id -> (doc id, order)
     _texts: dict[tuple[str, str], str] = field(default_factory=dict)
     _holding: dict[str, list[str]] = field(default_factory=dict)
+    _chunk_entities: dict[str, list[str]] = field(default_factory=dict)
+    _joins: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def joined(self, first: str, second: str, join: Callable[[str, str], str]) -> str:
+        """The normalised texts of two neighbouring chunks joined by ``join``, once per pair."""
+        key = (first, second)
+        if key not in self._joins:
+            if len(self._joins) > 4096:
+                self._joins.clear()
+            self._joins[key] = join(self.text("chunks", first), self.text("chunks", second))
+        return self._joins[key]
+
+    def entities_of_chunk(self, chunk_id: str) -> list[str]:
+        """Ids of the entities extracted from a chunk (their ``source_chunk_ids``), in table order."""
+        if not self._chunk_entities:
+            for entity in self.index.entities:
+                for cid in entity.source_chunk_ids or []:
+                    self._chunk_entities.setdefault(cid, []).append(entity.id)
+            self._chunk_entities.setdefault("", [])  # built, even for an index without sources
+        return self._chunk_entities.get(chunk_id, [])
 
     def chunks_holding(self, needle: str) -> list[str]:
         """Ids of the index's chunks whose normalised text holds ``needle`` (already normalised)."""

@@ -2,9 +2,10 @@
 and for every gold item that did not, why — read from the retrieval's own candidates.
 
 - ``evidence_recall``: found gold items / gold items (evidence strings, documents, chunks, entities).
-  An evidence string is found when its normalised text (``lookup.norm``) occurs in the normalised
-  context, or in two in-context chunks of one document that follow each other (a fact cut by the
-  chunker); a document or chunk when one of its chunks is an in-context chunk; an entity when an
+  An evidence string is found when its normalised text (``lookup.norm``) occurs in an in-context item's
+  own text (a chunk, a description, a report: however the mode quoted it into the context, as JSON or
+  CSV), in the normalised context, or in two in-context chunks of one document that follow each other
+  (a fact cut by the chunker); a document or chunk when one of its chunks is an in-context chunk; an entity when an
   in-context entity carries that name or alias.
 - ``entity_recall``: found gold entities / gold entities.
 - where each found item came in (``Placement``: kind, id, label, 1-based position among the in-context
@@ -12,8 +13,9 @@ and for every gold item that did not, why — read from the retrieval's own cand
   beyond top_k, cut by a token budget, dropped as a duplicate (the candidate's own ``dropped`` text,
   score and order), or not in the index at all.
 - ``all_evidence``, ``first_evidence_position`` (the best placement's position), ``answer_in_context``,
-  ``answer_token_recall``, ``context_tokens``, ``unused_token_share`` (tokens of in-context items that
-  carry no found gold item / tokens of all in-context items).
+  ``answer_token_recall`` (the answer's words found in the context as whole words), ``context_tokens``
+  (the mode's own count; the context's o200k tokens when it reports no budget), ``unused_token_share``
+  (tokens of in-context items that carry no found gold item / tokens of all in-context items).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.evaluation.gold import GoldItem, Question
-from graphrag_ui.evaluation.lookup import Lookup, lookup, norm, words
-from graphrag_ui.evaluation.why import Missed, missed_by_candidates
+from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
+from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
+from graphrag_ui.tokens import count as count_tokens
 
 
 @dataclass
@@ -72,6 +75,10 @@ class RowMetrics:
     def missed(self) -> list[ItemResult]:
         return [r for r in self.items if not r.found]
 
+    def gold_rows(self) -> set[tuple[str, str]]:
+        """(kind, id) of every in-context item that carries a found gold item: the rows a table marks "gold"."""
+        return {(p.kind, p.id) for r in self.items if r.found for p in r.where if p.kind != "context"}
+
 
 def _in_context(result: Retrieval) -> dict[str, list[Candidate]]:
     return {kind: [c for c in result.candidates(kind) if c.in_context] for kind in KINDS}
@@ -86,11 +93,18 @@ def _placements(lk: Lookup, shown: dict[str, list[Candidate]], needle: str) -> l
     ]
 
 
+OVERLAP_CHARS = 8000  # the chunker's overlap is tokens; no overlap is longer than this many characters
+_HEAD = 32  # an overlap is found by b's first characters in a's tail (shorter ones: the chunks are joined by a space)
+
+
 def _joined(a: str, b: str) -> str:
-    """Two neighbouring chunks as one text, their overlap (a's end = b's start) written once."""
-    for size in range(min(len(a), len(b)), 0, -1):
-        if a.endswith(b[:size]):
-            return a + b[size:]
+    """Two neighbouring chunks as one text, their overlap (a's end = b's start, the longest) written once."""
+    head = b[:_HEAD]
+    start = a.find(head, max(0, len(a) - OVERLAP_CHARS))
+    while start != -1:
+        if b.startswith(a[start:]):
+            return a + b[len(a) - start :]
+        start = a.find(head, start + 1)
     return a + " " + b
 
 
@@ -99,7 +113,7 @@ def _split_across(lk: Lookup, chunks: list[Candidate], needle: str) -> list[Plac
     by_place = {lk.chunk_pos[c.id]: c for c in chunks if c.id in lk.chunk_pos}
     for (doc, order), first in sorted(by_place.items()):
         second = by_place.get((doc, order + 1))
-        if second is not None and needle in _joined(lk.text("chunks", first.id), lk.text("chunks", second.id)):
+        if second is not None and needle in lk.joined(first.id, second.id, _joined):
             return [Placement("chunks", c.id, c.label, position[c.id]) for c in (first, second)]
     return []
 
@@ -108,9 +122,11 @@ def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: str, item: Go
     needle = norm(item.value)
     if not needle:
         return ItemResult(item, False, missed=Missed("not_in_index", msg("the evidence text is empty")))
-    if needle in context:
-        where = _placements(lk, shown, needle) or [Placement("context", "", msg("across several items"), 0)]
+    where = _placements(lk, shown, needle)
+    if where:  # an in-context item holds it, however the mode wrote the item (JSON, CSV quoting)
         return ItemResult(item, True, where)
+    if needle in context:
+        return ItemResult(item, True, [Placement("context", "", msg("across several items"), 0)])
     split = _split_across(lk, shown["chunks"], needle)
     if split:
         return ItemResult(item, True, split)
@@ -118,7 +134,8 @@ def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: str, item: Go
         kind: [c for c in result.candidates(kind) if not c.in_context and needle in lk.text(kind, c.id, c.label)]
         for kind in KINDS
     }
-    return ItemResult(item, False, missed=missed_by_candidates(holders, lk.chunks_holding(needle)))
+    chunk_ids = lk.chunks_holding(needle)
+    return ItemResult(item, False, missed=missed_by_candidates(holders, chunk_ids, chunk_hint(lk, chunk_ids, result)))
 
 
 def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> ItemResult:
@@ -141,19 +158,24 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
         }[item.kind]
         return ItemResult(item, False, missed=Missed("not_in_index", what))
     holders = {k: [c for c in result.candidates(k) if not c.in_context and k == kind and match(c)] for k in KINDS}
-    never = ""
     if kind == "entities":
         never = (
-            msg("this mode never considered the entity")
+            (entity_hint(lk, wanted, result) or msg("this mode never considered the entity"))
             if result.entities
             else msg(
                 "this mode puts no entities into its context (only {kinds})",
                 kinds=", ".join(k for k in KINDS if shown[k]) or "-",
             )
         )
-    return ItemResult(
-        item, False, missed=missed_by_candidates(holders, sorted(wanted) if kind == "chunks" else [], never)
-    )
+        return ItemResult(item, False, missed=missed_by_candidates(holders, [], never))
+    chunk_ids = sorted(wanted)
+    return ItemResult(item, False, missed=missed_by_candidates(holders, chunk_ids, chunk_hint(lk, chunk_ids, result)))
+
+
+def _tokens(result: Retrieval) -> int:
+    """The context's tokens as the mode counted them (its budgets); a mode that reports no budget (DRIFT
+    without a model: its prompts) is counted here, so a context is never free."""
+    return context_tokens(result) if result.budgets else count_tokens(result.context)
 
 
 def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float = 0.0) -> RowMetrics:
@@ -172,7 +194,6 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
     total = sum(c.tokens for kind in KINDS for c in shown[kind])
     idle = sum(c.tokens for kind in KINDS for c in shown[kind] if (kind, c.id) not in carrying)
     answer_words = list(dict.fromkeys(words(question.answer))) if question.answer else []
-    context_words = set(words(result.context)) if answer_words else set()
     return RowMetrics(
         question_id=question.id,
         mode=result.mode,
@@ -182,10 +203,10 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
         all_evidence=bool(items) and len(found) == len(items),
         first_evidence_position=min(positions) if positions else None,
         answer_in_context=(norm(question.answer) in context) if question.answer.strip() else None,
-        answer_token_recall=(sum(w in context_words for w in answer_words) / len(answer_words))
+        answer_token_recall=(sum(has_word(context, w) for w in answer_words) / len(answer_words))
         if answer_words
         else None,
-        context_tokens=context_tokens(result),
+        context_tokens=_tokens(result),
         unused_token_share=idle / total if total else None,
         items=items,
         ms=ms,

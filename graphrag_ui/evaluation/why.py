@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphrag_ui.evaluation.lookup import Lookup
 from graphrag_ui.i18n import msg, pmsg
-from graphrag_ui.retrieval.core.result import KINDS, Candidate
+from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
 REASONS = {
     "not_in_index": pmsg("why missed", "not in the index"),
@@ -61,10 +62,11 @@ class Missed:
 
 def missed_by_candidates(holders: dict[str, list[Candidate]], chunk_ids: list[str], never: str = "") -> Missed:
     """The reason of the best-placed dropped candidate that holds the item (chunks first, then the other
-    kinds in the mode's order); with none, "never a candidate" naming the chunks that hold it, or "not in
+    kinds in the mode's order; a duplicate only when nothing else holds it); with none, "never a candidate" naming the chunks that hold it, or "not in
     the index" when no chunk does (``never``: the words for an item the index has but no step considered)."""
     for kind in ("chunks", *[k for k in KINDS if k != "chunks"]):
-        cands = sorted(holders.get(kind, []), key=lambda c: c.order)
+        # a duplicate's twin was kept and then lost for its own reason (a budget): that reason comes first
+        cands = sorted(holders.get(kind, []), key=lambda c: (classify(c.dropped) == "duplicate", c.order))
         if cands:
             c = cands[0]
             return Missed(
@@ -83,3 +85,43 @@ def missed_by_candidates(holders: dict[str, list[Candidate]], chunk_ids: list[st
         shown = ", ".join(chunk_ids[:3]) + (msg(" (+{n} more)", n=len(chunk_ids) - 3) if len(chunk_ids) > 3 else "")
         return Missed("never_candidate", msg("held by chunk(s) {ids}, which this mode never considered", ids=shown))
     return Missed("not_in_index", msg("no chunk of the index holds this text"))
+
+
+def _names(items: list[str]) -> str:
+    return ", ".join(items[:3]) + (msg(" (+{n} more)", n=len(items) - 3) if len(items) > 3 else "")
+
+
+def chunk_hint(lk: Lookup, chunk_ids: list[str], result: Retrieval) -> str:
+    """Graph-aware words for text no step considered: the entities its chunks were extracted from, and
+    whether the mode recalled them ("" for a mode that recalls no entities, or chunks with no entity)."""
+    if not result.entities or not chunk_ids:
+        return ""
+    kept = {c.id for c in result.entities if c.in_context}
+    sources = list(dict.fromkeys(e for cid in chunk_ids for e in lk.entities_of_chunk(cid)))
+    by_id = lk.index.entity_by_id
+    names = {e: by_id[e].name for e in sources if e in by_id}
+    recalled = [names[e] for e in sources if e in kept and e in names]
+    if recalled:
+        return msg(
+            "held by chunk(s) {ids}, a source of in-context entity {names}, but this mode never took that text",
+            ids=_names(chunk_ids),
+            names=_names(recalled),
+        )
+    if sources:
+        return msg(
+            "held by chunk(s) {ids}, whose entities ({names}) this mode never recalled",
+            ids=_names(chunk_ids),
+            names=_names([names[e] for e in sources if e in names]),
+        )
+    return ""
+
+
+def entity_hint(lk: Lookup, entity_ids: set[str], result: Retrieval) -> str:
+    """Graph-aware words for an entity no step considered: the in-context entities it is related to ("" when none)."""
+    kept = {c.label for c in result.entities if c.in_context}
+    graph = lk.index.graph
+    names = [lk.index.entity_by_id[e].name for e in sorted(entity_ids) if e in lk.index.entity_by_id]
+    near = list(dict.fromkeys(n for name in names if name in graph for n in graph.neighbors(name) if n in kept))
+    if not near:
+        return ""
+    return msg("a neighbour of in-context entity {names}, but this mode never recalled it", names=_names(near))
