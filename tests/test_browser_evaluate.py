@@ -142,7 +142,7 @@ def test_evaluate_two_modes_then_follow_a_fix_into_explore(page, app_url, expect
     placed = expected["placed"]
     marked = wait_until(
         page,
-        lambda: [r for g in _grids(page) for r in g["rows"] if r.get("mark") == "★ gold, followed"],
+        lambda: [r for g in _grids(page) for r in g["rows"] if r.get("gold") == "★ gold, followed"],
         what="the followed item's row",
     )
     assert marked[0]["#"] == str(placed.position) and marked[0]["label"] == placed.label

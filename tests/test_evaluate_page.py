@@ -119,8 +119,8 @@ def test_the_one_click_fix_opens_explore_with_the_item_in_the_context(app):
     question = next(q for q in load_questions(EN_SET).questions if q.id == row.question_id)
     assert at.text_area(key="q").value == question.question
     assert any(c.value.startswith(f"gold ({row.question_id}): ") for c in at.caption)
-    marked = [f for f in (d.value for d in at.dataframe) if "mark" in f.columns]
-    followed = [lab for f in marked for lab, m in zip(f["label"], f["mark"], strict=True) if m == "★ gold, followed"]
+    marked = [f for f in (d.value for d in at.dataframe) if "gold" in f.columns]
+    followed = [lab for f in marked for lab, m in zip(f["label"], f["gold"], strict=True) if m == "★ gold, followed"]
     assert followed, "the followed item's row is marked"
     index = store.load(ROOT / "data" / "sample" / "en" / "index")
     result = run_query(index, "nano.local", question.question, {"top_k": fix.to.value})
@@ -250,9 +250,9 @@ def test_explore_with_the_bundled_gold_marks_the_rows_and_says_the_recall(app):
     found = sum(r.found for r in metrics.items)
     line = f"gold ({question.id}): {found} of {len(metrics.items)} evidence items in the context"
     assert line in [c.value for c in at.caption]
-    marked = grid(at, "mark")
+    marked = grid(at, "gold")
     entities = {p.id for r in metrics.items for p in r.where if p.kind == "entities"}
-    assert set(marked[marked["mark"] == "★ gold"]["id"]) == entities and entities
+    assert set(marked[marked["gold"] == "★ gold"]["id"]) == entities and entities
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import eval_set, row_marks
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.row_marks import RowMark
 
 GOLD = msg("★ gold")
 FOLLOWED = msg("★ gold, followed")
@@ -106,27 +107,40 @@ def item_marks(metrics: RowMetrics, kind: str, followed: int | None) -> dict[str
 
 
 def use_gold(index: Index, index_key: str, lang: str) -> None:
-    """Explore's first step for gold: the set (the link may load the bundled one) and the row-mark source."""
+    """Explore's first step for gold: a link's ``gold=bundled`` loads the index's bundled set before the
+    grids draw (their marks come from ``gold_marks``, registered with the row-mark hook)."""
     if st.query_params.get("gold") == eval_set.BUNDLED and eval_set.loaded(index_key) is None:
         try:
             eval_set.load_bundled(index_key)
         except UserError as exc:
             st.error(shown_error(exc, lang))
-    current = eval_set.loaded(index_key)
-    if current is None:
-        row_marks.drop(SOURCE)
-        return
-    questions = current.questions.questions
 
-    def source(result: Retrieval, kind: str) -> dict[str, str]:
-        if st.session_state.get("_index_key") != index_key:
-            return {}  # a grid of another index (the source stays registered across pages)
-        question = question_of(questions, result.query, st.query_params.get("gold_q"))
-        if question is None:
-            return {}
-        return item_marks(scored(index, result, question), kind, followed_item())
 
-    row_marks.use(SOURCE, source)
+def gold_marks(result: Retrieval, kind: str, lang: str) -> RowMark | None:
+    """The grids' gold column: the rows where the question's gold came in, and the dropped rows that held
+    a missed item (None when no set is loaded for the open index, or it lacks the question)."""
+    index = st.session_state.get("_index")
+    current = eval_set.loaded(st.session_state.get("_index_key", ""))
+    if index is None or current is None:
+        return None
+    question = question_of(current.questions.questions, result.query, st.query_params.get("gold_q"))
+    if question is None:
+        return None
+    marks = item_marks(scored(index, result, question), kind, followed_item())
+    return RowMark(
+        SOURCE,
+        t("gold", lang),
+        t(
+            "what of the question's gold this row carries ({set}, {id})",
+            lang,
+            set=current.questions.name,
+            id=question.id,
+        ),
+        {cid: translate(mark, lang) for cid, mark in marks.items()},
+    )
+
+
+row_marks.register(gold_marks)
 
 
 def gold_line(index: Index, index_key: str, result: Retrieval, lang: str) -> None:

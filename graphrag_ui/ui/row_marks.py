@@ -1,54 +1,51 @@
-"""Marks that features put on a result's rows (``★ gold``, ``cited``): one hook every grid reads.
+"""Marks beside the rows of every result grid, from any source: one small hook the grids call.
 
-A feature registers a *source* for this session (``use``): a function of (result, kind) that gives
-candidate id -> mark (a ``msg``). The grids (``kind_table``) show the marks of every source in one
-column, in the UI language; a source with nothing for a result adds nothing. Sources are kept per
-session (never per process: one analyst's gold set is not another's), so a mark follows the result
-onto every page that draws its grids, and the grids need not know which features exist.
+A provider looks at a result and one kind and returns a ``RowMark`` — a column (its key, header and
+help) and per item id the text to show — or None when it has nothing to say. A source registers its
+providers when its module is imported (``register``): the answer's citations (``citation_marks``,
+imported by ``retrieval_view``) are two; a gold-evidence mark is another. The grids add one column per
+mark, right after the change column, so the mark is seen first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pandas as pd
-import streamlit as st
 
-from graphrag_ui.i18n import translate
 from graphrag_ui.retrieval.core.result import Retrieval
 
-SOURCES = "_row_mark_sources"  # session key: name -> source
-COLUMN = "mark"  # the grids' column (present while some source is registered, so a sort survives reruns)
-MarkSource = Callable[[Retrieval, str], Mapping[str, str]]
+
+@dataclass
+class RowMark:
+    column: str  # the frame's column key (stable from run to run, so a grid keeps its sort)
+    header: str  # shown, in the page's language
+    help: str
+    values: dict[str, str] = field(default_factory=dict)  # item id -> text ("" or absent: no mark)
 
 
-def use(name: str, source: MarkSource) -> None:
-    """Register (or replace) the source ``name`` for this session."""
-    st.session_state.setdefault(SOURCES, {})[name] = source
+Provider = Callable[[Retrieval, str, str], "RowMark | None"]
 
 
-def drop(name: str) -> None:
-    st.session_state.get(SOURCES, {}).pop(name, None)
+PROVIDERS: list[Provider] = []  # in column order
 
 
-def active() -> bool:
-    return bool(st.session_state.get(SOURCES))
+def register(*providers: Provider) -> None:
+    """Add mark sources (once each, however often their module is imported)."""
+    PROVIDERS.extend(p for p in providers if p not in PROVIDERS)
 
 
-def marks(result: Retrieval, kind: str, lang: str = "en") -> dict[str, str]:
-    """Candidate id -> every source's mark for it, in ``lang``, joined by `` · ``."""
-    out: dict[str, list[str]] = {}
-    for source in list(st.session_state.get(SOURCES, {}).values()):
-        for cid, mark in source(result, kind).items():
-            out.setdefault(cid, []).append(translate(mark, lang))
-    return {cid: " · ".join(parts) for cid, parts in out.items()}
+def marks_for(result: Retrieval, kind: str, lang: str) -> list[RowMark]:
+    return [mark for provider in PROVIDERS if (mark := provider(result, kind, lang)) is not None]
 
 
-def with_marks(frame: pd.DataFrame, result: Retrieval, kind: str, lang: str = "en") -> pd.DataFrame:
-    """``frame`` (rows with an ``id`` column) with the ``mark`` column when any source is registered."""
-    if not active() or "id" not in frame.columns:
+def add_columns(frame: pd.DataFrame, marks: list[RowMark]) -> pd.DataFrame:
+    """``frame`` with one column per mark (by its ``id`` column); an empty frame keeps its shape."""
+    if not marks:
         return frame
-    found = marks(result, kind, lang)
     frame = frame.copy()
-    frame.insert(0, COLUMN, [found.get(str(cid), "") for cid in frame["id"]])
+    for mark in marks:
+        ids = frame["id"] if "id" in frame.columns else pd.Series(dtype=str)
+        frame[mark.column] = ids.map(lambda i, m=mark: m.values.get(str(i), "")) if not frame.empty else ids
     return frame
