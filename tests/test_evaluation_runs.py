@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from scipy.stats import wilcoxon
 
 from graphrag_ui.evaluation import runner
+from graphrag_ui.evaluation.export import records
 from graphrag_ui.evaluation.formats import load_questions
 from graphrag_ui.evaluation.gold import GoldItem, Question, QuestionSet
 from graphrag_ui.evaluation.metrics import ItemResult, RowMetrics, evaluate
 from graphrag_ui.evaluation.plan import Config, EvalPlan
 from graphrag_ui.evaluation.runner import EvalRun, processes, run_evaluation
-from graphrag_ui.evaluation.stats import aggregate, bootstrap, paired, pareto, smallest_fix
+from graphrag_ui.evaluation.stats import aggregate, all_fixes, bootstrap, paired, pareto, smallest_fix
 from graphrag_ui.index.store_load import load
 from graphrag_ui.query import run_query
 
@@ -116,6 +117,20 @@ def test_smallest_fix_on_the_sample() -> None:
         later = next(r for r in run.rows if r.config == fix.to)
         assert any(r.found and r.item == fix.item for r in later.items)
         assert fix.to.value == 5 and fix.token_cost == later.context_tokens - row.context_tokens
+
+
+def test_all_fixes_equal_smallest_fix_item_by_item() -> None:
+    run = run_evaluation(INDEX, _subset(3), EvalPlan(["nano.local", "lightrag.hybrid"], "top_k", [2, 5, 20]))
+    fixes = all_fixes(run)
+    expected = {
+        (row.question_id, row.config, r.item): smallest_fix(run, row.question_id, r.item, row.config)
+        for row in run.rows
+        for r in row.items
+        if not r.found
+    }
+    assert fixes and fixes == {k: v for k, v in expected.items() if v is not None}
+    rows = records(run)
+    assert any(" → top_k=" in r["missed"] and " tokens)" in r["missed"] for r in rows)
 
 
 GOLD_NAMES = [e.name for e in INDEX.entities] + ["Lock Queen", "Nobody at all"]
