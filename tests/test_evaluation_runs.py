@@ -66,6 +66,24 @@ def test_cancel_keeps_what_ran() -> None:
     assert run.cancelled and run.questions == 2 and {r.question_id for r in run.rows} == {"en-01", "en-02"}
 
 
+def test_a_bug_in_one_mode_is_an_error_row_not_a_lost_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = runner.run_query
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret1234567890abcdef")  # a secret this process knows
+
+    def flaky(index, mode, *args, **kwargs):
+        if mode == "nano.local":
+            raise KeyError("sk-secret1234567890abcdef")
+        return real(index, mode, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_query", flaky)
+    run = run_evaluation(INDEX, _subset(2), EvalPlan(["nano.local", "nano.naive"]))
+    assert [r.mode for r in run.rows] == ["nano.naive", "nano.naive"]
+    assert [(q, c) for q, c, _ in run.errors] == [("en-01", "nano.local"), ("en-02", "nano.local")]
+    assert (
+        run.errors[0][2].startswith("internal error KeyError:") and "sk-secret1234567890abcdef" not in run.errors[0][2]
+    )
+
+
 def test_a_mode_without_the_parameter_runs_once_and_says_so() -> None:
     plan = EvalPlan(["nano.local", "ms.local"], "top_k", [5, 10])
     assert [c.key for c in plan.configs()] == ["nano.local top_k=5", "nano.local top_k=10", "ms.local"]
