@@ -109,16 +109,16 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
                 keywords=keywords,
                 llm_settings=llm_settings,
             )
+            row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
         except UserError as exc:
             errors.append((config.key, str(exc.message)))
             continue
-        except Exception as exc:  # noqa: BLE001 - a bug in one mode must not lose the other rows of the run
+        except Exception as exc:  # noqa: BLE001 - a bug in one mode (or in scoring it) must not lose the run
             what = msg(
                 "internal error {kind}: {error} (please report it)", kind=type(exc).__name__, error=redact(str(exc))
             )
             errors.append((config.key, str(what)))
             continue
-        row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
         row.config = config
         rows.append(row)
     return JobResult(job.number, rows, errors)
