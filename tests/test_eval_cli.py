@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -61,8 +62,14 @@ def test_eval_rows_equal_query_json_recomputed(
         again = evaluate(index, Retrieval.from_dict(json.loads(stdout)), questions[row["id"]])
         again.config = Config(row["mode"], "", "top_k" if row["top_k"] != "" else "", row["top_k"] or None)
         expected = record(again, ["top_k"])
-        for name in (*METRIC_COLUMNS, "found", "missed"):
+        for name in (*METRIC_COLUMNS, "found"):
             assert row[name] == expected[name], (row["id"], row["mode"], row["top_k"], name)
+        got = [(i["kind"], i["value"], i["found"], i["where"], i["missed"]) for i in row["items"]]
+        want = [
+            (r.item.kind, r.item.value, r.found, [asdict(p) for p in r.where], r.missed and asdict(r.missed))
+            for r in again.items
+        ]
+        assert got == want, (row["id"], row["mode"], row["top_k"])
 
 
 def test_csv_to_stdout_has_the_promised_columns(capsys: pytest.CaptureFixture) -> None:

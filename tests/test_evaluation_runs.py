@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from scipy.stats import wilcoxon
 
 from graphrag_ui.evaluation import runner
+from graphrag_ui.evaluation.export import records
 from graphrag_ui.evaluation.formats import load_questions
 from graphrag_ui.evaluation.gold import GoldItem, Question, QuestionSet
 from graphrag_ui.evaluation.metrics import ItemResult, RowMetrics, evaluate
 from graphrag_ui.evaluation.plan import Config, EvalPlan
 from graphrag_ui.evaluation.runner import EvalRun, processes, run_evaluation
-from graphrag_ui.evaluation.stats import aggregate, bootstrap, paired, pareto, smallest_fix
+from graphrag_ui.evaluation.stats import aggregate, all_fixes, bootstrap, paired, pareto, smallest_fix
 from graphrag_ui.index.store_load import load
 from graphrag_ui.query import run_query
 
@@ -63,6 +64,24 @@ def test_cancel_keeps_what_ran() -> None:
     asked = []
     run = run_evaluation(INDEX, _subset(4), _plan(), cancelled=lambda: asked.append(1) or len(asked) >= 2)
     assert run.cancelled and run.questions == 2 and {r.question_id for r in run.rows} == {"en-01", "en-02"}
+
+
+def test_a_bug_in_one_mode_is_an_error_row_not_a_lost_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = runner.run_query
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret1234567890abcdef")  # a secret this process knows
+
+    def flaky(index, mode, *args, **kwargs):
+        if mode == "nano.local":
+            raise KeyError("sk-secret1234567890abcdef")
+        return real(index, mode, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_query", flaky)
+    run = run_evaluation(INDEX, _subset(2), EvalPlan(["nano.local", "nano.naive"]))
+    assert [r.mode for r in run.rows] == ["nano.naive", "nano.naive"]
+    assert [(q, c) for q, c, _ in run.errors] == [("en-01", "nano.local"), ("en-02", "nano.local")]
+    assert (
+        run.errors[0][2].startswith("internal error KeyError:") and "sk-secret1234567890abcdef" not in run.errors[0][2]
+    )
 
 
 def test_a_mode_without_the_parameter_runs_once_and_says_so() -> None:
@@ -116,6 +135,20 @@ def test_smallest_fix_on_the_sample() -> None:
         later = next(r for r in run.rows if r.config == fix.to)
         assert any(r.found and r.item == fix.item for r in later.items)
         assert fix.to.value == 5 and fix.token_cost == later.context_tokens - row.context_tokens
+
+
+def test_all_fixes_equal_smallest_fix_item_by_item() -> None:
+    run = run_evaluation(INDEX, _subset(3), EvalPlan(["nano.local", "lightrag.hybrid"], "top_k", [2, 5, 20]))
+    fixes = all_fixes(run)
+    expected = {
+        (row.question_id, row.config, r.item): smallest_fix(run, row.question_id, r.item, row.config)
+        for row in run.rows
+        for r in row.items
+        if not r.found
+    }
+    assert fixes and fixes == {k: v for k, v in expected.items() if v is not None}
+    rows = records(run)
+    assert any(" → top_k=" in r["missed"] and " tokens)" in r["missed"] for r in rows)
 
 
 GOLD_NAMES = [e.name for e in INDEX.entities] + ["Lock Queen", "Nobody at all"]

@@ -2,7 +2,7 @@
 
 Columns: ``id``, ``mode``, ``version``, the swept parameter's own name (its value; empty for a mode that
 ran at its defaults), then the metrics, then ``found`` / ``missed`` in words (``entity:Anselm Varrick
-(beyond top_k)``). The JSON form adds each row's items (where found, why missed), the per-config
+(beyond top_k) → top_k=10 (+1,200 tokens)``: the nearest swept value that brings it in). The JSON form adds each row's items (where found, why missed), the per-config
 summaries with their intervals and the Pareto mark, the errors and the skipped lines.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from graphrag_ui.evaluation.gold import QuestionSet
 from graphrag_ui.evaluation.metrics import RowMetrics
 from graphrag_ui.evaluation.runner import EvalRun
-from graphrag_ui.evaluation.stats import Summary
+from graphrag_ui.evaluation.stats import Fix, Summary, all_fixes
 
 METRIC_COLUMNS = (
     "evidence_recall",
@@ -35,16 +35,27 @@ def _round(value: Any) -> Any:
     return round(value, 6) if isinstance(value, float) else value
 
 
-def record(row: RowMetrics, params: list[str]) -> dict[str, Any]:
-    """One flat row; ``params``: the swept parameters' names across the run (one column each)."""
+def _fix_text(fix: Fix | None) -> str:
+    if fix is None:
+        return ""
+    return f" → {fix.to.param}={fix.to.value} ({fix.token_cost:+,} tokens)"
+
+
+def record(row: RowMetrics, params: list[str], fixes: dict | None = None) -> dict[str, Any]:
+    """One flat row; ``params``: the swept parameters' names across the run (one column each); ``fixes``
+    (``stats.all_fixes``): a missed item names the nearest swept value that brings it in and its token cost."""
     c = row.config
     out: dict[str, Any] = {"id": row.question_id, "mode": row.mode, "version": c.version if c else ""}
     for name in params:
         out[name] = c.value if c is not None and c.param == name else ""
     out.update({name: _round(getattr(row, name)) for name in METRIC_COLUMNS})
     out["found"] = "; ".join(f"{r.item.kind}:{r.item.value}" for r in row.items if r.found)
+    fixes = fixes or {}
     out["missed"] = "; ".join(
-        f"{r.item.kind}:{r.item.value} ({r.missed.reason_text if r.missed else ''})" for r in row.items if not r.found
+        f"{r.item.kind}:{r.item.value} ({r.missed.reason_text if r.missed else ''})"
+        + _fix_text(fixes.get((row.question_id, row.config, r.item)))
+        for r in row.items
+        if not r.found
     )
     out["ms"] = round(row.ms, 3)
     return out
@@ -71,9 +82,10 @@ def judge_columns(judgement: Any) -> dict[str, Any]:
 def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]]:
     names = swept_names(run)
     judged = _judged(judgements)
+    fixes = all_fixes(run)
     out = []
     for row in run.rows:
-        flat = record(row, names)
+        flat = record(row, names, fixes)
         if judgements is not None:
             flat.update(judge_columns(judged.get((row.question_id, row.config))))
         out.append(flat)
@@ -88,6 +100,12 @@ def csv_text(run: EvalRun, judgements: list | None = None) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue()
+
+
+def _fix_json(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {"param": fix.to.param, "value": fix.to.value, "tokens": fix.tokens_to, "token_cost": fix.token_cost}
 
 
 def _summary(s: Summary) -> dict[str, Any]:
@@ -108,9 +126,10 @@ def json_text(
 ) -> str:
     names = swept_names(run)
     judged = _judged(judgements)
+    fixes = all_fixes(run)
     rows = []
     for row in run.rows:
-        flat = record(row, names)
+        flat = record(row, names, fixes)
         if judgements is not None:
             j = judged.get((row.question_id, row.config))
             flat["judge"] = asdict(j) if j is not None else None
@@ -121,6 +140,7 @@ def json_text(
                 "found": r.found,
                 "where": [asdict(p) for p in r.where],
                 "missed": asdict(r.missed) if r.missed else None,
+                "fix": _fix_json(fixes.get((row.question_id, row.config, r.item))),
             }
             for r in row.items
         ]

@@ -26,6 +26,7 @@ from graphrag_ui.evaluation.plan import Config, EvalPlan
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import resolve_keywords, run_query
+from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.registry import get_mode
 
@@ -108,10 +109,16 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
                 keywords=keywords,
                 llm_settings=llm_settings,
             )
+            row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
         except UserError as exc:
             errors.append((config.key, str(exc.message)))
             continue
-        row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
+        except Exception as exc:  # noqa: BLE001 - a bug in one mode (or in scoring it) must not lose the run
+            what = msg(
+                "internal error {kind}: {error} (please report it)", kind=type(exc).__name__, error=redact(str(exc))
+            )
+            errors.append((config.key, str(what)))
+            continue
         row.config = config
         rows.append(row)
     return JobResult(job.number, rows, errors)

@@ -159,6 +159,19 @@ class Fix:
         return self.tokens_to - self.tokens_at
 
 
+def _best(here: RowMetrics, item: GoldItem, siblings: list[RowMetrics]) -> Fix | None:
+    at = here.config
+    options = [
+        (abs(float(row.config.value) - float(at.value)), row.context_tokens, row)
+        for row in siblings
+        if row.config != at and any(r.found and r.item == item for r in row.items)
+    ]
+    if not options:
+        return None
+    _, _, best = min(options, key=lambda o: (o[0], o[1]))
+    return Fix(here.question_id, item, at, best.config, here.context_tokens, best.context_tokens)
+
+
 def smallest_fix(run: EvalRun, question_id: str, item: GoldItem, at: Config) -> Fix | None:
     """The smallest single-parameter change (from the sweep) that brings ``item`` in: the same mode and
     release, the value nearest to ``at``'s (fewer tokens first on a tie); None when no step of the sweep
@@ -168,14 +181,29 @@ def smallest_fix(run: EvalRun, question_id: str, item: GoldItem, at: Config) -> 
     here = next((r for r in run.rows_of(at) if r.question_id == question_id), None)
     if here is None:
         return None
-    options = []
+    siblings = [
+        row
+        for row in run.rows
+        if row.question_id == question_id
+        and (row.config.mode, row.config.version, row.config.param) == (at.mode, at.version, at.param)
+    ]
+    return _best(here, item, siblings)
+
+
+def all_fixes(run: EvalRun) -> dict[tuple[str, Config, GoldItem], Fix]:
+    """``smallest_fix`` of every missed item of every swept row, the rows grouped once (question, mode,
+    release, parameter) rather than scanned per item."""
+    groups: dict[tuple, list[RowMetrics]] = {}
     for row in run.rows:
         c = row.config
-        if row.question_id != question_id or c == at or (c.mode, c.version, c.param) != (at.mode, at.version, at.param):
-            continue
-        if any(r.found and r.item == item for r in row.items):
-            options.append((abs(float(c.value) - float(at.value)), row.context_tokens, row))
-    if not options:
-        return None
-    _, _, best = min(options, key=lambda o: (o[0], o[1]))
-    return Fix(question_id, item, at, best.config, here.context_tokens, best.context_tokens)
+        if c is not None and c.param:
+            groups.setdefault((row.question_id, c.mode, c.version, c.param), []).append(row)
+    out = {}
+    for siblings in groups.values():
+        for here in siblings:
+            for result in here.items:
+                if not result.found:
+                    fix = _best(here, result.item, siblings)
+                    if fix is not None:
+                        out[(here.question_id, here.config, result.item)] = fix
+    return out
