@@ -305,3 +305,18 @@ def test_stop_ends_a_running_evaluation_and_keeps_the_questions_it_finished(app,
     assert job.result.cancelled and 0 < job.result.questions < 14
     assert any(f"the first {job.result.questions} questions only" in w.value for w in at.warning)
     assert set(grid(at, "frontier")["questions"]) == {job.result.questions}
+
+
+def test_the_drill_down_and_the_pair_open_from_the_link(app):
+    link = {"ev_modes": "nano.local", "ev_param": "top_k", "ev_from": "5", "ev_to": "15", "ev_step": "5"}
+    at = evaluate_page(app, **link, ev_view="question", ev_q="en-03", ev_cfg="nano.local top_k=10")
+    at.button(key="ev_run").click().run()
+    finish(at)
+    assert at.selectbox(key="ev_q").value == "en-03" and at.selectbox(key="ev_cfg").value == "nano.local top_k=10"
+    at = evaluate_page(app, **link, ev_view="paired", ev_a="nano.local top_k=15", ev_b="nano.local top_k=5")
+    at.button(key="ev_run").click().run()
+    finish(at)
+    assert (
+        at.selectbox(key="ev_a").value == "nano.local top_k=15"
+        and at.selectbox(key="ev_b").value == "nano.local top_k=5"
+    )

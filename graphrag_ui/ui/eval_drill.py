@@ -21,6 +21,7 @@ from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import question as shared_question
+from graphrag_ui.ui import url_choice
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.params import url_form, widget_key
 
@@ -88,23 +89,20 @@ def drill_down(run: EvalRun, questions: list[Question], lang: str) -> None:
     if not ids:
         st.info(t("No question was evaluated.", lang))
         return
-    if st.session_state.get("ev_q") not in ids:
-        st.session_state["ev_q"] = _first_missed(run, ids)
+    url_choice.seed("ev_q", ids, _first_missed(run, ids))
     keys = [c.key for c in run.configs if run.rows_of(c)]
-    if st.session_state.get("ev_cfg") not in keys:
-        st.session_state["ev_cfg"] = keys[0]
+    url_choice.seed("ev_cfg", keys, keys[0])
     c1, c2 = st.columns([3, 2])
     qid = c1.selectbox(
         t("Question", lang),
         ids,
         key="ev_q",
-        bind="query-params",
         format_func=lambda i: f"{i} · {_short(asked[i].question)}",
         placeholder=t("Choose an option", lang),
     )
-    key = c2.selectbox(
-        t("Setting", lang), keys, key="ev_cfg", bind="query-params", placeholder=t("Choose an option", lang)
-    )
+    key = c2.selectbox(t("Setting", lang), keys, key="ev_cfg", placeholder=t("Choose an option", lang))
+    url_choice.sync("ev_q", qid)
+    url_choice.sync("ev_cfg", key)
     config = next(c for c in run.configs if c.key == key)
     row = next((r for r in run.rows_of(config) if r.question_id == qid), None)
     if row is None:

@@ -20,7 +20,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.schema import suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.sweep import MAX_STEPS, parse_values
-from graphrag_ui.ui import url_notices
+from graphrag_ui.ui import url_choice, url_notices
 from graphrag_ui.ui.escape import md_escape, shown_error
 
 DEFAULT_MODES = ["nano.local", "nano.naive"]
@@ -121,19 +121,17 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
     versions = _versions(modes, index, lang)
     params = numeric_params(modes)
     options = [NONE, *params]
-    if st.session_state.get("ev_param") not in options and "ev_param" in st.session_state:
-        st.session_state.pop("ev_param")
     default = DEFAULT_PARAM if DEFAULT_PARAM in params else NONE
+    url_choice.seed("ev_param", options, default)
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
     name = c1.selectbox(
         t("Parameter range", lang),
         options,
-        index=options.index(default),
         key="ev_param",
-        bind="query-params",
         format_func=lambda n: n or t("none (each mode at its defaults)", lang),
         placeholder=t("Choose an option", lang),
     )
+    url_choice.sync("ev_param", name)
     _link_choice("ev_param", options, name)
     is_int = params.get(name) == "int"
     number: dict[str, Any] = {"step": 1.0 if is_int else 0.01, "format": "%g", "bind": "query-params"}
@@ -191,16 +189,15 @@ def _aliases(modes: list[str], name: str, lang: str) -> dict[str, str]:
     for i, mode in enumerate(lacking):
         own = list(numeric_params([mode]))
         key = f"ev_as_{mode}"
-        if st.session_state.get(key) not in [NONE, *own]:
-            st.session_state.pop(key, None)
+        url_choice.seed(key, [NONE, *own], NONE)
         chosen = columns[i % len(columns)].selectbox(
             t("{mode} has no {param}; it sweeps", lang, mode=mode, param=name),
             [NONE, *own],
             key=key,
-            bind="query-params",
             format_func=lambda n: n or t("nothing (runs at its defaults)", lang),
             placeholder=t("Choose an option", lang),
         )
+        url_choice.sync(key, chosen)
         if chosen:
             out[mode] = chosen
     return out

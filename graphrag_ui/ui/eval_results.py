@@ -17,6 +17,7 @@ from graphrag_ui.evaluation.plan import Config
 from graphrag_ui.evaluation.runner import EvalRun
 from graphrag_ui.evaluation.stats import Interval, Summary, paired
 from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.ui import url_choice
 
 PAIRED_METRICS = {
     "evidence_recall": msg("evidence recall"),
@@ -165,19 +166,20 @@ def paired_view(run: EvalRun, questions: dict[str, str], lang: str) -> None:
     keys = [c.key for c in configs]
     by_key = dict(zip(keys, configs, strict=True))
     for name, default in (("ev_a", 0), ("ev_b", 1)):
-        if st.session_state.get(name) not in keys:
-            st.session_state[name] = keys[default]
+        url_choice.seed(name, keys, keys[default])
+    url_choice.seed("ev_metric", list(PAIRED_METRICS), "evidence_recall")
     c1, c2, c3 = st.columns([3, 3, 2])
-    a = c1.selectbox("A", keys, key="ev_a", bind="query-params", placeholder=t("Choose an option", lang))
-    b = c2.selectbox("B", keys, key="ev_b", bind="query-params", placeholder=t("Choose an option", lang))
+    a = c1.selectbox("A", keys, key="ev_a", placeholder=t("Choose an option", lang))
+    b = c2.selectbox("B", keys, key="ev_b", placeholder=t("Choose an option", lang))
     metric = c3.selectbox(
         t("metric", lang),
         list(PAIRED_METRICS),
         key="ev_metric",
-        bind="query-params",
         format_func=lambda m: translate(PAIRED_METRICS[m], lang),
         placeholder=t("Choose an option", lang),
     )
+    for name, value in (("ev_a", a), ("ev_b", b), ("ev_metric", metric)):
+        url_choice.sync(name, value)
     result = paired(run, by_key[a], by_key[b], metric)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(t("A wins", lang), result.wins)

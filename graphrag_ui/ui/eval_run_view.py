@@ -17,7 +17,7 @@ from graphrag_ui.evaluation.runner import EvalRun, run_evaluation
 from graphrag_ui.evaluation.stats import aggregate
 from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.index.model import Index
-from graphrag_ui.ui import background, eval_drill, eval_results
+from graphrag_ui.ui import background, eval_drill, eval_results, url_choice
 from graphrag_ui.ui.eval_set import Loaded
 
 JOB = "_ev_job"
@@ -53,16 +53,16 @@ def run_view(
         st.info(t("The evaluation was stopped before its first question.", lang))
         return
     questions = job.kept["questions"]
+    url_choice.seed("ev_view", list(VIEWS), "settings")
     view = st.segmented_control(
         t("Results", lang),
         list(VIEWS),
         key="ev_view",
-        bind="query-params",
-        default="settings",
         required=True,
         format_func=lambda v: translate(VIEWS[v], lang),
         label_visibility="collapsed",
     )
+    url_choice.sync("ev_view", view)
     if view == "paired":
         eval_results.paired_view(run, {q.id: q.question for q in questions}, lang)
     elif view == "question":

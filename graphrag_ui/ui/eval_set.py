@@ -19,7 +19,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.formats import FORMATS, load_questions, read_questions
 from graphrag_ui.evaluation.gold import QuestionSet
 from graphrag_ui.i18n import msg, t, translate
-from graphrag_ui.ui import state
+from graphrag_ui.ui import state, url_choice
 from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.uploader_text import relabel_uploaders
 
@@ -91,17 +91,15 @@ def load_bundled(index_key: str) -> Loaded | None:
 def set_picker(index_key: str, lang: str) -> Loaded | None:
     """The set controls (source, upload, format, bad lines) and what they loaded, said in one line."""
     sources = [BUNDLED, UPLOAD] if bundled_path(index_key) else [UPLOAD]
-    if st.session_state.get("ev_source") not in sources:
-        st.session_state.pop("ev_source", None)
+    url_choice.seed("ev_source", sources, sources[0])
     source = st.segmented_control(
         t("Question set", lang),
         sources,
         key="ev_source",
-        bind="query-params",
-        default=sources[0],
         required=True,
         format_func=lambda s: translate(SOURCES[s], lang),
     )
+    url_choice.sync("ev_source", source)
     if source == UPLOAD or len(sources) == 1:
         return _upload(index_key, lang)
     try:
@@ -117,11 +115,12 @@ def set_picker(index_key: str, lang: str) -> Loaded | None:
 def _upload(index_key: str, lang: str) -> Loaded | None:
     relabel_uploaders(lang, MAX_UPLOAD_MB, UPLOAD_TYPES)
     c1, c2 = st.columns(2)
+    url_choice.seed("ev_fmt", FORMATS, FORMATS[0])
+    url_choice.seed("ev_bad", list(BAD_LINES), "skip")
     fmt = c1.selectbox(
         t("Format", lang),
         FORMATS,
         key="ev_fmt",
-        bind="query-params",
         format_func=lambda f: translate(FORMAT_NAMES[f], lang) if f in FORMAT_NAMES else f,
         placeholder=t("Choose an option", lang),
     )
@@ -129,10 +128,11 @@ def _upload(index_key: str, lang: str) -> Loaded | None:
         t("Lines that cannot be read", lang),
         list(BAD_LINES),
         key="ev_bad",
-        bind="query-params",
         horizontal=True,
         format_func=lambda b: translate(BAD_LINES[b], lang),
     )
+    url_choice.sync("ev_fmt", fmt)
+    url_choice.sync("ev_bad", on_bad)
     upload = st.file_uploader(
         t("Questions (JSON lines or a JSON array, UTF-8, ≤ {mb} MB)", lang, mb=MAX_UPLOAD_MB),
         type=UPLOAD_TYPES,
