@@ -175,6 +175,16 @@ def test_hostile_text_in_a_question_and_its_evidence_stays_data(app):
         assert asked in [t.value for t in at.text]  # the question as plain text, whole
         for text in texts(at):
             assert not RAW_TAG.search(text), text
+    at.switch_page("pages/explore.py").run()  # Explore with the hostile set loaded: its gold column
+    at.text_area(key="q").set_value(lines[0]["question"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    gold = [d for d in at.dataframe if "gold" in d.value.columns]
+    assert gold, "the hostile question is the set's: its gold column is drawn"
+    for d in gold:
+        help_text = json.loads(d.proto.columns)["gold"]["help"]
+        assert "svg onload" in help_text and not RAW_TAG.search(help_text), help_text  # named, as data
+    for text in texts(at):
+        assert not RAW_TAG.search(text), text
 
 
 @pytest.mark.parametrize(

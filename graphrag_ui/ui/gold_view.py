@@ -130,11 +130,11 @@ def gold_marks(result: Retrieval, kind: str, lang: str) -> RowMark | None:
     return RowMark(
         SOURCE,
         t("gold", lang),
-        t(
+        t(  # a column's help is Markdown: the set's name and the question's id are data
             "what of the question's gold this row carries ({set}, {id})",
             lang,
-            set=current.questions.name,
-            id=question.id,
+            set=md_escape(current.questions.name),
+            id=md_escape(question.id),
         ),
         {cid: translate(mark, lang) for cid, mark in marks.items()},
     )
