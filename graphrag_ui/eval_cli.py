@@ -19,9 +19,9 @@ from pathlib import Path
 from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.export import csv_text, json_text
 from graphrag_ui.evaluation.formats import FORMATS, load_questions
-from graphrag_ui.evaluation.plan import EvalPlan
+from graphrag_ui.evaluation.plan import Config, EvalPlan
 from graphrag_ui.evaluation.runner import default_modes, processes, run_evaluation
-from graphrag_ui.evaluation.stats import aggregate
+from graphrag_ui.evaluation.stats import aggregate, paired
 from graphrag_ui.i18n import msg
 from graphrag_ui.query_batch import check_mode
 from graphrag_ui.query_cli import _emit, _load, _params
@@ -90,6 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse to judge when the estimated cost is above this (default 1.0)",
     )
     parser.add_argument("--judge-concurrency", type=int, default=4, help="rows talking to the model at once (1–16)")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="a paired comparison of two configs per question (wins, losses, ties, Wilcoxon, the questions that "
+        "flip): MODE[@VERSION][=VALUE], e.g. --compare nano.local=20 nano.naive=20",
+    )
     parser.add_argument("--workers", type=int, default=1, help=f"worker processes (1–{MAX_WORKERS}; same rows as one)")
 
 
@@ -223,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
             last[0] = now
             print(f"eval: {done}/{total} runs", file=sys.stderr, flush=True)
 
+    pair = [_config(spec, plan) for spec in args.compare] if args.compare else None
     settings = _judge_settings(args)
     executor = processes(args.index, args.workers) if args.workers > 1 else None
     run_ = run_evaluation(index, questions, plan, executor=executor, progress=progress)
@@ -236,7 +244,45 @@ def run(args: argparse.Namespace) -> int:
         _write(args.json, json_text(run_, summaries, questions, judgements))
     if "-" not in (args.csv, args.json):
         _print_table(run_, summaries)
+    if pair:
+        _print_pair(paired(run_, *pair), sys.stderr if "-" in (args.csv, args.json) else sys.stdout)
     return 1 if run_.errors else 0
+
+
+def _config(spec: str, plan: EvalPlan) -> Config:
+    """``MODE[@VERSION][=VALUE]`` as one of the plan's configs (refused, naming them, when it is none)."""
+    head, _, value = spec.partition("=")
+    mode, _, version = head.partition("@")
+    for config in plan.configs():
+        if (config.mode, config.version) != (mode.strip(), version.strip()):
+            continue
+        if (not value and config.value is None) or (value and config.value is not None and _same(config.value, value)):
+            return config
+    shown = ", ".join(_spec(c) for c in plan.configs()[:12])
+    raise UserError(
+        msg("--compare {spec} is not a config of this run", spec=repr(spec)), fix=msg("configs: {names}", names=shown)
+    )
+
+
+def _same(value: object, text: str) -> bool:
+    try:
+        return float(value) == float(text)
+    except ValueError:
+        return False
+
+
+def _spec(config: Config) -> str:
+    head = f"{config.mode}@{config.version}" if config.version else config.mode
+    return head if config.value is None else f"{head}={config.value}"
+
+
+def _print_pair(p, stream) -> None:
+    test = "-" if p.p_value is None else f"W={p.statistic:g}, p={p.p_value:.4f}"
+    mean = "-" if p.mean_difference is None else f"{p.mean_difference:+.3f}"
+    print(f"{_spec(p.a)} vs {_spec(p.b)} on {p.metric} over {p.n} question(s):", file=stream)
+    print(f"  wins {p.wins}, losses {p.losses}, ties {p.ties}; mean difference {mean}; Wilcoxon {test}", file=stream)
+    for qid, a, b in p.flips:
+        print(f"  {safe_text(qid, one_line=True)}: {a:.3f} vs {b:.3f}", file=stream)
 
 
 def _judge_settings(args: argparse.Namespace):

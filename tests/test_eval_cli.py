@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -97,6 +98,28 @@ def test_csv_to_stdout_has_the_promised_columns(capsys: pytest.CaptureFixture) -
     assert all(0 <= float(r["evidence_recall"]) <= 1 for r in rows)
 
 
+def test_compare_two_configs(capsys: pytest.CaptureFixture) -> None:
+    argv = ["eval", "--index", str(SAMPLES / "en" / "index"), "--questions", str(SAMPLES / "en" / "questions.jsonl")]
+    argv += [
+        "--mode",
+        "nano.local",
+        "--mode",
+        "nano.naive",
+        "--param",
+        "top_k=10",
+        "--compare",
+        "nano.local",
+        "nano.naive",
+    ]
+    code, stdout, _ = _main(argv, capsys)
+    lines = stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("nano.local vs nano.naive on evidence_recall"))
+    assert code == 0 and "over 14 question(s):" in lines[at]
+    wins, losses, ties = (int(x) for x in re.findall(r"wins (\d+), losses (\d+), ties (\d+)", lines[at + 1])[0])
+    assert wins + losses + ties == 14 and len(lines[at + 2 :]) == wins + losses
+    assert "Wilcoxon W=" in lines[at + 1]
+
+
 def test_versions_run_side_by_side(capsys: pytest.CaptureFixture) -> None:
     argv = ["eval", "--index", str(SAMPLES / "en" / "index"), "--questions", str(SAMPLES / "en" / "questions.jsonl")]
     argv += ["--mode", "lightrag.local", "--version", "lightrag.local=1.4.7,1.5.7", "--csv", "-"]
@@ -122,6 +145,10 @@ BAD = [
     (["--csv", "/no/such/folder/rows.csv"], "no such folder for the output file"),
     (["--mode", "nano.local", "--param", "top_k=abc"], "parameter top_k expects a whole number, got 'abc'"),
     (["--param", "nonsense=3"], "no chosen mode has a parameter 'nonsense'"),
+    (
+        ["--mode", "nano.local", "--param", "top_k=5,10", "--compare", "nano.local=5", "nano.local=7"],
+        "--compare 'nano.local=7' is not a config of this run — configs: nano.local=5, nano.local=10",
+    ),
     (["--mode", "nano.local", "--judge", "--judge-budget", "nan"], "--judge-budget must be a number of dollars"),
     (["--mode", "nano.local", "--judge", "--judge-concurrency", "99"], "--judge-concurrency must be between 1 and 16"),
 ]
