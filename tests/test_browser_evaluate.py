@@ -130,6 +130,9 @@ def test_evaluate_two_modes_then_follow_a_fix_into_explore(page, app_url, expect
     shown = next(r for r in items["rows"] if r["#"] == str(n + 1))
     assert shown["in"] == "✗" and shown["why missed"] == expected["item"].missed.reason_text
     assert shown["smallest fix"] == f"{PARAM}: {row.config.value} → {fix.to.value}"
+    page.get_by_role("button", name=re.compile(rf"^Open #{n + 1} in Explore")).scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SCREENSHOTS / "evaluate-why.png"))
 
     # one click: Explore on that question, that mode and value, the item in the context, its row marked
     page.get_by_role("button", name=re.compile(rf"^Open #{n + 1} in Explore at {PARAM}={fix.to.value} ")).click()

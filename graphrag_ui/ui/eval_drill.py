@@ -22,6 +22,7 @@ from graphrag_ui.retrieval.core.schema import VERSION_PARAM
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import question as shared_question
 from graphrag_ui.ui import url_choice
+from graphrag_ui.ui.kind_table import TALL_ROW
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.params import url_form, widget_key
 
@@ -130,10 +131,10 @@ def drill_down(run: EvalRun, questions: list[Question], lang: str) -> None:
         hide_index=True,
         width="stretch",
         key="ev_items",
-        row_height=56,
+        row_height=TALL_ROW,  # three wrapped lines: a fact, where it came in, the mode's reason
         column_config={
             "n": st.column_config.NumberColumn("#", width=40),
-            "kind": t("kind", lang),
+            "kind": st.column_config.TextColumn(t("kind", lang), width=84),
             "item": st.column_config.TextColumn(t("gold item", lang), width="medium"),
             "found": st.column_config.TextColumn(t("in", lang), width=40),
             "where": st.column_config.TextColumn(t("where it came in", lang), width="medium"),
