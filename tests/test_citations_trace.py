@@ -257,3 +257,25 @@ def test_a_cited_sentence_gets_no_estimate():
 def test_hostile_answers_trace_without_error(answer, ms_local):
     trace = trace_answer(answer, ms_local)
     assert trace.unused_share is None or 0 <= trace.unused_share <= 1
+
+
+def test_drift_questions_are_traced_one_by_one_against_their_own_step(ms_local):
+    from graphrag_ui.retrieval.core.tree import QuestionNode, QuestionTree
+
+    first = next(c for c in ms_local.entities if c.in_context)
+    step = f"The founder [Data: Entities ({first.data['short_id']}, 99999)]."
+    tree = QuestionTree(
+        status="done",
+        nodes=[
+            QuestionNode(0, QUESTION, 0),
+            QuestionNode(1, "Who founded it?", 1, answer=step, local=ms_local.to_dict()),
+            QuestionNode(2, "Never run", 1),
+        ],
+    )
+    drift = Retrieval(mode="ms.drift", query=QUESTION, params={}, entities=ms_local.entities, tree=tree)
+    trace = trace_answer("In short, the guild's founder built the sluice.", drift)
+    (part,) = trace.parts
+    assert part.scope == "question 1" and part.cited == [Item("entities", first.id)]
+    assert [c.scope for c in trace.all_citations()] == ["question 1"] and trace.not_in_context == 1
+    split = {s.section: s for s in trace.split}
+    assert split["entities"].cited == first.tokens  # a step's citation counts as used in the answer's context

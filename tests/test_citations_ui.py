@@ -4,6 +4,8 @@ and hostile markers stay text."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import test_app
 from llm_server import Reply, serve_fixture
@@ -144,3 +146,26 @@ def test_the_graph_rings_cited_entities_in_orange():
     others = [n for n in built.nodes if n["id"] != first.label]
     assert all(n["color"]["border"] != graph_style.CITED for n in others)
     assert "orange ring / edge: cited by the answer" in graph_style.keys(spec, "en")
+
+
+def test_ms_global_lists_each_map_points_citations_by_point(app, citing):
+    at = app(index="sample:en", mode="ms.global", q=QUESTION)
+    next(b for b in at.button if b.key == "main_ask").click().run()
+    assert not at.exception and not at.error
+    pills = next(p for p in at.get("button_group") if p.key == "main_citation")
+    points = [label for label in pills.options if label.startswith("point ")]
+    assert points and all(re.match(r"^point \d+ · Reports \(\d+\)$", label) for label in points)
+    assert "✗ Reports (99999)" in pills.options  # the reduce answer's invented report
+    open_view(at, "communities")
+    reports = grid(at, "cited")
+    assert reports["cited"].str.contains("point 1: The reports describe the guilds", regex=False).any()
+
+
+def test_compare_shows_both_sides_numbers(app, citing):
+    at = app("pages/compare.py", index="sample:en", a_mode="ms.local", b_mode="nano.local", q=QUESTION)
+    for side in ("cmp_a", "cmp_b"):
+        next(b for b in at.button if b.key == f"{side}_ask").click().run()
+        assert not at.exception and not at.error
+    lines = captions(at)
+    assert any(c.startswith("answer cites ") and "1 citations not in the context" in c for c in lines)
+    assert any(c.startswith("answer cites nothing (the prompt asks for no citations)") for c in lines)
