@@ -279,3 +279,9 @@ def test_drift_questions_are_traced_one_by_one_against_their_own_step(ms_local):
     assert [c.scope for c in trace.all_citations()] == ["question 1"] and trace.not_in_context == 1
     split = {s.section: s for s in trace.split}
     assert split["entities"].cited == first.tokens  # a step's citation counts as used in the answer's context
+
+
+def test_an_empty_context_is_said_plainly():
+    trace = trace_answer("The capital is Paris.", Retrieval(mode="lightrag.bypass", query="q", params={}))
+    assert trace.unused_share is None and trace.items == 0
+    assert summary_line(trace) == "the answer had no context items to cite (nothing was put into the context)"

@@ -47,8 +47,13 @@ def _jieba():
 
 def words(text: str) -> list[str]:
     """Normalised words of ``text`` (English and Chinese)."""
+    return list(_words(text[:MAX_TEXT]))
+
+
+@lru_cache(maxsize=8192)  # context items recur from question to question; jieba is the slow part
+def _words(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    for token in _WORD.findall(text[:MAX_TEXT]):
+    for token in _WORD.findall(text):
         if "\u4e00" <= token[0] <= "\u9fff":
             out.extend(w for w in _jieba().lcut(token) if len(w) > 1 and w not in _CN_STOP)
             continue
@@ -58,7 +63,7 @@ def words(text: str) -> list[str]:
         if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         out.append(word.replace(",", ""))
-    return out
+    return tuple(out)
 
 
 class Overlap:

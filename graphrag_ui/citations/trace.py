@@ -122,7 +122,9 @@ def _split(items: ContextItems, cited: set[Item], estimated: set[Item]) -> list[
 def summary_line(trace: Trace) -> str:
     """ "answer cites 7 of 31 items; 2 citations not in the context; 64 % of the context tokens never used"."""
     unused = trace.unused_share
-    share = "–" if unused is None else f"{round(unused * 100)}"
+    if unused is None:
+        return msg("the answer had no context items to cite (nothing was put into the context)")
+    share = f"{round(unused * 100)}"
     cited = len({i for i in trace.cited} | {i for p in trace.parts for i in p.cited})
     if trace.style == "none":
         estimated = sum(1 for s in trace.sentences if s.estimates)
