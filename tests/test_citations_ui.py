@@ -169,3 +169,27 @@ def test_compare_shows_both_sides_numbers(app, citing):
     lines = captions(at)
     assert any(c.startswith("answer cites ") and "1 citations not in the context" in c for c in lines)
     assert any(c.startswith("answer cites nothing (the prompt asks for no citations)") for c in lines)
+
+
+def test_the_judge_shows_its_price_then_its_verdicts(app, monkeypatch, no_network):
+    import json
+
+    def reply(body):
+        if '"verdict"' in body["messages"][0]["content"]:
+            return Reply(text=json.dumps({"verdict": "partly", "reason": "only <b>some</b> of it"}))
+        return citing_reply(body)
+
+    gen, script = _model(monkeypatch, reply)
+    try:
+        at = answered(app, "ms.local")
+        sent = len(script.requests)
+        price = [c for c in captions(at) if c.startswith("1 calls to openai/gpt-4o-mini, about ")]
+        assert price and "estimated cost $" in price[0] and len(script.requests) == sent  # priced, nothing sent
+        assert price[0].endswith("2 sentences without rows are not sent")  # the invented one, the closing one
+        next(b for b in at.button if b.key == "main_judge").click().run()
+        assert not at.exception and not at.error
+        rows = grid(at, "verdict")
+        assert list(rows["verdict"]) == ["≈ partly"] and list(rows["reason"]) == ["only <b>some</b> of it"]
+        assert len(script.requests) == sent + 1
+    finally:
+        gen.close()

@@ -16,6 +16,7 @@ from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.citation_marks import remember, trace_for
 from graphrag_ui.ui.escape import md_escape, shown
+from graphrag_ui.ui.judge_view import judge_panel
 from graphrag_ui.ui.labels import KIND_LABELS, label
 
 PILL_CHARS = 48
@@ -67,6 +68,7 @@ def citation_panel(result: Retrieval, trace: Trace | None, lang: str, key: str) 
     else:
         st.caption(t("The answer has no citation markers: the support below is an estimate by word overlap.", lang))
     _sentences(result, trace, lang, key)
+    judge_panel(result, trace, lang, key)
 
 
 def _citation_rows(result: Retrieval, citation: Citation, lang: str, key: str) -> None:
