@@ -193,3 +193,10 @@ def test_the_judge_shows_its_price_then_its_verdicts(app, monkeypatch, no_networ
         assert len(script.requests) == sent + 1
     finally:
         gen.close()
+
+
+def test_lightrag_references_are_buttons_without_their_bullets(app, citing):
+    at = answered(app, "lightrag.hybrid")
+    pills = next(p for p in at.get("button_group") if p.key == "main_citation")
+    assert any(re.fullmatch(r"\\\[1\\\] \S+\.md", label) for label in pills.options), pills.options
+    assert "✗ \\[99\\] invented-document.md" in pills.options

@@ -8,6 +8,8 @@ questions carry their own citations, named by their point or question.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -32,8 +34,8 @@ def _pill(citation: Citation, lang: str) -> str:
     if citation.table in GRAPHRAG_TABLES:
         ids = [i.id for i in citation.ids] + (["+more"] if citation.more else [])
         text = f"{citation.table} ({', '.join(ids)})"
-    else:
-        text = " ".join(citation.text.split())
+    else:  # a reference-list line without its bullet
+        text = re.sub(r"^(?:[-*+•·]|\d{1,3}[.)、])\s+", "", " ".join(citation.text.split()))
     text = text if len(text) <= PILL_CHARS else text[: PILL_CHARS - 1] + "…"
     scope = "" if citation.scope == "answer" else translate(_scope(citation.scope), lang) + " · "
     mark = "" if citation.in_context else "✗ "
