@@ -28,10 +28,15 @@ from graphrag_ui.retrieval.ms.global_search.community_context import level_repor
 RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
 
 
+FILES = ("drift_cases.jsonl", "drift_sections_cases.jsonl")  # the second: local budgets that fill every section
+
+
 def _lines(folder: str) -> list[dict]:
-    path = GOLDENS / folder / "drift_cases.jsonl"
     return [
-        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        {**json.loads(line), "folder": folder}
+        for name in FILES
+        for line in (GOLDENS / folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
 
 

@@ -25,7 +25,6 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.ms.drift_search import answers, loop
 from graphrag_ui.retrieval.ms.drift_search import search as drift
-from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
 sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
 import graphrag_drift as gd  # noqa: E402  (stdlib-only part of the harness: the scripted answers)
@@ -33,10 +32,15 @@ import graphrag_drift as gd  # noqa: E402  (stdlib-only part of the harness: the
 RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
 
 
+FILES = ("drift_cases.jsonl", "drift_sections_cases.jsonl")  # the second: local budgets that fill every section
+
+
 def _lines(folder: str) -> list[dict]:
-    path = GOLDENS / folder / "drift_cases.jsonl"
     return [
-        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        {**json.loads(line), "folder": folder}
+        for name in FILES
+        for line in (GOLDENS / folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
 
 
@@ -113,10 +117,10 @@ def test_local_contexts_byte_for_byte_in_graphrags_order(indexes, i):
     deps = Deps(embed=HashEmbedder().embed)
     carried: dict = {}
     for built in case["local_contexts"]:
-        ours = ms_local.run(index, built["query"], params, deps, links_state=carried)
+        ours = loop.local_step(index, built["query"], params, deps, links_state=carried)
         assert ours.context == _without_artefact(built["context"]), built["query"]
     first = case["local_contexts"][0]
-    assert ms_local.run(index, first["query"], params, deps).context == _without_artefact(first["context"])
+    assert loop.local_step(index, first["query"], params, deps).context == _without_artefact(first["context"])
 
 
 def _without_artefact(context: str) -> str:

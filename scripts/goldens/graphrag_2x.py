@@ -372,8 +372,8 @@ def main_global(langs: list[str]) -> None:
     gg.record(OUT, langs, setup, set_script, tie_basic if LEGACY else lambda lang: [])
 
 
-def main_drift(langs: list[str]) -> None:
-    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+def main_drift(langs: list[str], sections: bool = False) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl (``sections``: drift_sections_cases.jsonl)."""
 
     def setup(lang: str):
         dest = OUT / lang
@@ -392,13 +392,17 @@ def main_drift(langs: list[str]) -> None:
             config_args={k: s.model_dump() for k, s in config.vector_store.items()}, embedding_name=name
         )
 
-    gd.record(OUT, langs, setup, set_script, store, json.loads)  # 2.x's DRIFTPrimer reads json.loads(answer)
+    gd.record(
+        OUT, langs, setup, set_script, store, json.loads, sections=sections
+    )  # 2.x's DRIFTPrimer reads json.loads(answer)
 
 
 if __name__ == "__main__":
     args = [a for i, a in enumerate(sys.argv[1:]) if "--release" not in sys.argv[i : i + 2]]
     if args[:1] == ["--drift"]:
         main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--drift-sections"]:
+        main_drift(args[1:] or ["en", "zh"], sections=True)
     elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
     else:

@@ -313,8 +313,8 @@ def main_global(langs: list[str]) -> None:
     gg.record(OUT, langs, setup, set_script)
 
 
-def main_drift(langs: list[str]) -> None:
-    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+def main_drift(langs: list[str], sections: bool = False) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl (``sections``: drift_sections_cases.jsonl)."""
 
     def setup(lang: str):
         dest = OUT / lang
@@ -336,13 +336,15 @@ def main_drift(langs: list[str]) -> None:
 
         return structure_completion_response(text, PrimerResponse).model_dump()
 
-    gd.record(OUT, langs, setup, set_script, store, read_primer)
+    gd.record(OUT, langs, setup, set_script, store, read_primer, sections=sections)
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--drift"]:
         main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--drift-sections"]:
+        main_drift(args[1:] or ["en", "zh"], sections=True)
     elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
     else:
