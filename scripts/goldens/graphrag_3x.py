@@ -294,8 +294,9 @@ def main(langs: list[str]) -> None:
     print(f"wrote {len(lines)} cases to {OUT / 'cases.jsonl'}")
 
 
-def main_global(langs: list[str]) -> None:
-    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl."""
+def main_global(langs: list[str], sections: bool = False) -> None:
+    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl
+    (``sections``: the reduce-budget cases of global_sections_cases.jsonl)."""
     from graphrag.config.embeddings import text_unit_text_embedding
     from graphrag.utils.api import get_embedding_store
 
@@ -310,7 +311,7 @@ def main_global(langs: list[str]) -> None:
         global QUERY
         QUERY = script
 
-    gg.record(OUT, langs, setup, set_script)
+    gg.record(OUT, langs, setup, set_script, sections=sections)
 
 
 def main_drift(langs: list[str], sections: bool = False) -> None:
@@ -347,5 +348,7 @@ if __name__ == "__main__":
         main_drift(args[1:] or ["en", "zh"], sections=True)
     elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--global-sections"]:
+        main_global(args[1:] or ["en", "zh"], sections=True)
     else:
         main(args or ["en", "zh"])
