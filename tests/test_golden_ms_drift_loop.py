@@ -123,6 +123,18 @@ def test_local_contexts_byte_for_byte_in_graphrags_order(indexes, i):
     assert loop.local_step(index, first["query"], params, deps).context == _without_artefact(first["context"])
 
 
+@pytest.mark.parametrize("i", [i for i, c in enumerate(CASES) if c["local_contexts"]])
+def test_every_local_context_is_what_a_fresh_step_builds(indexes, i):
+    """Difference 5 (``links`` start fresh) never shows in the goldens: each step built on its own, as
+    ms.drift builds it, is GraphRAG's context whatever ran before it in GraphRAG's round."""
+    case = CASES[i]
+    index = indexes[case["folder"], case["corpus"]]
+    params = loop.local_params(_params(case))
+    deps = Deps(embed=HashEmbedder().embed)
+    for built in case["local_contexts"]:
+        assert loop.local_step(index, built["query"], params, deps).context == _without_artefact(built["context"])
+
+
 def _without_artefact(context: str) -> str:
     """GraphRAG's literal ``[]`` line when no report fits, which ms.local leaves out (docs/differences/ms.md)."""
     return context[len("[]\n\n") :] if context.startswith("[]\n\n") else context
