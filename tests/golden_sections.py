@@ -83,9 +83,8 @@ def ms_cases() -> Iterator[tuple[str, str, dict]]:
     for folder, version in MS_FOLDERS.items():
         for case in _jsonl(GOLDENS / folder / "cases.jsonl"):
             yield f"ms.local@{version}", _label(case, "query", "params"), _ms_local_sections(case["context"])
-        sections = GOLDENS / folder / "global_sections_cases.jsonl"  # 2.3.0 has none
         for case in chain(
-            _jsonl(GOLDENS / folder / "global_cases.jsonl"), _jsonl(sections) if sections.exists() else ()
+            *(_jsonl(GOLDENS / folder / n) for n in ("global_cases.jsonl", "global_sections_cases.jsonl"))
         ):
             label = _label(case, "query", "params")
             if case["mode"] == "global":

@@ -36,14 +36,10 @@ VERSIONS = tuple(
 
 
 def _cases(version: str, mode: str) -> list[dict]:
-    """The version's global/basic cases, then (2.7.0, 3.3.0) the reduce-budget ones of ``--global-sections``."""
+    """The version's global/basic cases, then the reduce-budget ones of ``--global-sections``."""
     paths = [GOLDENS / version / name for name in ("global_cases.jsonl", "global_sections_cases.jsonl")]
     rows = [
-        json.loads(line)
-        for path in paths
-        if path.exists()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
+        json.loads(line) for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
     return [r for r in rows if r["mode"] == mode]
 
