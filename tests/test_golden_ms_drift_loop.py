@@ -1,13 +1,14 @@
-"""ms.drift's whole run (``loop.run_loop``) against graphrag 3.3.0's DRIFT with the same scripted model.
+"""ms.drift's whole run (``loop.run_loop``) against graphrag 3.3.0's and 2.7.0's DRIFT with the same scripted model.
 
-The golden (``drift_cases.jsonl``) holds GraphRAG's question graph after its run: every node's
-question, answer and score in graph order, and the edges. Replaying the golden's scripted model
+The goldens (``drift_cases.jsonl``, ``drift_sections_cases.jsonl``) hold GraphRAG's question graph after
+its run: every node's question, answer and score in graph order, and the edges. Replaying the golden's scripted model
 (``scripts/goldens/graphrag_drift.py``, stdlib only) through our loop must give the same graph — which
 needs the same expansion ranking, primer reading, seeded shuffle, follow-up merging and action reading
 — and GraphRAG's failures where it fails. Local contexts: GraphRAG builds a round's contexts in an
 order set by object addresses and carries ``links`` from one to the next; replayed in its recorded
-order with the carried ``links`` they are byte for byte GraphRAG's, and each question's first context
-(built fresh, as ours always are) is too when nothing was carried before it.
+order with the carried ``links`` they are byte for byte GraphRAG's, and so is every context built fresh
+(as ours always are: in these goldens the carried ``links`` never change a table). DRIFT's steps have no
+claims part (``loop.local_step``): its engine has no covariates.
 """
 
 from __future__ import annotations
