@@ -35,8 +35,10 @@ GLOBAL_PARAMS: list[dict] = [
 DYNAMIC_PARAMS: list[dict] = [{}, {"community_level": 1}, {"max_context_tokens": 500}]
 BASIC_PARAMS: list[dict] = [{}, {"k": 3}, {"max_context_tokens": 900}, {"max_context_tokens": 250}, {"k": 5}]
 # ``--global-sections`` (global_sections_cases.jsonl): a reduce budget below every point, so the reduce
-# prompt gets an empty report list (GraphRAG still calls the model), next to a cut one at level 1.
+# prompt gets an empty report list (GraphRAG still calls the model), next to a cut one at level 1; a basic
+# budget below the first text unit (the table header alone) and one that keeps two.
 SECTION_PARAMS: list[dict] = [{"data_max_tokens": 5}, {"data_max_tokens": 120, "community_level": 1}]
+SECTION_BASIC_PARAMS: list[dict] = [{"max_context_tokens": 60}, {"max_context_tokens": 600}]
 
 QUERIES = {
     "en": ["What are the main themes of Riverton?", "Who works on ocean sensors?", "Storm Dara and the harbor"],
@@ -243,6 +245,11 @@ def section_cases(lang: str) -> list[dict]:
     return [{"query": qs[i % len(qs)], "params": p, "dynamic": False} for i, p in enumerate(SECTION_PARAMS)]
 
 
+def section_basic_cases(lang: str) -> list[dict]:
+    qs = QUERIES[lang]
+    return [{"query": qs[i % len(qs)], "params": p} for i, p in enumerate(SECTION_BASIC_PARAMS)]
+
+
 def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang: [], *, sections=False) -> None:
     """Write ``out_dir/global_cases.jsonl`` (``sections``: only ``section_cases`` to
     global_sections_cases.jsonl, so the committed file stays as it is). ``setup(lang)`` gives (config,
@@ -276,9 +283,7 @@ def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang
 
         for case in section_cases(lang) if sections else global_cases(lang):
             lines.append({"corpus": lang, "mode": "global", **case, **run_global(make_engine, script, case)})
-        if sections:
-            continue
-        for case in basic_cases(lang) + extra_basic(lang):
+        for case in section_basic_cases(lang) if sections else basic_cases(lang) + extra_basic(lang):
             engine = get_basic_search_engine(
                 text_units=read_indexer_text_units(tables["text_units"].copy()),
                 text_unit_embeddings=store,
@@ -286,7 +291,7 @@ def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang
                 response_type="Multiple Paragraphs",
             )
             lines.append({"corpus": lang, "mode": "basic", **case, **run_basic(engine, case)})
-        if lang == langs[0]:
+        if lang == langs[0] and not sections:
             lines.append({"corpus": lang, "mode": "parse", "cases": parse_cases(make_engine(2, False))})
         print(f"[{lang}] global/basic cases recorded", flush=True)
     set_script(None)
