@@ -101,7 +101,7 @@ def ms_cases() -> Iterator[tuple[str, str, dict]]:
 def _drift(case: dict) -> dict[str, set[bool]]:
     """A DRIFT run holds several folds and local contexts: a section counts once as "rows" if any of them has
     rows and once as "empty" if any of them is empty (a run can count for both)."""
-    answered = any(n["answer"] for n in (case["state"] or {}).get("nodes", [])[1:])
+    answered = any(n["answer"] for n in (case["state"] or {}).get("nodes", []))  # the reduce's list of answers
     out: dict[str, set[bool]] = {
         "primer folds": {bool(f["text"].strip()) for f in case["folds"]} or {False},
         "local steps": {bool(case["local_contexts"])},
