@@ -154,6 +154,12 @@ def test_citation_precision_and_recall_for_the_evaluation(ms_local):
     scores = citation_scores(cited, {Item("communities", "0"), Item("chunks", "c-9")})
     assert scores == {"cited": 2, "gold": 2, "hits": 1, "precision": 0.5, "recall": 0.5}
     assert citation_scores([], set())["precision"] is None
+    assert citation_scores(cited, {("communities", "0")})["precision"] == 0.5  # the evaluation's (kind, id) pairs
+    from graphrag_ui.citations import answer_citation_scores
+
+    got = answer_citation_scores("X [Data: Reports (0, 1)].", ms_local, {("communities", "1"), ("chunks", "c")})
+    assert got == {"citation_precision": 0.5, "citation_recall": 0.5}
+    assert answer_citation_scores("No markers.", ms_local, set()) == {}
 
 
 # --- the support estimate, pinned on hand-made contexts -------------------------------------------------

@@ -9,7 +9,9 @@ Public API (pure functions over an answer text and a ``Retrieval``; no UI, no mo
 - ``summary_line(trace)`` — "answer cites 7 of 31 items; 2 citations not in the context; 64 % …".
 - ``cited_items(retrieval, answer) -> list[Item]`` and ``citation_scores(cited, gold)`` — for the
   evaluation: citation precision (cited items carrying gold evidence) and recall (gold items cited);
-  an ``Item`` is ``(kind, item_id)`` with ``kind`` a Retrieval kind and ``item_id`` a ``Candidate.id``.
+  an ``Item`` is ``(kind, item_id)`` with ``kind`` a Retrieval kind and ``item_id`` a ``Candidate.id``;
+  ``gold`` may be the evaluation's ``(kind, id)`` pairs. ``answer_citation_scores(answer, retrieval, gold)``
+  gives ``{"citation_precision", "citation_recall"}``: bind ``gold`` and it is an ``AnswerScorer``.
 - ``citations_json(trace)`` — the ``citations`` list ``query --json --answer`` prints.
 """
 
@@ -18,7 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui.citations.model import Citation, CitedId, Estimate, Item, Sentence, Split, Trace
-from graphrag_ui.citations.trace import citation_scores, cited_items, style_of, summary_line, trace_answer
+from graphrag_ui.citations.trace import (
+    answer_citation_scores,
+    citation_scores,
+    cited_items,
+    style_of,
+    summary_line,
+    trace_answer,
+)
 
 
 def citations_json(trace: Trace) -> list[dict[str, Any]]:
@@ -47,6 +56,7 @@ def citations_json(trace: Trace) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "answer_citation_scores",
     "Citation",
     "CitedId",
     "Estimate",

@@ -151,8 +151,10 @@ def cited_items(retrieval: Retrieval, answer: str) -> list[Item]:
     return _unique([*trace.cited, *(i for p in trace.parts for i in p.cited)])
 
 
-def citation_scores(cited: list[Item], gold: set[Item]) -> dict[str, float | int | None]:
-    """Citation precision (cited items that carry gold evidence) and recall (gold items that are cited)."""
+def citation_scores(cited: list[Item], gold: set[Item] | set[tuple[str, str]]) -> dict[str, float | int | None]:
+    """Citation precision (cited items that carry gold evidence) and recall (gold items that are cited);
+    ``gold`` as ``Item``s or as the evaluation's ``(kind, id)`` pairs (``metrics…gold_rows()``)."""
+    gold = {g if isinstance(g, Item) else Item(*g) for g in gold}
     hits = len(set(cited) & gold)
     return {
         "cited": len(set(cited)),
@@ -161,3 +163,13 @@ def citation_scores(cited: list[Item], gold: set[Item]) -> dict[str, float | int
         "precision": hits / len(set(cited)) if cited else None,
         "recall": hits / len(gold) if gold else None,
     }
+
+
+def answer_citation_scores(
+    answer: str, retrieval: Retrieval, gold: set[Item] | set[tuple[str, str]]
+) -> dict[str, float]:
+    """The evaluation's model-free answer scores (its ``AnswerScorer`` shape once ``gold`` is bound):
+    ``citation_precision`` and ``citation_recall``, each left out when undefined (nothing cited, no gold)."""
+    scores = citation_scores(cited_items(retrieval, answer), gold)
+    names = {"precision": "citation_precision", "recall": "citation_recall"}
+    return {names[k]: float(v) for k, v in scores.items() if k in names and v is not None}
