@@ -12,7 +12,8 @@ Layout of ``INDEX_DIR``::
 
 ``save`` builds everything in a hidden sibling folder, closes every writer (chroma's client,
 the SQLite engine), fsyncs, writes the manifest, then swaps the folder in with renames: the old
-index is renamed away first and deleted only after the new one is in place. So a crash leaves
+index is renamed away first and deleted only after the new one is in place. A folder that also holds
+files a save does not write (notes, another tool's data) is never replaced: that would delete them. So a crash leaves
 either the old complete index or no index at the target, never a half one; and ``load`` accepts
 a folder only if its manifest exists and every table and vector count matches it
 (``IndexFormatError`` names the file and the problem otherwise).
@@ -92,6 +93,26 @@ def _check_target(target: Path) -> None:
             where=str(target),
             fix=msg("choose an empty or new folder, or an existing index folder to overwrite"),
         )
+    if target.is_dir():
+        foreign = sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir() if not _written_here(p.name))
+        if foreign:
+            raise UserError(
+                msg(
+                    "the index folder also holds files a save did not write ({names}); replacing it would delete them",
+                    names=", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else ""),
+                ),
+                where=str(target),
+                fix=msg("move those files out of the folder, or save the index to a new folder"),
+            )
+
+
+def _written_here(name: str) -> bool:
+    """Whether a save writes an entry of this name into an index folder (the rest is someone else's)."""
+    return (
+        name in (MANIFEST, "vectors", "chroma", CATALOG_FILE)
+        or name in {f"{t}.parquet" for t in tables.TABLES}
+        or name.startswith((CATALOG_FILE + "-", MANIFEST + "."))  # SQLite's journal, an unfinished manifest
+    )
 
 
 def _manifest_for(index: Index) -> Manifest:
