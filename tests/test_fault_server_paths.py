@@ -16,6 +16,7 @@ Families (each case counted by ``pytest --collect-only``), all through the page 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,13 @@ def test_re_embed_never_deletes_files_the_app_did_not_write(app, roots, tmp_path
     assert not at.exception and len(at.error) == 1
     assert "mydata/, notes.txt" in at.error[0].value and "would delete them" in at.error[0].value
     assert digest(owned) == before
+    aside = tmp_path / "aside"  # the advice: move those files out of the folder, then re-embed
+    aside.mkdir()
+    for name in ("notes.txt", "mydata"):
+        (owned / name).rename(aside / name)
+    at.button(key="re_btn").click().run()
+    assert not at.exception and not at.error, errors(at)
+    assert any("Re-embedded" in s.value for s in at.success) and (aside / "mydata" / "keep.csv").is_file()
 
 
 def test_the_cli_never_replaces_a_folder_holding_foreign_files(tmp_path):
@@ -296,6 +304,20 @@ def test_an_upload_is_never_dropped_silently(app, tmp_path, files, says):
     at.button(key="b_btn").click().run()
     assert not at.exception and len(at.error) == 1 and says in at.error[0].value.replace("\\", ""), errors(at)
     assert not (tmp_path / "home" / "indexes" / "up").exists()
+
+
+def test_renaming_one_of_two_same_named_uploads_keeps_both(app, tmp_path):
+    """The advice of the refusal, followed: rename one and upload both again."""
+    at = app("pages/index.py", index="sample:en")
+    at.file_uploader(key="b_files").set_value(
+        [("notes.txt", DOC.encode(), "text/plain"), ("notes-2.txt", DOC.upper().encode(), "text/plain")]
+    ).run()
+    at.text_input(key="b_name").set_value("both").run()
+    at.text_input(key="b_emb").set_value("hash").run()
+    at.button(key="b_btn").click().run()
+    assert not at.exception and not at.error, errors(at)
+    manifest = json.loads((tmp_path / "home" / "indexes" / "both" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["documents"] == 2
 
 
 @pytest.mark.parametrize("name", ["a\x00.txt", "..", ".", ""])
