@@ -64,7 +64,9 @@ def _connect(source: pg_url.Source):
         raise UserError(
             msg("cannot connect to PostgreSQL: {error}", error=first[:200]),
             where=source.shown,
-            fix=msg("check the host, port, database, user and password"),
+            fix=msg("check the host, port, database and user; the password comes from PGPASSWORD or ~/.pgpass")
+            if source.conninfo
+            else msg("check the host, port, database, user and password in the URL"),
         ) from None
 
 
