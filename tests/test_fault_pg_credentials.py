@@ -286,3 +286,26 @@ def test_the_listed_host_imports_and_the_manifest_holds_no_password(database, tm
     import_source("lightrag", url, out, embedder="hash", guard=visitor(tmp_path, (str(database),)))
     manifest = (out / "manifest.json").read_text(encoding="utf-8")
     assert VISITOR_PW not in manifest and '"imported_from": "postgresql://postgres@' in manifest
+
+
+@pytest.mark.parametrize("query", [f"&password={VISITOR_PW}", f"&sslpassword={VISITOR_PW}&sslmode=disable"])
+def test_the_cli_imports_with_a_password_parameter_and_the_manifest_never_holds_it(database, tmp_path, query):
+    """The issue's case: ``?password=SECRET`` went into ``imported_from`` as written."""
+    out = tmp_path / "cli"
+    url = f"postgresql://postgres@/postgres?host={database}&workspace=golden&graph={GRAPH}{query}"
+    import_source("lightrag", url, out, embedder="hash")
+    manifest = (out / "manifest.json").read_text(encoding="utf-8")
+    assert VISITOR_PW not in manifest and "password" not in manifest
+    assert '"imported_from": "postgresql://postgres@/postgres?workspace=golden&graph=' in manifest
+
+
+def test_a_log_line_naming_the_url_is_masked(caplog):
+    import logging
+
+    from graphrag_ui.redact import install_log_redaction
+
+    install_log_redaction()
+    url = f"postgresql://app:{VISITOR_PW}@db.example/x?sslpassword={VISITOR_PW}&workspace=w"
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("psycopg").warning("connecting to %s", url)
+    assert VISITOR_PW not in caplog.text and "sslpassword=***" in caplog.text

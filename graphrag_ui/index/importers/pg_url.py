@@ -55,7 +55,9 @@ def shown(url: str) -> str:
     netloc = parts.netloc.rpartition("@")
     user = netloc[0].partition(":")[0]
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k in BROWSER_PARAMS]
-    text = urlunsplit((parts.scheme, (f"{user}@" if user else "") + netloc[2], parts.path, urlencode(kept), ""))
+    text = urlunsplit(
+        (parts.scheme, (f"{user}@" if user else "") + netloc[2], parts.path, urlencode(kept, safe="/"), "")
+    )
     return redact(text)
 
 
