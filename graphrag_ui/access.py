@@ -91,6 +91,8 @@ def _setting(name: str, secrets: dict) -> str:
     value = os.environ.get(name)
     if value is None:
         value = secrets.get(name, "")
+    if isinstance(value, list):  # secrets.toml may list folders or hosts as a TOML array
+        value = (os.pathsep if name == ROOTS_ENV else ",").join(str(v) for v in value)
     return str(value).strip()
 
 

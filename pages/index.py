@@ -170,7 +170,7 @@ with tab_import:
         if choice == "litellm"
         else ""
     )
-    replace = confirm_replace(name or index_ops.source_name(src), "imp_replace")
+    replace = writes and confirm_replace(name or index_ops.source_name(src), "imp_replace")
     if not writes:
         st.info(WRITES_OFF)
     elif st.button(t("Import", lang), key="imp_btn", type="primary"):
@@ -212,7 +212,7 @@ with tab_build:
         format_func=lambda e: label(EXTRACTORS, e, lang),
     )
     embedder = st.text_input(t("Embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
-    replace = confirm_replace(name, "b_replace")
+    replace = writes and confirm_replace(name, "b_replace")
     if not writes:
         st.info(WRITES_OFF)
     elif st.button(t("Build from documents", lang), key="b_btn", type="primary"):

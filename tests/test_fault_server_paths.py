@@ -178,9 +178,14 @@ def test_the_setting_is_read_from_secrets_toml_when_the_environment_is_silent(tm
     monkeypatch.delenv(access.WRITES_ENV, raising=False)
     monkeypatch.delenv(access.DB_HOSTS_ENV, raising=False)
     secrets = tmp_path / "secrets.toml"
-    secrets.write_text(f'{access.WRITES_ENV} = "on"\n{access.DB_HOSTS_ENV} = "db.internal, 10.0.0.5"\n')
+    monkeypatch.delenv(access.ROOTS_ENV, raising=False)
+    secrets.write_text(
+        f'{access.WRITES_ENV} = "on"\n{access.DB_HOSTS_ENV} = "db.internal, 10.0.0.5"\n'
+        f'{access.ROOTS_ENV} = ["/srv/a", "/srv/b"]\n'
+    )
     got = access.read(tmp_path, secrets)
     assert got.writes == "on" and got.db_hosts == {"db.internal", "10.0.0.5"}
+    assert got.roots == (Path("/srv/a"), Path("/srv/b"))
     monkeypatch.setenv(access.WRITES_ENV, "off")  # the environment wins
     assert access.read(tmp_path, secrets).writes == "off"
 
@@ -271,7 +276,8 @@ def test_replacing_an_index_asks_first_and_names_it(app, monkeypatch, tmp_path, 
     assert digest(theirs) != before
 
 
-def test_a_label_naming_another_folder_is_never_re_pointed(tmp_path):
+def test_a_label_naming_another_folder_is_never_re_pointed(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
     first, second = tmp_path / "a" / "index", tmp_path / "b" / "index"
     assert register_index("index", first) == "path:index"
     assert register_index("index", second) == "path:index-2"
@@ -290,8 +296,8 @@ UPLOADS = [
     ([("notes.txt", DOC), ("notes.txt", DOC.upper())], "notes.txt: two uploads have this name"),
     ([("Notes.md", DOC), ("notes.MD", DOC.upper())], "notes.MD: two uploads have this name"),
     ([("dir/a.txt", DOC), ("a.txt", DOC.upper())], "a.txt: two uploads have this name"),
-    ([("a\n.txt", DOC)], "the file name holds control characters"),
-    ([("a\x1b[31m.txt", DOC)], "the file name holds control characters"),
+    ([("a\n.txt", DOC)], "holds control characters"),
+    ([("a\x1b[31m.txt", DOC)], "holds control characters"),
 ]
 
 
