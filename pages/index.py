@@ -182,7 +182,7 @@ with tab_import:
             index_ops.check_replace(out, replace)
             update, box = progress_bar(t("Importing…", lang))
             chosen = index_ops.chosen_embedder(choice, model)
-            found, imported = import_source(kind, src, out, chosen, update, guard=access)
+            found, imported = import_source(kind, src, out, chosen, update, guard=access, replace=replace)
             box.update(state="complete")
             warned = "".join(
                 t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in import_warnings(imported)
@@ -233,6 +233,7 @@ with tab_build:
                 llm_model=LLMSettings.from_env_and_secrets().model,
                 progress=update,
                 on_warning=noticed.append,
+                replace=replace,
             )
             box.update(state="complete")
             warned = "".join(t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in noticed)

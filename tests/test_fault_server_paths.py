@@ -331,3 +331,17 @@ def test_a_name_streamlit_itself_never_delivers_is_refused_too(name):
     """Streamlit's uploader refuses a NUL in a name before the page runs; the check holds without it."""
     with pytest.raises(UserError, match="control characters"):
         index_ops.check_uploads([(name, DOC.encode())])
+
+
+def test_an_index_saved_meanwhile_under_the_same_name_is_never_replaced(tmp_path):
+    """Two analysts building one name at once: the box was not shown (nothing was there), so the later
+    save refuses at the swap instead of replacing the other's index."""
+    out = tmp_path / "home" / "indexes" / "team"
+    store.save(store.load(SAMPLES / "en" / "index"), out, chroma=False)  # the other analyst's, just finished
+    before = digest(out)
+    files = [("a.txt", DOC.encode())]
+    with pytest.raises(UserError, match="was saved while this one was being made"):
+        index_ops.build_from_uploads(files, out, extractor="offline", embedder="hash", llm_model=None)
+    assert digest(out) == before and not list(out.parent.glob(".team.tmp-*"))
+    index_ops.build_from_uploads(files, out, extractor="offline", embedder="hash", llm_model=None, replace=True)
+    assert digest(out) != before

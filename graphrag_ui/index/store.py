@@ -84,7 +84,8 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _check_target(target: Path) -> None:
+def check_target(target: Path) -> None:
+    """Refuse an output folder a save must not replace (the builder asks before its long work)."""
     if target.exists() and not target.is_dir():
         raise UserError(msg("exists and is not a folder"), where=str(target), fix=msg("choose another output path"))
     if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
@@ -140,15 +141,18 @@ def save(
     *,
     chroma_hnsw: dict[str, Any] | None = None,
     chroma: bool = True,
+    replace: bool = True,
 ) -> None:
     """Write ``index`` to the folder ``path`` atomically (replacing an index already there).
 
     ``manifest.counts`` is recomputed from the index; ``chroma_hnsw`` overrides chroma's HNSW build
     settings (e.g. ``{"ef_construction": 16, "max_neighbors": 4}`` for throw-away benchmark indexes);
-    ``chroma=False`` skips the embedded chroma collections (a configured chroma server still gets them).
+    ``chroma=False`` skips the embedded chroma collections (a configured chroma server still gets them);
+    ``replace=False`` refuses, at the swap itself, an index that appeared at ``path`` meanwhile (two
+    analysts building one name at once: neither replaces the other's silently).
     """
     target = Path(path).absolute()
-    _check_target(target)
+    check_target(target)
     manifest = _manifest_for(index)
     server_url = check_servers()  # a malformed server setting stops the save before anything is written
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -197,7 +201,7 @@ def save(
         _stage(progress, SAVE_CATALOG, len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
         _fsync_tree(tmp)
-        _swap(tmp, target)
+        _swap(tmp, target, replace)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if server_url and storage.get("catalog", {}).get("server_table"):
@@ -259,7 +263,7 @@ def _write_manifest(folder: Path, manifest: Manifest, storage: dict[str, Any]) -
     os.replace(part, folder / MANIFEST)
 
 
-def _swap(tmp: Path, target: Path) -> None:
+def _swap(tmp: Path, target: Path, replace: bool = True) -> None:
     """Put ``tmp`` at ``target``; the previous index there is removed only after the swap.
 
     The two renames run under an exclusive ``flock`` on the parent folder, so two saves to the
@@ -268,7 +272,7 @@ def _swap(tmp: Path, target: Path) -> None:
     fd = os.open(target.parent, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        old = _swap_locked(tmp, target)
+        old = _swap_locked(tmp, target, replace)
     finally:
         os.close(fd)  # closing releases the lock
     if old is not None:
@@ -304,8 +308,14 @@ def _drop_catalog_table(url: str, table: str) -> None:
         pass
 
 
-def _swap_locked(tmp: Path, target: Path) -> Path | None:
+def _swap_locked(tmp: Path, target: Path, replace: bool) -> Path | None:
     old = None
+    if target.exists() and not replace:
+        raise UserError(
+            msg("another index of this name was saved while this one was being made; it stays"),
+            where=target.name,
+            fix=msg("tick the box to replace it, or choose another name"),
+        )
     if target.exists():
         old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
         os.rename(target, old)

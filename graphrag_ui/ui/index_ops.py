@@ -132,6 +132,7 @@ def build_from_uploads(
     llm_model: str | None,
     progress: Progress | None = None,
     on_warning: Callable[[str], None] | None = None,
+    replace: bool = False,
 ) -> Index:
     from graphrag_ui.index.builder.pipeline import build
 
@@ -140,6 +141,7 @@ def build_from_uploads(
         for name, text in docs:
             (Path(tmp) / name).write_text(text, encoding="utf-8")
         kwargs: dict = {"extractor": extractor, "embedder": embedder, "progress": progress, "on_warning": on_warning}
+        kwargs["replace"] = replace  # the analyst ticked the box naming the index there, or nothing is replaced
         if extractor == "llm":
             if not llm_model:
                 raise UserError(

@@ -23,6 +23,7 @@ def import_source(
     progress: ProgressFn | None = None,
     chroma: bool = False,
     guard: Any = None,
+    replace: bool = True,
 ) -> tuple[str, Index]:
     """Import ``src`` into a new index at ``out``; returns the detected kind and the index.
 
@@ -32,7 +33,8 @@ def import_source(
     chroma's graph was most of an import's time.
 
     ``guard`` (the operator's ``access.Access``): the source was typed in a browser, so a folder must lie
-    under an allowed root (refused before anything looks at it) and a database URL is read strictly.
+    under an allowed root (refused before anything looks at it) and a database URL is read strictly;
+    ``replace=False``: never over an index that is at ``out`` by the time the import is saved.
     """
     from graphrag_ui.embed import check_name
     from graphrag_ui.index import store
@@ -49,7 +51,7 @@ def import_source(
             index = lightrag_pg.import_url(str(src), embedder=embedder, progress=progress, guard=guard)
             _check_rows(index)
             check_dimension(index, lightrag_pg.shown(str(src)))
-            store.save(index, Path(out), progress=progress, chroma=chroma)
+            store.save(index, Path(out), progress=progress, chroma=chroma, replace=replace)
         return "lightrag", index
     src_path, out_path = (guard.source(src) if guard is not None else Path(src)), Path(out)
     if kind == "auto":
@@ -62,7 +64,7 @@ def import_source(
         index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
         _check_rows(index)
         check_dimension(index, src_path)
-        store.save(index, out_path, progress=progress, chroma=chroma)
+        store.save(index, out_path, progress=progress, chroma=chroma, replace=replace)
     return kind, index
 
 
