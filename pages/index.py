@@ -57,8 +57,9 @@ def progress_bar(title: str):
 
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
-    key = state.register_index(label, folder)
-    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(label))
+    key = state.register_index(label, folder)  # a label naming another folder gets "-2": say the one listed
+    listed = state.choice_label(key, lang)
+    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(listed))
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
 

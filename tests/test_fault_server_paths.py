@@ -202,11 +202,16 @@ def test_a_sample_opened_by_path_is_read_only(app, monkeypatch, tmp_path):
     at.button(key="open_btn").click().run()
     assert not at.exception and not at.error, errors(at)
     assert at.query_params["index"] in ("path:index", ["path:index"])
+    assert any("Ready: index is open now" in s.value for s in at.success)
     assert "re_btn" not in buttons(at)
     assert any("opened by path is read-only" in i.value for i in at.info)
     with pytest.raises(UserError, match="read-only"):
         index_ops.check_rewrite(index_ops.operator_access(tmp_path / "home"), sample, "path:index")
     assert digest(sample) == before
+    at.text_input(key="open_path").set_value(str(SAMPLES / "zh" / "index")).run()  # another folder named index
+    at.button(key="open_btn").click().run()
+    assert any("Ready: index-2 is open now" in s.value for s in at.success), [s.value for s in at.success]
+    assert registered_indexes()["index"] == str(sample.resolve())
 
 
 def test_the_bundled_sample_offers_no_re_embed(app):
