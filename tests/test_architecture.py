@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                       "graphrag_ui.import_cli", "graphrag_ui.eval_cli")),
     ("ui", ("graphrag_ui.ui",)),
     ("query and answers", ("graphrag_ui.query", "graphrag_ui.query_readiness", "graphrag_ui.llm.", "graphrag_ui.sweep",
-                           "graphrag_ui.evaluation")),
+                           "graphrag_ui.evaluation", "graphrag_ui.citations")),
     ("retrieval", ("graphrag_ui.retrieval",)),
     ("index", ("graphrag_ui.index",)),
     ("base", ("graphrag_ui",)),
