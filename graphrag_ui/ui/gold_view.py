@@ -19,7 +19,11 @@ from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
 from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui import eval_set, row_marks
+from graphrag_ui.ui import (
+    citation_marks,  # noqa: F401  (the answer's marks register first: gold comes after them)
+    eval_set,
+    row_marks,
+)
 from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.row_marks import RowMark
 
