@@ -20,6 +20,7 @@ import numpy as np
 from graphrag_ui.i18n import Msg, joined, msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Entity, Index, VectorTable
+from graphrag_ui.retrieval.core import reuse
 
 K = TypeVar("K", bound=Hashable)
 
@@ -82,8 +83,12 @@ def vector_topk(
         exact = lambda local: [local.ids[r] for r, _ in vector_topk(local, query_vec, top_k, threshold)]  # noqa: E731
         cut = None if threshold is None else (lambda dist: 1.0 - dist < threshold)
         return [(row, 1.0 - dist) for row, dist in vector_server.server_topk(table, query_vec, top_k, exact, cut)]
-    scores = table.matrix @ normalise(query_vec)
-    order = top_order(scores, top_k)
+    if reuse.active():  # a sweep: one full ranking of the table for this query, cut at every step
+        scores, full = reuse.kept("cosine", table, query_vec, lambda: _ranked(table, query_vec))
+        order = full[-top_k:][::-1]
+    else:
+        scores = table.matrix @ normalise(query_vec)
+        order = top_order(scores, top_k)
     hits: list[tuple[int, float]] = []
     for row in order:
         score = float(scores[row])
@@ -91,6 +96,12 @@ def vector_topk(
             break
         hits.append((int(row), score))
     return hits
+
+
+def _ranked(table: VectorTable, query_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's score and the full ``np.argsort`` of them: ``top_order(scores, k)`` is ``full[-k:][::-1]``."""
+    scores = table.matrix @ normalise(query_vec)
+    return scores, np.argsort(scores)
 
 
 def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:
