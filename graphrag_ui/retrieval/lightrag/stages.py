@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.i18n import msg, pmsg
-from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.index.lightrag_precount import kg_row
+from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
@@ -42,25 +43,9 @@ class Picked:
     dupes: list[tuple[str, str, str]]
 
 
-def vector_fields(chunk: Chunk) -> tuple[str, str, int | None]:
-    """(content, file_path, created_at) of a chunk as the chunk vector store returns it.
-
-    Imported LightRAG chunks carry the vector row's own fields (``extra["vdb"]``, LightRAG's
-    defaults); chunks of other indexes have none, so their text and file path stand in.
-    """
-    vdb = chunk.extra.get("vdb")
-    if vdb is None:
-        return chunk.text, chunk.extra.get("file_path", "unknown_source"), None
-    return vdb.get("content", chunk.text), vdb.get("file_path", "unknown_source"), vdb.get("created_at")
-
-
 def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
-    """The chunk dict LightRAG measures and prints: vector hits carry the vector store's fields."""
-    chunk = index.chunk_by_id[cid]
-    if source == "vector":
-        content, file_path, _ = vector_fields(chunk)
-        return {"content": content, "file_path": file_path, "chunk_id": cid}
-    return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
+    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``)."""
+    return kg_row(index.chunk_by_id[cid], source)
 
 
 # a vector table's kind as the warnings name it

@@ -135,11 +135,11 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
 
 def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
     limit = int(params["local_max_token_for_text_unit"])
-    graph = index.graph
+    adjacency = index.graph._adj  # graph.edges(name)'s order, without a view per entity
     found: dict[str, tuple[int, int]] = {}
     for order, hit in enumerate(hits):
         name = hit.entity.name
-        neighbours = [nbr for _, nbr in graph.edges(name)] if name in graph else []
+        neighbours = list(adjacency[name]) if name in adjacency else []
         for cid in hit.entity.source_chunk_ids:
             if cid in found:
                 continue

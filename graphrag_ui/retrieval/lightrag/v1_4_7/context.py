@@ -136,11 +136,14 @@ def array_tokens(cache: TokenCache, items: list[dict]) -> int:
     return total
 
 
-def chunk_tokens(cache: TokenCache, row: dict) -> int:
-    """Tokens of a chunk row as 1.4.7 measures it (the row's keys and values, in order)."""
+def chunk_tokens(cache: TokenCache, row: dict, chunk: Any = None) -> int:
+    """Tokens of a chunk row as 1.4.7 measures it (the row's keys and values, in order); ``chunk``: the
+    Chunk printed, whose import-time counts are looked up first."""
     key = tuple(row.items())
     if key not in cache.chunk:
-        cache.chunk[key] = count(dumps(row))
+        text = dumps(row)
+        stored = stored_tokens(chunk, text)
+        cache.chunk[key] = count(text) if stored is None else stored
     return cache.chunk[key]
 
 
