@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+
 _MEMO: ContextVar[dict[tuple, Any] | None] = ContextVar("graphrag_ui_shared_work", default=None)
 
 
@@ -56,3 +58,44 @@ def kept(kind: str, table: Any, query: np.ndarray, make: Callable[[], Any], *ext
     if found is None or found[0] is not table:
         found = memo[key] = (table, make())
     return found[1]
+
+
+def once(key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once per ``key`` inside ``shared()`` (the key names every input ``make`` reads; the index by
+    its id, which cannot be recycled while the sweep holding it runs); the value is shared: read only."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = make()
+    return found
+
+
+def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
+    """``run()`` — a stage that appends candidates, budgets and warnings to ``out`` and returns a value —
+    once per ``key`` inside ``shared()``; a later step with the same key gets copies of what the stage
+    appended, in the same order, and the same value. Outside ``shared()`` it is ``run()``."""
+    memo = _MEMO.get()
+    if memo is None:
+        return run()
+    found = memo.get(key)
+    if found is None:
+        before = [len(out.candidates(kind)) for kind in KINDS], len(out.budgets), len(out.warnings)
+        value = run()
+        added = {kind: [copied(c) for c in out.candidates(kind)[n:]] for kind, n in zip(KINDS, before[0], strict=True)}
+        found = memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
+        return value
+    value, added, budgets, warnings = found
+    for kind, cands in added.items():
+        out.candidates(kind).extend(copied(c) for c in cands)
+    out.budgets.extend(copied(b) for b in budgets)
+    out.warnings.extend(warnings)
+    return value
+
+
+def copied(item: Any) -> Any:
+    """A shallow copy of a plain dataclass (a Candidate, a Budget): ``copy.copy`` without its reduce protocol."""
+    new = object.__new__(type(item))
+    new.__dict__.update(item.__dict__)
+    return new

@@ -10,12 +10,14 @@ then vector/entity/relation round-robin). They differ in token control and the c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.index.lightrag_precount import kg_row
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
@@ -92,6 +94,12 @@ def search_chunks(
     return pick
 
 
+def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
+    """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``)."""
+    first, second = reuse.once(key, run)
+    return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
+
+
 def search_graph(
     index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:
@@ -125,14 +133,18 @@ def search_graph(
     weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        local_e, local_r = local_path(
-            index,
-            ll_text,
-            deps.vector(ll_text),
-            top_k=p["top_k"],
-            threshold=threshold,
-            recall=p.get("recall", "vector"),
-            weights=weights,
+        recall = p.get("recall", "vector")
+        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.once)
+            ("lightrag.local", id(index), ll_text, p["top_k"], threshold, recall, weights),
+            lambda: local_path(
+                index,
+                ll_text,
+                deps.vector(ll_text),
+                top_k=p["top_k"],
+                threshold=threshold,
+                recall=recall,
+                weights=weights,
+            ),
         )
         clock.lap(
             "local path",
@@ -142,7 +154,10 @@ def search_graph(
         )
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
-        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
+        global_r, global_e = _fresh(
+            ("lightrag.global", id(index), hl_text, p["top_k"], threshold),
+            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold),
+        )
         clock.lap(
             "global path",
             f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",

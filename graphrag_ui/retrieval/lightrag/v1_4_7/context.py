@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from graphrag_ui import tokens
@@ -37,6 +38,7 @@ def count(text: str) -> int:
     return tokens.count(text, ENCODING)
 
 
+@lru_cache(maxsize=256)
 def slot_tokens(value: str) -> int:
     """Extra tokens a template slot costs when filled with ``value`` (0 for "")."""
     return count(": " + value + "\n\n") - count(": \n\n")
