@@ -140,6 +140,11 @@ def run_sweep(
     labels: dict[tuple[str, str], str] = {}
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them
     with reuse.shared(), paused_gc():
+        if known[param].type == "int" and len(values) > 1 and not (cancelled is not None and cancelled()):
+            # the widest step first (its result dropped, its stages kept): a top_k step below it then
+            # narrows that step's gathers instead of gathering again (reuse.prefixed), and the widest
+            # step itself replays when its turn comes
+            run_query(index, mode, query, {**params, param: max(values)}, keywords=keywords, llm_settings=llm_settings)
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():
                 break

@@ -8,6 +8,7 @@ is still the same fact).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -21,8 +22,20 @@ _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
 
 def norm(text: str) -> str:
     """NFKC, casefold, whitespace collapsed (and dropped between CJK characters)."""
+    if len(text) <= SHORT:  # names and labels: every step of every question meets the same ones again
+        return _norm_short(text)
+    return _norm(text)
+
+
+SHORT = 200  # characters; longer texts (contexts, chunks) are not kept
+
+
+def _norm(text: str) -> str:
     collapsed = _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
     return _CJK_GAP.sub("", collapsed)
+
+
+_norm_short = functools.lru_cache(maxsize=65536)(_norm)
 
 
 _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")

@@ -99,3 +99,26 @@ def copied(item: Any) -> Any:
     new = object.__new__(type(item))
     new.__dict__.update(item.__dict__)
     return new
+
+
+def prefixed(name: str, index_id: int, hits: tuple, make: Callable[[], Any], narrow: Callable[[Any, int], Any]) -> Any:
+    """A gather over the recalled items ``hits`` (ids in recall order), once per ``hits`` inside ``shared()``;
+    when a wider gather of the same ``name`` holds ``hits`` as its first items (a top_k step below one
+    already run), ``narrow(wider, len(hits))`` derives it instead (the caller proves that equal)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    key = (name, index_id, hits)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    wider = memo.setdefault((name, index_id, "by hits"), [])
+    for their_hits, gathered in wider:
+        if len(their_hits) > len(hits) and their_hits[: len(hits)] == hits:
+            found = narrow(gathered, len(hits))
+            break
+    else:
+        found = make()
+        wider.append((hits, found))
+    memo[key] = found
+    return found

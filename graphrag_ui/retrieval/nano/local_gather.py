@@ -24,6 +24,27 @@ class Gathered:
     whys: list[str]  # why each row is a candidate
     warnings: list[str] = field(default_factory=list)
     extra: list[Any] = field(default_factory=list)  # communities: the ones above the level (cid, level, n)
+    via: list[int] = field(default_factory=list)  # units, relations: the recalled entity that brought each row
+    warned_by: list[int] = field(default_factory=list)  # units: the entity each warning is about
+
+
+def narrowed(got: Gathered, k: int) -> Gathered:
+    """The gather of the first ``k`` recalled entities, from the gather of more of them (units, relations).
+
+    A row's entity is the first one (in recall order) that brings it, and nothing about the row depends on
+    later entities (a chunk's support counts its own entity's neighbours; an edge's degree is the graph's);
+    the sort is stable on keys that do not depend on them either, so the first ``k``'s rows are exactly the
+    rows brought by one of them, in the same order, with the same costs and reasons."""
+    keep = [i for i, via in enumerate(got.via) if via < k]
+    warned = [i for i, by in enumerate(got.warned_by) if by < k]
+    return Gathered(
+        [got.rows[i] for i in keep],
+        [got.costs[i] for i in keep],
+        [got.whys[i] for i in keep],
+        [got.warnings[i] for i in warned],
+        via=[got.via[i] for i in keep],
+        warned_by=[got.warned_by[i] for i in warned],
+    )
 
 
 def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
@@ -76,12 +97,13 @@ def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
                     neighbours = [prep.chunk_set(nbr) for nbr in adjacency[name]] if name in adjacency else []
                 found[cid] = (order, sum(1 for chunk_ids in neighbours if cid in chunk_ids))
     rows = []
-    warnings = []
+    warnings, warned_by = [], []
     for cid, (order, support) in found.items():
         chunk = index.chunk_by_id.get(cid)
         if chunk is None:
             name = hits[order].entity.name
             warnings.append(msg("chunk {cid} cited by {name} is not stored: skipped", cid=cid, name=name))
+            warned_by.append(order)
             continue
         rows.append((order, -support, cid, chunk))
     rows.sort(key=lambda u: (u[0], u[1]))
@@ -94,7 +116,8 @@ def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
         )
         for order, neg_support, _cid, _chunk in rows
     ]
-    return Gathered(rows, [prep.chunk_tokens(u[3]) for u in rows], whys, warnings)
+    costs = [prep.chunk_tokens(u[3]) for u in rows]
+    return Gathered(rows, costs, whys, warnings, via=[u[0] for u in rows], warned_by=warned_by)
 
 
 def relations(index: Index, prep, hits: list[RecallHit]) -> Gathered:
@@ -125,4 +148,4 @@ def relations(index: Index, prep, hits: list[RecallHit]) -> Gathered:
         )
         for rank, weight, _a, _b, _rel, via in rows
     ]
-    return Gathered(rows, [prep.relation_tokens(r[4]) for r in rows], whys)
+    return Gathered(rows, [prep.relation_tokens(r[4]) for r in rows], whys, via=[r[5] for r in rows])

@@ -104,7 +104,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
 
 def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
     limit = int(params["local_max_token_for_text_unit"])
-    got = reuse.once(("nano.units", *seen), lambda: gather.units(index, prep, hits))
+    got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     for pos, ((_order, neg_support, cid, chunk), why, cost) in enumerate(
@@ -129,7 +129,7 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Re
 
 def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
     limit = int(params["local_max_token_for_local_context"])
-    got = reuse.once(("nano.relations", *seen), lambda: gather.relations(index, prep, hits))
+    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.narrowed)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     for pos, ((rank, weight, a, b, rel, _via), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
         out.relations.append(
