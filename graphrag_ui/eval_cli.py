@@ -98,6 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "flip): MODE[@VERSION][=VALUE], e.g. --compare nano.local=20 nano.naive=20",
     )
     parser.add_argument("--workers", type=int, default=1, help=f"worker processes (1–{MAX_WORKERS}; same rows as one)")
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on a Dask distributed cluster (tcp://HOST:PORT); every worker reads --index from the same path",
+    )
 
 
 def _range_and_fixed(pairs: dict[str, str]) -> tuple[str, str, dict[str, str]]:
@@ -211,6 +216,12 @@ def _num(value, digits: int = 3) -> str:
 def run(args: argparse.Namespace) -> int:
     for target in (args.csv, args.json):
         _writable(target)
+    if args.cluster is not None:
+        from graphrag_ui.evaluation.cluster import check_address
+
+        check_address(args.cluster)  # refused before the index is read
+        if args.workers != 1:
+            raise UserError(msg("give --cluster or --workers, not both"), fix=msg("the cluster's workers run the jobs"))
     if not 1 <= args.workers <= MAX_WORKERS:
         raise UserError(msg("--workers must be between 1 and {limit}, got {n}", limit=MAX_WORKERS, n=args.workers))
     questions = load_questions(args.questions, fmt=args.format, on_bad=args.on_bad)
@@ -233,6 +244,10 @@ def run(args: argparse.Namespace) -> int:
     pair = [_config(spec, plan) for spec in args.compare] if args.compare else None
     settings = _judge_settings(args)
     executor = processes(args.index, args.workers) if args.workers > 1 else None
+    if args.cluster is not None:
+        from graphrag_ui.evaluation.cluster import dask_executor
+
+        executor = dask_executor(args.cluster, str(Path(args.index).resolve()))
     run_ = run_evaluation(index, questions, plan, executor=executor, progress=progress)
     for qid, key, error in run_.errors:
         print(f"error: {safe_text(qid, one_line=True)} {key}: {said(error, one_line=True)}", file=sys.stderr)

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.errors import UserError
+from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import resolve_keywords, run_query
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
@@ -117,8 +119,12 @@ def run_sweep(
     llm_settings: Any = None,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    on_step: Callable[[Any, Retrieval], None] | None = None,
 ) -> Sweep:
-    """Run ``mode`` once per value of ``param`` (the other parameters as given); see the module docstring."""
+    """Run ``mode`` once per value of ``param`` (the other parameters as given); see the module docstring.
+
+    ``on_step(value, retrieval)`` receives each step's whole ``Retrieval`` (the same a single run at that
+    value returns), for callers that score or keep more than the ``Step`` summary."""
     spec = get_mode(mode)
     known = {p.name: p for p in spec.params}
     if param not in known or known[param].type not in {"int", "float"}:
@@ -132,21 +138,31 @@ def run_sweep(
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, [])
     steps: list[Step] = []
     labels: dict[tuple[str, str], str] = {}
-    for i, value in enumerate(values):
-        if cancelled is not None and cancelled():
-            break
-        start = time.perf_counter()
-        result = run_query(index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings)
-        steps.append(_step(value, result, (time.perf_counter() - start) * 1000))
-        for kind in KINDS:
-            for c in result.candidates(kind):
-                if c.in_context:
-                    labels.setdefault((kind, c.id), c.label)
-        if progress is not None:
-            progress(i + 1, len(values))
-    items = [
-        ItemSpan(kind, cid, label, [cid in set(s.ids[kind]) for s in steps]) for (kind, cid), label in labels.items()
-    ]
+    # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them
+    with reuse.shared(), paused_gc():
+        if known[param].type == "int" and len(values) > 1 and not (cancelled is not None and cancelled()):
+            # the widest step first (its result dropped, its stages kept): a top_k step below it then
+            # narrows that step's gathers instead of gathering again (reuse.prefixed), and the widest
+            # step itself replays when its turn comes
+            run_query(index, mode, query, {**params, param: max(values)}, keywords=keywords, llm_settings=llm_settings)
+        for i, value in enumerate(values):
+            if cancelled is not None and cancelled():
+                break
+            start = time.perf_counter()
+            result = run_query(
+                index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
+            )
+            steps.append(_step(value, result, (time.perf_counter() - start) * 1000))
+            if on_step is not None:
+                on_step(value, result)
+            for kind in KINDS:
+                for c in result.candidates(kind):
+                    if c.in_context:
+                        labels.setdefault((kind, c.id), c.label)
+            if progress is not None:
+                progress(i + 1, len(values))
+    present = [{kind: set(s.ids[kind]) for kind in KINDS} for s in steps]
+    items = [ItemSpan(kind, cid, label, [cid in p[kind] for p in present]) for (kind, cid), label in labels.items()]
     items.sort(key=lambda it: (KINDS.index(it.kind), it.enters if it.enters is not None else len(steps)))
     return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
 

@@ -8,6 +8,7 @@ is still the same fact).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -24,8 +25,20 @@ _HAS_CJK = re.compile(f"[{_CJK}]")
 
 def norm(text: str) -> str:
     """NFKC, casefold, whitespace collapsed (and dropped between CJK characters)."""
+    if len(text) <= SHORT:  # names and labels: every step of every question meets the same ones again
+        return _norm_short(text)
+    return _norm(text)
+
+
+SHORT = 200  # characters; longer texts (contexts, chunks) are not kept
+
+
+def _norm(text: str) -> str:
     collapsed = " ".join(unicodedata.normalize("NFKC", text).casefold().split())  # str.split: faster than a regex
     return _CJK_GAP.sub("", collapsed) if _HAS_CJK.search(collapsed) else collapsed
+
+
+_norm_short = functools.lru_cache(maxsize=65536)(_norm)
 
 
 _WORD = re.compile(rf"[{_CJK}]|[^\W_]+")

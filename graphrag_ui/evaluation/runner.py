@@ -23,10 +23,12 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.gold import Question, QuestionSet
 from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
 from graphrag_ui.evaluation.plan import Config, EvalPlan
+from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import resolve_keywords, run_query
 from graphrag_ui.redact import redact
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.registry import get_mode
 
@@ -98,29 +100,32 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
     q = job.question
     keywords = question_keywords(index, q, job.configs, llm_settings)
     rows, errors = [], []
-    for config in job.configs:
-        start = time.perf_counter()
-        try:
-            result = run_query(
-                index,
-                config.mode,
-                q.question,
-                job.plan.params_for(config),
-                keywords=keywords,
-                llm_settings=llm_settings,
-            )
-            row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
-        except UserError as exc:
-            errors.append((config.key, str(exc.message)))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a bug in one mode (or in scoring it) must not lose the run
-            what = msg(
-                "internal error {kind}: {error} (please report it)", kind=type(exc).__name__, error=redact(str(exc))
-            )
-            errors.append((config.key, str(what)))
-            continue
-        row.config = config
-        rows.append(row)
+    # the configs of one question share their vector rankings and unchanged stages (retrieval.core.reuse):
+    # each step of a range costs its cut, not another retrieval; the collector stays off for the question
+    with reuse.shared(), paused_gc():
+        for config in job.configs:
+            start = time.perf_counter()
+            try:
+                result = run_query(
+                    index,
+                    config.mode,
+                    q.question,
+                    job.plan.params_for(config),
+                    keywords=keywords,
+                    llm_settings=llm_settings,
+                )
+                row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
+            except UserError as exc:
+                errors.append((config.key, str(exc.message)))
+                continue
+            except Exception as exc:  # noqa: BLE001 - a bug in one mode (or in scoring it) must not lose the run
+                what = msg(
+                    "internal error {kind}: {error} (please report it)", kind=type(exc).__name__, error=redact(str(exc))
+                )
+                errors.append((config.key, str(what)))
+                continue
+            row.config = config
+            rows.append(row)
     return JobResult(job.number, rows, errors)
 
 

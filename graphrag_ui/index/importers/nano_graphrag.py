@@ -28,6 +28,7 @@ from graphrag_ui.index import coverage
 from graphrag_ui.index.importers.fields import as_float, as_int
 from graphrag_ui.index.importers.workdir_files import GRAPHML, normalise_rows, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
+from graphrag_ui.index.nano_precount import precount
 from graphrag_ui.progress import ProgressFn
 
 KIND = "nano"
@@ -241,7 +242,7 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
             where=str(folder),
             fix=msg("import it with `import msgraphrag` (or `import auto`)"),
         )
-    steps = 6
+    steps = 7
     step = 0
 
     def tick(stage: str) -> None:
@@ -385,4 +386,6 @@ def import_dir(src: str | Path, embedder: str | None = None, progress: ProgressF
     )
     warnings += coverage.prune(index, ghosts=False)
     tick(msg("build index"))
+    precount(index)
+    tick(msg("token counts"))
     return index

@@ -20,6 +20,7 @@ import numpy as np
 from graphrag_ui.i18n import Msg, joined, msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Entity, Index, VectorTable
+from graphrag_ui.retrieval.core import reuse
 
 K = TypeVar("K", bound=Hashable)
 
@@ -47,7 +48,14 @@ def normalise(vec: np.ndarray) -> np.ndarray:
 FULL_SORT_BELOW = 64  # rows; below this a full argsort costs less than the checks
 
 
-def top_order(scores: np.ndarray, top_k: int) -> np.ndarray:
+# id(table) -> how many next searches sort at once: after a tie in a table's top, the partition that proves
+# there is none is wasted work (hash-like vectors tie on most queries); it is tried again after 7. Either
+# path gives the same rows, so a recycled id costs time, never a result.
+_SORT_AT_ONCE: dict[int, int] = {}
+RETRY_AFTER = 7
+
+
+def top_order(scores: np.ndarray, top_k: int, table: object = None) -> np.ndarray:
     """Exactly ``np.argsort(scores)[-top_k:][::-1]``, without sorting every score when that is provable.
 
     When the ``top_k`` best scores are all distinct and strictly above every other score, argsort
@@ -56,12 +64,17 @@ def top_order(scores: np.ndarray, top_k: int) -> np.ndarray:
     whose tie order is what the reference produced.
     """
     n = len(scores)
-    if top_k >= n or n < FULL_SORT_BELOW:
+    skip = _SORT_AT_ONCE.get(id(table), 0) if table is not None else 0
+    if top_k >= n or n < FULL_SORT_BELOW or skip:
+        if skip:
+            _SORT_AT_ONCE[id(table)] = skip - 1
         return np.argsort(scores)[-top_k:][::-1]
     kth = np.partition(scores, n - top_k)[n - top_k]  # the k-th best score (NaN sorts last: then no hit)
     rows = np.flatnonzero(scores >= kth)
     top = scores[rows]
     if rows.size != top_k or np.unique(top).size != top_k:
+        if table is not None:
+            _SORT_AT_ONCE[id(table)] = RETRY_AFTER
         return np.argsort(scores)[-top_k:][::-1]
     return rows[np.argsort(top)[::-1]]
 
@@ -82,8 +95,12 @@ def vector_topk(
         exact = lambda local: [local.ids[r] for r, _ in vector_topk(local, query_vec, top_k, threshold)]  # noqa: E731
         cut = None if threshold is None else (lambda dist: 1.0 - dist < threshold)
         return [(row, 1.0 - dist) for row, dist in vector_server.server_topk(table, query_vec, top_k, exact, cut)]
-    scores = table.matrix @ normalise(query_vec)
-    order = top_order(scores, top_k)
+    if reuse.active():  # a sweep: one full ranking of the table for this query, cut at every step
+        scores, full = reuse.kept("cosine", table, query_vec, lambda: _ranked(table, query_vec))
+        order = full[-top_k:][::-1]
+    else:
+        scores = table.matrix @ normalise(query_vec)
+        order = top_order(scores, top_k, table)
     hits: list[tuple[int, float]] = []
     for row in order:
         score = float(scores[row])
@@ -91,6 +108,12 @@ def vector_topk(
             break
         hits.append((int(row), score))
     return hits
+
+
+def _ranked(table: VectorTable, query_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's score and the full ``np.argsort`` of them: ``top_order(scores, k)`` is ``full[-k:][::-1]``."""
+    scores = table.matrix @ normalise(query_vec)
+    return scores, np.argsort(scores)
 
 
 def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:

@@ -135,6 +135,10 @@ def parse_int(name: str, raw: Any) -> int:
 VERSION_PARAM = "version"
 
 
+# (id of a ModeSpec, version) -> (that spec, its schema for the version): ``ModeSpec.for_version``
+_VERSIONED: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+
 @dataclass(frozen=True)
 class ModeSpec:
     """A retrieval mode: its name, family, function and parameter schema.
@@ -181,6 +185,9 @@ class ModeSpec:
                 msg("mode {name} has no version {version}", name=self.name, version=repr(version)),
                 fix=msg("versions: {versions}", versions=", ".join(self.versions)),
             )
+        made = _VERSIONED.get((id(self), version))
+        if made is not None and made[0] is self:  # every query settles its version: made once per spec
+            return made[1]
         choice = ParamSpec(
             VERSION_PARAM,
             "choice",
@@ -192,7 +199,9 @@ class ModeSpec:
             ),
             choices=self.versions,
         )
-        return replace(self, params=(choice, *self.version_params[version]))
+        spec = replace(self, params=(choice, *self.version_params[version]))
+        _VERSIONED[(id(self), version)] = (self, spec)
+        return spec
 
     def settle(self, given: dict[str, Any] | None, index: Any = None) -> ModeSpec:
         """This mode with the schema of the release it will run: ``given["version"]``, else the

@@ -86,6 +86,8 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     return table.matrix[row].astype(np.float16).astype(np.float32)  # built indexes: no separate copy
 
 
+# index id -> (the index, chunk id -> the norm of its float16 copy as float64): a copy never changes
+_F16_NORMS: dict[int, tuple[weakref.ref, dict[str, float]]] = {}
 _ROWS: dict[int, tuple[object, dict[str, int]]] = {}
 
 
@@ -180,15 +182,24 @@ def vector_similarity_pick(
     sims: dict[str, float] = {}
     table = index.vectors.get("chunks")
     fetched = _server_rows(index, table, candidates) if table is not None and vector_server.is_server(table) else None
+    q64 = q.astype(np.float64)  # what np.dot(q, v64) casts q to, once instead of per chunk
+    norms = _F16_NORMS.setdefault(id(index), (weakref.ref(index), {}))
+    if norms[0]() is not index:
+        norms = _F16_NORMS[id(index)] = (weakref.ref(index), {})
     for cid in candidates:
         vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)
-        v_norm = np.linalg.norm(v64)
+        kept = fetched is None and cid in _F16[id(index)][1]  # an imported copy: fixed for this index
+        v_norm = norms[1].get(cid) if kept else None
+        if v_norm is None:
+            v_norm = np.linalg.norm(v64)
+            if kept:
+                norms[1][cid] = v_norm
         if not v_norm > 0:
             return [], {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
-        sims[cid] = float(np.dot(q, v64) / (q_norm * v_norm))
+        sims[cid] = float(np.dot(q64, v64) / (q_norm * v_norm))
     ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
     return ranked[:n], sims, ""
 

@@ -10,11 +10,14 @@ then vector/entity/relation round-robin). They differ in token control and the c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.i18n import msg, pmsg
-from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.index.lightrag_precount import kg_row
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
@@ -42,25 +45,9 @@ class Picked:
     dupes: list[tuple[str, str, str]]
 
 
-def vector_fields(chunk: Chunk) -> tuple[str, str, int | None]:
-    """(content, file_path, created_at) of a chunk as the chunk vector store returns it.
-
-    Imported LightRAG chunks carry the vector row's own fields (``extra["vdb"]``, LightRAG's
-    defaults); chunks of other indexes have none, so their text and file path stand in.
-    """
-    vdb = chunk.extra.get("vdb")
-    if vdb is None:
-        return chunk.text, chunk.extra.get("file_path", "unknown_source"), None
-    return vdb.get("content", chunk.text), vdb.get("file_path", "unknown_source"), vdb.get("created_at")
-
-
 def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
-    """The chunk dict LightRAG measures and prints: vector hits carry the vector store's fields."""
-    chunk = index.chunk_by_id[cid]
-    if source == "vector":
-        content, file_path, _ = vector_fields(chunk)
-        return {"content": content, "file_path": file_path, "chunk_id": cid}
-    return {"content": chunk.text, "file_path": chunk.extra.get("file_path", "unknown_source"), "chunk_id": cid}
+    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``)."""
+    return kg_row(index.chunk_by_id[cid], source)
 
 
 # a vector table's kind as the warnings name it
@@ -107,6 +94,12 @@ def search_chunks(
     return pick
 
 
+def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
+    """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``)."""
+    first, second = reuse.once(key, run)
+    return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
+
+
 def search_graph(
     index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:
@@ -140,14 +133,18 @@ def search_graph(
     weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        local_e, local_r = local_path(
-            index,
-            ll_text,
-            deps.vector(ll_text),
-            top_k=p["top_k"],
-            threshold=threshold,
-            recall=p.get("recall", "vector"),
-            weights=weights,
+        recall = p.get("recall", "vector")
+        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.once)
+            ("lightrag.local", id(index), ll_text, p["top_k"], threshold, recall, weights),
+            lambda: local_path(
+                index,
+                ll_text,
+                deps.vector(ll_text),
+                top_k=p["top_k"],
+                threshold=threshold,
+                recall=recall,
+                weights=weights,
+            ),
         )
         clock.lap(
             "local path",
@@ -157,7 +154,10 @@ def search_graph(
         )
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
-        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
+        global_r, global_e = _fresh(
+            ("lightrag.global", id(index), hl_text, p["top_k"], threshold),
+            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold),
+        )
         clock.lap(
             "global path",
             f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",

@@ -17,6 +17,7 @@ import numpy as np
 from graphrag_ui.i18n import msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index, VectorTable
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
 
 # --- LanceDB k-NN --------------------------------------------------------------------------------
@@ -113,7 +114,10 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
     if vector_server.is_server(table):
         return _server_knn(table, q, k, kernel)
     if kernel == "flat_topk":
-        return _topk_knn(table, q, k)
+        return list(reuse.kept("lance_topk", table, q, lambda: _topk_knn(table, q, k), k))
+    if reuse.active():  # a sweep: the whole table in (distance, row) order once; the top k is its first k
+        dist, order = reuse.kept("lance", table, q, lambda: _whole_order(table, q, kernel), kernel)
+        return [_hit(table, int(i), dist[i]) for i in order[:k]]
     rows = np.arange(len(table))
     if len(table) > EXACT_ROWS and k < len(table):
         approx = _approx(table, q)
@@ -125,6 +129,13 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
         rows, dist = rows[keep], dist[keep]
     order = np.lexsort((rows, dist))[:k]
     return [_hit(table, int(rows[i]), dist[i]) for i in order]
+
+
+def _whole_order(table: VectorTable, q: np.ndarray, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's exact distance (each row's is its own: the same bits as in any subset) and their
+    (distance, row) order, of which ``lance_knn``'s top ``k`` is the first ``k``."""
+    dist = lance_distances(table.matrix, q, kernel)
+    return dist, np.lexsort((np.arange(len(dist)), dist))
 
 
 def _approx(table: VectorTable, q: np.ndarray) -> np.ndarray:

@@ -23,7 +23,10 @@ SOURCE_HEADER = ["id", "content"]
 
 
 def cell(value: Any) -> str:
-    if isinstance(value, numbers.Number):
+    kind = type(value)
+    if kind is str:  # most cells: checked first, without the ABC check ``numbers.Number`` costs
+        return '"' + value.strip().strip("'").strip('"') + '"'
+    if kind is int or kind is float or isinstance(value, numbers.Number):
         return str(value)
     return '"' + str(value).strip().strip("'").strip('"') + '"'
 

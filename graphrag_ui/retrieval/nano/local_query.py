@@ -20,16 +20,17 @@ and chunks missing from the store are skipped with a warning where nano would ra
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.recall import recall
@@ -53,34 +54,14 @@ def _over(section: str, running: int, limit: int) -> str:
     return msg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
 
 
-def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
     level, limit = int(params["level"]), int(params["local_max_token_for_community_report"])
-    keys: list[str] = []
-    too_deep: dict[str, int] = {}
-    deep_counts: Counter[str] = Counter()
-    for hit in hits:
-        for lvl, cid in hit.entity.communities:
-            if lvl <= level:
-                keys.append(cid)
-            else:
-                too_deep.setdefault(cid, lvl)
-                deep_counts[cid] += 1
-    counts = Counter(keys)
-    reports = {}
-    for cid in counts:
-        community = index.community_by_id.get(cid)
-        if community is None:
-            out.warnings.append(
-                msg("cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)", cid=cid)
-            )
-        else:
-            reports[cid] = community
-    ordered = sorted(reports, key=lambda c: (counts[c], prep.rating(reports[c])), reverse=True)
-    kept, running = csv_context.prefix_cut([prep.report_tokens(reports[c]) for c in ordered], limit)
+    got = reuse.once(("nano.reports", *seen, level), lambda: gather.reports(index, prep, hits, level))
+    out.warnings.extend(got.warnings)
+    kept, running = csv_context.prefix_cut(got.costs, limit)
     single = bool(params["local_community_single_one"])
     used = []
-    for pos, cid in enumerate(ordered):
-        com = reports[cid]
+    for pos, ((cid, com), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
         in_ctx, dropped = pos < kept, ""
         if not in_ctx:
             dropped = _over("Reports", running[pos], limit)
@@ -88,33 +69,21 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
             in_ctx, dropped = False, msg("single-community switch kept only the first")
         if in_ctx:
             used.append(com)
+        data = {"level": com.level, "title": com.title, "rating": com.rating, "report": com.report}
         out.communities.append(
             Candidate(
                 id=cid,
                 label=com.title,
-                data={
-                    "level": com.level,
-                    "title": com.title,
-                    "rating": com.rating,
-                    "report": com.report,
-                    "members": len(com.members),
-                },
+                data=data | {"members": len(com.members)},
                 order=pos,
-                why=msg(
-                    "{n} of the recalled entities are in it, rating {rating}, level {level}",
-                    n=counts[cid],
-                    rating=f"{prep.rating(com):g}",
-                    level=com.level,
-                ),
+                why=why,
                 rank=prep.rating(com),
                 in_context=in_ctx,
                 dropped=dropped,
-                tokens=prep.report_tokens(com),
+                tokens=cost,
             )
         )
-    for cid, lvl in too_deep.items():
-        if cid in counts:
-            continue
+    for cid, lvl, n in got.extra:
         com = index.community_by_id.get(cid)
         out.communities.append(
             Candidate(
@@ -122,7 +91,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
                 order=len(out.communities),
-                why=msg("{n} of the recalled entities are in it, level {level}", n=deep_counts[cid], level=lvl),
+                why=msg("{n} of the recalled entities are in it, level {level}", n=n, level=lvl),
                 rank=prep.rating(com) if com else None,
                 in_context=False,
                 dropped=msg("level {level} > level {limit}", level=lvl, limit=level),
@@ -133,101 +102,62 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
     return used
 
 
-def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
     limit = int(params["local_max_token_for_text_unit"])
-    graph = index.graph
-    found: dict[str, tuple[int, int]] = {}
-    for order, hit in enumerate(hits):
-        name = hit.entity.name
-        neighbours = [nbr for _, nbr in graph.edges(name)] if name in graph else []
-        for cid in hit.entity.source_chunk_ids:
-            if cid in found:
-                continue
-            found[cid] = (order, sum(1 for nbr in neighbours if cid in prep.chunk_set(nbr)))
-    units = []
-    for cid, (order, support) in found.items():
-        chunk = index.chunk_by_id.get(cid)
-        if chunk is None:
-            out.warnings.append(
-                msg("chunk {cid} cited by {name} is not stored: skipped", cid=cid, name=hits[order].entity.name)
-            )
-            continue
-        units.append((order, -support, cid, chunk))
-    units.sort(key=lambda u: (u[0], u[1]))
-    kept, running = csv_context.prefix_cut([prep.chunk_tokens(u[3]) for u in units], limit)
-    for pos, (order, neg_support, cid, chunk) in enumerate(units):
+    got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
+    out.warnings.extend(got.warnings)
+    kept, running = csv_context.prefix_cut(got.costs, limit)
+    for pos, ((_order, neg_support, cid, chunk), why, cost) in enumerate(
+        zip(got.rows, got.whys, got.costs, strict=True)
+    ):
         out.chunks.append(
             Candidate(
                 id=cid,
                 label=chunk.text[:80].replace("\n", " "),
                 data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
                 order=pos,
-                why=msg(
-                    "source of entity #{n} {name}, {count} supporting relations",
-                    n=order + 1,
-                    name=hits[order].entity.name,
-                    count=-neg_support,
-                ),
+                why=why,
                 rank=float(-neg_support),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Sources", running[pos], limit),
-                tokens=prep.chunk_tokens(chunk),
+                tokens=cost,
             )
         )
-    used = [u[3] for u in units[:kept]]
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
-    return used
+    return [u[3] for u in got.rows[:kept]]
 
 
-def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval) -> list:
+def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
     limit = int(params["local_max_token_for_local_context"])
-    # the graph's own adjacency dicts: its read-only views cost microseconds per lookup, 10⁴ edges at 100k
-    adjacency, degree, by_id = index.graph._adj, prep.degrees(), index.relation_by_id
-    pairs: dict[tuple[str, str], int] = {}
-    for order, hit in enumerate(hits):
-        u = hit.entity.name
-        if u not in adjacency:
-            continue
-        for v in adjacency[u]:  # graph.edges(u) order, without networkx's views per edge
-            pairs.setdefault((u, v) if u <= v else (v, u), order)
-    rows = []
-    for (a, b), via in pairs.items():
-        edge = adjacency[a].get(b)
-        rel = by_id.get(edge["id"]) if edge else None  # Index.relation_between, inline: 10⁴ edges at 100k
-        if rel is not None:
-            rows.append((degree[a] + degree[b], rel.weight, a, b, rel, via))
-    rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
-    tokens = [prep.relation_tokens(r[4]) for r in rows]
-    kept, running = csv_context.prefix_cut(tokens, limit)
-    for pos, (rank, weight, a, b, rel, via) in enumerate(rows):
+    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.narrowed)
+    kept, running = csv_context.prefix_cut(got.costs, limit)
+    for pos, ((rank, weight, a, b, rel, _via), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
         out.relations.append(
             Candidate(
                 id=rel.id,
                 label=f"{a} — {b}",
                 data={"source": a, "target": b, "description": rel.description, "weight": weight},
                 order=pos,
-                why=msg(
-                    "edge degree {degree}, weight {weight}, touches entity #{n} {name}",
-                    degree=rank,
-                    weight=float(weight),
-                    n=via + 1,
-                    name=hits[via].entity.name,
-                ),
+                why=why,
                 rank=float(rank),
                 in_context=pos < kept,
                 dropped="" if pos < kept else _over("Relationships", running[pos], limit),
-                tokens=tokens[pos],
+                tokens=cost,
             )
         )
     out.budgets.append(Budget("Relationships", running[kept - 1] if kept else 0, limit))
-    return rows[:kept]
+    return got.rows[:kept]
 
 
 def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     prep = prepared(index)
     start = time.perf_counter()
-    hits = recall(index, query, params, deps, out)
+    # a sweep's steps share each stage whose inputs did not change (reuse.replayed): the key names them all
+    recall_key = tuple(params[p] for p in RECALL_PARAMS)
+    hits = reuse.replayed(
+        ("nano.recall", id(index), query, *recall_key), out, lambda: recall(index, query, params, deps, out)
+    )
     out.trace.append(
         TraceStep(
             "recall", f"{params['recall']} recall, top_k {params['top_k']}", len(index.entities), len(hits), _ms(start)
@@ -273,7 +203,9 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     )
 
     step = time.perf_counter()
-    reports = _communities(index, prep, hits, params, out)
+    seen = (id(index), tuple(h.entity.id for h in hits))
+    reports_key = ("nano.communities", *seen, *(params[p] for p in REPORT_PARAMS))
+    reports = reuse.replayed(reports_key, out, lambda: _communities(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep(
             "communities",
@@ -284,12 +216,14 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         )
     )
     step = time.perf_counter()
-    chunks = _text_units(index, prep, hits, params, out)
+    units_key = ("nano.text_units", *seen, params["local_max_token_for_text_unit"])
+    chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep("text units", "sort (entity order, -supporting relations)", len(out.chunks), len(chunks), _ms(step))
     )
     step = time.perf_counter()
-    rels = _relations(index, prep, hits, params, out)
+    relations_key = ("nano.relations", *seen, params["local_max_token_for_local_context"])
+    rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep(
             "relations", "sort (edge degree, weight), insertion order on ties", len(out.relations), len(rels), _ms(step)
@@ -297,20 +231,29 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     )
 
     step = time.perf_counter()
-    entity_rows = [csv_context.ENTITY_HEADER] + [
-        [i, h.entity.name, h.entity.type, h.entity.description, d]
-        for i, (h, d) in enumerate(zip(hits, degrees, strict=True))
-    ]
-    relation_rows = [csv_context.RELATION_HEADER] + [
-        [i, a, b, rel.description, weight, rank] for i, (rank, weight, a, b, rel, _) in enumerate(rels)
-    ]
-    report_rows = [csv_context.REPORT_HEADER] + [[i, c.report] for i, c in enumerate(reports)]
-    source_rows = [csv_context.SOURCE_HEADER] + [[i, c.text] for i, c in enumerate(chunks)]
+
+    def entity_table() -> str:
+        rows = [
+            [i, h.entity.name, h.entity.type, h.entity.description, d]
+            for i, (h, d) in enumerate(zip(hits, degrees, strict=True))
+        ]
+        return csv_context.table([csv_context.ENTITY_HEADER, *rows])
+
+    def relation_table() -> str:
+        rows = [[i, a, b, rel.description, weight, rank] for i, (rank, weight, a, b, rel, _) in enumerate(rels)]
+        return csv_context.table([csv_context.RELATION_HEADER, *rows])
+
     out.context = csv_context.context(
-        csv_context.table(report_rows),
-        csv_context.table(entity_rows),
-        csv_context.table(relation_rows),
-        csv_context.table(source_rows),
+        reuse.once(
+            (*reports_key, "csv"),
+            lambda: csv_context.table([csv_context.REPORT_HEADER, *([i, c.report] for i, c in enumerate(reports))]),
+        ),
+        reuse.once(("nano.entities.csv", *seen), entity_table),
+        reuse.once((*relations_key, "csv"), relation_table),
+        reuse.once(
+            (*units_key, "csv"),
+            lambda: csv_context.table([csv_context.SOURCE_HEADER, *([i, c.text] for i, c in enumerate(chunks))]),
+        ),
     )
     out.messages = _messages(out.context, query, params)
     out.trace.append(
@@ -318,6 +261,10 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     )
     out.timings_ms["context"] = _ms(start)
     return out
+
+
+RECALL_PARAMS = ("recall", "top_k", "query_better_than_threshold", "w_ilike", "w_sim", "w_occ")
+REPORT_PARAMS = ("level", "local_max_token_for_community_report", "local_community_single_one")
 
 
 def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:

@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 
 from graphrag_ui import tokens
+from graphrag_ui.index import nano_precount
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, community_schema
 
@@ -28,6 +29,7 @@ class NanoPrep:
         self._chunk_sets: dict[str, frozenset[str]] = {}
         self._schema: dict[str, SchemaEntry] | None = None
         self._degrees: dict[str, int] | None = None
+        self._ratings: dict[str, float] = {}
 
     def degrees(self) -> dict[str, int]:
         """Node -> degree of the graph (networkx's degree view costs microseconds per call)."""
@@ -38,25 +40,25 @@ class NanoPrep:
     def chunk_tokens(self, chunk: Chunk) -> int:
         n = self._chunk_tokens.get(chunk.id)
         if n is None:
-            n = self._chunk_tokens[chunk.id] = tokens.count(chunk.text, ENCODING)
+            n = self._chunk_tokens[chunk.id] = _count(chunk, chunk.text)
         return n
 
     def report_tokens(self, community: Community) -> int:
         n = self._report_tokens.get(community.id)
         if n is None:
-            n = self._report_tokens[community.id] = tokens.count(community.report, ENCODING)
+            n = self._report_tokens[community.id] = _count(community, community.report)
         return n
 
     def relation_tokens(self, relation: Relation) -> int:
         n = self._relation_tokens.get(relation.id)
         if n is None:
-            n = self._relation_tokens[relation.id] = tokens.count(relation.description, ENCODING)
+            n = self._relation_tokens[relation.id] = _count(relation, relation.description)
         return n
 
     def entity_tokens(self, entity: Entity) -> int:
         n = self._entity_tokens.get(entity.id)
         if n is None:
-            n = self._entity_tokens[entity.id] = tokens.count(entity.description, ENCODING)
+            n = self._entity_tokens[entity.id] = _count(entity, entity.description)
         return n
 
     def chunk_set(self, name: str) -> frozenset[str]:
@@ -73,9 +75,15 @@ class NanoPrep:
             self._schema = community_schema(self.index)
         return self._schema
 
+    def rating(self, community: Community) -> float:
+        """nano's sort key ``report_json.get("rating", -1)``; a non-number rating counts as -1 (kept per report)."""
+        found = self._ratings.get(community.id)
+        if found is None:
+            found = self._ratings[community.id] = self._rating(community)
+        return found
+
     @staticmethod
-    def rating(community: Community) -> float:
-        """nano's sort key ``report_json.get("rating", -1)``; a non-number rating counts as -1."""
+    def _rating(community: Community) -> float:
         raw = community.extra.get("report_json", {}).get("rating", community.rating)
         if raw is None:
             return -1.0
@@ -83,6 +91,12 @@ class NanoPrep:
             return float(raw)
         except (TypeError, ValueError):
             return -1.0
+
+
+def _count(row: Chunk | Community | Entity | Relation, text: str) -> int:
+    """The count the importer kept for this very text (``nano_precount``), else counted now."""
+    n = nano_precount.stored(row, text)
+    return tokens.count(text, ENCODING) if n is None else n
 
 
 _CACHE: OrderedDict[int, NanoPrep] = OrderedDict()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from graphrag_ui import tokens
@@ -37,6 +38,7 @@ def count(text: str) -> int:
     return tokens.count(text, ENCODING)
 
 
+@lru_cache(maxsize=256)
 def slot_tokens(value: str) -> int:
     """Extra tokens a template slot costs when filled with ``value`` (0 for "")."""
     return count(": " + value + "\n\n") - count(": \n\n")
@@ -136,11 +138,14 @@ def array_tokens(cache: TokenCache, items: list[dict]) -> int:
     return total
 
 
-def chunk_tokens(cache: TokenCache, row: dict) -> int:
-    """Tokens of a chunk row as 1.4.7 measures it (the row's keys and values, in order)."""
+def chunk_tokens(cache: TokenCache, row: dict, chunk: Any = None) -> int:
+    """Tokens of a chunk row as 1.4.7 measures it (the row's keys and values, in order); ``chunk``: the
+    Chunk printed, whose import-time counts are looked up first."""
     key = tuple(row.items())
     if key not in cache.chunk:
-        cache.chunk[key] = count(dumps(row))
+        text = dumps(row)
+        stored = stored_tokens(chunk, text)
+        cache.chunk[key] = count(text) if stored is None else stored
     return cache.chunk[key]
 
 

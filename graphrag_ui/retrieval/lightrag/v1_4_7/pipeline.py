@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphrag_ui.i18n import msg
-from graphrag_ui.index.lightrag_precount import entity_item, relation_item
+from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
@@ -24,7 +24,6 @@ from graphrag_ui.retrieval.lightrag.stages import (
     search_chunks,
     search_graph,
     total_budget,
-    vector_fields,
 )
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
 
@@ -38,7 +37,7 @@ def _fit(index: Index) -> Callable[[list[dict[str, Any]], int], tuple[int, list[
         costs = []  # counted only up to the first row over budget, as far as 1.4.7 looks
         running = 0
         for row in rows:
-            costs.append(ctx.chunk_tokens(cache, row))
+            costs.append(ctx.chunk_tokens(cache, row, index.chunk_by_id.get(row["chunk_id"])))
             running += costs[-1]
             if running > available:
                 break
@@ -51,11 +50,7 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
-    rows = []
-    for cid in pick.picked:
-        content, file_path, created_at = vector_fields(index.chunk_by_id[cid])
-        row = {"content": content, "created_at": created_at, "file_path": file_path}
-        rows.append({**row, "source_type": "vector", "chunk_id": cid})
+    rows = [naive_row(index.chunk_by_id[cid]) for cid in pick.picked]
     sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
     q_tokens = ctx.count(query)
     available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)

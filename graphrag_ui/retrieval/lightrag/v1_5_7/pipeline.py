@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui.i18n import joined, msg
+from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
@@ -25,7 +26,6 @@ from graphrag_ui.retrieval.lightrag.stages import (
     search_chunks,
     search_graph,
     total_budget,
-    vector_fields,
 )
 from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
 

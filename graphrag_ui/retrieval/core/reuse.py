@@ -1,0 +1,124 @@
+"""Work that the steps of a sweep share: a vector search's full ranking, made once and cut per step.
+
+A sweep (``graphrag_ui.sweep``) runs one mode at many values of one parameter with the same question.
+Inside ``shared()`` the vector searches keep what they computed — the similarity of every row and the
+complete order the reference's sort puts them in — keyed by the table and the exact query vector, so
+the next step asks only for a cut of that order: ``top_k`` and a similarity threshold are then a slice
+and a stopping point, never another product over the table nor another sort.
+
+Only what is provably the same is reused: ``np.argsort(scores)[-k:][::-1]`` is the last ``k`` of the one
+full argsort of the same scores, and LanceDB's top ``k`` by (distance, row) is the first ``k`` of the
+whole table in that total order (its distances are per row, so computing them for every row gives the
+same bits). Outside ``shared()`` nothing is kept and every search runs as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+
+_MEMO: ContextVar[dict[tuple, Any] | None] = ContextVar("graphrag_ui_shared_work", default=None)
+
+
+@contextlib.contextmanager
+def shared() -> Iterator[dict[tuple, Any]]:
+    """A scope whose vector searches keep their rankings for the next step (nested scopes share the outer one)."""
+    outer = _MEMO.get()
+    if outer is not None:
+        yield outer
+        return
+    memo: dict[tuple, Any] = {}
+    token = _MEMO.set(memo)
+    try:
+        yield memo
+    finally:
+        _MEMO.reset(token)
+        memo.clear()
+
+
+def active() -> bool:
+    return _MEMO.get() is not None
+
+
+def kept(kind: str, table: Any, query: np.ndarray, make: Callable[[], Any], *extra: Any) -> Any:
+    """``make()`` once per (kind, table, query vector, extra) inside ``shared()``; the table is held with
+    its value so that its id cannot be recycled by another table while the scope lasts."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    q = np.ascontiguousarray(query)
+    key = (kind, id(table), q.dtype.str, q.shape, q.tobytes(), *extra)
+    found = memo.get(key)
+    if found is None or found[0] is not table:
+        found = memo[key] = (table, make())
+    return found[1]
+
+
+def once(key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once per ``key`` inside ``shared()`` (the key names every input ``make`` reads; the index by
+    its id, which cannot be recycled while the sweep holding it runs); the value is shared: read only."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = make()
+    return found
+
+
+def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
+    """``run()`` — a stage that appends candidates, budgets and warnings to ``out`` and returns a value —
+    once per ``key`` inside ``shared()``; a later step with the same key gets copies of what the stage
+    appended, in the same order, and the same value. Outside ``shared()`` it is ``run()``."""
+    memo = _MEMO.get()
+    if memo is None:
+        return run()
+    found = memo.get(key)
+    if found is None:
+        before = [len(out.candidates(kind)) for kind in KINDS], len(out.budgets), len(out.warnings)
+        value = run()
+        added = {kind: [copied(c) for c in out.candidates(kind)[n:]] for kind, n in zip(KINDS, before[0], strict=True)}
+        found = memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
+        return value
+    value, added, budgets, warnings = found
+    for kind, cands in added.items():
+        out.candidates(kind).extend(copied(c) for c in cands)
+    out.budgets.extend(copied(b) for b in budgets)
+    out.warnings.extend(warnings)
+    return value
+
+
+def copied(item: Any) -> Any:
+    """A shallow copy of a plain dataclass (a Candidate, a Budget): ``copy.copy`` without its reduce protocol."""
+    new = object.__new__(type(item))
+    new.__dict__.update(item.__dict__)
+    return new
+
+
+def prefixed(name: str, index_id: int, hits: tuple, make: Callable[[], Any], narrow: Callable[[Any, int], Any]) -> Any:
+    """A gather over the recalled items ``hits`` (ids in recall order), once per ``hits`` inside ``shared()``;
+    when a wider gather of the same ``name`` holds ``hits`` as its first items (a top_k step below one
+    already run), ``narrow(wider, len(hits))`` derives it instead (the caller proves that equal)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    key = (name, index_id, hits)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    wider = memo.setdefault((name, index_id, "by hits"), [])
+    for their_hits, gathered in wider:
+        if len(their_hits) > len(hits) and their_hits[: len(hits)] == hits:
+            found = narrow(gathered, len(hits))
+            break
+    else:
+        found = make()
+        wider.append((hits, found))
+    memo[key] = found
+    return found

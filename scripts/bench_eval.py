@@ -1,0 +1,160 @@
+"""Evaluation throughput and the sweep ratio on a synthetic index (prints numbers; not a test).
+
+    .venv/bin/python scripts/bench_eval.py [--entities 10000] [--questions 100] [--steps 16] [--workers 2]
+                                           [--sample 3] [--cache /tmp/bench_retrieval]
+
+The index is scripts/make_synthetic_index.py's (every family's modes run on it), cached under --cache as
+bench_retrieval does; each question names one entity (its gold) and carries explicit LightRAG keywords.
+The plan is issue 30's: every context mode the index can run (12: all but lightrag.bypass) × ``--steps``
+values of top_k (5, 10, …), each mode's own name for it (ms.local top_k_mapped_entities, ms.basic k,
+ms.drift local_search_top_k_mapped_entities, nano.global global_max_consider_community; ms.global has
+none and runs once per question, as the plan notes say). Printed, with the machine's load:
+
+* one-at-a-time: ``run_query`` per retrieval on the open index, keywords resolved each time — what a
+  script calling ``query`` in a loop does, without the process start — on ``--sample`` questions;
+* the runner, serial and on ``--workers`` processes (keywords and embedding once per question, the
+  vector rankings and unchanged stages shared across the steps, ``retrieval.core.reuse``): retrievals per
+  second, the ratio to one-at-a-time, the time for all questions and for issue 30's 100 × 12 × 16 goal;
+* the sweep ratio per mode: a ``--steps``-step ``run_sweep`` over that parameter ÷ one retrieval at the
+  mode's defaults, and ÷ one retrieval at the sweep's widest step (every step costs at most that one;
+  medians over the sample questions; goal ≤ 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))
+
+import bench_retrieval as br  # noqa: E402  (the cached synthetic index and its questions)
+
+from graphrag_ui.evaluation.gold import Question, QuestionSet  # noqa: E402
+from graphrag_ui.evaluation.plan import EvalPlan  # noqa: E402
+from graphrag_ui.evaluation.runner import default_modes, processes, run_evaluation  # noqa: E402
+from graphrag_ui.query import run_query  # noqa: E402
+from graphrag_ui.retrieval.registry import get_mode  # noqa: E402
+from graphrag_ui.sweep import run_sweep  # noqa: E402
+
+OWN_NAMES = {
+    "ms.local": "top_k_mapped_entities",
+    "ms.basic": "k",
+    "ms.drift": "local_search_top_k_mapped_entities",
+    "nano.global": "global_max_consider_community",
+}
+GOAL_RETRIEVALS, GOAL_SECONDS = 100 * 12 * 16, 300.0
+
+
+def load() -> str:
+    return os.getloadavg()[0].__format__(".1f")
+
+
+def questions_of(index, n: int) -> QuestionSet:
+    cases = br.synthetic_cases(index, n)
+    made = [
+        Question(
+            f"q{i}",
+            query,
+            evidence_entities=[query.split(" about ", 1)[1].rsplit(" and its", 1)[0]],
+            hl_keywords=hl,
+            ll_keywords=ll,
+        )
+        for i, (query, hl, ll) in enumerate(cases)
+    ]
+    return QuestionSet("synthetic", made)
+
+
+def one_at_a_time(index, questions: QuestionSet, plan: EvalPlan) -> tuple[int, float]:
+    configs = plan.check(index)
+    start, n = time.perf_counter(), 0
+    for q in questions.questions:
+        for config in configs:
+            run_query(index, config.mode, q.question, plan.params_for(config), hl=q.hl_keywords, ll=q.ll_keywords)
+            n += 1
+    return n, time.perf_counter() - start
+
+
+def sweep_ratios(index, questions: QuestionSet, modes: list[str], values: list[int]) -> list[str]:
+    lines = []
+    for mode in modes:
+        spec = get_mode(mode)
+        param = OWN_NAMES.get(mode, "top_k")
+        if param not in {p.name for p in spec.params}:
+            continue
+        one, widest, swept = [], [], []
+        for q in questions.questions:
+            kw = {"hl": q.hl_keywords, "ll": q.ll_keywords} if spec.uses_keywords else {}
+            run_query(index, mode, q.question, {param: max(values)}, **kw)  # warm: the vector, token counts
+            for params, into in (({}, one), ({param: max(values)}, widest)):
+                start = time.perf_counter()
+                run_query(index, mode, q.question, params, **kw)
+                into.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            run_sweep(index, mode, q.question, {}, param, values, **kw)
+            swept.append(time.perf_counter() - start)
+        a, w, b = (statistics.median(x) * 1000 for x in (one, widest, swept))
+        lines.append(f"| {mode} | {param} | {a:.1f} | {w:.1f} | {b:.1f} | {b / a:.1f} | {b / w:.1f} |")
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--entities", type=int, default=10_000)
+    ap.add_argument("--questions", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--sample", type=int, default=3, help="questions for one-at-a-time and the sweep ratios")
+    ap.add_argument("--cache", default="/tmp/bench_retrieval")
+    args = ap.parse_args()
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    index, load_s = br.synthetic_index(args.entities, cache)
+    folder = str(cache / f"synthetic-{args.entities}")
+    values = [5 * (i + 1) for i in range(args.steps)]
+    modes = default_modes(index)
+    plan = EvalPlan(modes, "top_k", values, param_names={m: n for m, n in OWN_NAMES.items() if m in modes})
+    questions = questions_of(index, args.questions)
+    sample = QuestionSet("sample", questions.questions[: args.sample])
+    print(
+        f"{args.entities // 1000}k entities ({load_s:.1f} s to load), {len(modes)} modes × {args.steps} steps; load {load()}"
+    )
+
+    n, seconds = one_at_a_time(index, sample, plan)
+    base = n / seconds
+    print(f"one-at-a-time run_query: {n} retrievals in {seconds:.1f} s = {base:.0f}/s (load {load()})")
+    rows = []
+    for name, executor in (("serial", None), (f"{args.workers} processes", processes(folder, args.workers))):
+        got = run_evaluation(index, questions, plan, executor=executor)
+        rate = len(got.rows) / got.seconds
+        goal = GOAL_RETRIEVALS / rate
+        rows.append(
+            f"| runner, {name} | {len(got.rows):,} | {got.seconds:.1f} s | {rate:.0f}/s | {rate / base:.1f}× "
+            f"| {goal:.0f} s {'≤' if goal <= GOAL_SECONDS else '>'} {GOAL_SECONDS:.0f} s | {load()} |"
+        )
+        print(rows[-1], flush=True)
+    print("\n| how | retrievals | time | per second | vs one-at-a-time | 100 × 12 × 16 at this rate | load |")
+    print("|---|---|---|---|---|---|---|")
+    print(
+        f"| one-at-a-time run_query | {n:,} | {seconds:.1f} s | {base:.0f}/s | 1.0× | {GOAL_RETRIEVALS / base:.0f} s | - |"
+    )
+    print("\n".join(rows))
+    print(
+        f"\nsweep ratio ({args.steps} steps ÷ one retrieval at the defaults, medians of {args.sample} questions; goal ≤ 3):"
+    )
+    print(
+        "| mode | parameter | one ms (defaults) | one ms (widest step) | sweep ms | ratio to defaults | ratio to widest |"
+        "\n|---|---|---|---|---|---|---|"
+    )
+    print("\n".join(sweep_ratios(index, sample, modes, values)))
+    print(f"load {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
