@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
@@ -17,7 +18,7 @@ from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
 from graphrag_ui.ui.params import widget_key
-from graphrag_ui.ui.sweep_view import sweep_view
+from graphrag_ui.ui.sweep_view import rerun_if_a_step_was_shown, sweep_view
 
 
 def warnings_box(result: Retrieval, lang: str = "en") -> None:
@@ -60,14 +61,16 @@ def run_summary(result: Retrieval, lang: str = "en") -> None:
         t("{n} {kind}", lang, n=n, kind=label(KIND_LABELS, kind, lang))
         for kind, (n, _) in tables.counts(result).items()
     )
+    bound = "; ".join(translate(lim.text, lang) for lim in limits(result))
     st.caption(
         t(
-            "run: {mode} · {params} · {ms} ms · in the context: {kept}",
+            "run: {mode} · {params} · {ms} ms · in the context: {kept} · limits: {limits}",
             lang,
             mode=result.mode,
             params=params,
             ms=f"{total:.1f}",
             kept=kept,
+            limits=bound or "—",
         )
     )
 
@@ -178,6 +181,7 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main", c
 
 @st.fragment
 def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> None:
+    rerun_if_a_step_was_shown(key)
     options = views_of(result)
     counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
     url_key = "view" if key == "main" else f"{key}_view"

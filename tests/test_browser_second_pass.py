@@ -1,0 +1,80 @@
+"""What a new analyst tripped on (issue 29), in Debian's chromium at 1280×800: a sweep step's run is the
+run the page shows (slider, run line and link), a Compare link keeps its question, the results get the
+width they need.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import parse_qs, quote_plus, urlparse
+
+import pytest
+
+from tests.browser_support import CHROMIUM, new_page, settle, streamlit_app, tab_counts, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+playwright = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+    pytest.skip("Debian's chromium is not installed (make test installs it)", allow_module_level=True)
+
+QUESTION = "How did the city respond to the flood?"
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    with streamlit_app(home=tmp_path_factory.mktemp("home")) as url:
+        yield url
+
+
+@pytest.fixture()
+def page(browser):
+    blocked: list[str] = []
+    page = new_page(browser, blocked)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    yield page
+    page.close()
+    assert not blocked, blocked
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    wait_until(page, lambda: tab_counts(page), timeout_s=180, what="the result views")
+    settle(page)
+
+
+def _run_line(page) -> str:
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+            .map((e) => e.innerText).find((t) => t.startsWith('run:')) || ''"""
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "param", "url_key"),
+    [("nano.local", "top_k", "nano_top_k"), ("lightrag.hybrid", "top_k", "lightrag_top_k")],
+)
+def test_show_the_run_at_a_sweep_step_sets_the_run_the_slider_and_the_link(page, app_url, mode, param, url_key):
+    _open(page, f"{app_url}/?index=sample:en&mode={mode}&view=sweep&q={quote_plus(QUESTION)}")
+    page.get_by_test_id("stSelectbox").filter(has_text="Parameter").first.click()
+    page.get_by_role("option", name=param, exact=True).first.click()
+    settle(page)
+    for label, value in (("from", "3"), ("to", "9"), ("step", "6")):
+        box = page.get_by_test_id("stNumberInput").filter(has_text=re.compile(rf"^{label}")).first.locator("input")
+        box.fill(value)
+        box.press("Enter")
+        settle(page)
+    page.get_by_role("button", name="Run the sweep").click()
+    page.get_by_text("Items and tokens per step").first.wait_for(timeout=120_000)
+    settle(page)
+    slider = page.get_by_test_id("stSlider").filter(has_text="Step").first
+    slider.get_by_role("slider").focus()
+    page.keyboard.press("End")
+    settle(page)
+    page.get_by_role("button", name=f"Show the run at {param}=9").click()
+    wait_until(page, lambda: f"{param}=9 " in _run_line(page), timeout_s=120, what="the run at the step's value")
+    assert parse_qs(urlparse(page.url).query).get(url_key) == ["9"]
+    assert parse_qs(urlparse(page.url).query).get("view") == ["entities"]
+    side = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(has_text=re.compile(rf"^{param}")).first
+    wait_until(page, lambda: side.get_by_test_id("stSliderThumbValue").inner_text().strip() == "9", what="the slider")
