@@ -309,8 +309,15 @@ def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
     no vectors), so the reader is not left to suspect the threshold."""
     if mode == "lightrag.bypass" or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
         return []
-    found = mode_readiness(index, mode)
-    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in found.reasons]
+    reasons = mode_readiness(index, mode).reasons
+    if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked
+        reasons = [r for r in reasons if not _about_embedding(r)]
+    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in reasons]
+
+
+def _about_embedding(reason: str) -> bool:
+    template = getattr(reason, "template", str(reason))
+    return "recall = ilike" in template or template.startswith("{mode} embeds the question")
 
 
 def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:

@@ -9,7 +9,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import mode_marks, staged_answer, state, url_notices
+from graphrag_ui.ui import mode_marks, question, staged_answer, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.escape import md_escape, shown_error
@@ -38,6 +38,7 @@ def shown_jaccard(value: float | None) -> str:
 lang, index, index_key = open_page("compare")
 suggested = state.suggested_questions(index_key)
 state.seed_widget("cq", suggested[0] if suggested else "")
+question.in_url("cq")
 query = st.text_area(t("Question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()
 sides = {}

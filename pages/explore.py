@@ -7,7 +7,7 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import mode_marks, state, url_notices
+from graphrag_ui.ui import mode_marks, question, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
@@ -72,6 +72,7 @@ with top[1]:
                 st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
+    question.in_url("q")
     query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
@@ -128,7 +129,7 @@ except UserError as exc:
     st.error(shown_error(exc, lang))
     st.stop()
 
-warnings_box(result, lang)
+notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
 vector_search_note(result, lang)
 empty_state(result, lang, known_cause=mode_marks.has_known_cause(mode, marks))
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
@@ -141,4 +142,6 @@ with left:
     )  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
     result_tabs(index, result, lang, comparison=comparison)
+with notes:
+    warnings_box(result, lang)
 run_summary(result, lang)

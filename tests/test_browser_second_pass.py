@@ -78,3 +78,22 @@ def test_show_the_run_at_a_sweep_step_sets_the_run_the_slider_and_the_link(page,
     assert parse_qs(urlparse(page.url).query).get("view") == ["entities"]
     side = page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(has_text=re.compile(rf"^{param}")).first
     wait_until(page, lambda: side.get_by_test_id("stSliderThumbValue").inner_text().strip() == "9", what="the slider")
+
+
+def _question_box(page) -> str:
+    return page.get_by_test_id("stTextArea").first.locator("textarea").input_value()
+
+
+def test_a_compare_link_keeps_its_question_and_honours_q(page, app_url):
+    other = "Who directs the research station?"
+    page.goto(f"{app_url}/compare?index=sample:en&q={quote_plus(other)}")
+    wait_until(page, lambda: _question_box(page) == other, timeout_s=120, what="the link's question in the box")
+    wait_until(page, lambda: parse_qs(urlparse(page.url).query).get("cq") == [other], what="cq in the link")
+    assert "q" not in parse_qs(urlparse(page.url).query)  # the other page's key does not linger
+    _open(page, f"{app_url}/?index=sample:en&q={quote_plus(QUESTION)}")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare").click()
+    wait_until(page, lambda: "/compare" in page.url, what="the Compare page")
+    settle(page)
+    wait_until(page, lambda: parse_qs(urlparse(page.url).query).get("cq") == [QUESTION], what="the carried question")
+    assert "q" not in parse_qs(urlparse(page.url).query)
+    assert _question_box(page) == QUESTION

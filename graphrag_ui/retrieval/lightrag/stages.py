@@ -107,6 +107,20 @@ def search_chunks(
     return pick
 
 
+def by_name(deps: Deps, text: str, p: dict[str, Any]) -> Any:
+    """The text's vector; with recall = ilike, None when the index's embedder is unknown (the local path
+    then finds its entities by name, and what needs a vector is skipped and said)."""
+    return deps.optional_vector(text) if p.get("recall") == "ilike" else deps.vector(text)
+
+
+def skipped(what: str) -> str:
+    return msg(
+        "recall = ilike without a known embedder: {what} is skipped, it needs the question's vector (re-embed the "
+        "index on the Index page to run it)",
+        what=what,
+    )
+
+
 def search_graph(
     index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:
@@ -143,7 +157,7 @@ def search_graph(
         local_e, local_r = local_path(
             index,
             ll_text,
-            deps.vector(ll_text),
+            by_name(deps, ll_text, p),
             top_k=p["top_k"],
             threshold=threshold,
             recall=p.get("recall", "vector"),
@@ -155,6 +169,12 @@ def search_graph(
             len(index.entities),
             len(local_e) + len(local_r),
         )
+    if run_global and by_name(deps, hl_text, p) is None:
+        run_global = False
+        r.warnings.append(skipped(msg("the global path (relations by vector)")))
+    if run_vector and by_name(deps, query, p) is None:
+        run_vector = False
+        r.warnings.append(skipped(msg("the chunk search (chunks by vector)")))
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
         global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
@@ -198,7 +218,7 @@ def pick_chunks(
 ) -> Picked:
     """Stage 3: chunks of the kept entities, then relations (entity chunks excluded), then the merge."""
     method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
-    qvec = deps.vector(query) if method == "VECTOR" else None
+    qvec = by_name(deps, query, p) if method == "VECTOR" else None
     ent_pick = ChunkPick("entity")
     if entities:
         sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]

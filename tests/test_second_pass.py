@@ -1,0 +1,80 @@
+"""What a new analyst tripped on (issue 29), headless: stale notices, advice that must work, links that
+keep their question, English left in the Chinese UI, wording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.llm_server import Script, start_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def model(monkeypatch, tmp_path):
+    url, stop = start_server(Script())
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/gpt-4o-mini")
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-second-pass")
+    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path))
+    monkeypatch.chdir(ROOT)
+    yield
+    stop()
+
+
+def test_drift_says_it_needs_a_model_only_until_the_model_ran(model):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update({"index": "sample:en", "mode": "ms.drift", "q": "Who directs the research station?"})
+    at.query_params.update({"drift_k_followups": "3", "primer_folds": "1", "n_depth": "1"})
+    at.run()
+    assert any(w.value.startswith("DRIFT needs a model from here on") for w in at.warning)
+    next(b for b in at.button if b.label == "Run DRIFT with the model").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("depth" in list(d.value.columns) for d in at.dataframe)  # the model ran: the tree is shown
+    assert not any(w.value.startswith("DRIFT needs a model from here on") for w in at.warning)
+
+
+ILIKE_ADVICE = "with recall = ilike it runs without an embedder (entities by name)"
+GOLD_QUESTION = "How is the Tidewater Institute related to Kelp Bay?"
+
+
+def test_the_ilike_advice_works_in_every_mode_it_is_offered_for(app, tmp_path):
+    """The import report and Explore offer recall = ilike on an index whose embedder is unknown: following
+    it runs the mode (LightRAG's too: what needs the question's vector is skipped and said), and no
+    warning then tells the analyst to switch to ilike or to fix the embedder on the command line."""
+    from graphrag_ui.index import store
+    from graphrag_ui.index.importers.command import import_source
+    from graphrag_ui.query import run_query
+    from graphrag_ui.query_readiness import mode_readiness
+    from graphrag_ui.retrieval.registry import mode_names
+    from graphrag_ui.ui.state import register_index
+
+    out = tmp_path / "gr2"
+    import_source("auto", ROOT / "tests" / "goldens" / "graphrag-2" / "en", out)  # the embedder left unknown
+    index = store.load(out)
+    offered = [m for m in mode_names() if ILIKE_ADVICE in [str(r) for r in mode_readiness(index, m).reasons]]
+    assert {"lightrag.local", "lightrag.hybrid", "ms.local", "nano.local"} <= set(offered)
+    key = register_index("gr2", out)
+    for mode in offered:
+        result = run_query(index, mode, GOLD_QUESTION, {"recall": "ilike"})
+        assert result.selected_ids("entities"), mode
+        at = app(index=key, mode=mode, q=GOLD_QUESTION, **{f"{mode.split('.')[0]}_recall": "ilike"})
+        assert not at.error, (mode, [e.value for e in at.error])
+        shown = [w.value for w in at.warning]
+        assert not any("recall = ilike it runs" in w or "--embedder" in w for w in shown), (mode, shown)
+        assert any(t.startswith("run:") and "recall=ilike" in t for t in (c.value for c in at.caption)), mode
+    off_topic = run_query(index, "nano.local", "萧炎是谁？", {"recall": "ilike"})
+    assert not any("recall = ilike" in str(w) or "embeds the question" in str(w) for w in off_topic.warnings)
+
+
+def test_the_unknown_embedder_error_names_the_way_in_the_app():
+    from graphrag_ui.embed import check_compatible
+    from graphrag_ui.errors import EmbedderMismatchError
+
+    with pytest.raises(EmbedderMismatchError) as caught:
+        check_compatible("unknown", "use-m3")
+    assert "Index page, Re-embed" in str(caught.value.fix) and "recall = ilike" in str(caught.value.fix)
