@@ -78,3 +78,70 @@ def test_the_unknown_embedder_error_names_the_way_in_the_app():
     with pytest.raises(EmbedderMismatchError) as caught:
         check_compatible("unknown", "use-m3")
     assert "Index page, Re-embed" in str(caught.value.fix) and "recall = ilike" in str(caught.value.fix)
+
+
+def test_lightrag_lists_its_near_misses_with_their_score_against_the_threshold():
+    """Entities the local path's vector search found within top_k but cut by cosine_better_than_threshold are
+    dropped rows (as nano.local lists its own); the context stays the release's (the goldens check it)."""
+    import re
+
+    from graphrag_ui.index import store
+    from graphrag_ui.query import run_query
+
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    question = "How did the city respond to the flood?"
+    result = run_query(index, "lightrag.local", question, {})
+    open_run = run_query(index, "lightrag.local", question, {"cosine_better_than_threshold": -1.0})
+    assert open_run.context != result.context
+    found_open = {c.id for c in open_run.entities if c.data.get("path") == "local"}
+    listed = {c.id for c in result.entities}
+    near = [c for c in result.entities if c.dropped.startswith("below cosine_better_than_threshold")]
+    assert near and {c.id for c in near} == found_open - {c.id for c in result.entities if c.in_context}
+    assert listed >= found_open
+    for c in near:
+        sim, threshold = map(float, re.search(r"sim ([\d.-]+) < ([\d.-]+)", c.dropped).groups())
+        assert c.score == pytest.approx(sim, abs=5e-4) and sim < threshold == 0.2 and not c.in_context
+
+
+def test_an_empty_lightrag_context_offers_the_threshold_fix(app):
+    at = app(
+        index="sample:en",
+        mode="lightrag.local",
+        q="How did the city respond to the flood?",
+        lightrag_cosine_better_than_threshold="0.9",
+    )
+    assert any("The best candidate scores" in i.value for i in at.info), [i.value for i in at.info]
+    fix = next(b for b in at.button if b.label.startswith("Set cosine_better_than_threshold to"))
+    fix.click().run()
+    assert not at.exception
+    line = next(c.value for c in at.caption if c.value.startswith("run:"))
+    assert "cosine_better_than_threshold=0.9 " not in line
+    assert "in the context: 0 Entities" not in line
+
+
+def test_an_empty_context_without_any_candidate_does_not_point_at_empty_tabs(app):
+    at = app(index="sample:en", mode="nano.local", q="zzqx vvrk", nano_recall="ilike")
+    shown = [i.value for i in at.info]
+    assert not any("dropped rows in each tab" in s for s in shown), shown
+    assert any("considered no entity, relation, community or chunk at all" in s for s in shown), shown
+
+
+def test_wording_one_batch_script_names_and_cli_help(app, capsys):
+    """Issue 29's wording: "1 map batches", "written in Cjk", double backticks in the CLI's help, and an
+    off-topic question offered a lower threshold without a word about the index."""
+    from graphrag_ui.cli import main
+    from graphrag_ui.i18n import translate
+    from graphrag_ui.index import store
+    from graphrag_ui.query import question_warnings
+
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    (note,) = [w for w in question_warnings(index, "萧炎是谁？") if "written in" in w]
+    assert "written in Chinese characters," in note and "汉字" in translate(note, "zh")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "``" not in capsys.readouterr().out
+    at = app(index="sample:en", mode="nano.global", q="How did the city respond to the flood?")
+    shown = " ".join(i.value for i in at.info) + " ".join(c.value for c in at.caption)
+    assert "The map batch and its exact prompt are ready" in shown and "1 map batches" not in shown
+    at = app(index="sample:en", mode="nano.local", q="萧炎是谁？")
+    assert any("may not be about the question" in c.value for c in at.caption)

@@ -96,6 +96,15 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
             icon=":material/search_off:",
         )
         return True
+    if not any(dropped for _, dropped in tables.counts(result).values()):
+        text = t(
+            "{mode} found nothing for this question: it considered no entity, relation, community or chunk at "
+            "all. Try another mode, different keywords, or check that the index is about this question.",
+            lang,
+            mode=result.mode,
+        )
+        st.info(text, icon=":material/search_off:")
+        return True
     st.info(
         t(
             "{mode} found nothing for this question: no entity, relation, community or chunk made it "

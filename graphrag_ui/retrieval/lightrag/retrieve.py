@@ -16,6 +16,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Keywords, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
 from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as v157
 
@@ -92,6 +93,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
     else:
         kg(index, query, mode, p, deps, r, clock)
     r.trace = clock.trace()
+    add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
     if r.context:
         r.messages = prompts.build_messages(
             "lightrag",
