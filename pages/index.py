@@ -125,6 +125,13 @@ with tab_open:
         else:
             finish(path.name, path)
 with tab_import:
+    st.caption(
+        t(
+            "The imported index is written to {folder}/NAME (a new folder; the source is only read).",
+            lang,
+            folder=md_escape(index_ops.indexes_home(state.app_home())),
+        )
+    )
     kind = st.selectbox(
         t("Source kind", lang),
         ["auto", "nano", "lightrag", "msgraphrag"],

@@ -145,3 +145,9 @@ def test_wording_one_batch_script_names_and_cli_help(app, capsys):
     assert "The map batch and its exact prompt are ready" in shown and "1 map batches" not in shown
     at = app(index="sample:en", mode="nano.local", q="萧炎是谁？")
     assert any("may not be about the question" in c.value for c in at.caption)
+
+
+def test_the_import_tab_says_where_the_imported_index_is_written(app, tmp_path):
+    at = app("pages/index.py", index="sample:en")
+    shown = [c.value for c in at.caption]
+    assert any("The imported index is written to" in c and "indexes" in c for c in shown), shown

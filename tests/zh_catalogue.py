@@ -81,7 +81,7 @@ def _markdown_text(body: str) -> str:
 
 
 # columns (by their name in the frame) whose cells are reasons the package wrote: UI text, not data
-REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map"}
+REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map", "step"}  # "step": the Trace view's step names
 
 
 def _table(proto):

@@ -16,7 +16,7 @@ from graphrag_ui.ui.budget_view import budget_chart
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
-from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
+from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, TRACE_STEPS, VIEW_LABELS, label
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.sweep_view import rerun_if_a_step_was_shown, sweep_view
 
@@ -255,7 +255,7 @@ def _stages(result: Retrieval, lang: str, key: str) -> None:
 
 
 def trace_view(result: Retrieval, lang: str, key: str) -> None:
-    trace = tables.trace_frame(result)
+    trace = tables.trace_frame(result, TRACE_STEPS, lang)
     slowest = float(trace["ms"].max()) if not trace.empty else 1.0
     st.dataframe(
         trace,

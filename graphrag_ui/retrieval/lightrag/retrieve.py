@@ -34,7 +34,7 @@ def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
             version=version,
         )
     )
-    clock.lap("keywords", "bypass uses no keywords and retrieves nothing", 0, 0)
+    clock.lap("keywords", msg("bypass uses no keywords and retrieves nothing"), 0, 0)
     r.messages = [{"role": "user", "content": query.strip()}]
     r.trace = clock.trace()
     return r
@@ -58,7 +58,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
     effective = mode
     if mode == "naive":
         r.keywords = Keywords(source="")
-        clock.lap("keywords", "naive mode uses no keywords", 0, 0)
+        clock.lap("keywords", msg("naive mode uses no keywords"), 0, 0)
     else:
         if not kw.ll and mode in ("local", "hybrid", "mix"):
             r.warnings.append(msg("low-level keywords are empty: the local (entity) path finds nothing"))
@@ -84,7 +84,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
                         n=NAIVE_SHORT_QUERY,
                     )
                 )
-                clock.lap("keywords", "hl and ll empty", 0, 0)
+                clock.lap("keywords", msg("hl and ll empty"), 0, 0)
                 r.trace = clock.trace()
                 return r
         clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))

@@ -92,7 +92,7 @@ def search_chunks(
     pick = vector_chunks(index, deps.vector(query), top, threshold)
     clock.lap(
         "vector chunks",
-        f"chunk vdb on the query, top {top}, threshold {threshold}",
+        msg("chunk vdb on the query, top {top}, threshold {threshold}", top=top, threshold=threshold),
         len(index.vectors.get("chunks", [])),
         len(pick.picked),
     )
@@ -165,7 +165,7 @@ def search_graph(
         )
         clock.lap(
             "local path",
-            f"entity search on {ll_text!r} (top_k {p['top_k']}), then their edges by degree",
+            msg("entity search on {text} (top_k {k}), then their edges by degree", text=repr(ll_text), k=p["top_k"]),
             len(index.entities),
             len(local_e) + len(local_r),
         )
@@ -180,7 +180,7 @@ def search_graph(
         global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold)
         clock.lap(
             "global path",
-            f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",
+            msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p["top_k"]),
             len(index.relations),
             len(global_r) + len(global_e),
         )
@@ -190,7 +190,7 @@ def search_graph(
         found.vector = vector_chunks(index, deps.vector(query), top, threshold)
         clock.lap(
             "vector chunks",
-            f"chunk vdb on the query, top {top}",
+            msg("chunk vdb on the query, top {top}", top=top),
             len(index.vectors.get("chunks", [])),
             len(found.vector.picked),
         )
@@ -198,7 +198,7 @@ def search_graph(
     found.relations, found.relation_dupes = round_robin(local_r, global_r, key=lambda h: h.key)
     clock.lap(
         "round-robin merge",
-        "local[i] then global[i]; names / sorted pairs deduplicated",
+        msg("local[i] then global[i]; names / sorted pairs deduplicated"),
         len(local_e) + len(global_e) + len(local_r) + len(global_r),
         len(found.entities) + len(found.relations),
     )
@@ -225,7 +225,7 @@ def pick_chunks(
         ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
     clock.lap(
         "chunks from entities",
-        f"{ent_pick.method or method}, related_chunk_number {rcn}",
+        msg("{method}, related_chunk_number {n}", method=ent_pick.method or method, n=rcn),
         len(entities),
         len(ent_pick.picked),
     )
@@ -243,7 +243,7 @@ def pick_chunks(
         )
     clock.lap(
         "chunks from relations",
-        f"{rel_pick.method or method}, entity chunks excluded",
+        msg("{method}, entity chunks excluded", method=rel_pick.method or method),
         len(relations),
         len(rel_pick.picked),
     )
@@ -252,7 +252,7 @@ def pick_chunks(
     merged, dupes = round_robin_chunks([vector, ent_pick, rel_pick])
     clock.lap(
         "merge",
-        "vector[i], entity[i], relation[i]; chunk ids deduplicated",
+        msg("vector[i], entity[i], relation[i]; chunk ids deduplicated"),
         len(vector.picked) + len(ent_pick.picked) + len(rel_pick.picked),
         len(merged),
     )
