@@ -116,14 +116,16 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     column_config={
-        "kind": t("kind", lang),
-        "left": t("Left", lang),
-        "right": t("Right", lang),
-        "shared": t("shared", lang),
+        "kind": st.column_config.TextColumn(t("kind", lang), width=100),
+        "left": st.column_config.NumberColumn(t("Left", lang), width=60),
+        "right": st.column_config.NumberColumn(t("Right", lang), width=60),
+        "shared": st.column_config.NumberColumn(t("shared", lang), width=60),
+        t("Only left", lang): st.column_config.TextColumn(width=240),  # fits 1280×800 with the sidebar open
+        t("Only right", lang): st.column_config.TextColumn(width=240),
         "jaccard_shown": st.column_config.TextColumn(
-            "jaccard", help=t("shared / (left ∪ right); — when neither side has an item of this kind", lang)
+            "jaccard", width=70, help=t("shared / (left ∪ right); — when neither side has an item of this kind", lang)
         ),
-        "jaccard": st.column_config.ProgressColumn(" ", min_value=0.0, max_value=1.0, format=" "),
+        "jaccard": st.column_config.ProgressColumn(" ", min_value=0.0, max_value=1.0, format=" ", width=80),
     },
 )
 columns = st.columns(2, gap="large")

@@ -12,6 +12,7 @@ from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.layout import answer_and_results, layout_picker
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -76,6 +77,7 @@ with top[0]:
     query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
+    answer_layout = layout_picker(lang)
     st.subheader(t("Parameters", lang))
     st.caption(translate(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)
@@ -135,7 +137,7 @@ empty_state(result, lang, known_cause=mode_marks.has_known_cause(mode, marks))
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 comparison = remember(result, index_key, "main")
 change_bar(result, comparison, lang, "main")
-left, right = st.columns([1, 2], gap="medium")
+left, right = answer_and_results(answer_layout)
 with left:
     result = answer_panel(
         result, lang, index=index

@@ -97,3 +97,56 @@ def test_a_compare_link_keeps_its_question_and_honours_q(page, app_url):
     wait_until(page, lambda: parse_qs(urlparse(page.url).query).get("cq") == [QUESTION], what="the carried question")
     assert "q" not in parse_qs(urlparse(page.url).query)
     assert _question_box(page) == QUESTION
+
+
+GRID_FIT = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter((g) => g.offsetParent !== null)
+  .map((g) => { const s = g.querySelector('.dvn-scroller');
+    return {sideways: s ? s.scrollWidth - s.clientWidth : 0, rows: g.querySelectorAll('tbody tr').length,
+            whole: s ? s.scrollHeight <= s.clientHeight + 2 : true,
+            headers: [...g.querySelectorAll('th')].map((th) => th.innerText.trim())}; })"""
+CHART_FIT = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].filter((c) => c.offsetParent !== null)
+  .map((c) => { const box = c.getBoundingClientRect(); const drawn = c.querySelector('canvas, svg');
+    return {box: Math.round(box.width), drawn: drawn ? Math.round(drawn.getBoundingClientRect().width) : 0}; })"""
+
+
+@pytest.mark.parametrize("mode", ["nano.local", "ms.local", "lightrag.hybrid"])
+def test_at_1280_the_grids_show_ten_rows_without_sideways_scrolling(page, app_url, mode):
+    """Without a model the answer panel goes below the results (it held a third of the width for a prompt);
+    every kind's grids fit their width and show at least ten rows when they hold that many."""
+    _open(page, f"{app_url}/?index=sample:en&mode={mode}&view=entities&q={quote_plus(QUESTION)}")
+    assert parse_qs(urlparse(page.url).query).get("layout") in (None, ["below"])
+    for view, n in tab_counts(page).items():
+        if view not in ("Entities", "Relations", "Communities", "Chunks"):
+            continue
+        page.locator('[data-testid="stButtonGroup"] [role="radio"]').filter(has_text=view).first.click()
+        settle(page)
+        drawn = lambda n=n: [g for g in page.evaluate(GRID_FIT) if g["headers"]] or (n == 0 and [{}])  # noqa: E731
+        grids = wait_until(page, drawn, what=f"{view} grids")
+        for grid in grids:
+            if not grid:
+                continue
+            assert grid["sideways"] <= 2, (mode, view, grid)
+            assert grid["rows"] >= 10 or grid["whole"], (mode, view, grid)  # ten rows, or every row
+
+
+def test_the_sweep_chart_fits_its_column_at_every_width(page, app_url):
+    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=sweep&q={quote_plus(QUESTION)}")
+    page.get_by_role("button", name="Run the sweep").click()
+    page.get_by_text("Items and tokens per step").first.wait_for(timeout=120_000)
+    for width in (1280, 1600, 900):
+        page.set_viewport_size({"width": width, "height": 800})
+        settle(page)
+        page.wait_for_timeout(500)
+        charts = wait_until(page, lambda: page.evaluate(CHART_FIT), what="the sweep chart")
+        for chart in charts:
+            assert 0 < chart["drawn"] <= chart["box"] + 1, (width, chart)
+
+
+def test_compare_fits_1280(page, app_url):
+    page.goto(f"{app_url}/compare?index=sample:en&a_mode=nano.local&b_mode=ms.local&cq={quote_plus(QUESTION)}")
+    page.get_by_text("Overlap").first.wait_for(timeout=180_000)
+    settle(page)
+    overlap = wait_until(
+        page, lambda: next((g for g in page.evaluate(GRID_FIT) if g["headers"]), None), what="the overlap grid"
+    )
+    assert "Only right" in overlap["headers"] and overlap["sideways"] <= 2, overlap

@@ -31,8 +31,10 @@ def limits_list(result: Retrieval, lang: str) -> None:
     """Which limits bound each section (●) and which did not (○), as ``binding.limits`` reads the run."""
     found = limits(result)
     if found:
-        lines = [("● " if lim.binding else "○ ") + md_escape(translate(lim.text, lang)) for lim in found]
-        st.caption(t("Limits of this run (● binding, ○ not binding):", lang) + "  \n" + "  \n".join(lines))
+        st.caption(t("Limits of this run (● binding, ○ not binding):", lang))
+        for lim in found:
+            text = md_escape(translate(lim.text, lang))
+            st.caption(t("● {limit}", lang, limit=text) if lim.binding else t("○ {limit}", lang, limit=text))
 
 
 def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) -> None:

@@ -118,6 +118,8 @@ COLUMNS = {
 }
 
 
+# where Explore puts the answer (``layout``)
+LAYOUTS = {"beside": msg("beside"), "below": msg("below")}
 # the steps of the Trace view, by the names the modes give them
 TRACE_STEPS = {
     "assemble": pmsg("trace step", "assemble"),

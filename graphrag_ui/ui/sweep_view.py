@@ -196,7 +196,7 @@ def _results(sweep: Sweep, lang: str, key: str, widget_keys: dict[str, str]) -> 
         alt.Chart(tokens)
         .mark_area(opacity=0.35, line=True)
         .encode(x=alt.X("value:Q", title=sweep.param), y=alt.Y("tokens:Q", title=t("tokens", lang)))
-        .properties(height=110)
+        .properties(height=110, width="container")
     )
     layers = lines + rule
     changes = binding_changes(sweep, lang)
@@ -206,8 +206,10 @@ def _results(sweep: Sweep, lang: str, key: str, widget_keys: dict[str, str]) -> 
             x="value:Q",
             tooltip=[alt.Tooltip("value:Q", title=sweep.param), alt.Tooltip("binding:N", title=t("binding", lang))],
         )
-    chart = alt.vconcat(layers.properties(height=220), token_chart)
+    # two charts, each as wide as its column (a vconcat kept its own width and ran past the column)
+    chart = layers.properties(height=220, width="container")
     event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"{key}_sweep_chart")
+    st.altair_chart(token_chart, width="stretch", key=f"{key}_sweep_tokens")
     clicked = _clicked_value(event)
     values = sweep.values
     chosen = st.select_slider(

@@ -26,6 +26,7 @@ _DATA_COLUMNS = {
     "communities": ["level", "title", "rating"],
     "chunks": ["document", "doc_id", "text"],
 }
+DATA_FIELDS = {name for names in _DATA_COLUMNS.values() for name in names}  # the row fields the grids may show
 _PREVIEW = 300
 ENTERED = msg("▲ new")
 LEFT = msg("▼ was in before")

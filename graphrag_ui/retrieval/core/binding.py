@@ -34,7 +34,7 @@ _COUNT_PARAMS = {
     ("nano.naive", "chunks"): ("top_k", "query_better_than_threshold", False),
     ("lightrag", "entities"): ("top_k", "cosine_better_than_threshold", True),
     ("lightrag", "relations"): ("top_k", "cosine_better_than_threshold", True),
-    ("lightrag", "chunks"): ("chunk_top_k", "", False),
+    ("lightrag", "chunks"): ("chunk_top_k", "cosine_better_than_threshold", False),
     ("ms.local", "entities"): ("top_k_mapped_entities", "", True),
     ("ms.local", "relations"): ("top_k_relationships", "", False),
     ("ms.basic", "chunks"): ("k", "", True),
@@ -88,11 +88,12 @@ def limits(result: Retrieval) -> list[Limit]:
             (result.mode, kind), _COUNT_PARAMS.get((_family(result.mode), kind), ("", "", False))
         )
         threshold = result.params.get(threshold_param) if threshold_param else None
+        reclassify = _family(result.mode) == "nano"  # its count and threshold cut the same search's list
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
         for c in items:
             if not c.in_context:
                 cls = limit_class(c.dropped)
-                if cls == COUNT and _below(c.score, threshold):
+                if cls == COUNT and reclassify and _below(c.score, threshold):
                     cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
                 if cls:
                     cut[cls] += 1
