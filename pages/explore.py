@@ -77,7 +77,7 @@ with top[0]:
     query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
-    answer_layout = layout_picker(lang)
+    answer_layout = layout_picker(lang, wide_answer=bool(get_mode(mode).extra.get("drift_loop")))
     st.subheader(t("Parameters", lang))
     st.caption(translate(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)

@@ -151,3 +151,32 @@ def test_the_import_tab_says_where_the_imported_index_is_written(app, tmp_path):
     at = app("pages/index.py", index="sample:en")
     shown = [c.value for c in at.caption]
     assert any("The imported index is written to" in c and "indexes" in c for c in shown), shown
+
+
+def test_the_drift_tree_graph_colours_by_score_and_sets_unfollowed_branches_apart():
+    from graphrag_ui.retrieval.core.tree import QuestionEdge, QuestionNode, QuestionTree
+    from graphrag_ui.ui.drift_graph import drift_elements, score_colour
+
+    tree = QuestionTree(
+        nodes=[
+            QuestionNode(0, "the question", 0, score=80, round=0),
+            QuestionNode(1, "followed", 1, score=20, round=1, local={}),
+            QuestionNode(2, "never run", 1, score=None),
+            QuestionNode(3, "its follow-up", 2, score=95, round=2, local={}),
+        ],
+        edges=[QuestionEdge(0, 1), QuestionEdge(0, 2), QuestionEdge(1, 3)],
+    )
+    built = drift_elements(tree, "en")
+    nodes = {n["id"]: n for n in built.nodes}
+    assert (
+        nodes["1"]["color"]["background"] == score_colour(20) != score_colour(95) == nodes["3"]["color"]["background"]
+    )
+    assert nodes["2"]["color"]["background"] == score_colour(None) and nodes["2"]["opacity"] < nodes["1"]["opacity"]
+    assert nodes["2"]["shapeProperties"] == {"borderDashes": [4, 3]} and not nodes["1"]["shapeProperties"]
+    assert {(e["from"], e["to"]): e["dashes"] for e in built.edges} == {
+        ("0", "1"): False,
+        ("0", "2"): True,
+        ("1", "3"): False,
+    }
+    assert nodes["0"]["y"] < nodes["1"]["y"] < nodes["3"]["y"] and nodes["1"]["x"] != nodes["2"]["x"]
+    assert "not followed" in nodes["2"]["title"] and "round: 2" in nodes["3"]["title"]

@@ -9,7 +9,6 @@ from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
 from graphrag_ui.ui import tables
-from graphrag_ui.ui.escape import md_escape
 
 
 def headroom_of(frame: pd.DataFrame, lang: str) -> tuple[int, int | None, pd.DataFrame]:
@@ -33,7 +32,7 @@ def limits_list(result: Retrieval, lang: str) -> None:
     if found:
         st.caption(t("Limits of this run (● binding, ○ not binding):", lang))
         for lim in found:
-            text = md_escape(translate(lim.text, lang))
+            text = translate(lim.text, lang)  # our section and parameter names and numbers: no index text
             st.caption(t("● {limit}", lang, limit=text) if lim.binding else t("○ {limit}", lang, limit=text))
 
 

@@ -20,9 +20,10 @@ KEY = "layout"
 CHOICES = ("beside", "below")
 
 
-def layout_picker(lang: str) -> str:
-    """The sidebar's choice; its default: beside with a model, below without one."""
-    default = "beside" if model_configured() else "below"
+def layout_picker(lang: str, wide_answer: bool = False) -> str:
+    """The sidebar's choice; its default: beside with a model, below without one or when the answer panel
+    holds tables of its own (``wide_answer``: DRIFT's question tree and each question's local retrieval)."""
+    default = "beside" if model_configured() and not wide_answer else "below"
     chosen = st.segmented_control(
         t("Answer", lang),
         CHOICES,
