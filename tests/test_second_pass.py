@@ -180,3 +180,60 @@ def test_the_drift_tree_graph_colours_by_score_and_sets_unfollowed_branches_apar
     }
     assert nodes["0"]["y"] < nodes["1"]["y"] < nodes["3"]["y"] and nodes["1"]["x"] != nodes["2"]["x"]
     assert "not followed" in nodes["2"]["title"] and "round: 2" in nodes["3"]["title"]
+
+
+def test_a_long_job_runs_on_the_server_and_a_second_start_is_refused_by_name():
+    import threading
+    import time
+
+    from graphrag_ui import jobs
+    from graphrag_ui.errors import UserError
+
+    release = threading.Event()
+
+    def work(progress):
+        progress("vectors", 1, 3)
+        release.wait(30)
+        progress("vectors", 3, 3)
+        return "ok"
+
+    target = "/tmp/not-an-index-second-pass"
+    job = jobs.start("reembed", target, work, "hash")
+    with pytest.raises(UserError, match=r"a re-embed of /tmp/not-an-index-second-pass is already running .*hash"):
+        jobs.start("reembed", target, work, "hash")
+    assert jobs.jobs_for(target)[0] is job and job.state == jobs.RUNNING
+    release.set()
+    deadline = time.time() + 10
+    while job.state == jobs.RUNNING and time.time() < deadline:
+        time.sleep(0.02)
+    assert job.state == jobs.DONE and job.result == "ok" and job.stages == {"vectors": (3, 3)}
+    jobs.start("reembed", target, lambda progress: 1 / 0).finished or time.sleep(0.2)  # a new one may start
+    assert jobs.jobs_for(target)[0].state == jobs.FAILED
+
+
+def test_a_reembed_started_in_one_tab_is_seen_from_another(app, tmp_path):
+    """The re-embed runs on the server: a second session (another tab, or the analyst back after closing
+    the first) sees it running or finished, and its own start of the same job is refused by name."""
+    import shutil
+
+    from test_app import wait_for_jobs
+
+    from graphrag_ui import jobs
+    from graphrag_ui.ui.state import register_index
+
+    folder = tmp_path / "copy"
+    shutil.copytree(ROOT / "data" / "sample" / "en" / "index", folder)
+    key = register_index("copy", folder)
+    first = app("pages/index.py", index=key)
+    first.text_input(key="re_emb").set_value("hash").run()
+    first.button(key="re_btn").click().run()
+    second = app("pages/index.py", index=key)
+    shown = [c.value for c in second.caption] + [s.value for s in second.success]
+    assert any("re-embed of this index" in s for s in shown), shown
+    if jobs.jobs_for(str(folder))[0].state == jobs.RUNNING:
+        second.text_input(key="re_emb").set_value("hash").run()
+        second.button(key="re_btn").click().run()
+        assert any("is already running" in e.value for e in second.error)
+    wait_for_jobs()
+    second.run()
+    assert any("The last re-embed of this index finished (hash)" in s.value for s in second.success)
