@@ -24,10 +24,11 @@ def layout_picker(lang: str, wide_answer: bool = False) -> str:
     """The sidebar's choice; its default: beside with a model, below without one or when the answer panel
     holds tables of its own (``wide_answer``: DRIFT's question tree and each question's local retrieval)."""
     default = "beside" if model_configured() and not wide_answer else "below"
-    chosen = st.segmented_control(
+    chosen = st.radio(  # not a button group: the result views' switch is the page's one
         t("Answer", lang),
         CHOICES,
-        default=default,
+        index=CHOICES.index(default),
+        horizontal=True,
         key=KEY,
         bind="query-params",
         format_func=lambda v: label(LAYOUTS, v, lang),
