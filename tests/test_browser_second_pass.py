@@ -150,3 +150,28 @@ def test_compare_fits_1280(page, app_url):
         page, lambda: next((g for g in page.evaluate(GRID_FIT) if g["headers"]), None), what="the overlap grid"
     )
     assert "Only right" in overlap["headers"] and overlap["sideways"] <= 2, overlap
+
+
+@pytest.mark.parametrize("mode", ["nano.local", "nano.global", "lightrag.hybrid", "ms.local", "ms.drift"])
+def test_every_view_of_every_mode_family_in_chinese_in_the_browser(page, app_url, mode):
+    """The browser counterpart of test_i18n_zh: each view of one mode per family, drawn in Chromium with
+    lang=zh, shows no untranslated UI text (page text, grid headers, the reasons and Trace steps in view)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from zh_catalogue import GRID_REASON_TEXT, VISIBLE_UI_TEXT, allowed_names, reason_headers, untranslated
+
+    page.goto(f"{app_url}/?index=sample:zh&lang=zh&mode={mode}")
+    wait_until(page, lambda: page.locator('[data-testid="stButtonGroup"] [role="radio"]').count() > 0, 180)
+    settle(page)
+    allowed, problems = allowed_names(), {}
+    views = page.get_by_test_id("stButtonGroup").first.get_by_role("radio")  # the views (a stage switch follows)
+    for i in range(views.count()):
+        views.nth(i).click()
+        settle(page)
+        page.wait_for_timeout(300)
+        grids = page.evaluate(GRID_REASON_TEXT, reason_headers("zh"))
+        missing = untranslated(page.evaluate(VISIBLE_UI_TEXT) + grids["headers"] + grids["reasons"], allowed)
+        if missing:
+            problems[views.nth(i).inner_text()] = missing
+    assert not problems, problems

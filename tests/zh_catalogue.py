@@ -313,7 +313,7 @@ VISIBLE_UI_TEXT = """() => {
 
 def reason_headers(lang: str) -> list[str]:
     """The headers the grids give their reason columns (``REASON_COLUMNS``) in ``lang``."""
-    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call")]
+    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call", "step")]
 
 
 # the grids' headers and the cells under a reason header, as the browser draws them (the data grid
