@@ -63,7 +63,9 @@ def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) 
         alt.Chart(long)
         .mark_bar()
         .encode(
-            y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)),
+            y=alt.Y(
+                "section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)
+            ),
             x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
             color=alt.Color(
                 "part:N",
