@@ -1,4 +1,4 @@
-# Two entry points (see README): `make run` opens the app, `make test` runs every test.
+# Two entry points (see README): `make run` serves the app (open the address it prints; PORT=8600 for another port), `make test` runs every test.
 # Each does its own set-up from nothing: virtual environment, pinned packages, Debian's chromium.
 SHELL := /bin/bash
 PYTHON ?= python3

@@ -25,7 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m graphrag_ui", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m graphrag_ui",
+        description="The GraphRAG Retrieval Explorer on the command line: build, import, re-embed, query, sweep, bench.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
     wanted = (argv if argv is not None else sys.argv[1:])[:1]

@@ -310,8 +310,9 @@ def check_compatible(index_embedder: str, query_embedder: str) -> None:
         raise EmbedderMismatchError(
             msg("this index does not say which embedder made its vectors"),
             fix=msg(
-                "pass --embedder NAME (the model that built the source), or re-embed with "
-                "`python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`"
+                "re-embed the index (in the app: Index page, Re-embed; on the command line: "
+                "`python -m graphrag_ui reembed INDEX_DIR --embedder use-m3`), or name the model that built "
+                "the source (--embedder NAME); with recall = ilike the modes that have it run without one"
             ),
         )
     if index_embedder != query_embedder:

@@ -18,7 +18,7 @@ import numpy as np
 from graphrag_ui.embed import check_compatible, get_embedder
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.gc_pause import paused_gc
-from graphrag_ui.i18n import msg
+from graphrag_ui.i18n import listed, msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
 from graphrag_ui.query_readiness import embeds_question, mode_readiness
@@ -68,6 +68,9 @@ def _script(ch: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
+SCRIPT_NAMES = {"CJK": msg("Chinese characters"), "LATIN": msg("Latin script")}  # the rest: "Cyrillic script"
+
+
 def _scripts(text: str) -> set[str]:
     return {_script(ch) for ch in set(text) if ch.isalpha()} - {""}
 
@@ -111,7 +114,7 @@ def question_warnings(index: Index, query: str, by_name: bool = True) -> list[st
     if index.entities and by_name:
         foreign = sorted(_scripts(query) - name_scripts(index))
         if foreign and len(foreign) == len(_scripts(query)):
-            written = ", ".join(s.title() for s in foreign)
+            written = listed(*(SCRIPT_NAMES.get(s) or msg("{name} script", name=s.title()) for s in foreign))
             notes.append(
                 msg(
                     "the question is written in {written}, which no entity name in this index uses: name "
@@ -309,8 +312,15 @@ def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
     no vectors), so the reader is not left to suspect the threshold."""
     if mode == "lightrag.bypass" or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
         return []
-    found = mode_readiness(index, mode)
-    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in found.reasons]
+    reasons = mode_readiness(index, mode).reasons
+    if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked
+        reasons = [r for r in reasons if not _about_embedding(r)]
+    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in reasons]
+
+
+def _about_embedding(reason: str) -> bool:
+    template = getattr(reason, "template", str(reason))
+    return "recall = ilike" in template or template.startswith("{mode} embeds the question")
 
 
 def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:

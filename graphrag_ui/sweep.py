@@ -20,6 +20,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.query import resolve_keywords, run_query
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
@@ -36,6 +37,7 @@ class Step:
     ids: dict[str, list[str]]  # kind -> ids in the context, in context order
     ms: float  # the retrieval's own time (context build and embedding)
     warnings: list[str] = field(default_factory=list)
+    binding: list[str] = field(default_factory=list)  # the limits that cut something (``binding.binding``)
 
 
 @dataclass
@@ -170,6 +172,6 @@ def run_sweep(
 def _step(value: Any, result: Retrieval, ms: float) -> Step:
     ids = {kind: result.selected_ids(kind) for kind in KINDS}
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
-    return Step(
-        value, {k: len(v) for k, v in ids.items()}, context_tokens(result), sections, ids, ms, list(result.warnings)
-    )
+    counts = {k: len(v) for k, v in ids.items()}
+    bound = [lim.text for lim in binding(result)]
+    return Step(value, counts, context_tokens(result), sections, ids, ms, list(result.warnings), bound)

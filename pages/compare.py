@@ -9,7 +9,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import mode_marks, staged_answer, state, url_notices
+from graphrag_ui.ui import mode_marks, question, staged_answer, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.escape import md_escape, shown_error
@@ -38,6 +38,7 @@ def shown_jaccard(value: float | None) -> str:
 lang, index, index_key = open_page("compare")
 suggested = state.suggested_questions(index_key)
 state.seed_widget("cq", suggested[0] if suggested else "")
+question.in_url("cq")
 query = st.text_area(t("Question", lang), key="cq", bind="query-params", height=80)
 modes = mode_names()
 sides = {}
@@ -115,14 +116,16 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     column_config={
-        "kind": t("kind", lang),
-        "left": t("Left", lang),
-        "right": t("Right", lang),
-        "shared": t("shared", lang),
+        "kind": st.column_config.TextColumn(t("kind", lang), width=100),
+        "left": st.column_config.NumberColumn(t("Left", lang), width=60),
+        "right": st.column_config.NumberColumn(t("Right", lang), width=60),
+        "shared": st.column_config.NumberColumn(t("shared", lang), width=60),
+        t("Only left", lang): st.column_config.TextColumn(width=240),  # fits 1280×800 with the sidebar open
+        t("Only right", lang): st.column_config.TextColumn(width=240),
         "jaccard_shown": st.column_config.TextColumn(
-            "jaccard", help=t("shared / (left ∪ right); — when neither side has an item of this kind", lang)
+            "jaccard", width=70, help=t("shared / (left ∪ right); — when neither side has an item of this kind", lang)
         ),
-        "jaccard": st.column_config.ProgressColumn(" ", min_value=0.0, max_value=1.0, format=" "),
+        "jaccard": st.column_config.ProgressColumn(" ", min_value=0.0, max_value=1.0, format=" ", width=80),
     },
 )
 columns = st.columns(2, gap="large")

@@ -7,11 +7,12 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import gold_view, mode_marks, state, url_notices
+from graphrag_ui.ui import gold_view, mode_marks, question, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.layout import answer_and_results, layout_picker
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
@@ -73,9 +74,11 @@ with top[1]:
                 st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
+    question.in_url("q")
     query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
+    answer_layout = layout_picker(lang, wide_answer=bool(get_mode(mode).extra.get("drift_loop")))
     st.subheader(t("Parameters", lang))
     st.caption(translate(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)
@@ -129,18 +132,20 @@ except UserError as exc:
     st.error(shown_error(exc, lang))
     st.stop()
 
-warnings_box(result, lang)
+notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
 vector_search_note(result, lang)
 empty_state(result, lang, known_cause=mode_marks.has_known_cause(mode, marks))
 offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
 comparison = remember(result, index_key, "main")
 change_bar(result, comparison, lang, "main")
-left, right = st.columns([1, 2], gap="medium")
+left, right = answer_and_results(answer_layout)
 with left:
     result = answer_panel(
         result, lang, index=index
     )  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
     result_tabs(index, result, lang, comparison=comparison)
+with notes:
+    warnings_box(result, lang)
 run_summary(result, lang)
 gold_view.gold_line(index, index_key, result, lang)

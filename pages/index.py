@@ -9,7 +9,7 @@ import streamlit as st
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg, t, translate
-from graphrag_ui.ui import index_ops, state
+from graphrag_ui.ui import index_ops, job_view, state
 from graphrag_ui.ui.escape import md_escape, shown, shown_error
 from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
 from graphrag_ui.ui.page import open_page
@@ -147,6 +147,13 @@ with tab_open:
         except UserError as exc:
             st.error(shown_error(exc, lang))
 with tab_import:
+    st.caption(
+        t(
+            "The imported index is written to {folder}/NAME (a new folder; the source is only read).",
+            lang,
+            folder=md_escape(index_ops.indexes_home(state.app_home())),
+        )
+    )
     kind = st.selectbox(
         t("Source kind", lang),
         ["auto", "nano", "lightrag", "msgraphrag"],
@@ -253,19 +260,14 @@ with tab_reembed:
             st.info(t("The bundled samples are read-only; import or build a copy to re-embed it.", lang))
         elif not access.owns(index.path):
             st.info(t("An index opened by path is read-only here; import or build a copy to re-embed it.", lang))
-        elif st.button(t("Re-embed", lang), key="re_btn"):
+        elif st.button(t("Re-embed", lang), key="re_btn"):  # runs on the server: the tab may close
             from graphrag_ui.index.reembed import reembed
 
-            box = None
             try:
                 index_ops.check_rewrite(access, index.path, index_key)
-                update, box = progress_bar(t("Re-embedding…", lang))
-                reembed(index.path, target.strip(), progress=update)
-                box.update(state="complete")
-                # reopen at once: the statistics then show the new embedder (the cache keys on the manifest)
-                state.open_index_next_run(index_key, t("Re-embedded; the index reloads with the new vectors.", lang))
-                st.rerun()
             except UserError as exc:
-                if box is not None:
-                    box.update(label=t("Re-embedding failed", lang), state="error", expanded=False)
                 st.error(shown_error(exc, lang))
+            else:
+                path, name = str(index.path), target.strip()
+                job_view.start_job("reembed", path, lambda update: reembed(path, name, progress=update), name, lang)
+        job_view.job_status("reembed", str(index.path), lang)

@@ -64,3 +64,33 @@ def test_drift_tree_and_one_questions_local_retrieval(browser, app_url, blocked)
     settle(page)
     wait_until(page, lambda: page.get_by_text("In the context").count() > 0, what="the question's local retrieval")
     assert page.get_by_text("Scripted local answer to:").count() > 0  # the question's own answer
+
+
+def test_a_click_on_a_question_in_the_drift_graph_opens_its_local_retrieval(browser, app_url, blocked):
+    """Issue 29: the tree is drawn as a clickable graph coloured by score; clicking a question that a round
+    ran picks it, and its answer and local retrieval follow."""
+    from tests.browser_support import node_screen_position, wait_graph_painted
+
+    page = new_page(browser, blocked)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    query = {"index": "sample:en", "mode": "ms.drift", "q": QUESTION}
+    query |= {"drift_k_followups": "3", "primer_folds": "1", "n_depth": "1"}
+    page.goto(f"{app_url}/?{urlencode(query)}")
+    settle(page)
+    page.get_by_role("button", name="Run DRIFT with the model").click()
+    settle(page)
+    wait_graph_painted(page, timeout=120_000)
+    picker = page.get_by_test_id("stSelectbox").filter(has_text="Local retrieval of the question").first
+    wait_until(page, lambda: picker.count() > 0, what="the question picker")
+    chosen = picker.locator("input").first
+    before = chosen.input_value()
+    for node in ("3", "2", "1"):  # a follow-up the round ran (the picker starts at the first)
+        at = node_screen_position(page, node)
+        page.mouse.click(at["x"], at["y"])
+        try:  # a question no round ran changes nothing: try the next
+            wait_until(page, lambda: chosen.input_value() != before, timeout_s=20, what="the picked question")
+            break
+        except AssertionError:
+            continue
+    assert chosen.input_value() != before and f"#{node} ·" in chosen.input_value(), (before, chosen.input_value())
+    wait_until(page, lambda: page.get_by_text("In the context").count() > 0, what="its local retrieval")

@@ -52,7 +52,7 @@ def _every_tab(at: AppTest, key: str) -> list[str]:
     from test_app import open_view, tab_counts
 
     seen = visible_strings(at._tree)
-    views = ["entities", "relations", "communities", "chunks", "graph", "budget", "trace", "context"]
+    views = ["entities", "relations", "communities", "chunks", "graph", "budget", "trace", "context", "sweep"]
     if "Batches" in tab_counts(at, key):
         views = ["batches", "points", *views]
     for view in views:

@@ -6,8 +6,34 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.i18n import t, translate
+from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
 from graphrag_ui.ui import tables
+
+
+def headroom_of(frame: pd.DataFrame, lang: str) -> tuple[int, int | None, pd.DataFrame]:
+    """(tokens in the context, headroom, the sections with a limit): under the total's limit when the mode
+    has one, else the sum of each limited section's own headroom (an unlimited section takes none)."""
+    is_total = frame["section"] == translate(SECTIONS["total"], lang)
+    parts = frame[~is_total]
+    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
+    if is_total.any():
+        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
+        return used, None if pd.isna(limit) else max(int(limit) - used, 0), limited
+    used = int(parts["used"].sum())
+    if limited.empty:
+        return used, None, limited
+    return used, int((limited["limit"] - limited["used"]).clip(lower=0).sum()), limited
+
+
+def limits_list(result: Retrieval, lang: str) -> None:
+    """Which limits bound each section (●) and which did not (○), as ``binding.limits`` reads the run."""
+    found = limits(result)
+    if found:
+        st.caption(t("Limits of this run (● binding, ○ not binding):", lang))
+        for lim in found:
+            text = translate(lim.text, lang)  # our section and parameter names and numbers: no index text
+            st.caption(t("● {limit}", lang, limit=text) if lim.binding else t("○ {limit}", lang, limit=text))
 
 
 def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) -> None:
@@ -19,19 +45,17 @@ def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) 
     if frame.empty:
         st.info(t("Nothing in this section.", lang))
         return
-    frame["limit"] = pd.to_numeric(frame["limit"], errors="coerce")
-    is_total = frame["section"] == translate(SECTIONS["total"], lang)
-    parts = frame[~is_total]
-    if is_total.any():
-        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
-    else:
-        used, limit = int(parts["used"].sum()), parts["limit"].sum(min_count=1)
-    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
+    for column in ("limit", "before"):  # a section without a limit (or absent before) is empty, never "None"
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    used, headroom, limited = headroom_of(frame, lang)
     full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
     c1, c2, c3 = st.columns(3)
     c1.metric(t("Tokens in the context", lang), f"{used:,}")
-    c2.metric(t("Headroom under the limits", lang), "—" if pd.isna(limit) else f"{max(int(limit) - used, 0):,}")
+    c2.metric(t("Headroom under the limits", lang), "—" if headroom is None else f"{headroom:,}")
     c3.metric(t("Sections at their limit", lang), f"{full} / {len(limited)}")
+    limits_list(result, lang)
+    parts = frame[frame["section"] != translate(SECTIONS["total"], lang)]
     long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
     long["order"] = (long["part"] == "headroom").astype(int)
     long["part"] = long["part"].map({"used": t("used", lang), "headroom": t("headroom", lang)})
@@ -39,7 +63,9 @@ def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) 
         alt.Chart(long)
         .mark_bar()
         .encode(
-            y=alt.Y("section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False)),
+            y=alt.Y(
+                "section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)
+            ),
             x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
             color=alt.Color(
                 "part:N",

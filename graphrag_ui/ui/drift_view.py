@@ -1,6 +1,7 @@
 """The DRIFT tree: the questions ``ms.drift`` asked itself, and any question's local retrieval.
 
-The table lists the questions depth-first from the user's question along the "follow-up of" edges
+The graph (``drift_graph``) draws them coloured by score, followed and unfollowed branches apart; a
+click on a question opens its local retrieval. The table lists the questions depth-first from the user's question along the "follow-up of" edges
 (a question asked by several parents sits under the first), indented by depth, its score as a bar, the
 round that ran it; questions no round reached are marked as not followed. Picking a question shows
 its answer and the local retrieval that produced it in the usual tables.
@@ -16,9 +17,19 @@ from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.tree import QuestionNode, QuestionTree
+from graphrag_ui.ui.drift_graph import drift_elements
 from graphrag_ui.ui.escape import md_escape
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, label
+
+CLICKED = "_drift_clicked"  # (view key, question) last opened from the graph
+
+
+def _clicked(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
 
 
 def depth_first(tree: QuestionTree) -> list[QuestionNode]:
@@ -70,7 +81,19 @@ def tree_rows(tree: QuestionTree, lang: str) -> list[dict[str, object]]:
 
 
 def drift_tree(index: Index, tree: QuestionTree, lang: str, key: str) -> None:
-    """The questions as a tree table, then the chosen question's answer and local retrieval."""
+    """The questions as a clickable graph and a tree table, then the chosen question's answer and local
+    retrieval (a click on a question that ran picks it)."""
+    from graphrag_ui.ui.graph_component import clickable_graph
+    from graphrag_ui.ui.graph_view import options
+
+    run_ids = {n.id for n in tree.nodes if n.local is not None}
+    events = clickable_graph(drift_elements(tree, lang), options(), key=f"{key}_drift_graph", lang=lang, height=380)
+    clicked = _clicked(events.clicked)
+    if clicked is not None and clicked in run_ids and st.session_state.get(CLICKED) != (key, clicked):
+        st.session_state[CLICKED] = (key, clicked)  # the component keeps reporting its last click
+        st.session_state[f"{key}_drift_node"] = clicked
+    elif clicked is not None and clicked not in run_ids:
+        st.caption(t("Question #{n} was not followed: no round ran it, so it has no local retrieval.", lang, n=clicked))
     st.dataframe(
         tree_rows(tree, lang),
         hide_index=True,

@@ -1,9 +1,12 @@
 """One kind's tables (entities, relations, communities or chunks): what went in, what was dropped, why.
 
-Readable at 1280×800: the reason columns come first and wrap (rows grow to three lines when a reason
-is long), numbers that do not apply show "—" (a relation picked by rank has no similarity), rows are
-numbered from 1 in the order the mode found them, chunks are named by their document. Selecting a
-row shows it whole below the table. Each grid keeps its key from run to run, so its sort survives a
+Readable at 1280×800 without scrolling sideways: the grid holds what, why (and why dropped), the
+numbers and, for kept rows, one short field of the kind (type, document, weight, level, rating) in fixed widths that add up to the results'
+width, and shows 12 rows; long texts (description, chunk text, keywords) and fields the label repeats
+(source, target, title) are read by selecting a row, which shows it whole below the table (a grid of
+a few rows wraps its reasons on three lines instead). Numbers that do not apply show "—" (a relation
+picked by rank has no similarity), rows are numbered from 1 in the order the mode found them, chunks
+are named by their document. Each grid keeps its key from run to run, so its sort survives a
 slider move.
 """
 
@@ -20,8 +23,12 @@ from graphrag_ui.ui.row_marks import RowMark
 from graphrag_ui.ui.tables import Marks
 
 TALL_ROW = 72  # px: three wrapped lines of a reason
+ROW = 35  # px: one line
 WRAP_AFTER = 36  # characters of the longest reason before rows grow (a medium column holds ~36)
+FEW = 5  # a grid of this many rows or fewer wraps its reasons (it fits tall)
+GRID_ROWS = 12  # rows a grid shows before it scrolls
 SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
+SHORT_FIELDS = ("type", "document", "weight", "level", "rating")  # the one short field of each kind
 DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
 
 
@@ -31,22 +38,24 @@ def column_config(lang: str) -> dict:
     return {
         "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with", lang)),
         "#": cc.NumberColumn(t("#", lang), width=48, help=t("order in which the mode found the item", lang)),
-        "label": cc.TextColumn(t("label", lang), width="medium"),
+        "label": cc.TextColumn(t("label", lang), width=180, help=t("select a row to read it whole", lang)),
         "score": cc.NumberColumn(
             t("score", lang),
             format="%.4f",
-            width="small",
+            width=70,
             help=t("similarity or the reference's score; — where the mode picked the item by rank, not by score", lang),
         ),
         "rank": cc.NumberColumn(
-            t("rank", lang), width="small", help=t("degree or the reference's rank; — where the mode has none", lang)
+            t("rank", lang), width=60, help=t("degree or the reference's rank; — where the mode has none", lang)
         ),
-        "tokens": cc.NumberColumn(
-            t("tokens", lang), width="small", help=t("tokens this row adds to the context", lang)
-        ),
-        "why": cc.TextColumn(t("Why selected", lang), width="medium"),
-        "dropped": cc.TextColumn(t("why dropped", lang), width="medium"),
-        "document": cc.TextColumn(t("document", lang), width="medium"),
+        "tokens": cc.NumberColumn(t("tokens", lang), width=60, help=t("tokens this row adds to the context", lang)),
+        "why": cc.TextColumn(t("Why selected", lang), width=190),
+        "dropped": cc.TextColumn(t("why dropped", lang), width=190),
+        "document": cc.TextColumn(t("document", lang), width=160),
+        "type": cc.TextColumn("type", width=110),
+        "weight": cc.NumberColumn("weight", width=60),
+        "level": cc.NumberColumn("level", width=50),
+        "rating": cc.NumberColumn("rating", width=60),
         "text": cc.TextColumn(t("text", lang), width="large"),
     }
 
@@ -62,22 +71,32 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _order(frame: pd.DataFrame, marked: list[str] = ()) -> list[str]:
-    """Kept rows lead with what and why; dropped rows with why dropped (readable without scrolling sideways);
-    row marks (``marked``) right after the change column."""
-    lead = ["dropped", "label", "why"] if "dropped" in frame.columns else ["#", "label", "why"]
-    lead = ["change", *marked, *lead]
+    """Kept rows lead with what and why, dropped rows with why dropped, what and why considered; then the
+    numbers, and for kept rows the kind's short field. Row marks (``marked``, from ``row_marks``) come right
+    after ``change``; columns not listed are not drawn, except unknown short mark columns, kept after them."""
+    dropped = "dropped" in frame.columns
+    lead = ["change", "dropped", "label", "why"] if dropped else ["change", "#", "label", "why"]
     head = [c for c in lead if c in frame.columns]
-    rest = [c for c in SHOWN if c in frame.columns and c not in head]
-    hidden = {"order", "id", "doc_id"}
-    return head + rest + [c for c in frame.columns if c not in head and c not in rest and c not in hidden]
+    rest = [c for c in (*SHOWN, *SHORT_FIELDS) if c in frame.columns and c not in head]
+    if dropped:  # two reasons take the room of the order and the short field (both in the selected row)
+        rest = [c for c in rest if c not in ("#", *SHORT_FIELDS)]
+    known = {*SHOWN, *SHORT_FIELDS, *tables.DATA_FIELDS, "order", "id", "doc_id", "file_path"}
+    marks = [c for c in marked if c in frame.columns]
+    marks += [c for c in frame.columns if c not in known and c not in marks]  # e.g. another mark column
+    return head[:1] + marks + head[1:] + rest
 
 
-def _row_height(frame: pd.DataFrame) -> int | None:
+def _row_height(frame: pd.DataFrame) -> int:
     longest = 0
-    for name in ("why", "dropped", "text", "description"):
+    for name in ("why", "dropped"):
         if name in frame.columns and not frame.empty:
             longest = max(longest, int(frame[name].astype(str).str.len().max()))
-    return TALL_ROW if longest > WRAP_AFTER else None
+    return TALL_ROW if longest > WRAP_AFTER and len(frame) <= FEW else ROW
+
+
+def _height(frame: pd.DataFrame, row: int) -> int:
+    """Header and up to ``GRID_ROWS`` rows (a grid of 10⁴ dropped rows scrolls inside this)."""
+    return ROW + row * max(min(len(frame), GRID_ROWS), 1) + 3
 
 
 def _grid(
@@ -95,7 +114,8 @@ def _grid(
         key=key,
         column_order=_order(shown, [m.column for m in marks]),
         column_config=config,
-        row_height=_row_height(shown),
+        row_height=(row_height := _row_height(shown)),
+        height=_height(shown, row_height),
         placeholder="—",
         on_select="rerun",
         selection_mode="single-row",

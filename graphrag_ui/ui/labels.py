@@ -119,6 +119,42 @@ COLUMNS = {
 }
 
 
+# where Explore puts the answer (``layout``)
+LAYOUTS = {"beside": msg("beside"), "below": msg("below")}
+# the steps of the Trace view, by the names the modes give them
+TRACE_STEPS = {
+    "assemble": pmsg("trace step", "assemble"),
+    "batches": pmsg("trace step", "batches"),
+    "chunks from entities": pmsg("trace step", "chunks from entities"),
+    "chunks from relations": pmsg("trace step", "chunks from relations"),
+    "communities": pmsg("trace step", "communities"),
+    "community context": pmsg("trace step", "community context"),
+    "consider": pmsg("trace step", "consider"),
+    "context table": pmsg("trace step", "context table"),
+    "cut": pmsg("trace step", "cut"),
+    "entity search": pmsg("trace step", "entity search"),
+    "global path": pmsg("trace step", "global path"),
+    "keywords": pmsg("trace step", "keywords"),
+    "local context": pmsg("trace step", "local context"),
+    "local path": pmsg("trace step", "local path"),
+    "merge": pmsg("trace step", "merge"),
+    "node data": pmsg("trace step", "node data"),
+    "primer folds": pmsg("trace step", "primer folds"),
+    "recall": pmsg("trace step", "recall"),
+    "relations": pmsg("trace step", "relations"),
+    "report ranking": pmsg("trace step", "report ranking"),
+    "reports": pmsg("trace step", "reports"),
+    "round-robin merge": pmsg("trace step", "round-robin merge"),
+    "schema": pmsg("trace step", "schema"),
+    "search": pmsg("trace step", "search"),
+    "template choice": pmsg("trace step", "template choice"),
+    "text unit search": pmsg("trace step", "text unit search"),
+    "text units": pmsg("trace step", "text units"),
+    "token control": pmsg("trace step", "token control"),
+    "vector chunks": pmsg("trace step", "vector chunks"),
+}
+
+
 def label(table: dict[str, Msg], key: str, lang: str) -> str:
     """``table[key]`` in ``lang``; the key itself when the table has no label for it."""
     text = table.get(key)

@@ -15,6 +15,13 @@ from graphrag_ui.ui import ranges
 from graphrag_ui.ui.labels import CHOICES, label
 
 RESYNC = "_url_resync"  # widgets seeded from a link's spelling they cannot read: written back to the URL next run
+PENDING = "_param_pending"  # widget key -> value another view asked for (a sweep step): set before the widget draws
+
+
+def ask_value(key: str, value: Any) -> None:
+    """Have the widget ``key`` take ``value`` on the next full run (a widget drawn elsewhere, e.g. the
+    sidebar seen from a fragment, cannot be assigned from there: its next draw would keep the old value)."""
+    st.session_state.setdefault(PENDING, {})[key] = value
 
 
 def widget_key(spec: ModeSpec, param: ParamSpec, prefix: str = "") -> str:
@@ -51,7 +58,11 @@ def _from_link(param: ParamSpec, key: str) -> Any:
 
 
 def _resync(key: str) -> None:
-    """Assign a link-seeded value again (one run later): Streamlit then writes it into the URL."""
+    """Assign a link-seeded value again (one run later): Streamlit then writes it into the URL; a value
+    asked for by ``ask_value`` is assigned here, before the widget draws."""
+    asked = st.session_state.get(PENDING)
+    if asked and key in asked:
+        st.session_state[key] = asked.pop(key)
     pending = st.session_state.get(RESYNC)
     if pending and key in pending:
         pending.discard(key)

@@ -10,12 +10,14 @@ new sample's first suggested question is put in its place, and the page says so.
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
 from collections import Counter
 from itertools import islice
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from graphrag_ui.i18n import msg
 
@@ -90,6 +92,11 @@ def follow(index_key: str, index: Any, label: str, suggested: list[str]) -> None
     language changes (``label``: the index's name as the picker shows it; ``suggested``: its questions)."""
     state = st.session_state
     seen = state.setdefault(SEEN, {})
+    if SHARED not in state:  # a fresh session: the link's question, whichever page's key it uses
+        linked = next((st.query_params[k] for k in QUESTION_KEYS if k in st.query_params), None)
+        if linked is not None:
+            state[SHARED] = linked
+            seen.update({k: linked for k in QUESTION_KEYS})
     for key in QUESTION_KEYS:
         value = state.get(key)
         if isinstance(value, str) and value != seen.get(key):
@@ -122,3 +129,20 @@ def notices() -> list[str]:
         st.session_state.pop(NOTICE, None)
         return []
     return [text]
+
+
+def in_url(key: str) -> None:
+    """Call before the page's question box draws: the question goes into its link under the page's key
+    (``q`` or ``cq``) and the other page's key is dropped — a carried-over question was not in the URL and
+    the other page's stale one stayed there."""
+    for other in QUESTION_KEYS:
+        if other != key and other in st.query_params:
+            with contextlib.suppress(StreamlitAPIException):  # bound to a widget of this page: it stays
+                del st.query_params[other]
+    value = st.session_state.get(key)
+    if not isinstance(value, str) or not value or st.query_params.get(key) == value:
+        return
+    try:
+        st.query_params[key] = value  # the box is not bound yet in this session: the URL seeds it
+    except StreamlitAPIException:
+        st.session_state[key] = value  # bound: a programmatic set, which the widget writes into the URL

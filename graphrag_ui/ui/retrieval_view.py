@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
+from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
@@ -16,9 +17,9 @@ from graphrag_ui.ui.citation_view import citation_budget, run_line
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
-from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, VIEW_LABELS, label
+from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, TRACE_STEPS, VIEW_LABELS, label
 from graphrag_ui.ui.params import widget_key
-from graphrag_ui.ui.sweep_view import sweep_view
+from graphrag_ui.ui.sweep_view import rerun_if_a_step_was_shown, sweep_view
 
 
 def warnings_box(result: Retrieval, lang: str = "en") -> None:
@@ -61,14 +62,16 @@ def run_summary(result: Retrieval, lang: str = "en") -> None:
         t("{n} {kind}", lang, n=n, kind=label(KIND_LABELS, kind, lang))
         for kind, (n, _) in tables.counts(result).items()
     )
+    bound = "; ".join(translate(lim.text, lang) for lim in limits(result))
     st.caption(
         t(
-            "run: {mode} · {params} · {ms} ms · in the context: {kept}",
+            "run: {mode} · {params} · {ms} ms · in the context: {kept} · limits: {limits}",
             lang,
             mode=result.mode,
             params=params,
             ms=f"{total:.1f}",
             kept=kept,
+            limits=bound or "—",
         )
     )
     run_line(result, lang)  # what the answer cites and never used, once an answer is shown
@@ -94,6 +97,15 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
             ),
             icon=":material/search_off:",
         )
+        return True
+    if not any(dropped for _, dropped in tables.counts(result).values()):
+        text = t(
+            "{mode} found nothing for this question: it considered no entity, relation, community or chunk at "
+            "all. Try another mode, different keywords, or check that the index is about this question.",
+            lang,
+            mode=result.mode,
+        )
+        st.info(text, icon=":material/search_off:")
         return True
     st.info(
         t(
@@ -180,6 +192,7 @@ def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main", c
 
 @st.fragment
 def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> None:
+    rerun_if_a_step_was_shown(key)
     options = views_of(result)
     counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
     url_key = "view" if key == "main" else f"{key}_view"
@@ -245,7 +258,7 @@ def _stages(result: Retrieval, lang: str, key: str) -> None:
 
 
 def trace_view(result: Retrieval, lang: str, key: str) -> None:
-    trace = tables.trace_frame(result)
+    trace = tables.trace_frame(result, TRACE_STEPS, lang)
     slowest = float(trace["ms"].max()) if not trace.empty else 1.0
     st.dataframe(
         trace,

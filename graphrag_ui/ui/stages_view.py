@@ -41,19 +41,29 @@ def waiting_notice(stages: Stages, lang: str) -> str | None:
     if stages.status != NEEDS_MODEL:
         return None
     n = len(stages.batches)
+    ready = (
+        t("The map batch and its exact prompt are ready (see Batches).", lang)
+        if n == 1
+        else t("The {n} map batches and their exact prompts are ready (see Batches).", lang, n=n)
+    )
     if model_configured():
-        return t(
-            "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce stages "
-            "run when you press Generate answer; the points, the reduce context and the answer come from them.",
-            lang,
-            n=n,
+        return (
+            ready
+            + " "
+            + t(
+                "The map and reduce stages run when you press Generate answer; the points, the reduce context and "
+                "the answer come from them.",
+                lang,
+            )
         )
-    return t(
-        "The {n} map batches and their exact prompts are ready (see Batches). The map and reduce "
-        "stages need a language model and none is configured, so there are no points, reduce "
-        "context or answer yet; configure one in Settings.",
-        lang,
-        n=n,
+    return (
+        ready
+        + " "
+        + t(
+            "The map and reduce stages need a language model and none is configured, so there are no points, "
+            "reduce context or answer yet; configure one in Settings.",
+            lang,
+        )
     )
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, msg, t
+from graphrag_ui.i18n import error_text, msg, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.schema import ParamSpec
@@ -23,6 +23,7 @@ from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.sweep import MAX_STEPS, Sweep, run_sweep
 from graphrag_ui.ui.escape import shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
+from graphrag_ui.ui.params import ask_value
 
 DEFAULT_STEPS = 16
 
@@ -195,10 +196,20 @@ def _results(sweep: Sweep, lang: str, key: str, widget_keys: dict[str, str]) -> 
         alt.Chart(tokens)
         .mark_area(opacity=0.35, line=True)
         .encode(x=alt.X("value:Q", title=sweep.param), y=alt.Y("tokens:Q", title=t("tokens", lang)))
-        .properties(height=110)
+        .properties(height=110, width="container")
     )
-    chart = alt.vconcat((lines + rule).properties(height=220), token_chart)
+    layers = lines + rule
+    changes = binding_changes(sweep, lang)
+    if not changes.empty:  # where the set of binding limits changes: a dashed mark, the limits in its tooltip
+        marks = alt.Chart(changes).mark_rule(color="#e15759", strokeDash=[4, 3], size=2)
+        layers += marks.encode(
+            x="value:Q",
+            tooltip=[alt.Tooltip("value:Q", title=sweep.param), alt.Tooltip("binding:N", title=t("binding", lang))],
+        )
+    # two charts, each as wide as its column (a vconcat kept its own width and ran past the column)
+    chart = layers.properties(height=220, width="container")
     event = st.altair_chart(chart, width="stretch", on_select="rerun", key=f"{key}_sweep_chart")
+    st.altair_chart(token_chart, width="stretch", key=f"{key}_sweep_tokens")
     clicked = _clicked_value(event)
     values = sweep.values
     chosen = st.select_slider(
@@ -213,8 +224,6 @@ def _results(sweep: Sweep, lang: str, key: str, widget_keys: dict[str, str]) -> 
             args=(target, chosen, key),
             icon=":material/open_in_new:",
         )
-    if st.session_state.pop(f"{key}_sweep_rerun_app", False):
-        st.rerun(scope="app")
     _steps_table(sweep, lang, key)
     _items_table(sweep, lang, key)
 
@@ -226,8 +235,26 @@ def steps_frame(sweep: Sweep, lang: str) -> pd.DataFrame:
         row = {sweep.param: step.value}
         row.update({label(KIND_LABELS, kind, lang): step.counts[kind] for kind in KINDS})
         row[t("tokens", lang)] = step.tokens
+        row[t("binding", lang)] = "; ".join(translate(text, lang) for text in step.binding) or "—"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def binding_changes(sweep: Sweep, lang: str) -> pd.DataFrame:
+    """The steps whose binding limits differ from the step before (the first step counts when any binds)."""
+    rows, before = [], None
+    for step in sweep.steps:
+        kinds = [_limit_key(text) for text in step.binding]
+        if kinds != before and (before is not None or kinds):
+            rows.append({"value": step.value, "binding": "; ".join(translate(x, lang) for x in step.binding) or "—"})
+        before = kinds
+    return pd.DataFrame(rows, columns=["value", "binding"])
+
+
+def _limit_key(text: Any) -> str:
+    """A binding limit without its counts (a step that cuts 12 instead of 11 binds the same limit)."""
+    values = getattr(text, "values", {})
+    return f"{getattr(text, 'template', text)}|{values.get('kind', '')}|{values.get('param', '')}"
 
 
 def _steps_table(sweep: Sweep, lang: str, key: str) -> None:
@@ -244,10 +271,17 @@ def _clicked_value(event: Any) -> Any:
 
 
 def _show_step(widget_key: str, value: Any, key: str) -> None:
-    """Set the sidebar's parameter to the step's value and open the tables of that run."""
-    st.session_state[widget_key] = value
+    """Set the sidebar's parameter to the step's value (on the next full run) and open the tables of that run."""
+    ask_value(widget_key, value)
     st.session_state[f"{key}_show"] = "entities"
     st.session_state[f"{key}_sweep_rerun_app"] = True
+
+
+def rerun_if_a_step_was_shown(key: str) -> None:
+    """The step's button ran in the views' fragment, which then draws the tables: the whole page must run
+    again for the sidebar to take the step's value (and the run to be the step's)."""
+    if st.session_state.pop(f"{key}_sweep_rerun_app", False):
+        st.rerun(scope="app")
 
 
 def _items_table(sweep: Sweep, lang: str, key: str) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from graphrag_ui.i18n import msg, translate
-from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
+from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval, section_label
 
 # columns of the row data worth showing per kind, when present
 _DATA_COLUMNS = {
@@ -26,6 +26,7 @@ _DATA_COLUMNS = {
     "communities": ["level", "title", "rating"],
     "chunks": ["document", "doc_id", "text"],
 }
+DATA_FIELDS = {name for names in _DATA_COLUMNS.values() for name in names}  # the row fields the grids may show
 _PREVIEW = 300
 ENTERED = msg("▲ new")
 LEFT = msg("▼ was in before")
@@ -149,7 +150,7 @@ def budget_frame(result: Retrieval, before: Retrieval | None = None, lang: str =
     rows = []
     for b in result.budgets:
         limit = b.limit if b.limit is not None else b.used
-        row = {"section": translate(b.section, lang), "used": b.used, "headroom": max(limit - b.used, 0)}
+        row = {"section": translate(section_label(b.section), lang), "used": b.used, "headroom": max(limit - b.used, 0)}
         row["limit"] = b.limit
         if before is not None:
             row["before"] = earlier.get(b.section)
@@ -158,8 +159,18 @@ def budget_frame(result: Retrieval, before: Retrieval | None = None, lang: str =
     return pd.DataFrame(rows, columns=columns)
 
 
-def trace_frame(result: Retrieval) -> pd.DataFrame:
+def trace_frame(result: Retrieval, steps: dict[str, str] | None = None, lang: str = "en") -> pd.DataFrame:
+    """One row per step; ``steps`` names the steps (``labels.TRACE_STEPS``) and the details are translated
+    where a mode wrote them as messages."""
+    names = steps or {}
     rows = [
-        {"step": s.name, "detail": s.detail, "in": s.n_in, "out": s.n_out, "ms": round(s.ms, 2)} for s in result.trace
+        {
+            "step": translate(names.get(s.name, s.name), lang),
+            "detail": translate(s.detail, lang),
+            "in": s.n_in,
+            "out": s.n_out,
+            "ms": round(s.ms, 2),
+        }
+        for s in result.trace
     ]
     return pd.DataFrame(rows, columns=["step", "detail", "in", "out", "ms"])

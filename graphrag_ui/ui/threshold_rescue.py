@@ -24,6 +24,7 @@ from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.runner import retrieve
 
 NEARLY_EMPTY = 2  # this many items in the context or fewer counts as a dead end
+OFF_TOPIC = 0.75  # a best score under 3/4 of the threshold: the index seems to be about something else
 
 
 def threshold_param(spec: ModeSpec) -> ParamSpec | None:
@@ -106,6 +107,14 @@ def offer_lower_threshold(
         ),
         icon=":material/tune:",
     )
+    if best < current * OFF_TOPIC:
+        st.caption(
+            t(
+                "The best score is far below the threshold: this index may not be about the question (its "
+                "language or its subject); lowering the threshold then brings in what is least unlike it.",
+                lang,
+            )
+        )
     st.button(
         t("Set {name} to {value} for this view", lang, name=param.name, value=f"{lower:.2f}"),
         key=f"{prefix}threshold_rescue",

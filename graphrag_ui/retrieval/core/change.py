@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrag_ui.i18n import Msg, joined, listed, msg, pmsg
-from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.retrieval.core.result import KINDS, Retrieval, section_label
 
 # "+4 entities", "−1 relation": the kind's noun by count
 KIND_NOUNS: dict[str, tuple[Msg, Msg]] = {
@@ -121,7 +121,12 @@ def summary(change: Change) -> str:
     if change.sections:
         shown = listed(
             *(
-                msg("{section} {before} → {after}", section=s.section, before=_value(s.before), after=_value(s.after))
+                msg(
+                    "{section} {before} → {after}",
+                    section=section_label(s.section),
+                    before=_value(s.before),
+                    after=_value(s.after),
+                )
                 for s in change.sections[:4]
             )
         )

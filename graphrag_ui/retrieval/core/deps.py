@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphrag_ui.errors import EmbedderMismatchError
 from graphrag_ui.retrieval.core.result import Keywords
 
 
@@ -28,3 +29,11 @@ class Deps:
         if text not in self.cache:
             self.cache[text] = np.asarray(self.embed([text])[0], dtype=np.float32)
         return self.cache[text]
+
+    def optional_vector(self, text: str) -> np.ndarray | None:
+        """``vector``, or None when the index does not say which embedder made its vectors: a run with
+        recall = ilike finds entities by name and skips (loudly) what only a vector can find."""
+        try:
+            return self.vector(text)
+        except EmbedderMismatchError:
+            return None

@@ -32,6 +32,21 @@ SECTIONS = {
 }
 
 
+# nano-graphrag's own section names, kept as the reference spells them in the context; a reader of
+# another language sees them translated beside that spelling (change line, Budget view)
+REFERENCE_SECTIONS = {
+    "Entities": pmsg("reference section", "Entities"),
+    "Relationships": pmsg("reference section", "Relationships"),
+    "Reports": pmsg("reference section", "Reports"),
+    "Sources": pmsg("reference section", "Sources"),
+}
+
+
+def section_label(section: str) -> str:
+    """A budget section's name for a reader (a ``Msg`` to translate for the reference's own names)."""
+    return REFERENCE_SECTIONS.get(section, section)
+
+
 @dataclass
 class Candidate:
     """One recalled item (entity, relation, community or chunk) and the reasons around it."""

@@ -165,13 +165,15 @@ def _server_rows(index: Index, table: VectorTable, ids: list[str]) -> dict[str, 
 
 
 def vector_similarity_pick(
-    index: Index, owners: list[Owner], query_vec: np.ndarray, n: int
+    index: Index, owners: list[Owner], query_vec: np.ndarray | None, n: int
 ) -> tuple[list[str], dict[str, float], str]:
     """Top ``n`` candidates by cosine on the float16 copies, or ``([], {}, why)`` when 1.4.7 would fall
     back (a missing vector) or the cosine is undefined (a query or chunk vector of all zeros: 1.4.7
     divides by a zero norm and sorts NaNs, an order that means nothing)."""
     if not owners or n <= 0:
         return [], {}, msg("quota {n}", n=n)
+    if query_vec is None:
+        return [], {}, msg("the question has no embedding: the index does not say which embedder made its vectors")
     candidates = list(dict.fromkeys(c for o in owners for c in o.chunks))
     if not candidates:
         return [], {}, msg("no candidate chunk")
@@ -211,7 +213,7 @@ def pick_related(
     *,
     method: str,
     related_chunk_number: int,
-    query_vec: np.ndarray,
+    query_vec: np.ndarray | None,
     exclude: set[str] | None = None,
 ) -> ChunkPick:
     """Chunks for the surviving entities (source="entity") or relations (source="relation")."""

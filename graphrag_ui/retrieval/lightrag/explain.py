@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
@@ -44,7 +44,7 @@ class Clock:
         if name in self.steps:  # a step done in two parts (token control) adds up
             old = self.steps[name]
             self.steps[name] = TraceStep(
-                name, f"{old.detail}; {detail}", old.n_in + n_in, old.n_out + n_out, old.ms + ms
+                name, joined(old.detail, detail), old.n_in + n_in, old.n_out + n_out, old.ms + ms
             )
         else:
             self.steps[name] = TraceStep(name, detail, n_in, n_out, ms)

@@ -16,6 +16,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Keywords, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
 from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as v157
 
@@ -33,7 +34,7 @@ def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
             version=version,
         )
     )
-    clock.lap("keywords", "bypass uses no keywords and retrieves nothing", 0, 0)
+    clock.lap("keywords", msg("bypass uses no keywords and retrieves nothing"), 0, 0)
     r.messages = [{"role": "user", "content": query.strip()}]
     r.trace = clock.trace()
     return r
@@ -57,7 +58,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
     effective = mode
     if mode == "naive":
         r.keywords = Keywords(source="")
-        clock.lap("keywords", "naive mode uses no keywords", 0, 0)
+        clock.lap("keywords", msg("naive mode uses no keywords"), 0, 0)
     else:
         if not kw.ll and mode in ("local", "hybrid", "mix"):
             r.warnings.append(msg("low-level keywords are empty: the local (entity) path finds nothing"))
@@ -83,7 +84,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
                         n=NAIVE_SHORT_QUERY,
                     )
                 )
-                clock.lap("keywords", "hl and ll empty", 0, 0)
+                clock.lap("keywords", msg("hl and ll empty"), 0, 0)
                 r.trace = clock.trace()
                 return r
         clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))
@@ -92,6 +93,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
     else:
         kg(index, query, mode, p, deps, r, clock)
     r.trace = clock.trace()
+    add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
     if r.context:
         r.messages = prompts.build_messages(
             "lightrag",

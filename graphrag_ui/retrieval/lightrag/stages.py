@@ -79,7 +79,7 @@ def search_chunks(
     pick = vector_chunks(index, deps.vector(query), top, threshold)
     clock.lap(
         "vector chunks",
-        f"chunk vdb on the query, top {top}, threshold {threshold}",
+        msg("chunk vdb on the query, top {top}, threshold {threshold}", top=top, threshold=threshold),
         len(index.vectors.get("chunks", [])),
         len(pick.picked),
     )
@@ -98,6 +98,20 @@ def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list
     """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``)."""
     first, second = reuse.once(key, run)
     return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
+
+
+def by_name(deps: Deps, text: str, p: dict[str, Any]) -> Any:
+    """The text's vector; with recall = ilike, None when the index's embedder is unknown (the local path
+    then finds its entities by name, and what needs a vector is skipped and said)."""
+    return deps.optional_vector(text) if p.get("recall") == "ilike" else deps.vector(text)
+
+
+def skipped(what: str) -> str:
+    return msg(
+        "recall = ilike without a known embedder: {what} is skipped, it needs the question's vector (re-embed the "
+        "index on the Index page to run it)",
+        what=what,
+    )
 
 
 def search_graph(
@@ -139,7 +153,7 @@ def search_graph(
             lambda: local_path(
                 index,
                 ll_text,
-                deps.vector(ll_text),
+                by_name(deps, ll_text, p),
                 top_k=p["top_k"],
                 threshold=threshold,
                 recall=recall,
@@ -148,10 +162,16 @@ def search_graph(
         )
         clock.lap(
             "local path",
-            f"entity search on {ll_text!r} (top_k {p['top_k']}), then their edges by degree",
+            msg("entity search on {text} (top_k {k}), then their edges by degree", text=repr(ll_text), k=p["top_k"]),
             len(index.entities),
             len(local_e) + len(local_r),
         )
+    if run_global and by_name(deps, hl_text, p) is None:
+        run_global = False
+        r.warnings.append(skipped(msg("the global path (relations by vector)")))
+    if run_vector and by_name(deps, query, p) is None:
+        run_vector = False
+        r.warnings.append(skipped(msg("the chunk search (chunks by vector)")))
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
         global_r, global_e = _fresh(
@@ -160,7 +180,7 @@ def search_graph(
         )
         clock.lap(
             "global path",
-            f"relation search on {hl_text!r} (top_k {p['top_k']}), then their endpoints",
+            msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p["top_k"]),
             len(index.relations),
             len(global_r) + len(global_e),
         )
@@ -170,7 +190,7 @@ def search_graph(
         found.vector = vector_chunks(index, deps.vector(query), top, threshold)
         clock.lap(
             "vector chunks",
-            f"chunk vdb on the query, top {top}",
+            msg("chunk vdb on the query, top {top}", top=top),
             len(index.vectors.get("chunks", [])),
             len(found.vector.picked),
         )
@@ -178,7 +198,7 @@ def search_graph(
     found.relations, found.relation_dupes = round_robin(local_r, global_r, key=lambda h: h.key)
     clock.lap(
         "round-robin merge",
-        "local[i] then global[i]; names / sorted pairs deduplicated",
+        msg("local[i] then global[i]; names / sorted pairs deduplicated"),
         len(local_e) + len(global_e) + len(local_r) + len(global_r),
         len(found.entities) + len(found.relations),
     )
@@ -198,14 +218,14 @@ def pick_chunks(
 ) -> Picked:
     """Stage 3: chunks of the kept entities, then relations (entity chunks excluded), then the merge."""
     method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
-    qvec = deps.vector(query) if method == "VECTOR" else None
+    qvec = by_name(deps, query, p) if method == "VECTOR" else None
     ent_pick = ChunkPick("entity")
     if entities:
         sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
         ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
     clock.lap(
         "chunks from entities",
-        f"{ent_pick.method or method}, related_chunk_number {rcn}",
+        msg("{method}, related_chunk_number {n}", method=ent_pick.method or method, n=rcn),
         len(entities),
         len(ent_pick.picked),
     )
@@ -223,7 +243,7 @@ def pick_chunks(
         )
     clock.lap(
         "chunks from relations",
-        f"{rel_pick.method or method}, entity chunks excluded",
+        msg("{method}, entity chunks excluded", method=rel_pick.method or method),
         len(relations),
         len(rel_pick.picked),
     )
@@ -232,7 +252,7 @@ def pick_chunks(
     merged, dupes = round_robin_chunks([vector, ent_pick, rel_pick])
     clock.lap(
         "merge",
-        "vector[i], entity[i], relation[i]; chunk ids deduplicated",
+        msg("vector[i], entity[i], relation[i]; chunk ids deduplicated"),
         len(vector.picked) + len(ent_pick.picked) + len(rel_pick.picked),
         len(merged),
     )

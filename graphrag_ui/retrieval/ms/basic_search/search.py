@@ -72,7 +72,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
     for h in hits:
         if h.id not in view.chunks:
             out.warnings.append(msg("vector id {id} names no text unit: skipped", id=h.id))
-    out.trace.append(TraceStep("text unit search", f"LanceDB k-NN, k = {k}", len(hits), len(units), _ms(t)))
+    out.trace.append(TraceStep("text unit search", msg("LanceDB k-NN, k = {k}", k=k), len(hits), len(units), _ms(t)))
     t = time.perf_counter()
     header = [id_col, "text"]
     used = count(f"{id_col}|text\n")

@@ -189,7 +189,11 @@ def run(
     out.trace.append(
         TraceStep(
             "entity search",
-            f"LanceDB k-NN, k = 2 × {params['top_k_mapped_entities']}, entities loaded at community_level {lv.level}",
+            msg(
+                "LanceDB k-NN, k = 2 × {k}, entities loaded at community_level {level}",
+                k=params["top_k_mapped_entities"],
+                level=lv.level,
+            ),
             len(out.entities),
             len(selected),
             _ms(t),
@@ -220,7 +224,7 @@ def run(
     out.trace.append(
         TraceStep(
             "community context",
-            f"Reports {reports.used}/{limits[0]} tokens",
+            msg("Reports {used}/{limit} tokens", used=reports.used, limit=limits[0]),
             len(reports.rows),
             sum(r.in_context for r in reports.rows),
             _ms(t),

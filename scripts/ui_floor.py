@@ -1,0 +1,91 @@
+"""Streamlit's own floor for bench_ui: a bare app (one slider, one 60-row ``st.dataframe``, one caption)
+served by ``streamlit run`` on this machine, and the time from a slider key press to its caption.
+
+What our Explore page costs above this floor is ours; the floor itself (websocket round trip, script
+rerun, React render of a grid) is Streamlit's and the browser's. bench_ui measures it in the same run
+as our own numbers, so the ratios compare like with like on a noisy machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_support import free_port, new_page, settle  # noqa: E402
+
+APP = """
+import pandas as pd
+import streamlit as st
+
+k = st.slider("top_k", 1, 200, 100, key="top_k")
+st.dataframe(pd.DataFrame({"id": range(60), "label": [f"item {i * k}" for i in range(60)], "score": [i / k for i in range(60)]}))
+st.caption(f"run: top_k={k} · 60 rows")
+"""
+CAPTION_JS = """(t) => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+    .some((e) => e.innerText.startsWith('run:') && e.innerText.includes(t))"""
+
+
+@contextlib.contextmanager
+def floor_app():
+    """Yield the URL of the bare app, served like ours (headless, no file watcher, loopback)."""
+    with tempfile.TemporaryDirectory(prefix="ui-floor-") as tmp:
+        script = Path(tmp) / "floor.py"
+        script.write_text(APP, encoding="utf-8")
+        port = free_port()
+        env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+        args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
+        args += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                try:
+                    if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read() == b"ok":
+                        break
+                except OSError:
+                    time.sleep(0.2)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def floor_runs(browser, url: str, runs: int) -> list[float]:
+    """Seconds from each ArrowLeft on the bare app's slider to its new caption."""
+    blocked: list[str] = []
+    page = new_page(browser, blocked)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(url)
+    page.wait_for_function(CAPTION_JS, arg="top_k=100 ", timeout=120_000)
+    settle(page)
+    slider = page.get_by_test_id("stSlider").first.get_by_role("slider")
+    value, times = 100, []
+    for _ in range(runs):
+        value -= 1
+        slider.focus()
+        start = time.perf_counter()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(CAPTION_JS, arg=f"top_k={value} ", timeout=60_000, polling=10)
+        times.append(time.perf_counter() - start)
+        settle(page)
+    page.close()
+    assert not blocked, blocked
+    return times
