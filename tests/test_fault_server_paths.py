@@ -220,6 +220,8 @@ def test_the_bundled_sample_offers_no_re_embed(app):
 
 
 def test_re_embed_never_deletes_files_the_app_did_not_write(app, roots, tmp_path):
+    from test_app import wait_for_jobs
+
     owned = tmp_path / "home" / "indexes" / "mine"
     store.save(store.load(SAMPLES / "en" / "index"), owned, chroma=False)
     (owned / "notes.txt").write_text("mine, not the app's")
@@ -229,7 +231,9 @@ def test_re_embed_never_deletes_files_the_app_did_not_write(app, roots, tmp_path
     at = app("pages/index.py", index=register_index("mine", owned))
     at.text_input(key="re_emb").set_value("hash").run()
     at.button(key="re_btn").click().run()
-    assert not at.exception and len(at.error) == 1
+    wait_for_jobs()  # the re-embed runs on the server (graphrag_ui.jobs); its refusal shows when it ends
+    at.run()
+    assert not at.exception and len(at.error) == 1, errors(at)
     assert "mydata/, notes.txt" in at.error[0].value and "would delete them" in at.error[0].value
     assert digest(owned) == before
     aside = tmp_path / "aside"  # the advice: move those files out of the folder, then re-embed
@@ -238,7 +242,10 @@ def test_re_embed_never_deletes_files_the_app_did_not_write(app, roots, tmp_path
         (owned / name).rename(aside / name)
     at.button(key="re_btn").click().run()
     assert not at.exception and not at.error, errors(at)
-    assert any("Re-embedded" in s.value for s in at.success) and (aside / "mydata" / "keep.csv").is_file()
+    wait_for_jobs()  # the re-embed runs on the server (graphrag_ui.jobs): the page reports it when it ends
+    at.run()
+    assert any("re-embed of this index finished (hash)" in s.value for s in at.success), errors(at)
+    assert (aside / "mydata" / "keep.csv").is_file()
 
 
 def test_the_cli_never_replaces_a_folder_holding_foreign_files(tmp_path):

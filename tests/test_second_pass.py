@@ -221,7 +221,10 @@ def test_a_reembed_started_in_one_tab_is_seen_from_another(app, tmp_path):
     from graphrag_ui import jobs
     from graphrag_ui.ui.state import register_index
 
-    folder = tmp_path / "copy"
+    from graphrag_ui.ui.index_ops import indexes_home
+    from graphrag_ui.ui.state import app_home
+
+    folder = indexes_home(app_home()) / "copy"  # the app's own index: one opened by path is read-only
     shutil.copytree(ROOT / "data" / "sample" / "en" / "index", folder)
     key = register_index("copy", folder)
     first = app("pages/index.py", index=key)

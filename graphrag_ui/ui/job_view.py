@@ -14,6 +14,7 @@ import streamlit as st
 from graphrag_ui import jobs
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t, translate
+from graphrag_ui.redact import redact
 from graphrag_ui.ui.escape import md_escape, shown_error
 
 
@@ -55,7 +56,9 @@ def job_status(kind: str, target: str, lang: str) -> None:
             )
         else:
             error = job.error
-            text = error_text(error, lang) if isinstance(error, UserError) else repr(error)
+            text = (
+                error_text(error, lang) if isinstance(error, UserError) else redact(f"{type(error).__name__}: {error}")
+            )
             st.error(t("The last {job} of this index failed: {error}", lang, job=what, error=md_escape(text)))
 
     st.fragment(poll, run_every=0.5 if polling else None)()

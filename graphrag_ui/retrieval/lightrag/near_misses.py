@@ -5,7 +5,8 @@ LightRAG's vector stores return the top_k rows and drop those whose cosine is be
 An analyst tuning the threshold needs them ("sim 0.198 < 0.2"), as nano.local lists its own. This adds
 them to the ``Retrieval`` as dropped rows after the pipeline ran: the context, the budgets and every
 kept row stay exactly as the release made them (explanation only). The question's vectors are the ones
-the searches used (``Deps.cache``): nothing is embedded here; a server-searched table is left out.
+the searches used (``Deps.cache``; a sweep step whose search was shared with an earlier step asks ``Deps``
+again, the same text's vector); a server-searched table is left out.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def add_near_misses(index: Index, query: str, p: dict[str, Any], deps: Deps, r: 
         if step not in ran or (kind == "entities" and p.get("recall", "vector") != "vector"):
             continue
         table = index.vectors.get(kind)
+        # the search's own vector (in a sweep a shared search may have run in an earlier step: then from here)
         vec = deps.cache.get(texts[text_of])
+        if vec is None and table is not None and not vector_server.is_server(table):
+            vec = deps.optional_vector(texts[text_of])
         top = int(p.get(count) or p.get("top_k") or 0)
         if table is None or vec is None or vector_server.is_server(table) or top <= 0:
             continue
