@@ -118,6 +118,9 @@ def _drift_panel(result: Retrieval, lang: str, key: str, index: Index | None) ->
         return result
     tree = ran.tree
     drift_tree(index, tree, lang, key)
+    for line in ran.warnings:  # what the run itself said (follow-ups capped, ...), beyond the retrieval's own
+        if line not in result.warnings:
+            st.warning(shown(line, lang))
     if tree.status == FAILED:
         st.error(shown(tree.note, lang))
         return ran

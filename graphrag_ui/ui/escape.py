@@ -41,21 +41,26 @@ _BLOCK_START = re.compile(r"^(\d{1,9}(?=[.)](?:\s|$))|(?=[-+](?:\s|$)|---))")
 
 
 _TRIGGER = re.compile(r"www\.|//|@", re.I)
+# in a plain value emphasis is escaped anyway: only what would make a link or tag ends the word
+_PLAIN_LINKISH = re.compile(r"[^\s`\[\]()<>\"'\\|!]*(?:www\.|//|@)[^\s`\[\]()<>\"'\\|!]*", re.I)
 
 
-def _code_span(word: str) -> str:
-    """``word`` as inline code; trailing punctuation (a sentence's comma or full stop) stays text."""
+def _code_span(word: str, active: re.Pattern[str] = _ACTIVE) -> str:
+    """``word`` as inline code (a fence longer than any backtick run in it); trailing punctuation (a
+    sentence's comma or full stop) stays text."""
     core = word.rstrip(".,;:!?")
     if not _TRIGGER.search(core):
         core = word
-    return f"`{core}`" + _ACTIVE.sub(r"\\\1", word[len(core) :])
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", core)), default=0) + 1)
+    pad = " " if core.startswith("`") or core.endswith("`") else ""
+    return f"{fence}{pad}{core}{pad}{fence}" + active.sub(r"\\\1", word[len(core) :])
 
 
-def _prose(text: str, active: re.Pattern[str]) -> str:
+def _prose(text: str, active: re.Pattern[str], linkish: re.Pattern[str] = _LINKISH) -> str:
     """``text`` escaped with ``active``, each link-looking word as inline code."""
     out, end = [], 0
-    for m in _LINKISH.finditer(text):
-        out += [active.sub(r"\\\1", text[end : m.start()]), _code_span(m.group())]
+    for m in linkish.finditer(text):
+        out += [active.sub(r"\\\1", text[end : m.start()]), _code_span(m.group(), active)]
         end = m.end()
     out.append(active.sub(r"\\\1", text[end:]))
     return "".join(out)
@@ -97,7 +102,7 @@ def md_escape(text: object, *, formatting: bool = False) -> str:
     Markdown shows them as typed; link-looking words (``www.``, ``//``, ``@``) are inline code."""
     text = "" if text is None else str(text)
     if not formatting:
-        return _BLOCK_START.sub(r"\1\\", _prose(" ".join(text.split()), _MARKUP), count=1)
+        return _BLOCK_START.sub(r"\1\\", _prose(" ".join(text.split()), _MARKUP, _PLAIN_LINKISH), count=1)
     parts = _CODE.split(text)
     if len(parts) == 1:
         return _prose(text, _ACTIVE)
