@@ -182,3 +182,12 @@ def test_drift_questions_answers_and_failure_note(app, pixels, model):
     checked(at)
     assert any(r["path"].endswith("/chat/completions") for r in script.requests)
     assert any("float() rejects" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_link_values_that_gfm_would_autolink_stay_text(app, pixels):
+    """issue 27: ``www.…`` and ``a@b.example`` in a link's values rendered as live links in its notices."""
+    at = app(index="www.pixel-index.example", mode="mail@pixel.example", q="see https://pixel.example/q")
+    checked(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "`index=www.pixel-index.example`" in said and "`mode=mail@pixel.example`" in said, said
+    checked(app(index=pixels, mode="nano.local", q=QUESTION, nano_top_k="www.pixel-k.example"))
