@@ -1,4 +1,4 @@
-"""``python -m graphrag_ui build|import|reembed|query|sweep|bench``.
+"""``python -m graphrag_ui build|import|reembed|query|sweep|bench|eval``.
 
 Each subcommand lives beside the code it drives (a module with ``add_arguments`` and ``run``);
 this file only dispatches and turns user errors into one clear line on stderr (exit 2).
@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "query": ("graphrag_ui.query_cli", "run a retrieval mode (and the LLM answer) for a question"),
     "sweep": ("graphrag_ui.sweep_cli", "run a mode across a range of one parameter: what enters and leaves"),
     "bench": ("graphrag_ui.bench", "print retrieval timings for an index"),
+    "eval": ("graphrag_ui.eval_cli", "score modes and a parameter range against a question set's gold evidence"),
 }
 
 

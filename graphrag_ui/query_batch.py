@@ -66,8 +66,16 @@ def _validate_case(case: Any, default_mode: str) -> dict[str, Any]:
     return {"mode": mode, "params": dict(params)}
 
 
-def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: Any = None) -> dict[str, Any]:
-    """Run one batch case and return its output row (raises UserError for a bad case)."""
+def case_result(
+    index,
+    case: Any,
+    default_mode: str = DEFAULT_MODE,
+    settings: Any = None,
+    answer: bool = False,
+    use_cache: bool = True,
+) -> dict[str, Any]:
+    """Run one batch case and return its output row (raises UserError for a bad case); ``answer``: with
+    the model's answer, its citations and support (``graphrag_ui.citations.record``)."""
     checked = _validate_case(case, default_mode)
     params = checked["params"]
     if case.get("recall"):
@@ -83,8 +91,13 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         llm_settings=settings,
         model_stages=True,
     )
+    reply = None
     if result.stages is not None:  # map-reduce: the map calls make the points and the reduce context
-        result, _ = run_stages(result, settings, final_answer=False)
+        result, reply = run_stages(result, settings, final_answer=answer, use_cache=use_cache)
+    elif answer:
+        from graphrag_ui.llm.answer import answer as ask
+
+        reply = ask(result, settings, stream=False, use_cache=use_cache)
     total = (time.perf_counter() - start) * 1000
     row = {
         "input": case,
@@ -101,10 +114,24 @@ def case_result(index, case: Any, default_mode: str = DEFAULT_MODE, settings: An
         row["stages"] = asdict(result.stages)
     if result.tree is not None:
         row["tree"] = asdict(result.tree)
+    if answer:
+        from graphrag_ui.citations.record import answer_fields
+
+        fields = answer_fields(reply) if reply is not None else {"answer": None, "citations": [], "support": None}
+        row.update(fields)
     return row
 
 
-def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = DEFAULT_MODE, settings=None) -> int:
+def run_batch(
+    index,
+    cases_path: str,
+    out_path: str | None,
+    default_mode: str = DEFAULT_MODE,
+    settings=None,
+    *,
+    answer: bool = False,
+    use_cache: bool = True,
+) -> int:
     """Run every line of ``cases_path``; returns 1 when any line failed (its row says why)."""
     path = Path(cases_path)
     if not path.is_file():
@@ -123,7 +150,8 @@ def run_batch(index, cases_path: str, out_path: str | None, default_mode: str = 
             if not line.strip():
                 continue
             try:
-                row = {"line": number, **case_result(index, json.loads(line), default_mode, settings)}
+                case = json.loads(line)
+                row = {"line": number, **case_result(index, case, default_mode, settings, answer, use_cache)}
                 done += 1
             except json.JSONDecodeError as exc:
                 failures += 1

@@ -67,6 +67,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "then the reduce context when a model ran the map calls)",
     )
     out.add_argument("--json", action="store_true", help="print the Retrieval as JSON (with its stages)")
+    parser.add_argument(
+        "--answer",
+        action="store_true",
+        help="with --json or --batch: also ask the model, and add 'answer', 'citations' (one entry per citation "
+        "marker, resolved to context items or marked not in the context) and 'support'",
+    )
     parser.add_argument("--batch", help="JSONL file of cases: mode, query, params, hl_keywords, ll_keywords, recall")
     parser.add_argument("--out", help="JSONL results file for --batch (default: stdout)")
     parser.add_argument("--no-cache", action="store_true", help="do not use the answer cache")
@@ -131,6 +137,10 @@ def _check_args(args: argparse.Namespace) -> None:
         return
     if args.out:
         raise UserError(msg("--out is for --batch (one question prints to the terminal)"))
+    if args.answer and not args.json:
+        raise UserError(
+            msg("--answer adds the answer to JSON output"), fix=msg("use it with --json (one question) or --batch")
+        )
     if not args.question:
         raise UserError(msg("give a question, or --batch CASES.jsonl"))
     check_mode(args.mode)
@@ -140,8 +150,12 @@ def run(args: argparse.Namespace) -> int:
     _check_args(args)
     index = _load(args.index, args.vectors)
     settings = _settings()
+    if args.answer:
+        _need_model(settings)
     if args.batch:
-        return run_batch(index, args.batch, args.out, args.mode, settings)
+        return run_batch(
+            index, args.batch, args.out, args.mode, settings, answer=args.answer, use_cache=not args.no_cache
+        )
     params = _params(args.param)
     if args.recall:
         params["recall"] = args.recall
@@ -168,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         for warning in result.warnings:  # stdout stays exactly the context
             print(f"warning: {said(warning)}", file=sys.stderr)
         return 0
+    if args.json and args.answer:
+        return _json_answer(result, settings, use_cache=not args.no_cache)
     if args.json:
         _emit(result.to_json() + "\n")
         return 0
@@ -184,6 +200,9 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     from graphrag_ui.llm import answer as answering
 
     use_cache = not args.no_cache
+    if args.json and args.answer:
+        result, reply = run_stages(result, settings, final_answer=True, use_cache=use_cache)
+        return _emit_answered(result, reply)
     if args.context_only or args.json:
         result, _ = run_stages(result, settings, final_answer=False, use_cache=use_cache)
         assert result.stages is not None
@@ -217,13 +236,17 @@ def _run_staged(args: argparse.Namespace, result: Retrieval, settings) -> int:
     if reply is None or reply.error:
         print(f"error: {said(result.stages.note)}", file=sys.stderr)
         return 2
-    return _reply_line(reply)
+    code = _reply_line(reply)
+    _trace_line(reply)
+    return code
 
 
 def _run_tree(args: argparse.Namespace, result: Retrieval, settings) -> int:
     """ms.drift with a model: the question tree ran; then its reduce prompt is answered like any mode's."""
     assert result.tree is not None
     failed = result.tree.status == FAILED
+    if args.json and args.answer and not failed:
+        return _json_answer(result, settings, use_cache=not args.no_cache)
     if args.context_only or args.json:
         _emit(result.context if args.context_only else result.to_json() + "\n")
         for line in [*result.warnings, result.tree.note]:
@@ -237,6 +260,44 @@ def _run_tree(args: argparse.Namespace, result: Retrieval, settings) -> int:
         print(f"error: {safe_text(result.tree.note)}", file=sys.stderr)
         return 2
     return _answer(result, settings, use_cache=not args.no_cache)
+
+
+def _need_model(settings) -> None:
+    from graphrag_ui.llm import answer as answering
+
+    if settings is None or not settings.configured:
+        raise UserError(answering.unconfigured_error(), fix=msg("or leave out --answer to get the retrieval alone"))
+
+
+def _json_answer(result: Retrieval, settings, use_cache: bool) -> int:
+    from graphrag_ui.llm import answer as answering
+
+    return _emit_answered(result, answering.answer(result, settings, stream=False, use_cache=use_cache))
+
+
+def _emit_answered(result: Retrieval, reply) -> int:
+    """The Retrieval as JSON with ``answer``, ``citations`` and ``support``; exit 2 (3 for a cut answer) on failure."""
+    import json
+
+    from graphrag_ui.citations.record import answer_fields
+
+    fields = answer_fields(reply) if reply is not None else {"answer": None, "citations": [], "support": None}
+    data = {**result.to_dict(), **fields}
+    _emit(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    if reply is None or (reply.error and reply.error_kind not in answering_incomplete()):
+        error = reply.error if reply is not None else (result.stages.note if result.stages else "")
+        print(f"error: {said(error or '', one_line=True)}", file=sys.stderr)
+        return 2
+    if reply.error:
+        print(f"warning: incomplete answer: {said(reply.error, one_line=True)}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def answering_incomplete() -> tuple[str, ...]:
+    from graphrag_ui.llm.answer import INCOMPLETE_KINDS
+
+    return INCOMPLETE_KINDS
 
 
 def _print_token(token: str) -> None:
@@ -278,4 +339,13 @@ def _answer(result: Retrieval, settings, use_cache: bool, stream: bool = True, p
     if reply.error:
         print(f"error: {said(reply.error, one_line=True)}", file=sys.stderr)
         return 2
-    return _reply_line(reply)
+    code = _reply_line(reply)
+    _trace_line(reply)
+    return code
+
+
+def _trace_line(reply) -> None:
+    from graphrag_ui.citations import summary_line
+
+    if getattr(reply, "trace", None) is not None:
+        print(f"--- {safe_text(summary_line(reply.trace))}")

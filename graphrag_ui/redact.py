@@ -9,7 +9,7 @@ are made (``install_log_redaction``, tracebacks included), and the Settings page
 - a URL's password (``scheme://user:PASSWORD@host``, also without the scheme: ``user:PASSWORD@host``)
   → ``user:***@host`` (the user name stays: it says which account);
 - a query-string or ``name=value`` parameter whose name says key, token, secret, password, signature
-  or credential (``?api-key=…``, ``&access_token=…``, ``password=…``) → ``name=***``;
+  or credential (``?api-key=…``, ``&access_token=…``, ``password=…``, ``sslpassword=…``) → ``name=***``;
 - ``Bearer <token>`` → ``Bearer ***``;
 - any value this process knows to be secret, wherever it appears: environment variables named like
   keys, tokens, secrets, passwords or credentials (``OPENAI_API_KEY``, ``PGPASSWORD``,
@@ -34,8 +34,10 @@ from graphrag_ui.i18n import Msg
 
 HIDDEN = "***"
 # a parameter name that says secret: the whole name, or its last part after - _ . (x-api-key, access_token)
+# (a password's name may also run on without a separator: sslpassword, dbpasswd)
 _SECRET_NAME = (
-    r"(?:[\w.-]*[-_.])?(?:api[-_]?key|apikey|key|token|secret|passw(?:or)?d|pwd|signature|sig|credentials?|auth)"
+    r"(?:(?:[\w.-]*[-_.])?(?:api[-_]?key|apikey|key|token|secret|passw(?:or)?d|pwd|signature|sig|credentials?|auth)"
+    r"|[\w.-]*passw(?:or)?d)"
 )
 _SECRET_PARAM = re.compile(rf"(?i)(?<![\w.-])({_SECRET_NAME})(\s*=\s*)([^&#\s'\",;)]*[^&#\s'\",;):.])")
 # the password runs to the "@" that is followed by the host (a raw "@" inside it is masked too)

@@ -51,7 +51,25 @@ def _warm_embedder(name: str) -> None:
         get_embedder(name).embed(["warm-up"])
 
 
+def check_access() -> str | None:
+    """The operator's limits for browser sessions (``graphrag_ui.access``) read once before the server
+    starts: a malformed setting stops it with one line instead of failing on a page later."""
+    from graphrag_ui.access import read
+    from graphrag_ui.errors import UserError
+    from graphrag_ui.ui.state import app_home
+
+    try:
+        read(app_home())
+    except UserError as exc:
+        return str(exc)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    problem = check_access()
+    if problem:
+        print(f"graphrag-ui: {problem}", file=sys.stderr)
+        return 2
     threading.Thread(target=preload, name="preload", daemon=True).start()
     from streamlit import delta_generator
     from streamlit.web import cli

@@ -7,7 +7,7 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import mode_marks, state, url_notices
+from graphrag_ui.ui import gold_view, mode_marks, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
@@ -18,6 +18,7 @@ from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
 lang, index, index_key = open_page("explore")
+gold_view.use_gold(index, index_key, lang)  # the loaded question set's gold marks on the grids (Evaluate)
 suggested = state.suggested_questions(index_key)
 
 
@@ -142,3 +143,4 @@ with left:
 with right:
     result_tabs(index, result, lang, comparison=comparison)
 run_summary(result, lang)
+gold_view.gold_line(index, index_key, result, lang)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.ui import index_ops, state
 from graphrag_ui.ui.escape import md_escape, shown, shown_error
 from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
@@ -16,6 +16,17 @@ from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.uploader_text import relabel_uploaders
 
 lang, index, index_key = open_page("index", require_index=False)
+try:  # the operator's limits (graphrag_ui.access, docs/deploying.md): never from the URL or this page
+    access = index_ops.operator_access(state.app_home())
+except UserError as exc:
+    st.error(shown_error(exc, lang))
+    st.stop()
+writes = access.writes_allowed(st.get_option("server.address"))
+WRITES_OFF = t(
+    "Import, build and re-embed are off: other machines can reach this server and its operator has not "
+    "turned them on (GRAPHRAG_UI_WRITE_ACTIONS=on, see docs/deploying.md).",
+    lang,
+)
 
 
 def progress_bar(title: str):
@@ -46,10 +57,22 @@ def progress_bar(title: str):
 
 def finish(label: str, folder: Path, detail: str = "") -> None:
     """Register the new index and open it (the sidebar picker takes it on the rerun)."""
-    key = state.register_index(label, folder)
-    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(label))
+    key = state.register_index(label, folder)  # a label naming another folder gets "-2": say the one listed
+    listed = state.choice_label(key, lang)
+    message = t("Ready: {label} is open now (and listed in the sidebar picker).", lang, label=md_escape(listed))
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
+
+
+def confirm_replace(name: str, key: str) -> bool:
+    """A box naming the index a new one of this name would replace (no box while the name is free)."""
+    try:
+        there = index_ops.existing(index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name))
+    except UserError:
+        return False
+    return bool(there) and st.checkbox(
+        t("Replace the index already there: {what}", lang, what=shown(there, lang)), key=key
+    )
 
 
 def counted(counts: dict[str, int]) -> str:
@@ -113,17 +136,16 @@ with tab_stats:
 with tab_open:
     folder = st.text_input(t("Index folder (made by build, import or reembed)", lang), key="open_path")
     if st.button(t("Open", lang), key="open_btn") and folder:
-        path = Path(folder).expanduser()
-        if not (path / "manifest.json").is_file():
-            st.error(
-                t(
-                    "{path}: no manifest.json here — this is not an index folder (import a source folder instead).",
-                    lang,
-                    path=md_escape(path),
+        try:
+            path = access.source(folder)  # outside the allowed folders: one line, whether it exists or not
+            if not (path / "manifest.json").is_file():
+                raise UserError(
+                    msg("no manifest.json here — this is not an index folder (import a source folder instead)"),
+                    where=str(path),
                 )
-            )
-        else:
             finish(path.name, path)
+        except UserError as exc:
+            st.error(shown_error(exc, lang))
 with tab_import:
     kind = st.selectbox(
         t("Source kind", lang),
@@ -149,14 +171,19 @@ with tab_import:
         if choice == "litellm"
         else ""
     )
-    if st.button(t("Import", lang), key="imp_btn", type="primary"):
+    replace = writes and confirm_replace(name or index_ops.source_name(src), "imp_replace")
+    if not writes:
+        st.info(WRITES_OFF)
+    elif st.button(t("Import", lang), key="imp_btn", type="primary"):
         from graphrag_ui.index.importers.command import import_source, import_warnings
 
         box = None
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or index_ops.source_name(src))
+            index_ops.check_replace(out, replace)
             update, box = progress_bar(t("Importing…", lang))
-            found, imported = import_source(kind, src, out, index_ops.chosen_embedder(choice, model), update)
+            chosen = index_ops.chosen_embedder(choice, model)
+            found, imported = import_source(kind, src, out, chosen, update, guard=access, replace=replace)
             box.update(state="complete")
             warned = "".join(
                 t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in import_warnings(imported)
@@ -186,12 +213,16 @@ with tab_build:
         format_func=lambda e: label(EXTRACTORS, e, lang),
     )
     embedder = st.text_input(t("Embedder", lang), value=DEFAULT_EMBEDDER, key="b_emb")
-    if st.button(t("Build from documents", lang), key="b_btn", type="primary"):
+    replace = writes and confirm_replace(name, "b_replace")
+    if not writes:
+        st.info(WRITES_OFF)
+    elif st.button(t("Build from documents", lang), key="b_btn", type="primary"):
         from graphrag_ui.llm_client.settings import LLMSettings
 
         box = None
         try:
             out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
+            index_ops.check_replace(out, replace)
             files = [(f.name, f.getvalue()) for f in uploads or []]
             update, box = progress_bar(t("Building the index…", lang))
             noticed: list[str] = []  # bad records, unusable report replies, dropped self-loops
@@ -203,6 +234,7 @@ with tab_build:
                 llm_model=LLMSettings.from_env_and_secrets().model,
                 progress=update,
                 on_warning=noticed.append,
+                replace=replace,
             )
             box.update(state="complete")
             warned = "".join(t(" — warning: {warning}", lang, warning=shown(w, lang)) for w in noticed)
@@ -215,13 +247,18 @@ with tab_reembed:
     if index is not None:
         st.write(t("Current embedder: **{embedder}**", lang, embedder=md_escape(index.manifest.embedder)))
         target = st.text_input(t("New embedder", lang), value=DEFAULT_EMBEDDER, key="re_emb")
-        if index_key.startswith("sample:"):
+        if not writes:
+            st.info(WRITES_OFF)
+        elif index_key.startswith("sample:"):
             st.info(t("The bundled samples are read-only; import or build a copy to re-embed it.", lang))
+        elif not access.owns(index.path):
+            st.info(t("An index opened by path is read-only here; import or build a copy to re-embed it.", lang))
         elif st.button(t("Re-embed", lang), key="re_btn"):
             from graphrag_ui.index.reembed import reembed
 
             box = None
             try:
+                index_ops.check_rewrite(access, index.path, index_key)
                 update, box = progress_bar(t("Re-embedding…", lang))
                 reembed(index.path, target.strip(), progress=update)
                 box.update(state="complete")

@@ -441,8 +441,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="OpenAI-compatible test server with the default script")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--fault", choices=FAULT_MODES, help="answer every chat request with this fault")
+    parser.add_argument("--cite", action="store_true", help="answers cite the context (tests/citing_replies.py)")
     args = parser.parse_args(argv)
-    url, stop = start_server([fault_reply(args.fault)] if args.fault else None, port=args.port)
+    replies: Any = [fault_reply(args.fault)] if args.fault else None
+    if args.cite:
+        try:
+            from tests.citing_replies import citing_reply
+        except ImportError:
+            from citing_replies import citing_reply  # type: ignore[no-redef]
+        replies = citing_reply
+    url, stop = start_server(replies, port=args.port)
     print(f"serving {url}  (model openai/gpt-4o-mini, api base {url}); Ctrl-C stops", flush=True)
     try:
         while True:

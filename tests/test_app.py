@@ -26,6 +26,12 @@ COUNT = re.compile(r"\((\d+)\)$")
 RAW_TAG = re.compile(r"(?<!\\)<(script|img|svg)", re.I)
 
 
+@pytest.fixture(autouse=True)
+def allowed_sources(monkeypatch, tmp_path):
+    """The operator lets the browser read the test goldens and the test's own folder (graphrag_ui.access)."""
+    monkeypatch.setenv("GRAPHRAG_UI_SOURCE_ROOTS", f"{ROOT / 'tests'}:{tmp_path}")
+
+
 STAGES = re.compile(r"(\d+)\D+(\d+)")  # "Map-reduce: 3 batches, 2 points" (any language)
 
 

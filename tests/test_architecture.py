@@ -20,9 +20,10 @@ PACKAGE = ROOT / "graphrag_ui"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("entry points", ("app", "pages", "graphrag_ui.cli", "graphrag_ui.__main__", "graphrag_ui.query_cli",
                       "graphrag_ui.query_stages", "graphrag_ui.query_batch", "graphrag_ui.sweep_cli", "graphrag_ui.serve",
-                      "graphrag_ui.import_cli")),
+                      "graphrag_ui.import_cli", "graphrag_ui.eval_cli")),
     ("ui", ("graphrag_ui.ui",)),
-    ("query and answers", ("graphrag_ui.query", "graphrag_ui.query_readiness", "graphrag_ui.llm.", "graphrag_ui.sweep")),
+    ("query and answers", ("graphrag_ui.query", "graphrag_ui.query_readiness", "graphrag_ui.llm.", "graphrag_ui.sweep",
+                           "graphrag_ui.evaluation", "graphrag_ui.citations")),
     ("retrieval", ("graphrag_ui.retrieval",)),
     ("index", ("graphrag_ui.index",)),
     ("base", ("graphrag_ui",)),

@@ -1,7 +1,8 @@
 """ms.drift's model-free stage against graphrag 3.3.0's DRIFT search itself.
 
 ``tests/goldens/graphrag-3/drift_cases.jsonl`` was recorded by the real library on the committed index
-(``scripts/goldens/graphrag_3x.py --drift``) with a scripted model and GraphRAG's two random draws
+(``scripts/goldens/graphrag_3x.py --drift``; ``--drift-sections`` adds ``drift_sections_cases.jsonl``, local
+budgets that fill or empty each local section; ``graphrag-2``: the same from 2.7.0) with a scripted model and GraphRAG's two random draws
 seeded from one ``random.Random(seed)``: the report list, the HyDE template's position in it and the
 prompt, the scripted expansion, the primer ranking (``build_context``'s top-k), every primer prompt's
 fold text. We compare: the loaded reports and their order, the template (same seed, same report), the
@@ -28,10 +29,15 @@ from graphrag_ui.retrieval.ms.global_search.community_context import level_repor
 RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
 
 
+FILES = ("drift_cases.jsonl", "drift_sections_cases.jsonl")  # the second: local budgets that fill every section
+
+
 def _lines(folder: str) -> list[dict]:
-    path = GOLDENS / folder / "drift_cases.jsonl"
     return [
-        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        {**json.loads(line), "folder": folder}
+        for name in FILES
+        for line in (GOLDENS / folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
 
 

@@ -1,13 +1,14 @@
-"""ms.drift's whole run (``loop.run_loop``) against graphrag 3.3.0's DRIFT with the same scripted model.
+"""ms.drift's whole run (``loop.run_loop``) against graphrag 3.3.0's and 2.7.0's DRIFT with the same scripted model.
 
-The golden (``drift_cases.jsonl``) holds GraphRAG's question graph after its run: every node's
-question, answer and score in graph order, and the edges. Replaying the golden's scripted model
+The goldens (``drift_cases.jsonl``, ``drift_sections_cases.jsonl``) hold GraphRAG's question graph after
+its run: every node's question, answer and score in graph order, and the edges. Replaying the golden's scripted model
 (``scripts/goldens/graphrag_drift.py``, stdlib only) through our loop must give the same graph — which
 needs the same expansion ranking, primer reading, seeded shuffle, follow-up merging and action reading
 — and GraphRAG's failures where it fails. Local contexts: GraphRAG builds a round's contexts in an
 order set by object addresses and carries ``links`` from one to the next; replayed in its recorded
-order with the carried ``links`` they are byte for byte GraphRAG's, and each question's first context
-(built fresh, as ours always are) is too when nothing was carried before it.
+order with the carried ``links`` they are byte for byte GraphRAG's, and so is every context built fresh
+(as ours always are: in these goldens the carried ``links`` never change a table). DRIFT's steps have no
+claims part (``loop.local_step``): its engine has no covariates.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.ms.drift_search import answers, loop
 from graphrag_ui.retrieval.ms.drift_search import search as drift
-from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
 sys.path.insert(0, str(ROOT / "scripts" / "goldens"))
 import graphrag_drift as gd  # noqa: E402  (stdlib-only part of the harness: the scripted answers)
@@ -33,10 +33,15 @@ import graphrag_drift as gd  # noqa: E402  (stdlib-only part of the harness: the
 RELEASES = {"graphrag-3": "3.3.0", "graphrag-2": "2.7.0"}  # golden folder -> the release that made it
 
 
+FILES = ("drift_cases.jsonl", "drift_sections_cases.jsonl")  # the second: local budgets that fill every section
+
+
 def _lines(folder: str) -> list[dict]:
-    path = GOLDENS / folder / "drift_cases.jsonl"
     return [
-        {**json.loads(line), "folder": folder} for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        {**json.loads(line), "folder": folder}
+        for name in FILES
+        for line in (GOLDENS / folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
 
 
@@ -113,10 +118,22 @@ def test_local_contexts_byte_for_byte_in_graphrags_order(indexes, i):
     deps = Deps(embed=HashEmbedder().embed)
     carried: dict = {}
     for built in case["local_contexts"]:
-        ours = ms_local.run(index, built["query"], params, deps, links_state=carried)
+        ours = loop.local_step(index, built["query"], params, deps, links_state=carried)
         assert ours.context == _without_artefact(built["context"]), built["query"]
     first = case["local_contexts"][0]
-    assert ms_local.run(index, first["query"], params, deps).context == _without_artefact(first["context"])
+    assert loop.local_step(index, first["query"], params, deps).context == _without_artefact(first["context"])
+
+
+@pytest.mark.parametrize("i", [i for i, c in enumerate(CASES) if c["local_contexts"]])
+def test_every_local_context_is_what_a_fresh_step_builds(indexes, i):
+    """Difference 5 (``links`` start fresh) never shows in the goldens: each step built on its own, as
+    ms.drift builds it, is GraphRAG's context whatever ran before it in GraphRAG's round."""
+    case = CASES[i]
+    index = indexes[case["folder"], case["corpus"]]
+    params = loop.local_params(_params(case))
+    deps = Deps(embed=HashEmbedder().embed)
+    for built in case["local_contexts"]:
+        assert loop.local_step(index, built["query"], params, deps).context == _without_artefact(built["context"])
 
 
 def _without_artefact(context: str) -> str:

@@ -36,8 +36,11 @@ VERSIONS = tuple(
 
 
 def _cases(version: str, mode: str) -> list[dict]:
-    path = GOLDENS / version / "global_cases.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The version's global/basic cases, then the reduce-budget ones of ``--global-sections``."""
+    paths = [GOLDENS / version / name for name in ("global_cases.jsonl", "global_sections_cases.jsonl")]
+    rows = [
+        json.loads(line) for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     return [r for r in rows if r["mode"] == mode]
 
 
@@ -120,6 +123,8 @@ def test_global_batches_prompts_and_reduce_match_graphrag(indexes, version, n, c
     parsed = [[{"answer": p.description, "score": int(p.score)} for p in points if p.batch == b.index] for b in batches]
     assert parsed == case["map_parsed"]
     assert context == case["reduce_context"]
+    # GraphRAG calls the reduce whenever a point scored, even when data_max_tokens leaves its report list empty
+    assert bool(messages) == bool(case["reduce_messages"])
     if context:
         assert messages[-1] == {"role": "user", "content": case["query"]}
         assert case["reduce_messages"][0]["content"].count(context) == 1 and messages[0]["content"].count(context) == 1

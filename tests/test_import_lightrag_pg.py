@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from conftest import GOLDENS
@@ -125,9 +126,14 @@ def test_bad_sources_say_what_and_how(database, tmp_path, workspace, graph, user
     assert not (tmp_path / "bad").exists()
 
 
-def test_index_page_imports_a_workspace_url(database, app, tmp_path):
+def test_index_page_imports_a_workspace_url(database, app, tmp_path, monkeypatch):
+    """In the browser the host is in the URL itself (a socket folder, percent-encoded), the operator lists
+    it (its trust login is the server's own), and the graph file lies under an allowed root."""
+    monkeypatch.setenv("GRAPHRAG_UI_DB_HOSTS", str(database))
+    monkeypatch.setenv("GRAPHRAG_UI_SOURCE_ROOTS", str(GOLDEN))
+    typed = f"postgresql://postgres@{quote(str(database), safe='')}/postgres?workspace=golden&graph={GRAPH}"
     at = app("pages/index.py", index="sample:en")
-    at.text_input(key="imp_src").set_value(url(database)).run()
+    at.text_input(key="imp_src").set_value(typed).run()
     at.selectbox(key="imp_emb").set_value("hash").run()
     at.button(key="imp_btn").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -12,7 +12,8 @@ Layout of ``INDEX_DIR``::
 
 ``save`` builds everything in a hidden sibling folder, closes every writer (chroma's client,
 the SQLite engine), fsyncs, writes the manifest, then swaps the folder in with renames: the old
-index is renamed away first and deleted only after the new one is in place. So a crash leaves
+index is renamed away first and deleted only after the new one is in place. A folder that also holds
+files a save does not write (notes, another tool's data) is never replaced: that would delete them. So a crash leaves
 either the old complete index or no index at the target, never a half one; and ``load`` accepts
 a folder only if its manifest exists and every table and vector count matches it
 (``IndexFormatError`` names the file and the problem otherwise).
@@ -83,7 +84,8 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _check_target(target: Path) -> None:
+def check_target(target: Path) -> None:
+    """Refuse an output folder a save must not replace (the builder asks before its long work)."""
     if target.exists() and not target.is_dir():
         raise UserError(msg("exists and is not a folder"), where=str(target), fix=msg("choose another output path"))
     if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
@@ -92,6 +94,26 @@ def _check_target(target: Path) -> None:
             where=str(target),
             fix=msg("choose an empty or new folder, or an existing index folder to overwrite"),
         )
+    if target.is_dir():
+        foreign = sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir() if not _written_here(p.name))
+        if foreign:
+            raise UserError(
+                msg(
+                    "the index folder also holds files a save did not write ({names}); replacing it would delete them",
+                    names=", ".join(foreign[:5]) + (", …" if len(foreign) > 5 else ""),
+                ),
+                where=str(target),
+                fix=msg("move those files out of the folder, or save the index to a new folder"),
+            )
+
+
+def _written_here(name: str) -> bool:
+    """Whether a save writes an entry of this name into an index folder (the rest is someone else's)."""
+    return (
+        name in (MANIFEST, "vectors", "chroma", CATALOG_FILE)
+        or name in {f"{t}.parquet" for t in tables.TABLES}
+        or name.startswith((CATALOG_FILE + "-", MANIFEST + "."))  # SQLite's journal, an unfinished manifest
+    )
 
 
 def _manifest_for(index: Index) -> Manifest:
@@ -119,15 +141,18 @@ def save(
     *,
     chroma_hnsw: dict[str, Any] | None = None,
     chroma: bool = True,
+    replace: bool = True,
 ) -> None:
     """Write ``index`` to the folder ``path`` atomically (replacing an index already there).
 
     ``manifest.counts`` is recomputed from the index; ``chroma_hnsw`` overrides chroma's HNSW build
     settings (e.g. ``{"ef_construction": 16, "max_neighbors": 4}`` for throw-away benchmark indexes);
-    ``chroma=False`` skips the embedded chroma collections (a configured chroma server still gets them).
+    ``chroma=False`` skips the embedded chroma collections (a configured chroma server still gets them);
+    ``replace=False`` refuses, at the swap itself, an index that appeared at ``path`` meanwhile (two
+    analysts building one name at once: neither replaces the other's silently).
     """
     target = Path(path).absolute()
-    _check_target(target)
+    check_target(target)
     manifest = _manifest_for(index)
     server_url = check_servers()  # a malformed server setting stops the save before anything is written
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +201,7 @@ def save(
         _stage(progress, SAVE_CATALOG, len(index.entities), len(index.entities))
         _write_manifest(tmp, manifest, storage)
         _fsync_tree(tmp)
-        _swap(tmp, target)
+        _swap(tmp, target, replace)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         if server_url and storage.get("catalog", {}).get("server_table"):
@@ -238,7 +263,7 @@ def _write_manifest(folder: Path, manifest: Manifest, storage: dict[str, Any]) -
     os.replace(part, folder / MANIFEST)
 
 
-def _swap(tmp: Path, target: Path) -> None:
+def _swap(tmp: Path, target: Path, replace: bool = True) -> None:
     """Put ``tmp`` at ``target``; the previous index there is removed only after the swap.
 
     The two renames run under an exclusive ``flock`` on the parent folder, so two saves to the
@@ -247,7 +272,7 @@ def _swap(tmp: Path, target: Path) -> None:
     fd = os.open(target.parent, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        old = _swap_locked(tmp, target)
+        old = _swap_locked(tmp, target, replace)
     finally:
         os.close(fd)  # closing releases the lock
     if old is not None:
@@ -283,8 +308,14 @@ def _drop_catalog_table(url: str, table: str) -> None:
         pass
 
 
-def _swap_locked(tmp: Path, target: Path) -> Path | None:
+def _swap_locked(tmp: Path, target: Path, replace: bool) -> Path | None:
     old = None
+    if target.exists() and not replace:
+        raise UserError(
+            msg("another index of this name was saved while this one was being made; it stays"),
+            where=target.name,
+            fix=msg("tick the box to replace it, or choose another name"),
+        )
     if target.exists():
         old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
         os.rename(target, old)

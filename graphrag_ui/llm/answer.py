@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graphrag_ui import prompts
+from graphrag_ui.citations import Trace, trace_answer
 from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
@@ -52,6 +53,7 @@ class AnswerResult:
     tokens_estimated: bool = False  # counted locally because the provider sent no usage
     seconds: float = 0.0
     messages: list[dict[str, str]] = field(default_factory=list)
+    trace: Trace | None = None  # the answer traced to its context (citations, support, unused tokens)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,8 +117,24 @@ def answer(
     """Answer ``retrieval.query`` from its context; never raises for a provider failure.
 
     ``history`` (earlier user/assistant turns) goes between the system prompt and the question, as
-    LightRAG sends its conversation history; it is part of the cache key through the messages.
+    LightRAG sends its conversation history; it is part of the cache key through the messages. An
+    answer with text (a cut one too) carries its trace: citations, support and unused context tokens.
     """
+    reply = _answer(retrieval, settings, stream, on_token, use_cache, cache, history)
+    if reply.text and (not reply.error or reply.error_kind in INCOMPLETE_KINDS):
+        reply.trace = trace_answer(reply.text, retrieval)
+    return reply
+
+
+def _answer(
+    retrieval: Retrieval,
+    settings: LLMSettings,
+    stream: bool,
+    on_token: Callable[[str], None] | None,
+    use_cache: bool,
+    cache: LLMCache | None,
+    history: list[dict[str, str]] | None,
+) -> AnswerResult:
     started = time.perf_counter()
     messages = messages_for(retrieval, history)
     emit = on_token if (stream and on_token is not None) else None

@@ -12,6 +12,7 @@ from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.ui.citation_view import citation_panel
 from graphrag_ui.ui.drift_view import drift_tree
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
@@ -69,6 +70,7 @@ def answer_panel(
     reply = st.session_state.get(store_key)
     if reply is not None:
         _show_reply(reply, lang, retry_key)
+        citation_panel(result, getattr(reply, "trace", None), lang, key)  # a reply from before traces had none
     prompt_panel(result, lang, key)
     return result
 

@@ -16,6 +16,7 @@ from graphrag_ui.ui.labels import PAGE_TITLES, label
 PAGES = {
     "explore": ":material/search:",
     "compare": ":material/compare_arrows:",
+    "evaluate": ":material/fact_check:",
     "recall": ":material/target:",
     "graph": ":material/hub:",
     "index": ":material/database:",

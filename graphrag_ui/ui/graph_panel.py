@@ -240,6 +240,26 @@ def _details(index, spec, built, lang, key, panel, dark, file_name) -> None:
         )
 
 
+def cited_in_graph(index: Index, result: Retrieval, spec: graph_view.GraphSpec, trace) -> None:
+    """Mark the entities and relations ``trace`` (the shown answer's) cites, where they are drawn."""
+    from graphrag_ui.ui.citation_marks import citing_sentences
+    from graphrag_ui.ui.graph_select import entity_name, relation_pair
+
+    if trace is None:
+        return
+    labels = {c.id: c for kind in ("entities", "relations") for c in result.candidates(kind)}
+    for item in citing_sentences(trace):
+        c = labels.get(item.item_id)
+        if item.kind == "entities":
+            name = entity_name(index, item.item_id, c.label if c else "")
+            if name in spec.nodes:
+                spec.cited.add(name)
+        elif item.kind == "relations":
+            ends = relation_pair(index, item.item_id, c.data if c else None)
+            if ends is not None:
+                spec.cited_edges.add(ends)
+
+
 def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, change: Change | None = None) -> None:
     """Explore's graph: the retrieved subgraph first (in-context bold, dropped faint), the neighbourhood on
     demand, and — given the ``change`` since the previous run — what entered (green) and what left (ghosts)."""
@@ -259,8 +279,12 @@ def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, cha
         st.toggle(t("Show dropped candidates", lang), value=True, key=dropped_key, persist_state="page")
 
     spec = graph_view.retrieval_subgraph(index, result, change, neighbourhood=around, dropped=dropped)
+    from graphrag_ui.ui.citation_marks import trace_for
+
+    cited_in_graph(index, result, spec, trace_for(result))
     digest = hashlib.sha1(result.to_json(indent=None).encode("utf-8"))
     digest.update(repr((around, dropped, change is not None and change.kinds)).encode("utf-8"))
+    digest.update(repr((sorted(spec.cited), sorted(spec.cited_edges))).encode("utf-8"))
     show_graph(
         index,
         spec,

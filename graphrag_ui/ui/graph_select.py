@@ -61,6 +61,8 @@ class GraphSpec:
     entered_edges: set[Pair] = field(default_factory=set)
     left_edges: set[Pair] = field(default_factory=set)
     marks: bool = False  # a change was given: the legend explains the marks
+    cited: set[str] = field(default_factory=set)  # entities the answer cites (graphrag_ui.citations)
+    cited_edges: set[Pair] = field(default_factory=set)  # relations it cites
     added: dict[str, tuple[int, int]] = field(default_factory=dict)  # expanded node -> (added, its neighbours)
     filtered: int = 0  # nodes the type / community filter hid
     counted_all: bool = True  # False: ``total`` stopped at SCAN_LIMIT

@@ -39,6 +39,7 @@ NO_COMMUNITY = "#c7c7c7"
 ENTERED = "#2ca02c"
 GHOST = "#9aa0a6"
 CONTEXT_EDGE = "#d62728"
+CITED = "#ff6a00"  # cited by the answer (no community colour is this orange)
 SHAPES = {"seed": "star", "centre": "star", "dropped": "diamond"}
 BOLD = {"seed", "centre"}
 OPACITY = {"dropped": 0.45, "dropped_endpoint": 0.45, "neighbour": 0.55, "left": 0.75}
@@ -121,6 +122,8 @@ def _title(index: Index, spec: GraphSpec, name: str, role: str, degree: int, lan
         lines.append(t("Entered the context since the previous run", lang))
     if name in spec.left:
         lines.append(t("Left the context since the previous run", lang))
+    if name in spec.cited:
+        lines.append(t("Cited by the answer", lang))
     if entity is not None:
         lines.append(_plain(entity.description))
     return "\n".join(lines)
@@ -157,6 +160,9 @@ def _node(index, spec, name, colour, degree, dark, lang) -> dict:
         node["color"]["border"] = ENTERED
         node["borderWidth"] = 4
         node["shadow"] = {"enabled": True, "color": "rgba(44,160,44,0.65)", "size": 14, "x": 0, "y": 0}
+    if name in spec.cited:
+        node["color"]["border"] = CITED
+        node["borderWidth"] = 5
     return node
 
 
@@ -184,6 +190,8 @@ def _edge(index: Index, spec: GraphSpec, a: str, b: str, lang: str) -> dict:
         edge.update(width=1.5, color={"color": CONTEXT_EDGE, "opacity": 0.3})
     if ends in spec.entered_edges:
         edge.update(width=4, color={"color": ENTERED, "opacity": 1.0})
+    if ends in spec.cited_edges:
+        edge.update(width=5, color={"color": CITED, "opacity": 1.0})
     return edge
 
 
@@ -214,6 +222,8 @@ def keys(spec: GraphSpec, lang: str) -> list[str]:
     if spec.marks:
         out.append(t("green ring / edge: entered since the previous run", lang))
         out.append(t("dashed grey: left since the previous run", lang))
+    if spec.cited or spec.cited_edges:
+        out.append(t("orange ring / edge: cited by the answer", lang))
     out.append(t("size = degree", lang))
     return out
 

@@ -6,6 +6,7 @@ then registers it, so sessions querying other indexes are never disturbed.
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections import Counter
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from graphrag_ui.access import Access
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg, translate
 from graphrag_ui.index.model import Index
@@ -38,12 +40,69 @@ def indexes_home(home: Path) -> Path:
     return folder
 
 
+def operator_access(home: Path) -> Access:
+    """The operator's limits for this page (``graphrag_ui.access``): read from the server's side only."""
+    from graphrag_ui.access import read
+
+    return read(home)
+
+
+def existing(out: Path) -> str | None:
+    """What an import or build into ``out`` would replace ("two-docs: 2 documents, 9 entities, embedder
+    hash"), or None when nothing is there."""
+    if not out.exists():
+        return None
+    try:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        counts = manifest.get("counts") or {}
+        return msg(
+            "{name}: {documents} documents, {entities} entities, embedder {embedder}",
+            name=out.name,
+            documents=counts.get("documents", "?"),
+            entities=counts.get("entities", "?"),
+            embedder=str(manifest.get("embedder", "?"))[:80],
+        )
+    except (OSError, ValueError, AttributeError):
+        return msg("{name}: a folder that holds no readable index", name=out.name)
+
+
+def check_replace(out: Path, confirmed: bool) -> None:
+    """Refuse to replace an index that is already there unless the analyst ticked the box naming it."""
+    there = existing(out)
+    if there and not confirmed:
+        raise UserError(
+            msg("an index of this name is already there: {what}", what=there),
+            where=out.name,
+            fix=msg("tick the box to replace it, or choose another name"),
+        )
+
+
+def check_rewrite(access: Access, path: str | Path, key: str) -> None:
+    """Re-embed rewrites an index in place: only one the app wrote under its home; samples and indexes
+    opened by path are read-only."""
+    if key.startswith("sample:") or not access.owns(path):
+        raise UserError(
+            msg("this index is read-only here (a bundled sample, or a folder opened by path)"),
+            fix=msg("import or build a copy, then re-embed the copy"),
+        )
+
+
 def check_uploads(files: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     """(file name, text) for each upload, or one clear error naming the first bad file."""
     if not files:
         raise UserError(msg("no documents uploaded"), fix=msg("add .txt or .md files"))
     out = []
+    seen: set[str] = set()
     for name, data in files:
+        if any(ord(c) < 32 or ord(c) == 127 for c in name) or Path(name).name in ("", ".", ".."):
+            raise UserError(msg("the file name is empty or holds control characters"), where=repr(name[:80]))
+        if Path(name).name.casefold() in seen:  # the second would overwrite the first: never drop one silently
+            raise UserError(
+                msg("two uploads have this name; one of them would be lost"),
+                where=Path(name).name,
+                fix=msg("rename one of them and upload both again"),
+            )
+        seen.add(Path(name).name.casefold())
         if Path(name).suffix.lower() not in ALLOWED_SUFFIXES:
             raise UserError(msg("only .txt and .md documents are accepted"), where=name)
         if len(data) > MAX_UPLOAD_BYTES:
@@ -73,6 +132,7 @@ def build_from_uploads(
     llm_model: str | None,
     progress: Progress | None = None,
     on_warning: Callable[[str], None] | None = None,
+    replace: bool = False,
 ) -> Index:
     from graphrag_ui.index.builder.pipeline import build
 
@@ -81,6 +141,7 @@ def build_from_uploads(
         for name, text in docs:
             (Path(tmp) / name).write_text(text, encoding="utf-8")
         kwargs: dict = {"extractor": extractor, "embedder": embedder, "progress": progress, "on_warning": on_warning}
+        kwargs["replace"] = replace  # the analyst ticked the box naming the index there, or nothing is replaced
         if extractor == "llm":
             if not llm_model:
                 raise UserError(
@@ -111,8 +172,6 @@ def statistics(index: Index) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 
 def vector_location(index: Index) -> str:
     """Where the index's vectors live: ``local`` (chroma files in the folder) or ``chroma server host:port``."""
-    import json
-
     try:
         storage = json.loads((Path(index.path) / "manifest.json").read_text(encoding="utf-8")).get("storage", {})
     except (OSError, ValueError):

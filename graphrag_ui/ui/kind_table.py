@@ -16,7 +16,8 @@ from graphrag_ui import csv_cells
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui import tables
+from graphrag_ui.ui import row_marks, tables
+from graphrag_ui.ui.row_marks import RowMark
 from graphrag_ui.ui.tables import Marks
 
 TALL_ROW = 72  # px: three wrapped lines of a reason
@@ -61,9 +62,11 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _order(frame: pd.DataFrame) -> list[str]:
-    """Kept rows lead with what and why; dropped rows with why dropped (readable without scrolling sideways)."""
-    lead = ["change", "dropped", "label", "why"] if "dropped" in frame.columns else ["change", "#", "label", "why"]
+def _order(frame: pd.DataFrame, marked: list[str] = ()) -> list[str]:
+    """Kept rows lead with what and why; dropped rows with why dropped (readable without scrolling sideways);
+    row marks (``marked``) right after the change column."""
+    lead = ["dropped", "label", "why"] if "dropped" in frame.columns else ["#", "label", "why"]
+    lead = ["change", *marked, *lead]
     head = [c for c in lead if c in frame.columns]
     rest = [c for c in SHOWN if c in frame.columns and c not in head]
     hidden = {"order", "id", "doc_id"}
@@ -78,16 +81,21 @@ def _row_height(frame: pd.DataFrame) -> int | None:
     return TALL_ROW if longest > WRAP_AFTER else None
 
 
-def _grid(frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None = None) -> None:
-    """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data)."""
-    shown = _shown(frame)
+def _grid(
+    frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None = None, marks: list[RowMark] = ()
+) -> None:
+    """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data);
+    ``marks``: columns from the row-mark hook (``row_marks``)."""
+    shown = row_marks.add_columns(_shown(frame), list(marks))
+    config = column_config(lang)
+    config.update({m.column: st.column_config.TextColumn(m.header, help=m.help, width="medium") for m in marks})
     picked = st.dataframe(
         shown,
         hide_index=True,
         width="stretch",
         key=key,
-        column_order=_order(shown),
-        column_config=column_config(lang),
+        column_order=_order(shown, [m.column for m in marks]),
+        column_config=config,
         row_height=_row_height(shown),
         placeholder="—",
         on_select="rerun",
@@ -96,12 +104,11 @@ def _grid(frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None
     rows = picked.selection.rows if picked is not None else []
     if rows and rows[0] < len(shown):
         row = shown.iloc[rows[0]]
-        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, lang)
+        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, config)
 
 
-def _details(row: pd.Series, data: dict, lang: str) -> None:
+def _details(row: pd.Series, data: dict, headers: dict) -> None:
     """The selected row whole: every field as text, long ones untruncated (index text is data, never markup)."""
-    headers = column_config(lang)
     with st.container(border=True):
         for name, value in row.items():
             value = data.get(name, value)  # the grid shortens long texts; the row's own data does not
@@ -115,11 +122,12 @@ def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, 
     titles = _titles(index)
     kept, dropped = tables.split_tables(result, kind, lang, marks, titles)
     full = {c.id: c.data for c in result.candidates(kind)}
+    marks = row_marks.marks_for(result, kind, lang)
     st.caption(t("In the context", lang) + f": {len(kept)}")
     if kept.empty:
         st.info(t("Nothing in this section.", lang))
     else:
-        _grid(kept, lang, f"{key}_{kind}_kept", full)
+        _grid(kept, lang, f"{key}_{kind}_kept", full, marks)
     if not dropped.empty:
         st.caption(t("Considered but dropped", lang) + f": {len(dropped):,}")
         if len(dropped) > DROPPED_SHOWN:

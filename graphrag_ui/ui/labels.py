@@ -12,6 +12,7 @@ from graphrag_ui.i18n import Msg, msg, pmsg, translate
 PAGE_TITLES = {
     "explore": msg("Explore"),
     "compare": msg("Compare"),
+    "evaluate": msg("Evaluate"),
     "recall": msg("Entity recall"),
     "graph": msg("Graph"),
     "index": msg("Index"),

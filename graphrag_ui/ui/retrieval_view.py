@@ -12,6 +12,7 @@ from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import tables
 from graphrag_ui.ui.budget_view import budget_chart
+from graphrag_ui.ui.citation_view import citation_budget, run_line
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
@@ -70,6 +71,7 @@ def run_summary(result: Retrieval, lang: str = "en") -> None:
             kept=kept,
         )
     )
+    run_line(result, lang)  # what the answer cites and never used, once an answer is shown
 
 
 def timings_line(timings_ms: dict[str, float], lang: str) -> str:
@@ -203,6 +205,7 @@ def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> 
         graph_panel(index, result, lang, key, comparison.change if comparison is not None else None)
     elif view == "budget":
         budget_chart(result, lang, before)
+        citation_budget(result, lang)
     elif view == "trace":
         trace_view(result, lang, key)
     elif view == "sweep":

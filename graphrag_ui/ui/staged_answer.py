@@ -15,6 +15,7 @@ from graphrag_ui.i18n import msg, t
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
+from graphrag_ui.ui.citation_view import citation_panel
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
 from graphrag_ui.ui.prompt_panel import prompt_panel
@@ -125,5 +126,6 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
             cost=cost_text(current.stages, lang),
         )
         st.caption(caption)
+        citation_panel(current, getattr(reply, "trace", None), lang, key)
         prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang, key)
     return current

@@ -50,14 +50,19 @@ def register_index(label: str, path: str | Path) -> str:
     Read, change and rewrite happen under an exclusive ``flock`` on ``indexes.json.lock`` (sessions are
     threads of one server, and several app processes may share a home), and the new file replaces the
     old one atomically from a private temporary name: without the lock, 83 of 300 concurrent
-    registrations were lost (each rewrote the list it had read before the others wrote theirs)."""
-    key = f"path:{label}"
+    registrations were lost (each rewrote the list it had read before the others wrote theirs). A label
+    that already names another folder is never re-pointed (another analyst's index): ``label-2`` is used."""
     registry = _registry_file()
     fd = os.open(registry.with_name(registry.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         entries = registered_indexes()
-        entries[label] = str(Path(path).resolve())
+        folder, base, n = str(Path(path).resolve()), label, 1
+        while entries.get(label, folder) != folder:  # the label names another folder: never re-point it
+            n += 1
+            label = f"{base}-{n}"
+        key = f"path:{label}"
+        entries[label] = folder
         tmp = registry.with_name(f".{registry.name}.{uuid.uuid4().hex[:8]}.tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(entries, ensure_ascii=False, indent=2))

@@ -351,8 +351,9 @@ def main(langs: list[str]) -> None:
     print(f"wrote {len(lines)} cases to {OUT / 'cases.jsonl'}")
 
 
-def main_global(langs: list[str]) -> None:
-    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl."""
+def main_global(langs: list[str], sections: bool = False) -> None:
+    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl
+    (``sections``: the reduce-budget cases of global_sections_cases.jsonl)."""
     from graphrag.config.embeddings import text_unit_text_embedding
     from graphrag.utils.api import get_embedding_store
 
@@ -369,11 +370,11 @@ def main_global(langs: list[str]) -> None:
         QUERY = script
 
     tie_basic = lambda lang: [{"query": q, "params": p} for q in gs.TIE_QUERIES[lang] for p in ({}, {"k": 3})]  # noqa: E731
-    gg.record(OUT, langs, setup, set_script, tie_basic if LEGACY else lambda lang: [])
+    gg.record(OUT, langs, setup, set_script, tie_basic if LEGACY else lambda lang: [], sections=sections)
 
 
-def main_drift(langs: list[str]) -> None:
-    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+def main_drift(langs: list[str], sections: bool = False) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl (``sections``: drift_sections_cases.jsonl)."""
 
     def setup(lang: str):
         dest = OUT / lang
@@ -392,14 +393,20 @@ def main_drift(langs: list[str]) -> None:
             config_args={k: s.model_dump() for k, s in config.vector_store.items()}, embedding_name=name
         )
 
-    gd.record(OUT, langs, setup, set_script, store, json.loads)  # 2.x's DRIFTPrimer reads json.loads(answer)
+    gd.record(
+        OUT, langs, setup, set_script, store, json.loads, sections=sections
+    )  # 2.x's DRIFTPrimer reads json.loads(answer)
 
 
 if __name__ == "__main__":
     args = [a for i, a in enumerate(sys.argv[1:]) if "--release" not in sys.argv[i : i + 2]]
     if args[:1] == ["--drift"]:
         main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--drift-sections"]:
+        main_drift(args[1:] or ["en", "zh"], sections=True)
     elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--global-sections"]:
+        main_global(args[1:] or ["en", "zh"], sections=True)
     else:
         main(args or ["en", "zh"])

@@ -294,8 +294,9 @@ def main(langs: list[str]) -> None:
     print(f"wrote {len(lines)} cases to {OUT / 'cases.jsonl'}")
 
 
-def main_global(langs: list[str]) -> None:
-    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl."""
+def main_global(langs: list[str], sections: bool = False) -> None:
+    """Global, basic and parse cases on the committed index (no rebuild): global_cases.jsonl
+    (``sections``: the reduce-budget cases of global_sections_cases.jsonl)."""
     from graphrag.config.embeddings import text_unit_text_embedding
     from graphrag.utils.api import get_embedding_store
 
@@ -310,11 +311,11 @@ def main_global(langs: list[str]) -> None:
         global QUERY
         QUERY = script
 
-    gg.record(OUT, langs, setup, set_script)
+    gg.record(OUT, langs, setup, set_script, sections=sections)
 
 
-def main_drift(langs: list[str]) -> None:
-    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl."""
+def main_drift(langs: list[str], sections: bool = False) -> None:
+    """DRIFT cases on the committed index (no rebuild): drift_cases.jsonl (``sections``: drift_sections_cases.jsonl)."""
 
     def setup(lang: str):
         dest = OUT / lang
@@ -336,14 +337,18 @@ def main_drift(langs: list[str]) -> None:
 
         return structure_completion_response(text, PrimerResponse).model_dump()
 
-    gd.record(OUT, langs, setup, set_script, store, read_primer)
+    gd.record(OUT, langs, setup, set_script, store, read_primer, sections=sections)
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--drift"]:
         main_drift(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--drift-sections"]:
+        main_drift(args[1:] or ["en", "zh"], sections=True)
     elif args[:1] == ["--global"]:
         main_global(args[1:] or ["en", "zh"])
+    elif args[:1] == ["--global-sections"]:
+        main_global(args[1:] or ["en", "zh"], sections=True)
     else:
         main(args or ["en", "zh"])

@@ -58,6 +58,51 @@ CASES = [  # (query kind, seed, drift_search settings, community_level)
     ("malformed_local", 6, {"drift_k_followups": 6, "primer_folds": 2, "n_depth": 2}, 2),
 ]
 
+# ``--drift-sections`` (drift_sections_cases.jsonl): local budgets that put rows in every local-context
+# section, and budgets that leave one empty. DRIFT's default props (text units 0.9, reports 0.1) leave the
+# entity/relationship share at 0, so CASES never reach a Relationships table.
+SPLIT = {"local_search_text_unit_prop": 0.3, "local_search_community_prop": 0.2}
+SMALL = {"drift_k_followups": 3, "primer_folds": 2, "local_search_top_k_mapped_entities": 3}
+SECTION_CASES = [
+    # tight local: Relationships rows in 1500-token contexts (en), reverted in zh
+    (
+        "q0",
+        8,
+        {**SMALL, **SPLIT, "n_depth": 2, "local_search_max_data_tokens": 1500, "local_search_top_k_relationships": 3},
+        2,
+    ),
+    # loose: every section has rows
+    ("q1", 9, {**SMALL, **SPLIT, "n_depth": 1, "local_search_top_k_mapped_entities": 5}, 2),
+    # 600 tokens: no report fits (GraphRAG's "[]"), relationships reverted, the Sources header alone
+    (
+        "q0",
+        10,
+        {**SMALL, **SPLIT, "n_depth": 1, "local_search_max_data_tokens": 600, "local_search_top_k_relationships": 3},
+        2,
+    ),
+    # reports and text units get 5% each: Relationships rows, Reports and Sources (mostly) empty
+    (
+        "q1",
+        11,
+        {
+            **SMALL,
+            "n_depth": 1,
+            "local_search_max_data_tokens": 2000,
+            "local_search_text_unit_prop": 0.05,
+            "local_search_community_prop": 0.05,
+            "local_search_top_k_relationships": 3,
+        },
+        1,
+    ),
+    # more folds than reports ranked: two empty folds (still primer calls); 300-token local contexts
+    (
+        "q1",
+        12,
+        {**SPLIT, "drift_k_followups": 2, "primer_folds": 4, "n_depth": 1, "local_search_max_data_tokens": 300},
+        2,
+    ),
+]
+
 PRIMER_MARK = "The top-ranked community summaries:\n\n"
 PRIMER_END = "\n\nProvide the intermediate answer"
 
@@ -248,10 +293,13 @@ def _query(lang: str, kind: str) -> str:
     return QUERIES[lang][int(kind[1:])]
 
 
-def record(out_dir, langs: list[str], setup, set_script, store, read_primer) -> None:
-    """Write ``out_dir/drift_cases.jsonl``. ``setup(lang)`` gives (config, tables) for the committed index,
-    ``store(config, name)`` the release's ``get_embedding_store``, ``read_primer(text)`` the release's
-    reading of one primer answer (3.x structured output, 2.x ``json.loads``)."""
+def record(out_dir, langs: list[str], setup, set_script, store, read_primer, *, sections: bool = False) -> None:
+    """Write ``out_dir/drift_cases.jsonl`` (``sections``: SECTION_CASES to ``drift_sections_cases.jsonl``, no
+    parse line; a rerun of CASES may reorder local contexts, so new cases go to their own file).
+    ``setup(lang)`` gives (config, tables) for the committed index, ``store(config, name)`` the release's
+    ``get_embedding_store``, ``read_primer(text)`` the release's reading of one primer answer (3.x
+    structured output, 2.x ``json.loads``)."""
+    cases, name = (SECTION_CASES, "drift_sections_cases.jsonl") if sections else (CASES, "drift_cases.jsonl")
     from graphrag.config.embeddings import community_full_content_embedding, entity_description_embedding
     from graphrag.query.factory import get_drift_search_engine
     from graphrag.query.indexer_adapters import (
@@ -277,7 +325,7 @@ def record(out_dir, langs: list[str], setup, set_script, store, read_primer) -> 
     lines = []
     for lang in langs:
         config, tables = setup(lang)
-        for kind, seed, settings, level in CASES:
+        for kind, seed, settings, level in cases:
             query = _query(lang, kind)
             script = DriftScript()
             set_script(script)
@@ -368,10 +416,11 @@ def record(out_dir, langs: list[str], setup, set_script, store, read_primer) -> 
                     "error": error,
                 }
             )
-        print(f"[{lang}] {len(CASES)} drift cases", flush=True)
+        print(f"[{lang}] {len(cases)} drift cases", flush=True)
     LocalSearchMixedContext.build_context = original_build
-    lines.append(parse_cases(read_primer))
-    with open(out_dir / "drift_cases.jsonl", "w", encoding="utf-8") as fh:
+    if not sections:
+        lines.append(parse_cases(read_primer))
+    with open(out_dir / name, "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    print(f"wrote {len(lines)} cases to {out_dir / 'drift_cases.jsonl'}")
+    print(f"wrote {len(lines)} cases to {out_dir / name}")

@@ -34,6 +34,11 @@ GLOBAL_PARAMS: list[dict] = [
 ]
 DYNAMIC_PARAMS: list[dict] = [{}, {"community_level": 1}, {"max_context_tokens": 500}]
 BASIC_PARAMS: list[dict] = [{}, {"k": 3}, {"max_context_tokens": 900}, {"max_context_tokens": 250}, {"k": 5}]
+# ``--global-sections`` (global_sections_cases.jsonl): a reduce budget below every point, so the reduce
+# prompt gets an empty report list (GraphRAG still calls the model), next to a cut one at level 1; a basic
+# budget below the first text unit (the table header alone) and one that keeps two.
+SECTION_PARAMS: list[dict] = [{"data_max_tokens": 5}, {"data_max_tokens": 120, "community_level": 1}]
+SECTION_BASIC_PARAMS: list[dict] = [{"max_context_tokens": 60}, {"max_context_tokens": 600}]
 
 QUERIES = {
     "en": ["What are the main themes of Riverton?", "Who works on ocean sensors?", "Storm Dara and the harbor"],
@@ -235,10 +240,22 @@ def parse_cases(search_engine) -> list[dict]:
     return out
 
 
-def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang: []) -> None:
-    """Write ``out_dir/global_cases.jsonl``. ``setup(lang)`` gives (config, tables, text-unit store) for
-    the committed index; ``set_script`` installs the scripted query model in the version's harness;
-    ``extra_basic(lang)`` adds a version's own basic cases."""
+def section_cases(lang: str) -> list[dict]:
+    qs = QUERIES[lang]
+    return [{"query": qs[i % len(qs)], "params": p, "dynamic": False} for i, p in enumerate(SECTION_PARAMS)]
+
+
+def section_basic_cases(lang: str) -> list[dict]:
+    qs = QUERIES[lang]
+    return [{"query": qs[i % len(qs)], "params": p} for i, p in enumerate(SECTION_BASIC_PARAMS)]
+
+
+def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang: [], *, sections=False) -> None:
+    """Write ``out_dir/global_cases.jsonl`` (``sections``: only ``section_cases`` to
+    global_sections_cases.jsonl, so the committed file stays as it is). ``setup(lang)`` gives (config,
+    tables, text-unit store) for the committed index; ``set_script`` installs the scripted query model in
+    the version's harness; ``extra_basic(lang)`` adds a version's own basic cases."""
+    name = "global_sections_cases.jsonl" if sections else "global_cases.jsonl"
     from graphrag.query.factory import get_basic_search_engine, get_global_search_engine
     from graphrag.query.indexer_adapters import (
         read_indexer_communities,
@@ -264,9 +281,9 @@ def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang
                 dynamic_community_selection=dynamic,
             )
 
-        for case in global_cases(lang):
+        for case in section_cases(lang) if sections else global_cases(lang):
             lines.append({"corpus": lang, "mode": "global", **case, **run_global(make_engine, script, case)})
-        for case in basic_cases(lang) + extra_basic(lang):
+        for case in section_basic_cases(lang) if sections else basic_cases(lang) + extra_basic(lang):
             engine = get_basic_search_engine(
                 text_units=read_indexer_text_units(tables["text_units"].copy()),
                 text_unit_embeddings=store,
@@ -274,14 +291,14 @@ def record(out_dir, langs: list[str], setup, set_script, extra_basic=lambda lang
                 response_type="Multiple Paragraphs",
             )
             lines.append({"corpus": lang, "mode": "basic", **case, **run_basic(engine, case)})
-        if lang == langs[0]:
+        if lang == langs[0] and not sections:
             lines.append({"corpus": lang, "mode": "parse", "cases": parse_cases(make_engine(2, False))})
         print(f"[{lang}] global/basic cases recorded", flush=True)
     set_script(None)
-    with open(out_dir / "global_cases.jsonl", "w", encoding="utf-8") as fh:
+    with open(out_dir / name, "w", encoding="utf-8") as fh:
         for line in lines:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    print(f"wrote {len(lines)} cases to {out_dir / 'global_cases.jsonl'}")
+    print(f"wrote {len(lines)} cases to {out_dir / name}")
 
 
 def report_texts(tables: dict) -> dict[str, str]:

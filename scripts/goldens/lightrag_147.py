@@ -61,6 +61,13 @@ NAIVE_CASES: list[tuple[int, dict, dict, str]] = [
     (0, {"chunk_top_k": 8}, {"cosine_better_than_threshold": 0.1}, ""),
     (1, {}, {"cosine_better_than_threshold": 0.3}, ""),
 ]
+# Budgets that leave one section empty while the others keep rows (test_golden_coverage.py); run after
+# every case above so the earlier cases keep their ids (en-hybrid-15, ...).
+SECTION_CASES: list[tuple[str, tuple[int, dict, dict, str]]] = [
+    *[(m, (3, {"max_relation_tokens": 0, "top_k": 6}, {}, "")) for m in ("local", "global", "hybrid", "mix")],
+    *[(m, (1, {"max_total_tokens": 1100}, {}, "")) for m in ("local", "global", "hybrid", "mix")],
+    ("naive", (2, {"max_total_tokens": 500}, {}, "")),  # no chunk fits
+]
 
 
 class Recorder:
@@ -194,6 +201,7 @@ async def run_cases(lang: str, workdir: Path, embed_fn, extraction: dict) -> lis
     cases = []
     plan = [(m, c) for m in MODES for c in (NAIVE_CASES if m == "naive" else KG_CASES)]
     plan.append(("hybrid", (0, {}, {}, "both_empty_short")))  # seed 001 says naive here; 1.4.7 does not
+    plan += SECTION_CASES
     for mode, (qi, params, config, tweak) in plan:
         q = qs[qi % len(qs)]
         hl, ll = list(q["hl"]), list(q["ll"])

@@ -72,6 +72,11 @@ NAIVE_CASES: list[tuple[int, dict, dict, str]] = [
     (1, {}, {"cosine_better_than_threshold": 0.3}, ""),
     (2, {"max_total_tokens": 700}, {}, ""),  # no chunk fits: 1.5.7 still sends empty sections
 ]
+# A relation budget of 0 with entities kept (test_golden_coverage.py); run after every case above so the
+# earlier cases keep their ids (en-hybrid-16, ...).
+SECTION_CASES: list[tuple[str, tuple[int, dict, dict, str]]] = [
+    (m, (3, {"max_relation_tokens": 0, "top_k": 6}, {}, "")) for m in ("local", "global", "hybrid", "mix")
+]
 
 
 def selected_of(data) -> dict:
@@ -149,6 +154,7 @@ async def run_cases(lang: str, make, qs: list[dict]) -> list[dict]:
     plan = [(m, c) for m in KG_MODES for c in KG_CASES] + [("naive", c) for c in NAIVE_CASES]
     plan.append(("hybrid", (0, {}, {}, "both_empty_short")))  # seed 001 says naive here; 1.5.7 does not
     plan.append(("bypass", (1, {}, {}, "")))
+    plan += SECTION_CASES
     cases = []
     for mode, (qi, params, config, tweak) in plan:
         q = qs[qi % len(qs)]

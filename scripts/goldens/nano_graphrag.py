@@ -95,6 +95,8 @@ CASES: dict[str, list[tuple[str, str, dict]]] = {
             "David Okafor and the Department of Ocean Sciences",
             {"local_max_token_for_community_report": 0},
         ),
+        # the relations' budget leaves the Relationships table empty (test_golden_coverage.py)
+        ("zero_relation_budget", "Who builds the SeaDrone X2 buoys?", {"local_max_token_for_local_context": 0}),
     ],
     "zh": [
         ("defaults", "林晓梅在青岚湖研究站做什么？", {}),
@@ -125,6 +127,7 @@ CASES: dict[str, list[tuple[str, str, dict]]] = {
         ("level_5_all_levels", "周婷为《云港日报》做的报道", {"level": 5, "top_k": 8}),
         ("threshold_035", "马克·杜邦和亚太湖泊观测联盟是谁？", {"query_better_than_threshold": 0.35}),
         ("zero_report_budget", "陈志明与生态学院", {"local_max_token_for_community_report": 0}),
+        ("zero_relation_budget", "谁制造了蓝鲸二号浮标？", {"local_max_token_for_local_context": 0}),
     ],
 }
 
@@ -172,6 +175,8 @@ GLOBAL_CASES: dict[str, list[tuple[str, str, dict, str]]] = {
             {"level": 0, "global_max_token_for_community_report": 400, "response_type": "Bullet Points"},
             "json",
         ),
+        # every Chinese report is over 100 tokens: no batch can be made (test_golden_coverage.py)
+        ("budget_100_hangs", "谁在研究青岚湖？", {"global_max_token_for_community_report": 100}, "json"),
     ],
 }
 

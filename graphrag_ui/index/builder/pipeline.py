@@ -222,25 +222,22 @@ def _check_out(docs_dir: str | Path, out_dir: str | Path) -> None:
         raise UserError(
             msg("the index folder would replace the documents"), where=str(out), fix=msg("choose another --out")
         )
-    if out.exists() and not out.is_dir():
-        raise UserError(msg("exists and is not a folder"), where=str(out), fix=msg("choose another --out"))
-    if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
-        raise UserError(
-            msg("the folder is not empty and holds no index; refusing to replace it"),
-            where=str(out),
-            fix=msg("choose an empty or new folder, or an existing index folder to overwrite"),
-        )
+    from graphrag_ui.index import store
+
+    store.check_target(out)  # not a folder, a folder without an index, or one holding files a save did not write
 
 
 def build(docs_dir: str | Path, out_dir: str | Path, **kwargs) -> Index:
-    """``build_index`` then save with the store (atomically) at ``out_dir``."""
+    """``build_index`` then save with the store (atomically) at ``out_dir`` (``replace=False``: never over
+    an index that is there by then)."""
     from graphrag_ui.index import store
 
+    replace = kwargs.pop("replace", True)
     _check_out(docs_dir, out_dir)
     store.check_servers()  # a malformed server setting fails before the build, not after it
     if kwargs.get("extractor", "llm") == "llm" and not kwargs.get("replay") and not kwargs.get("cache_path"):
         kwargs["cache_path"] = default_cache_path(out_dir)
     index = build_index(docs_dir, **kwargs)
-    store.save(index, out_dir, kwargs.get("progress"))  # the store reports its own stages
+    store.save(index, out_dir, kwargs.get("progress"), replace=replace)  # the store reports its own stages
     index.path = str(out_dir)
     return index

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.gc_pause import paused_gc
@@ -21,6 +22,8 @@ def import_source(
     embedder: str | None = None,
     progress: ProgressFn | None = None,
     chroma: bool = False,
+    guard: Any = None,
+    replace: bool = True,
 ) -> tuple[str, Index]:
     """Import ``src`` into a new index at ``out``; returns the detected kind and the index.
 
@@ -28,6 +31,10 @@ def import_source(
     atomically, so a bad source leaves ``out`` untouched. Chroma collections are written only with
     ``chroma=True`` or a configured chroma server: retrieval reads the ``.npy`` mirror, and building
     chroma's graph was most of an import's time.
+
+    ``guard`` (the operator's ``access.Access``): the source was typed in a browser, so a folder must lie
+    under an allowed root (refused before anything looks at it) and a database URL is read strictly;
+    ``replace=False``: never over an index that is at ``out`` by the time the import is saved.
     """
     from graphrag_ui.embed import check_name
     from graphrag_ui.index import store
@@ -41,12 +48,12 @@ def import_source(
         if kind not in ("auto", "lightrag"):
             raise UserError(msg("a postgresql:// source is a LightRAG workspace: use the kind lightrag or auto"))
         with paused_gc():
-            index = lightrag_pg.import_url(str(src), embedder=embedder, progress=progress)
+            index = lightrag_pg.import_url(str(src), embedder=embedder, progress=progress, guard=guard)
             _check_rows(index)
             check_dimension(index, lightrag_pg.shown(str(src)))
-            store.save(index, Path(out), progress=progress, chroma=chroma)
+            store.save(index, Path(out), progress=progress, chroma=chroma, replace=replace)
         return "lightrag", index
-    src_path, out_path = Path(src), Path(out)
+    src_path, out_path = (guard.source(src) if guard is not None else Path(src)), Path(out)
     if kind == "auto":
         kind = detect(src_path)
     elif not src_path.is_dir():
@@ -57,7 +64,7 @@ def import_source(
         index = importer(kind).import_dir(src_path, embedder=embedder, progress=progress)
         _check_rows(index)
         check_dimension(index, src_path)
-        store.save(index, out_path, progress=progress, chroma=chroma)
+        store.save(index, out_path, progress=progress, chroma=chroma, replace=replace)
     return kind, index
 
 

@@ -6,27 +6,29 @@ written out as the JSON working dir LightRAG's default storages hold for the sam
 fields; vectors as nano-vectordb matrices, in the tables' insertion order), beside the workspace's
 NetworkX GraphML (``graph=``: the graph storage that runs beside PostgreSQL without the Apache AGE
 extension), and that folder is read by ``lightrag.import_dir``: one reader for both kinds of storage.
-The password comes from libpq's usual places (``PGPASSWORD``, ``~/.pgpass``) or the URL, and is never
-printed: every message names the URL without it.
+The URL is read by ``pg_url`` (strictly when typed in a browser: the server's credentials stay home);
+the password is never printed: every message names the URL without it. Table names go into SQL only
+as ``psycopg.sql.Identifier``; a LightRAG-like table whose name is not plain lower case is refused.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import tempfile
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any
 
 import numpy as np
 
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.i18n import msg
-from graphrag_ui.index.importers import lightrag
+from graphrag_ui.index.importers import lightrag, pg_url
+from graphrag_ui.index.importers.pg_url import is_url, shown  # noqa: F401 (the importer's names for them)
 from graphrag_ui.index.model import SEP, Index
 from graphrag_ui.progress import ProgressFn
 
-SCHEMES = ("postgresql://", "postgres://")
 KV_TABLES = {  # table -> (working-dir file, columns kept as record fields)
     "lightrag_doc_full": ("kv_store_full_docs.json", ("content", "doc_name")),
     "lightrag_doc_chunks": (
@@ -42,6 +44,7 @@ KV_TABLES = {  # table -> (working-dir file, columns kept as record fields)
     "lightrag_full_entities": ("kv_store_full_entities.json", ("entity_names", "count")),
     "lightrag_full_relations": ("kv_store_full_relations.json", ("relation_pairs", "count")),
 }
+NAME = re.compile(r"[a-z0-9_]{1,63}")
 VDB_TABLES = {  # table prefix (a model suffix follows: _hash_256d) -> working-dir file
     "lightrag_vdb_entity": "vdb_entities.json",
     "lightrag_vdb_relation": "vdb_relationships.json",
@@ -49,71 +52,59 @@ VDB_TABLES = {  # table prefix (a model suffix follows: _hash_256d) -> working-d
 }
 
 
-def is_url(src: str | Path) -> bool:
-    return str(src).startswith(SCHEMES)
-
-
-def shown(url: str) -> str:
-    """The URL as messages print it: no password."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = (f"{parts.username}@" if parts.username else "") + host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
-
-
-def parse(url: str) -> tuple[str, str, Path]:
-    """(libpq connection URL, workspace, GraphML path) of an import URL."""
-    parts = urlsplit(url)
-    query = dict(parse_qsl(parts.query))
-    workspace, graph = query.pop("workspace", ""), query.pop("graph", "")
-    where = shown(url)
-    if not workspace:
-        raise UserError(
-            msg("the URL names no LightRAG workspace"),
-            where=where,
-            fix=msg("add ?workspace=NAME (LightRAG's POSTGRES_WORKSPACE or the server's --workspace)"),
-        )
-    if not graph or not Path(graph).expanduser().is_file():
-        raise UserError(
-            msg("the workspace's graph file is missing: PostgreSQL holds no graph without the AGE extension"),
-            where=where,
-            fix=msg(
-                "add &graph=PATH to the GraphML NetworkXStorage wrote "
-                "(WORKING_DIR/{workspace}/graph_chunk_entity_relation.graphml)",
-                workspace=workspace,
-            ),
-        )
-    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
-    return conninfo, workspace, Path(graph).expanduser()
-
-
-def _connect(conninfo: str, where: str):
+def _connect(source: pg_url.Source):
     import psycopg
 
     try:
-        return psycopg.connect(conninfo, connect_timeout=10)
+        if source.conninfo:
+            return psycopg.connect(source.conninfo, connect_timeout=10)
+        return psycopg.connect(**source.options, connect_timeout=10)
     except psycopg.Error as exc:
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UserError(
             msg("cannot connect to PostgreSQL: {error}", error=first[:200]),
-            where=where,
-            fix=msg("check the host, port, database and user; the password comes from PGPASSWORD or ~/.pgpass"),
+            where=source.shown,
+            fix=msg("check the host, port, database and user; the password comes from PGPASSWORD or ~/.pgpass")
+            if source.conninfo
+            else msg("check the host, port, database, user and password in the URL"),
         ) from None
 
 
-def _tables(cur) -> set[str]:
-    cur.execute("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lightrag%%'")
-    return {row[0] for row in cur.fetchall()}
+def _tables(cur, where: str) -> dict[str, tuple[str, str]]:
+    """LightRAG's tables in the database: name -> (schema, name). A table whose name is not plain lower
+    case letters, digits and ``_`` (LightRAG writes no other) is refused by name, never read."""
+    cur.execute(
+        "SELECT table_schema, table_name FROM information_schema.tables "
+        "WHERE lower(table_name) LIKE 'lightrag%%' AND table_schema = current_schema()"
+    )
+    found = {}
+    for schema, name in cur.fetchall():
+        if not NAME.fullmatch(name):
+            raise IndexFormatError(
+                msg("the database holds a table named {name}, which is no LightRAG table name", name=repr(name[:80])),
+                where=where,
+                fix=msg("rename or drop that table (LightRAG's names are lower case letters, digits and _)"),
+            )
+        found[name] = (schema, name)
+    return found
+
+
+def _ident(have: dict[str, tuple[str, str]], table: str):
+    from psycopg import sql
+
+    return sql.Identifier(*have[table])
 
 
 def _value(value):
     return value.isoformat() if hasattr(value, "isoformat") else value
 
 
-def _kv(cur, table: str, columns: tuple[str, ...], workspace: str, have: set[str]) -> dict[str, dict]:
+def _kv(cur, table: str, columns: tuple[str, ...], workspace: str, have: dict) -> dict[str, dict]:
+    from psycopg import sql
+
     if table not in have:
         return {}
-    cur.execute(f"SELECT * FROM {table} WHERE workspace = %s ORDER BY id", (workspace,))  # noqa: S608 (a known name)
+    cur.execute(sql.SQL("SELECT * FROM {} WHERE workspace = %s ORDER BY id").format(_ident(have, table)), (workspace,))
     names = [d.name for d in cur.description]
     out = {}
     for row in cur.fetchall():
@@ -125,11 +116,14 @@ def _kv(cur, table: str, columns: tuple[str, ...], workspace: str, have: set[str
     return out
 
 
-def _vdb_table(cur, prefix: str, workspace: str, have: set[str], where: str) -> str | None:
+def _vdb_table(cur, prefix: str, workspace: str, have: dict, where: str) -> str | None:
     """The vector table of ``prefix`` that holds this workspace (one per embedding model and width)."""
+    from psycopg import sql
+
     found = []
     for table in sorted(t for t in have if t == prefix or t.startswith(prefix + "_")):
-        cur.execute(f"SELECT count(*) FROM {table} WHERE workspace = %s", (workspace,))  # noqa: S608
+        query = sql.SQL("SELECT count(*) FROM {} WHERE workspace = %s").format(_ident(have, table))
+        cur.execute(query, (workspace,))
         if cur.fetchone()[0]:
             found.append(table)
     if len(found) > 1:
@@ -141,15 +135,16 @@ def _vdb_table(cur, prefix: str, workspace: str, have: set[str], where: str) -> 
     return found[0] if found else None
 
 
-def _vdb(cur, table: str | None, workspace: str) -> dict:
+def _vdb(cur, table: str | None, workspace: str, have: dict) -> dict:
     """A nano-vectordb file's content from one vector table (rows in insertion order)."""
+    from psycopg import sql
+
     if table is None:
         return {"embedding_dim": 1, "data": [], "matrix": ""}
-    cur.execute(
-        f"SELECT *, content_vector::text AS vector_text FROM {table} WHERE workspace = %s "  # noqa: S608
-        "ORDER BY create_time, id",
-        (workspace,),
-    )
+    query = sql.SQL(
+        "SELECT *, content_vector::text AS vector_text FROM {} WHERE workspace = %s ORDER BY create_time, id"
+    ).format(_ident(have, table))
+    cur.execute(query, (workspace,))
     names = [d.name for d in cur.description]
     rows, vectors = [], []
     for raw in cur.fetchall():
@@ -170,42 +165,59 @@ def _vdb(cur, table: str | None, workspace: str) -> dict:
     return {"embedding_dim": dim, "data": rows, "matrix": base64.b64encode(matrix.tobytes()).decode("ascii")}
 
 
-def export(url: str, folder: Path) -> tuple[str, Path]:
-    """Write the workspace as a LightRAG working dir into ``folder``; returns (workspace, graph path)."""
-    conninfo, workspace, graph = parse(url)
-    where = shown(url)
-    with _connect(conninfo, where) as conn, conn.cursor() as cur:
-        have = _tables(cur)
-        if not any(t.startswith("lightrag_vdb_") for t in have) or "lightrag_doc_chunks" not in have:
+def export(url: str, folder: Path, guard: Any = None) -> tuple[str, Path]:
+    """Write the workspace as a LightRAG working dir into ``folder``; returns (workspace, graph path).
+
+    ``guard``: the operator's limits when the URL was typed in a browser (``pg_url``)."""
+    import psycopg
+
+    nowhere = folder / ".none"  # a folder never created: libpq's password file and client key point into it
+    source = pg_url.parse(url, guard, nowhere)
+    where = source.shown
+    try:
+        with _connect(source) as conn, conn.cursor() as cur:
+            _export_rows(cur, source.workspace, folder, where)
+    except psycopg.Error as exc:  # a query the database refused, a connection cut mid-way
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UserError(
+            msg("PostgreSQL failed while reading the workspace: {error}", error=first[:200]),
+            where=where,
+            fix=msg("check that the database holds LightRAG's tables and the user may read them"),
+        ) from None
+    (folder / lightrag.GRAPHML).write_bytes(source.graph.read_bytes())
+    return source.workspace, source.graph
+
+
+def _export_rows(cur, workspace: str, folder: Path, where: str) -> None:
+    have = _tables(cur, where)
+    if not any(t.startswith("lightrag_vdb_") for t in have) or "lightrag_doc_chunks" not in have:
+        raise IndexFormatError(
+            msg("this database holds no LightRAG tables (LIGHTRAG_DOC_CHUNKS, LIGHTRAG_VDB_*)"),
+            where=where,
+            fix=msg("give the database LightRAG's PostgreSQL storages write to"),
+        )
+    for table, (name, columns) in KV_TABLES.items():
+        records = _kv(cur, table, columns, workspace, have)
+        if table == "lightrag_doc_chunks" and not records:
             raise IndexFormatError(
-                msg("this database holds no LightRAG tables (LIGHTRAG_DOC_CHUNKS, LIGHTRAG_VDB_*)"),
+                msg("workspace {workspace} has no chunks in this database", workspace=repr(workspace)),
                 where=where,
-                fix=msg("give the database LightRAG's PostgreSQL storages write to"),
+                fix=msg("check the workspace name (LightRAG's POSTGRES_WORKSPACE)"),
             )
-        for table, (name, columns) in KV_TABLES.items():
-            records = _kv(cur, table, columns, workspace, have)
-            if table == "lightrag_doc_chunks" and not records:
-                raise IndexFormatError(
-                    msg("workspace {workspace} has no chunks in this database", workspace=repr(workspace)),
-                    where=where,
-                    fix=msg("check the workspace name (LightRAG's POSTGRES_WORKSPACE)"),
-                )
-            if records:
-                (folder / name).write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
-        for prefix, name in VDB_TABLES.items():
-            data = _vdb(cur, _vdb_table(cur, prefix, workspace, have, where), workspace)
-            (folder / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    (folder / lightrag.GRAPHML).write_bytes(graph.read_bytes())
-    return workspace, graph
+        if records:
+            (folder / name).write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    for prefix, name in VDB_TABLES.items():
+        data = _vdb(cur, _vdb_table(cur, prefix, workspace, have, where), workspace, have)
+        (folder / name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
-def import_url(url: str, embedder: str | None = None, progress: ProgressFn | None = None) -> Index:
+def import_url(url: str, embedder: str | None = None, progress: ProgressFn | None = None, guard: Any = None) -> Index:
     with tempfile.TemporaryDirectory(prefix="graphrag-ui-lightrag-pg-") as tmp:
-        workspace, graph = export(url, Path(tmp))
+        workspace, graph = export(url, Path(tmp), guard)
         index = lightrag.import_dir(tmp, embedder=embedder, progress=progress)
     settings = index.manifest.settings
     settings.update(
-        imported_from=shown(url),
+        imported_from=pg_url.shown(url),
         postgres_workspace=workspace,
         graph_file=str(graph.resolve()),
         layout=str(lightrag.PG_LAYOUT),

@@ -11,7 +11,8 @@ the scripted model) and does everything else as graphrag 3.3.0 does:
 3. ``n_depth`` rounds (``QueryState.rank_incomplete_actions``): the unanswered questions in graph
    order, shuffled by the same ``random.Random(seed)`` that drew the template (GraphRAG: the unseeded
    global ``random``), the first ``drift_k_followups`` run — each a local search built by ``ms.local``
-   with DRIFT's local parameters (fresh ``links`` per step; docs/differences/ms.md), its answer read
+   with DRIFT's local parameters and without ``ms.local``'s (empty) claims part, since DRIFT's engine
+   has no covariates (``local_step``; fresh ``links`` per step; docs/differences/ms.md), its answer read
    by ``answers.read_action``; then each step's follow-ups join the graph in run order (a question
    already there gains an edge, not a node);
 4. reduce: the answers of the graph's nodes, in node order, that are not empty, as the Python list
@@ -80,6 +81,14 @@ def local_params(params: dict[str, Any]) -> dict[str, Any]:
             "response_type": LOCAL_RESPONSE_TYPE,
         }
     )
+
+
+def local_step(
+    index: Index, query: str, local: dict[str, Any], deps: Deps, *, links_state: dict[str, int] | None = None
+) -> Retrieval:
+    """One DRIFT local search (``DRIFTAction.search``): ``ms.local``'s context as the engine of
+    ``get_drift_search_engine`` builds it, i.e. with no covariates, so no claims part after the relationships."""
+    return ms_local.run(index, query, local, deps, links_state=links_state, claims=False)
 
 
 class Graph:
@@ -216,7 +225,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
             break
         rng.shuffle(pending)
         actions = pending[:k]
-        steps = [ms_local.run(index, a.query, local, deps) for a in actions]
+        steps = [local_step(index, a.query, local, deps) for a in actions]
         requests = [
             Request(
                 f"round {epoch} · question {a.id}",

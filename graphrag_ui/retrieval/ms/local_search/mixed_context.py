@@ -229,9 +229,14 @@ def build_local(
     include_entity_rank: bool,
     include_weight: bool,
     links: dict[str, int] | None = None,
+    claims: bool = True,
 ) -> LocalResult:
     """``_build_local_context``: the entity table, then the relationship table rebuilt for growing
     prefixes of the selected entities until one no longer fits (that prefix is reverted).
+
+    ``claims``: whether the engine has a claims covariate (``graphrag.api.local_search`` always passes
+    ``{"claims": [...]}``, so ``ms.local``'s text carries its empty table); DRIFT's engine
+    (``get_drift_search_engine``) passes no covariates, so its local steps have no claims part at all.
 
     ``links`` starts empty (fresh per query) unless a caller passes a dict it keeps across queries,
     which reproduces a reused GraphRAG engine (stale ``links``); only tests do that."""
@@ -274,7 +279,7 @@ def build_local(
     for i in range(len(selected)):
         sel, drops = filter_relationships(index, selected[: i + 1], top_k, links)
         rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
-        total = entity_tokens + rel_tokens  # + the (empty) claims table GraphRAG also counts
+        total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
             name = selected[i].entity.name
             rels.notes.append(
@@ -286,7 +291,7 @@ def build_local(
                 )
             )
             break
-        final_parts = [rel_text, ""]  # [relationships, claims]: GraphRAG always has a (here empty) claims table
+        final_parts = [rel_text, ""] if claims else [rel_text]  # [relationships, claims (empty)]
         final_fit, final_sel, final_drops, accepted, final_used = fitted, sel, drops, i + 1, rel_tokens
     rels.used = final_used
     _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)

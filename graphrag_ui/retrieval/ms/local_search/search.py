@@ -155,12 +155,19 @@ def _apply_rows(cands: list[Candidate], section: Section, labels: dict[str, str]
 
 
 def run(
-    index: Index, query: str, params: dict[str, Any], deps: Deps, *, links_state: dict[str, int] | None = None
+    index: Index,
+    query: str,
+    params: dict[str, Any],
+    deps: Deps,
+    *,
+    links_state: dict[str, int] | None = None,
+    claims: bool = True,
 ) -> Retrieval:
     """Build GraphRAG's local-search context for ``query`` and explain every candidate.
 
     ``links_state`` is for tests only: a dict kept across calls reproduces a reused GraphRAG engine
-    (stale ``links``); by default every query starts fresh."""
+    (stale ``links``); by default every query starts fresh. ``claims=False`` is DRIFT's local step:
+    its engine has no covariates, so the local section ends without the (empty) claims part."""
     start = time.perf_counter()
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     cp, tp = float(params["community_prop"]), float(params["text_unit_prop"])
@@ -228,6 +235,7 @@ def run(
         include_entity_rank=bool(params["include_entity_rank"]),
         include_weight=bool(params["include_relationship_weight"]),
         links=links_state,
+        claims=claims,
     )
     _apply_rows(out.entities, local.entities, {}, {})
     rel_by_id = index.relation_by_id
