@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from graphrag_ui import _offline  # noqa: F401
+from graphrag_ui.embed_checks import check_rows
 from graphrag_ui.embed_workers import GROUP, ParallelJob, Worker, default_workers
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.i18n import msg
@@ -174,7 +175,8 @@ class LiteLLMEmbedder:
         self.api_base = api_base or os.environ.get("GRAPHRAG_UI_EMBED_API_BASE") or None
         self.dim = dim or 0
 
-    def _call(self, part: list[str]) -> np.ndarray:
+    def _call(self, part: list[str], offset: int = 0) -> np.ndarray:
+        """One request; the reply checked (``embed_checks``) before anything uses it."""
         from graphrag_ui.llm_client.client import litellm  # imported quiet: no banner, no colour codes
 
         timeout = embed_timeout()
@@ -197,21 +199,30 @@ class LiteLLMEmbedder:
                     timeout=timeout,
                 ),
             ) from None
-        rows = [item["embedding"] for item in reply.data]
-        arr = np.asarray(rows, dtype=np.float32)
+        data = getattr(reply, "data", None)
+        rows = data if not isinstance(data, list) else [_embedding_of(item) for item in data]
+        arr = check_rows(rows, part, embedder=self.id, dim=self.dim or None, offset=offset)
         self.dim = arr.shape[1]
         return arr
 
     def embed(self, texts: list[str], progress: Progress | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if not self.dim:
-            first = self._call(texts[:1])
-            rest = self.embed(texts[1:], None) if len(texts) > 1 else np.zeros((0, self.dim), np.float32)
+        parts = [self._call(texts[:1])] if not self.dim else []  # the first reply tells the width
+        if progress and parts and len(texts) == 1:
+            progress(1, 1)
+        for start in range(len(parts), len(texts), 64):
+            parts.append(self._call(texts[start : start + 64], start))
             if progress:
-                progress(len(texts), len(texts))
-            return np.vstack([first, rest])
-        return _batched(texts, self.dim, 64, self._call, progress)
+                progress(min(start + 64, len(texts)), len(texts))
+        return np.vstack(parts)
+
+
+def _embedding_of(item: Any) -> Any:
+    """An item of an embedding reply's ``data``: its ``embedding`` (a dict's or an object's), or the item."""
+    if isinstance(item, dict):
+        return item.get("embedding", item)
+    return getattr(item, "embedding", item)
 
 
 MINILM_HOME = Path(

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from graphrag_ui.embed import check_compatible, get_embedder
+from graphrag_ui.embed_checks import question_rows
 from graphrag_ui.errors import EmbedderMismatchError, UserError
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import listed, msg
@@ -221,7 +222,9 @@ def run_query(
         if rows is None:
             start = time.perf_counter()
             try:
-                rows = np.asarray(model.embed(texts), dtype=np.float32)
+                # a NaN, 1e300, all-zero or wrong-width question vector is refused, never searched with
+                # (the width is _check_dimension's: it names the embedder that would fit)
+                rows = question_rows(model.embed, texts, embedding["id"])
             finally:
                 embed_ms += (time.perf_counter() - start) * 1000
         if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too

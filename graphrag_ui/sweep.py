@@ -8,6 +8,7 @@ first step whose context holds it and *leaves* at the first later step whose con
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
+from graphrag_ui.retrieval.core.schema import ParamSpec
 from graphrag_ui.retrieval.registry import get_mode
 
 MAX_STEPS = 200
@@ -72,35 +74,110 @@ class Sweep:
     keywords: Keywords = field(default_factory=Keywords)
 
 
-def parse_values(spec_type: str, text: str) -> list[Any]:
-    """``5:80:5`` (start:stop:step, both ends included) or ``5,10,20``, as the parameter's type."""
+def _unreadable(text: str) -> UserError:
+    return UserError(
+        msg("cannot read the sweep range {text!r}", text=text),
+        fix=msg("write START:STOP:STEP (e.g. 5:80:5) or a list (5,10,20)"),
+    )
+
+
+def _too_many(text: str, n: Any) -> UserError:
+    return UserError(
+        msg("the sweep range {text!r} has {n} steps, more than {limit}", text=text, n=n, limit=MAX_STEPS),
+        fix=msg("use a larger step"),
+    )
+
+
+def range_values(spec_type: str, start: Any, stop: Any, step: Any, text: str = "") -> list[Any]:
+    """``start`` to ``stop`` (both included) by ``step``, checked before any list is built: finite
+    numbers, ``step`` > 0, ``start`` ≤ ``stop``, at most ``MAX_STEPS`` values (a range of 10⁸ steps, or
+    one whose step underflows, is refused here instead of filling the memory)."""
+    text = text or f"{start}:{stop}:{step}"
     cast = int if spec_type == "int" else float
-    text = text.strip()
-    try:
-        if ":" in text:
-            parts = [cast(p) for p in text.split(":")]
-            if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
-                raise ValueError
-            start, stop, step = parts
-            n = int(math.floor((stop - start) / step + 1e-9)) + 1
-            values = [start + i * step for i in range(n)]
-            if cast is float:
-                values = [round(v, 10) for v in values]
-        else:
-            values = [cast(p) for p in text.split(",") if p.strip()]
-    except ValueError:
+    ends = (start, stop, step)
+    if not all(_finite(v) for v in ends):
         raise UserError(
-            msg("cannot read the sweep range {text!r}", text=text),
-            fix=msg("write START:STOP:STEP (e.g. 5:80:5) or a list (5,10,20)"),
-        ) from None
+            msg("the sweep range {text!r} holds a value that is not a finite number", text=text),
+            fix=msg("write START:STOP:STEP with finite numbers (e.g. 5:80:5)"),
+        )
+    if step <= 0 or stop < start:
+        raise UserError(
+            msg("the sweep range {text!r} needs START ≤ STOP and a STEP above 0", text=text), fix=msg("e.g. 5:80:5")
+        )
+    with contextlib.suppress(OverflowError, ZeroDivisionError):  # a quotient past float's range: too many anyway
+        count = (stop - start) // step if cast is int else math.floor((stop - start) / step + 1e-9)
+        if math.isfinite(count) and count < MAX_STEPS:
+            values = [cast(start + i * step) for i in range(int(count) + 1)]
+            return [round(v, 10) for v in values] if cast is float else values
+    raise _too_many(text, _steps_said(start, stop, step))
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
+def _steps_said(start: Any, stop: Any, step: Any) -> str:
+    """How many steps a range has, said without building it (``∞`` past float's range)."""
+    try:
+        n = (stop - start) / step + 1
+    except (OverflowError, ZeroDivisionError):
+        return "∞"
+    return f"{n:,.0f}" if math.isfinite(n) else "∞"
+
+
+def parse_values(spec_type: str, text: str, spec: ParamSpec | None = None) -> list[Any]:
+    """``5:80:5`` (start:stop:step, both ends included) or ``5,10,20``, as the parameter's type; every
+    value finite and, with ``spec``, inside the parameter's bounds. Checked before any list is built."""
+    cast = int if spec_type == "int" else float
+    raw = text.strip()
+    text = raw if len(raw) <= 60 else raw[:60] + "…"  # what messages quote
+    if ":" in raw:
+        parts = raw.split(":")
+        if len(parts) != 3:
+            raise _unreadable(text)
+        try:
+            start, stop, step = (cast(p) for p in parts)
+        except ValueError:
+            raise _unreadable(text) from None
+        values = range_values(spec_type, start, stop, step, text)
+    else:
+        if raw.count(",") >= MAX_STEPS:
+            raise _too_many(text, raw.count(",") + 1)
+        try:
+            values = [cast(p) for p in raw.split(",") if p.strip()]
+        except ValueError:
+            raise _unreadable(text) from None
+        if not all(_finite(v) for v in values):
+            raise UserError(
+                msg("the sweep range {text!r} holds a value that is not a finite number", text=text),
+                fix=msg("write START:STOP:STEP with finite numbers (e.g. 5:80:5)"),
+            )
     if not values:
         raise UserError(msg("the sweep range {text!r} holds no value", text=text), fix=msg("e.g. 5:80:5"))
-    if len(values) > MAX_STEPS:
-        raise UserError(
-            msg("the sweep range {text!r} has {n} steps, more than {limit}", text=text, n=len(values), limit=MAX_STEPS),
-            fix=msg("use a larger step"),
-        )
+    if spec is not None:
+        check_bounds(spec, values, text)
     return list(dict.fromkeys(values))
+
+
+def check_bounds(spec: ParamSpec, values: list[Any], text: str) -> None:
+    """Every value inside the parameter's own range (``ParamSpec.min``/``max``), or one line naming it."""
+    low = spec.min if spec.min is not None else -math.inf
+    high = spec.max if spec.max is not None else math.inf
+    outside = next((v for v in values if not low <= v <= high), None)
+    if outside is not None:
+        raise UserError(
+            msg(
+                "the sweep range {text!r} reaches {value}, outside {name}'s range {low} to {high}",
+                text=text,
+                value=outside,
+                name=spec.name,
+                low=spec.min if spec.min is not None else "−∞",
+                high=spec.max if spec.max is not None else "∞",
+            ),
+            fix=msg("sweep inside the parameter's range"),
+        )
 
 
 def sweepable(mode: str) -> list[str]:

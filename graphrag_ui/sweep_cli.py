@@ -9,13 +9,15 @@ the same to a file (``-`` for stdout). Context only: no answer, no map calls.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
+import os
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
+from graphrag_ui import csv_cells
 from graphrag_ui.errors import UserError
+from graphrag_ui.i18n import msg
 from graphrag_ui.query_batch import check_mode, split_words
 from graphrag_ui.query_cli import _emit, _load, _params
 from graphrag_ui.retrieval.core.result import KINDS
@@ -73,19 +75,36 @@ def step_rows(sweep: Sweep) -> list[dict]:
 def _csv_text(sweep: Sweep) -> str:
     rows = step_rows(sweep)
     fields = list(dict.fromkeys(k for row in rows for k in row))
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    # item labels are index text: no cell a spreadsheet runs as a formula
+    return csv_cells.rows_text(fields, ([row.get(f, "") for f in fields] for row in rows))
+
+
+def check_target(flag: str, target: str | None) -> None:
+    """An output file the sweep can write, checked before the sweep runs rather than after it."""
+    if not target or target == "-":
+        return
+    path = Path(target)
+    fix = msg("name a file in an existing folder you can write, e.g. {flag} sweep.csv", flag=flag)
+    if path.is_dir():
+        raise UserError(msg("{flag} names a folder, not a file", flag=flag), where=target, fix=fix)
+    parent = path.parent
+    if not parent.is_dir():
+        raise UserError(msg("{flag}: the folder {parent} does not exist", flag=flag, parent=str(parent)), target, fix)
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(msg("{flag}: the file cannot be written here (permission denied)", flag=flag), target, fix)
 
 
 def _write(target: str, text: str) -> None:
     if target == "-":
         _emit(text)
-    else:
+        return
+    try:
         with open(target, "w", encoding="utf-8", newline="") as f:
             f.write(text)
+    except OSError as exc:
+        raise UserError(
+            msg("cannot write the file ({error})", error=exc.strerror or type(exc).__name__), where=target
+        ) from None
 
 
 def _print_table(sweep: Sweep) -> None:
@@ -113,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if param is None or param.type not in {"int", "float"}:
         numeric = [p.name for p in spec.params if p.type in {"int", "float"}]
         raise UserError(f"{args.mode} has no numeric parameter {name}", fix=f"sweep one of: {', '.join(numeric)}")
-    values = parse_values(param.type, raw)
+    values = parse_values(param.type, raw, param)  # bounded and finite before anything runs
+    check_target("--csv", args.csv)
+    check_target("--json", args.json)
     if args.recall:
         fixed["recall"] = args.recall
     index = _load(args.index)

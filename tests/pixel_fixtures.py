@@ -26,8 +26,17 @@ def payload(port: int, tag: str) -> str:
     base = f"http://127.0.0.1:{port}"
     return (
         f'![{tag}]({base}/img-{tag}.png) <img src="{base}/tag-{tag}.png"> [link]({base}/link-{tag}) '
-        f":red[styled {tag}] :material/bolt: ![ref {tag}][r] $x^2$\n\n[r]: {base}/ref-{tag}.png"
+        f":red[styled {tag}] :material/bolt: ![ref {tag}][r] $x^2$ "
+        # issue 27: spans over a line break, GFM autolink literals (www., e-mail)
+        f"`a\nb` ![span {tag}]({base}/span-{tag}.png) `c` www.pixel-{tag}.example mail-{tag}@pixel.example"
+        f"\n\n[r]: {base}/ref-{tag}.png\n\n"
+        # issue 27: a ``` with a backtick in its info string is no fence (nothing after it is code)
+        f"```a`b\n![fence {tag}]({base}/fence-{tag}.png)\n"
     )
+
+
+# an anchor a GFM autolink literal of the payload would make (``www.pixel-…``, ``mail-…@pixel.example``)
+AUTOLINKS = 'a[href*="pixel-"], a[href*="pixel.example"]'
 
 
 def pixel_index(port: int) -> Index:

@@ -27,7 +27,7 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from llm_server import start_server  # noqa: E402
-from pixel_fixtures import payload, save_pixel_index  # noqa: E402
+from pixel_fixtures import AUTOLINKS, payload, save_pixel_index  # noqa: E402
 from test_fault_text_is_data import hostile  # noqa: E402
 
 from graphrag_ui.ui.state import register_index  # noqa: E402
@@ -111,13 +111,37 @@ MODES = ("nano.local", "lightrag.hybrid", "ms.local", "ms.global", "nano.global"
 VIEWS = ("Entities", "Relations", "Chunks", "Communities", "Graph", "Context")
 
 
+def drift_run(page, base: str, key: str, question: str) -> int:
+    """ms.drift with the hostile model: its questions, answers (a picked question's) and the reduce answer
+    on the page (issue 27: a DRIFT question loaded a remote image). Returns the page states seen."""
+    query = {"index": key, "mode": "ms.drift", "q": question, "drift_k_followups": "2", "n_depth": "1"}
+    visit(page, link(base, **query) + "&primer_folds=1")
+    page.get_by_role("button", name="Run DRIFT with the model").click()
+    settle(page, 120)
+    picker = page.get_by_test_id("stSelectbox").filter(has_text="Local retrieval of the question").first
+    wait_until(page, lambda: picker.count() > 0, 120, "the DRIFT tree and its question picker")
+    options = page.get_by_role("option")
+
+    def listed() -> bool:
+        if options.count() < 2:  # the run finishing redraws the picker and closes it
+            picker.click()
+            page.wait_for_timeout(300)
+        return options.count() >= 2
+
+    wait_until(page, listed, 60, "the questions a round ran")
+    options.last.click()
+    settle(page, 60)
+    wait_until(page, lambda: "img-model" in page.inner_text("body"), 60, "a question's answer (payload as text)")
+    return 2
+
+
 def test_no_payload_reaches_the_pixel_server(setup, browser, pixel_server, capsys):
     base, key = setup
     blocked: list[str] = []
     page = new_page(browser, blocked)
     port = pixel_server.port
     question = "MARA QUAY " + payload(port, "q")
-    states = 0
+    states = anchors = 0
     for mode in MODES:
         url = link(base, index=key, mode=mode, q=question, ll=payload(port, "ll"), hl=payload(port, "hl"))
         text = visit(page, url, "duplicate id")
@@ -133,6 +157,9 @@ def test_no_payload_reaches_the_pixel_server(setup, browser, pixel_server, capsy
         wait_until(page, lambda: "img-answer" in page.inner_text("body"), 120, "the answer")
         settle(page, 60)
         states += 1
+        anchors += page.locator(AUTOLINKS).count()  # www.pixel-… / mail-…@pixel.example as live links
+    states += drift_run(page, base, key, question)
+    anchors += page.locator(AUTOLINKS).count()
     for path, params in (
         ("/graph", {"index": key}),
         ("/recall", {"index": key, "rq": question}),
@@ -143,8 +170,12 @@ def test_no_payload_reaches_the_pixel_server(setup, browser, pixel_server, capsy
     ):
         visit(page, link(base, path, **params))
         states += 1
+        anchors += page.locator(AUTOLINKS).count()
     page.close()
     with capsys.disabled():
-        print(f"\n[pixels] {states} page states, {len(pixel_server.hits)} requests to the pixel server")
+        print(
+            f"\n[pixels] {states} page states, {len(pixel_server.hits)} requests to the pixel server, {anchors} autolinks"
+        )
     assert pixel_server.hits == [], pixel_server.hits[:5]
+    assert anchors == 0
     assert blocked == [], blocked[:5]

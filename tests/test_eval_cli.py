@@ -132,7 +132,7 @@ BAD = [
     (["--questions", "missing.jsonl"], "no such question file"),
     (["--mode", "nano.nope"], "unknown mode 'nano.nope'"),
     (["--param", "top_k=5:10:1", "--param", "level=1,2"], "more than one range"),
-    (["--param", "top_k=10:5:1"], "cannot read the sweep range"),
+    (["--param", "top_k=10:5:1"], "needs START ≤ STOP"),
     (["--param", "top_k=1:100000:1"], "more than 200"),
     (["--param", "nonsense=1,2", "--mode", "nano.local"], "no chosen mode has a numeric parameter 'nonsense'"),
     (["--param", "top_k=nan,1"], "cannot read the sweep range"),

@@ -209,8 +209,8 @@ def test_a_link_value_the_page_cannot_use_is_said(app, link, notice):
     [
         ({"ev_from": "1", "ev_to": "100000", "ev_step": "1"}, "more than 200"),
         ({"ev_from": "0", "ev_to": "10", "ev_step": "5"}, "top_k=0 is below its minimum 1"),
-        ({"ev_from": "10", "ev_to": "5", "ev_step": "1"}, "cannot read the sweep range"),
-        ({"ev_from": "1", "ev_to": "10", "ev_step": "0"}, "cannot read the sweep range"),
+        ({"ev_from": "10", "ev_to": "5", "ev_step": "1"}, "needs START ≤ STOP"),
+        ({"ev_from": "1", "ev_to": "10", "ev_step": "0"}, "a STEP above 0"),
         ({"ev_from": "1", "ev_to": "1e308", "ev_step": "1"}, "more than 200"),
     ],
 )

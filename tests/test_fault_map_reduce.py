@@ -193,6 +193,8 @@ def test_a_4000_point_map_answer_prints_short_lines(serve, capsys, monkeypatch, 
         {"description": f"Point {i}: the guilds and the flood, seen once more.", "score": 1 + i % 90}
         for i in range(4000)
     ]
+    # 300k characters: within the reply limit only when the calls ask for that many tokens (client.replies)
+    monkeypatch.setenv("GRAPHRAG_UI_LLM_MAX_TOKENS", "100000")
     use(monkeypatch, serve, on_map(json.dumps({"points": points})))
     for _ in range(2):  # the second run reads the (valid) map answer from the cache: printed the same way
         code, out, err = run(capsys, mode)

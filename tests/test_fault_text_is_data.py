@@ -7,7 +7,8 @@ and parameter names. Every page and view is rendered with AppTest, and every ele
 renders as Markdown (markdown, captions, alerts, headings, labels, tooltips) is checked: each payload
 character that would start an image, link, tag or directive must be escaped. Widget values, code
 blocks and tables are data already. ``tests/test_browser_pixels.py`` checks the same in chromium by
-counting requests to a pixel server.
+counting requests to a pixel server. Every such text is also read by CommonMark + GFM autolinks
+(``test_escape_parser``): no link, image, tag or autolink literal (``www.…``, ``a@b.example``) may come out.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from llm_server import Reply, default_reply, serve_fixture
 from pixel_fixtures import LIVE, payload, save_pixel_index
 from test_app import open_view
+from test_escape_parser import GFM_LITERAL, tokens
 
 from graphrag_ui.ui.state import register_index
 
@@ -69,6 +71,17 @@ def model(monkeypatch, no_network):
     gen.close()
 
 
+def parsed_live(value: str) -> bool:
+    """A payload's image, link, tag or autolink literal as CommonMark + GFM read ``value``."""
+    for token in tokens(value):
+        said = f"{token.attrs.get('href', '')} {token.attrs.get('src', '')} {token.content}"
+        if token.type in ("link_open", "image", "html_inline", "html_block") and ("pixel" in said or ":9" in said):
+            return True
+        if token.type == "text" and any("pixel" in m for m in GFM_LITERAL.findall(token.content)):
+            return True
+    return False
+
+
 def live(at) -> list[tuple[str, str, str]]:
     """(element, field, text) of every Markdown-rendered text holding an unescaped payload."""
     found: list[tuple[str, str, str]] = []
@@ -77,7 +90,9 @@ def live(at) -> list[tuple[str, str, str]]:
         proto = getattr(node, "proto", None) if type(node).__name__ not in PLAIN else None
         for name in FIELDS:
             value = getattr(proto, name, None) if proto is not None else None
-            if isinstance(value, str) and LIVE.search(value):
+            # a payload character unescaped, or (read by CommonMark + GFM autolinks) a link, image or tag
+            parsed = type(node).__name__ != "Html" and isinstance(value, str) and parsed_live(value)  # our own st.html
+            if isinstance(value, str) and (LIVE.search(value) or parsed):
                 found.append((type(node).__name__, name, value[:200]))
         children = getattr(node, "children", None)
         for child in children.values() if isinstance(children, dict) else []:
@@ -146,3 +161,33 @@ def test_other_pages(app, pixels):
 def test_links_naming_hostile_values(app, pixels):
     checked(app(index="![x](http://127.0.0.1:9/i.png)", mode="![m](http://127.0.0.1:9/m.png)"))
     checked(app(index=pixels, mode="nano.local", q=QUESTION, **{"nano_top_k": payload(PORT, "param")}))
+
+
+def test_drift_questions_answers_and_failure_note(app, pixels, model):
+    """issue 27: DRIFT's failure note quotes the model (a score float() rejects); the questions and answers
+    of its tree are the model's too."""
+
+    def replies(body: dict[str, Any]) -> Reply:
+        reply = hostile(body)
+        data = json.loads(reply.text) if reply.text.startswith("{") else None
+        if isinstance(data, dict) and "response" in data:  # a local answer: its score is the payload
+            data["score"] = payload(PORT, "score")
+            return Reply(text=json.dumps(data))
+        return reply
+
+    script = model(replies)
+    at = app(index=pixels, mode="ms.drift", q=QUESTION)
+    checked(at)
+    at.button(key="main_drift").click().run(timeout=120)
+    checked(at)
+    assert any(r["path"].endswith("/chat/completions") for r in script.requests)
+    assert any("float() rejects" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_link_values_that_gfm_would_autolink_stay_text(app, pixels):
+    """issue 27: ``www.…`` and ``a@b.example`` in a link's values rendered as live links in its notices."""
+    at = app(index="www.pixel-index.example", mode="mail@pixel.example", q="see https://pixel.example/q")
+    checked(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "`index=www.pixel-index.example`" in said and "`mode=mail@pixel.example`" in said, said
+    checked(app(index=pixels, mode="nano.local", q=QUESTION, nano_top_k="www.pixel-k.example"))

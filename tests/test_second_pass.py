@@ -219,10 +219,8 @@ def test_a_reembed_started_in_one_tab_is_seen_from_another(app, tmp_path):
     from test_app import wait_for_jobs
 
     from graphrag_ui import jobs
-    from graphrag_ui.ui.state import register_index
-
     from graphrag_ui.ui.index_ops import indexes_home
-    from graphrag_ui.ui.state import app_home
+    from graphrag_ui.ui.state import app_home, register_index
 
     folder = indexes_home(app_home()) / "copy"  # the app's own index: one opened by path is read-only
     shutil.copytree(ROOT / "data" / "sample" / "en" / "index", folder)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from graphrag_ui.embed import DEFAULT_EMBEDDER, get_embedder
+from graphrag_ui.embed_checks import check_rows
 from graphrag_ui.index import embed_texts, store
 from graphrag_ui.index.coverage import row_ids
 from graphrag_ui.index.model import VECTOR_KINDS, Index, VectorTable
@@ -55,7 +56,9 @@ def reembed_index(
         if progress:
             progress(stage, 0, len(texts))
         report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None
-        matrix = np.asarray(embedder.embed(texts, report), dtype=np.float32)
+        # checked before anything is kept: a bad reply leaves the index on disk as it was
+        dim = next((t.matrix.shape[1] for t in new.values()), None)
+        matrix = check_rows(embedder.embed(texts, report), texts, embedder=embedder.id, dim=dim, ids=ids)
         new[kind] = VectorTable(ids, matrix)  # the embedder reported the last batch (done == total)
     dim = next((t.matrix.shape[1] for t in new.values()), int(embedder.dim or 0))
     for kind in empty:

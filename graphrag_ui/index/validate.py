@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -304,3 +305,35 @@ def check_finite(matrix: np.ndarray, where: str, fix: str = REEMBED) -> None:
             where=where,
             fix=fix,
         )
+
+
+def load_matrix(path: Path, rows: int, dim: int, *, mmap: bool = False) -> np.ndarray:
+    """The float32 (rows, dim) matrix of the ``.npy`` file at ``path``. Its header is read first and must
+    say exactly that, with the file's size to match: a crafted header claiming a huge shape is refused
+    before numpy allocates anything (it would try 134 GiB). Header and data come from one open file, so
+    a save replacing it meanwhile cannot pair one file's header with another's data."""
+    with reading(path), path.open("rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        if version not in ((1, 0), (2, 0)):
+            raise IndexFormatError(msg("not a .npy file this app writes (version {v})", v=str(version)), str(path))
+        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = header(handle)
+        start, size = handle.tell(), os.fstat(handle.fileno()).st_size
+        wanted = np.dtype("<f4")
+        if shape != (rows, dim) or dtype != wanted or fortran or size != start + rows * dim * wanted.itemsize:
+            raise IndexFormatError(
+                msg(
+                    "the vector file's header says {shape} {dtype} in {size} bytes, the manifest says ({rows}, {dim}) float32",
+                    shape=str(shape),
+                    dtype=str(dtype),
+                    size=size,
+                    rows=rows,
+                    dim=dim,
+                ),
+                where=str(path),
+                fix=REBUILD,
+            )
+        if mmap:
+            return np.memmap(handle, dtype=wanted, mode="r", offset=start, shape=(rows, dim))
+        matrix = np.fromfile(handle, dtype=wanted, count=rows * dim)
+        return matrix.reshape(rows, dim)

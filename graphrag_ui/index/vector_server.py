@@ -238,7 +238,8 @@ def server_vectors(table: ServerTable, ids: list[str]) -> dict[str, np.ndarray]:
 def exact_table(table: ServerTable) -> VectorTable | None:
     """The local copy, memory-mapped once per table (read only when an overlap is asked for)."""
     if table._exact is None and table.mirror is not None and table.mirror.is_file():
-        table._exact = VectorTable(table.ids, np.load(table.mirror, mmap_mode="r", allow_pickle=False))
+        matrix = validate.load_matrix(table.mirror, len(table.ids), table.matrix.shape[1], mmap=True)
+        table._exact = VectorTable(table.ids, matrix)
     return table._exact
 
 

@@ -386,8 +386,7 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
                 fix=validate.REBUILD,
             )
         if npy.is_file():
-            with validate.reading(npy):
-                matrix = np.load(npy, allow_pickle=False)
+            matrix = validate.load_matrix(npy, rows, dim)  # the header is checked before numpy allocates
             if ids is None:
                 raise IndexFormatError(
                     msg("the ids file beside the vectors is missing"), where=str(ids_file), fix=validate.REBUILD

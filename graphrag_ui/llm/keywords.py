@@ -283,7 +283,7 @@ def offline_keywords(query: str, index: Index | None = None) -> Keywords:
 
 def _unparsable(text: str) -> str:
     """Why a keyword reply could not be used, quoting it (truncated)."""
-    from graphrag_ui.llm_client.client import preview
+    from graphrag_ui.llm_client.replies import preview
 
     shown = preview(text, 80)
     if not text.strip():
@@ -328,7 +328,7 @@ def extract_keywords(
         if hit is not None:
             return Keywords(hl=_normalise(hit.get("hl")), ll=_normalise(hit.get("ll")), source="cache")
 
-    from graphrag_ui.llm_client import client
+    from graphrag_ui.llm_client import client, replies
     from graphrag_ui.llm_client.errors import LLMError
 
     try:
@@ -350,7 +350,7 @@ def extract_keywords(
     hl, ll = parsed
     if not hl and not ll:
         notes.append(
-            msg("The model's keyword reply named no keywords ({text}).", text=repr(client.preview(reply.text, 80)))
+            msg("The model's keyword reply named no keywords ({text}).", text=repr(replies.preview(reply.text, 80)))
         )
     if store is not None and (hl or ll) and reply.finish_reason != "length":
         store.put(key, "keywords", settings.model, {"hl": hl, "ll": ll})

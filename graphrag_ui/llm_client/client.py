@@ -14,7 +14,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,18 @@ from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception
 from graphrag_ui.i18n import msg
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.errors import LLMError, explain, is_retryable
+from graphrag_ui.llm_client.replies import (
+    CallbackError,
+    ReplyTooLong,
+    drain,
+    first_choice,
+    max_tokens,
+    provider_finish,
+    reply_limit,
+    too_long,
+    unfinished,
+    with_partial,
+)
 from graphrag_ui.llm_client.settings import LLMSettings, scrub
 
 log = logging.getLogger(__name__)
@@ -122,6 +134,8 @@ def _kwargs(
     if stream:
         kw["stream_options"] = {"include_usage": True}
     kw.update(extra)
+    if not kw.get("max_tokens") and not kw.get("max_completion_tokens"):
+        kw["max_tokens"] = max_tokens()  # every call bounded (replies.py); a caller may ask for fewer
     return kw
 
 
@@ -190,62 +204,12 @@ def call(messages: list[dict[str, str]], settings: LLMSettings | None = None, **
                 response = litellm().completion(**kw)
     except Exception as exc:  # litellm raises many classes; all are mapped by explain()
         raise explain(exc, settings, attempts=retrying.statistics["attempt_number"]) from None
-    choice = _first_choice(response, settings)
+    choice = first_choice(response, settings)
     text = choice.message.content or ""
+    if len(text) > reply_limit(kw):
+        raise too_long(settings, reply_limit(kw))
     attempts = retrying.statistics["attempt_number"]
     return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
-
-
-def _where(settings: LLMSettings) -> str:
-    return f"model {settings.model}" + (f" at {settings.api_base}" if settings.api_base else "")
-
-
-def preview(value: Any, limit: int = 160) -> str:
-    """What the model returned, on one line and truncated, for an error message."""
-    if not isinstance(value, str):
-        try:
-            value = value.model_dump_json(exclude_none=True)
-        except Exception:  # noqa: BLE001 - any object still has a repr
-            value = repr(value)
-    text = " ".join(value.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _first_choice(response: Any, settings: LLMSettings) -> Any:
-    """The reply's first choice; a reply with none is an ``LLMError`` quoting what came back."""
-    choices = getattr(response, "choices", None)
-    if not choices or getattr(choices[0], "message", None) is None:
-        raise LLMError(
-            msg("the model's reply (status 200) held no answer: {response}", response=preview(response)),
-            _where(settings),
-            msg("nothing was shown or cached; try again, and check the server or provider if it keeps happening"),
-            kind="empty_reply",
-        )
-    return choices[0]
-
-
-def _provider_finish(response: Any, finish: str | None) -> str | None:
-    """The finish reason the provider really sent: litellm adds a "stop" of its own when it sent none."""
-    if hasattr(response, "received_finish_reason"):
-        return response.received_finish_reason or getattr(response, "intermittent_finish_reason", None)
-    return finish
-
-
-def _unfinished(settings: LLMSettings, pieces: list[str]) -> LLMError:
-    if not "".join(pieces).strip():
-        return LLMError(
-            msg("the model's answer stream (status 200) ended with no answer and no finish signal"),
-            _where(settings),
-            msg("nothing was shown or cached; try again, and check the server or provider if it keeps happening"),
-            kind="empty_reply",
-        )
-    cut = LLMError(
-        msg("the answer stream ended before the model said it was finished: the answer is incomplete"),
-        _where(settings),
-        msg("the partial answer is shown but not cached; run the query again"),
-        kind="stream_cut",
-    )
-    return _with_partial(cut, pieces)
 
 
 def complete(
@@ -280,49 +244,17 @@ def stream(
         for attempt in retrying:
             with attempt:
                 response = litellm().completion(**kw)
-                text, usage_obj, finish = _drain(response, pieces, on_token)
-                finish = _provider_finish(response, finish)
-    except _CallbackError as exc:
+                text, usage_obj, finish = drain(response, pieces, on_token, reply_limit(kw))
+                finish = provider_finish(response, finish)
+    except CallbackError as exc:
         raise exc.original from None  # the caller's own error, not the model's
+    except ReplyTooLong as exc:
+        raise too_long(settings, exc.limit, pieces) from None
     except Exception as exc:  # litellm raises many classes; all are mapped by explain()
-        raise _with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
+        raise with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
     if finish is None:
-        raise _unfinished(settings, pieces)
+        raise unfinished(settings, pieces)
     return _finish(settings, messages, text, usage_obj, finish, retrying.statistics["attempt_number"], started)
-
-
-def _drain(response: Iterator[Any], pieces: list[str], on_token: Callable[[str], None] | None):
-    usage_obj, finish = None, None
-    for chunk in response:
-        if getattr(chunk, "usage", None) is not None:
-            usage_obj = chunk.usage
-        if not chunk.choices:
-            continue
-        choice = chunk.choices[0]
-        piece = getattr(choice.delta, "content", None)
-        if piece:
-            pieces.append(piece)
-            if on_token is not None:
-                try:
-                    on_token(piece)
-                except Exception as exc:
-                    raise _CallbackError(exc) from exc
-        if choice.finish_reason:
-            finish = choice.finish_reason
-    return "".join(pieces), usage_obj, finish
-
-
-class _CallbackError(Exception):
-    """Carries an exception raised by the caller's ``on_token`` past the provider-error handling."""
-
-    def __init__(self, original: Exception) -> None:
-        super().__init__(str(original))
-        self.original = original
-
-
-def _with_partial(exc: LLMError, pieces: list[str]) -> LLMError:
-    exc.partial = "".join(pieces)  # type: ignore[attr-defined]
-    return exc
 
 
 async def acall(messages: list[dict[str, str]], settings: LLMSettings | None = None, **extra: Any) -> CallResult:
@@ -337,8 +269,10 @@ async def acall(messages: list[dict[str, str]], settings: LLMSettings | None = N
                 response = await litellm().acompletion(**kw)
     except Exception as exc:
         raise explain(exc, settings, attempts=retrying.statistics["attempt_number"]) from None
-    choice = _first_choice(response, settings)
+    choice = first_choice(response, settings)
     text = choice.message.content or ""
+    if len(text) > reply_limit(kw):
+        raise too_long(settings, reply_limit(kw))
     attempts = retrying.statistics["attempt_number"]
     return _finish(settings, messages, text, getattr(response, "usage", None), choice.finish_reason, attempts, started)
 
@@ -365,7 +299,7 @@ async def astream(
     settings = _resolve(settings, None, None, None)
     kw = _kwargs(settings, messages, True, extra)
     pieces: list[str] = []
-    finish = None
+    finish, limit = None, reply_limit(kw)
     retrying = _retrying(settings, pieces, aio=True)
     try:
         async for attempt in retrying:
@@ -377,13 +311,17 @@ async def astream(
                     piece = getattr(chunk.choices[0].delta, "content", None)
                     if piece:
                         pieces.append(piece)
+                        if sum(map(len, pieces)) > limit:
+                            raise ReplyTooLong(limit)
                         yield piece
                     finish = chunk.choices[0].finish_reason or finish
-                finish = _provider_finish(response, finish)
+                finish = provider_finish(response, finish)
+    except ReplyTooLong:
+        raise too_long(settings, limit, pieces) from None
     except Exception as exc:
-        raise _with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
+        raise with_partial(explain(exc, settings, attempts=retrying.statistics["attempt_number"]), pieces) from None
     if finish is None:
-        raise _unfinished(settings, pieces)
+        raise unfinished(settings, pieces)
 
 
 def preload() -> None:

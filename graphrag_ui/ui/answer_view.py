@@ -6,7 +6,7 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
+from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
@@ -120,8 +120,11 @@ def _drift_panel(result: Retrieval, lang: str, key: str, index: Index | None) ->
         return result
     tree = ran.tree
     drift_tree(index, tree, lang, key)
+    for line in ran.warnings:  # what the run itself said (follow-ups capped, ...), beyond the retrieval's own
+        if line not in result.warnings:
+            st.warning(shown(line, lang))
     if tree.status == FAILED:
-        st.error(translate(tree.note, lang))
+        st.error(shown(tree.note, lang))
         return ran
     return answer_panel(ran, lang, key)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from graphrag_ui import csv_cells
 from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
@@ -163,7 +164,7 @@ def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, 
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
-        return rows.to_csv(index=False).encode("utf-8")
+        return csv_cells.text(rows).encode("utf-8")  # no cell a spreadsheet runs as a formula
 
     st.download_button(
         t("Download CSV", lang),

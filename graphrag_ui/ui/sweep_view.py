@@ -15,12 +15,12 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, msg, t, translate
+from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.schema import ParamSpec
 from graphrag_ui.retrieval.registry import get_mode
-from graphrag_ui.sweep import MAX_STEPS, Sweep, run_sweep
+from graphrag_ui.sweep import Sweep, check_bounds, range_values, run_sweep
 from graphrag_ui.ui.escape import shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.params import ask_value
@@ -69,13 +69,10 @@ def default_range(param: ParamSpec, current: Any, items: int = 0) -> tuple[float
 
 
 def _values(param: ParamSpec, start: float, stop: float, step: float) -> list[Any]:
-    if step <= 0 or stop < start:
-        raise UserError(msg("the range needs START ≤ STOP and a STEP above 0"))
-    n = int((stop - start) / step + 1e-9) + 1
-    if n > MAX_STEPS:
-        raise UserError(msg("{n} steps are more than {limit}: use a larger step", n=n, limit=MAX_STEPS))
-    cast = int if param.type == "int" else float
-    return list(dict.fromkeys(cast(round(start + i * step, 10)) for i in range(n)))
+    """The swept values, checked before any list is built (finite, bounded, at most MAX_STEPS)."""
+    values = range_values(param.type, start, stop, step)
+    check_bounds(param, values, f"{start:g}:{stop:g}:{step:g}")
+    return values
 
 
 def _start(job: Job, index: Index, result: Retrieval, param: str, values: list[Any]) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from graphrag_ui.embed import Embedder
+from graphrag_ui.embed_checks import check_rows
 from graphrag_ui.index.embed_texts import embed_stage, texts_to_embed
 from graphrag_ui.index.model import Index, VectorTable
 
@@ -18,7 +19,7 @@ Progress = Callable[[str, int, int], None]
 
 
 def embed_index(index: Index, embedder: Embedder, progress: Progress | None = None) -> dict[str, VectorTable]:
-    """One VectorTable per kind, rows in table order."""
+    """One VectorTable per kind, rows in table order; every reply checked (``embed_checks``) before it is kept."""
     out: dict[str, VectorTable] = {}
     for kind, (ids, texts) in texts_to_embed(index).items():
         stage = embed_stage(kind)
@@ -26,7 +27,8 @@ def embed_index(index: Index, embedder: Embedder, progress: Progress | None = No
             progress(stage, 0, len(texts))
         if texts:
             report = (lambda d, t, s=stage: progress(s, d, t)) if progress else None
-            matrix = np.asarray(embedder.embed(texts, report), dtype=np.float32)
+            dim = next((t.matrix.shape[1] for t in out.values() if t.matrix.shape[1]), None)
+            matrix = check_rows(embedder.embed(texts, report), texts, embedder=embedder.id, dim=dim, ids=ids)
         else:
             matrix = np.zeros((0, embedder.dim), dtype=np.float32)
         out[kind] = VectorTable(list(ids), matrix)

@@ -47,6 +47,11 @@ from graphrag_ui.retrieval.ms.global_search.community_context import level_repor
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
 LOCAL_RESPONSE_TYPE = "multiple paragraphs"  # DRIFTSearch.init_local_search's LocalSearch
+# Bounds GraphRAG does not have (docs/differences/ms.md): a reply listing 220k follow-ups (a string
+# GraphRAG iterates character by character) made 20k tree nodes and 4.5 GB; past these the rest is
+# left out and the tree's warnings say so. Real answers stay far below (the prompt asks for k or 5).
+MAX_FOLLOW_UPS = 50  # per answer (the primer's folds together count as one answer)
+MAX_NODES = 1000  # questions in one run's tree
 
 
 @dataclass
@@ -102,8 +107,29 @@ class Graph:
             self.by_query[query] = node
         return node
 
-    def follow(self, parent: QuestionNode, follow_ups: list[str]) -> None:
-        for text in follow_ups:
+    def follow(self, parent: QuestionNode, follow_ups: list[str], warnings: list[str]) -> None:
+        """``follow_ups`` as ``parent``'s children, at most ``MAX_FOLLOW_UPS`` of them and ``MAX_NODES`` in all."""
+        if len(follow_ups) > MAX_FOLLOW_UPS:
+            warnings.append(
+                msg(
+                    "the answer to question #{id} listed {n} follow-up questions: only the first {cap} were kept",
+                    id=parent.id,
+                    n=len(follow_ups),
+                    cap=MAX_FOLLOW_UPS,
+                )
+            )
+            follow_ups = follow_ups[:MAX_FOLLOW_UPS]
+        for i, text in enumerate(follow_ups):
+            if text not in self.by_query and len(self.tree.nodes) >= MAX_NODES:
+                warnings.append(
+                    msg(
+                        "the question tree reached {cap} questions: {n} follow-up(s) of question #{id} were left out",
+                        cap=MAX_NODES,
+                        n=len(follow_ups) - i,
+                        id=parent.id,
+                    )
+                )
+                return
             child = self.add(text, parent.depth + 1)
             row = self.adjacent.setdefault(parent.id, {})
             row[child.id] = row.get(child.id, 0) + 1
@@ -185,13 +211,14 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
     if not all(isinstance(f, str) for f in follow):  # 2.x takes them; its graph then breaks in the next step
         return _fail(result, graph, msg("a primer follow-up question is not text: GraphRAG fails the query"))
     root.round, root.runs, root.call, root.follow_ups = 0, 1, "primer", follow
-    graph.follow(root, follow)
+    graph.follow(root, follow, result.warnings)
     rng = random.Random(int(params["seed"]))
     rng.choice(level_reports(index, int(params["community_level"])))  # the template draw comes first
     local = local_params(params)
     k = int(params["drift_k_followups"])
     followups = 5 if str(params.get("version", "")).startswith("2.") else k  # 2.x's prompt: "up to five"
     parts = [result.context]
+    failed = asked = 0  # local calls that failed (GraphRAG reads them as empty answers), of all asked
     for epoch in range(1, int(params["n_depth"]) + 1):
         pending = [n for n in tree.nodes if n.answer is None]
         if not pending:
@@ -219,8 +246,21 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
             a.answer, a.score, a.follow_ups = read.answer, read.score, read.follow_ups
             a.round, a.runs, a.call, a.local = epoch, a.runs + 1, r.label, s.to_dict()
         for a in actions:
-            graph.follow(a, a.follow_ups)
+            graph.follow(a, a.follow_ups, result.warnings)
         tree.rounds.append([a.id for a in actions])
+        failed += sum(1 for text in answers if text is None)
+        asked += len(answers)
+    if asked and failed == asked:  # GraphRAG would answer from the primer alone, saying nothing
+        result.context = "".join(parts)
+        return _fail(
+            result,
+            graph,
+            msg(
+                "every local search call failed ({n} in {rounds} round(s)): the answer would rest on the primer alone",
+                n=asked,
+                rounds=len(tree.rounds),
+            ),
+        )
     tree.edges = graph.edges()
     _reached(result, tree)
     answers_kept = [n.answer for n in tree.nodes if n.answer]
