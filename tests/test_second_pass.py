@@ -211,30 +211,42 @@ def test_a_long_job_runs_on_the_server_and_a_second_start_is_refused_by_name():
     assert jobs.jobs_for(target)[0].state == jobs.FAILED
 
 
-def test_a_reembed_started_in_one_tab_is_seen_from_another(app, tmp_path):
+def test_a_reembed_started_in_one_tab_is_seen_from_another(app, monkeypatch):
     """The re-embed runs on the server: a second session (another tab, or the analyst back after closing
-    the first) sees it running or finished, and its own start of the same job is refused by name."""
+    the first) sees it running or finished, and its own start of the same job is refused by name. The job
+    is held until the second start was tried (a real re-embed of the sample may end before that click)."""
     import shutil
+    import threading
 
     from test_app import wait_for_jobs
 
     from graphrag_ui import jobs
+    from graphrag_ui.index import reembed as reembed_module
     from graphrag_ui.ui.index_ops import indexes_home
     from graphrag_ui.ui.state import app_home, register_index
 
+    release, real = threading.Event(), reembed_module.reembed
+
+    def held(path, name, progress=None):
+        release.wait(60)
+        return real(path, name, progress=progress)
+
+    monkeypatch.setattr(reembed_module, "reembed", held)
     folder = indexes_home(app_home()) / "copy"  # the app's own index: one opened by path is read-only
     shutil.copytree(ROOT / "data" / "sample" / "en" / "index", folder)
     key = register_index("copy", folder)
     first = app("pages/index.py", index=key)
     first.text_input(key="re_emb").set_value("hash").run()
     first.button(key="re_btn").click().run()
-    second = app("pages/index.py", index=key)
-    shown = [c.value for c in second.caption] + [s.value for s in second.success]
-    assert any("re-embed of this index" in s for s in shown), shown
-    if jobs.jobs_for(str(folder))[0].state == jobs.RUNNING:
+    try:
+        second = app("pages/index.py", index=key)
+        assert any("re-embed of this index" in c.value for c in second.caption), [c.value for c in second.caption]
+        assert jobs.jobs_for(str(folder))[0].state == jobs.RUNNING
         second.text_input(key="re_emb").set_value("hash").run()
         second.button(key="re_btn").click().run()
         assert any("is already running" in e.value for e in second.error)
+    finally:
+        release.set()
     wait_for_jobs()
     second.run()
     assert any("The last re-embed of this index finished (hash)" in s.value for s in second.success)
