@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,25 @@ def test_lightrag_goldens_name_only_parameters_the_modes_have():
         for case in _cases(GOLDENS / release / "cases.jsonl"):
             spec = next(s for s, v in SETTLED if s.name == f"lightrag.{case['mode']}" and v == version)
             assert set(case["params"]) <= {p.name for p in spec.params}, (release, case["mode"], case["params"])
+
+
+MODE_SOURCES = sorted((Path(__file__).resolve().parent.parent / "graphrag_ui" / "retrieval").glob("*/**/*.py"))
+
+
+def restated_fields(sources: list[Path], fields: set[str]) -> list[tuple[str, str]]:
+    """(module, field) where a family module declares a reference field again as its own ``ParamSpec``."""
+    declared = re.compile(r'ParamSpec\(\s*"([a-z_]+)"')
+    return [
+        (path.name, name)
+        for path in sources
+        if "core" not in path.parts
+        for name in declared.findall(path.read_text(encoding="utf-8"))
+        if name in fields
+    ]
+
+
+def test_a_reference_field_is_never_declared_again_as_a_slider():
+    """A mode's parameter that is a field of its reference object comes from ``Reference.param``."""
+    fields = {name for spec, version in SETTLED for name in reference_of(spec, version)[0].fields}
+    shared = fields - {"response_type", "user_prompt"}  # the answer's wording: declared in core.schema
+    assert not restated_fields(MODE_SOURCES, shared)
