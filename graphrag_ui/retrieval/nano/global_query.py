@@ -29,6 +29,7 @@ from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
@@ -55,10 +56,6 @@ class _Row:
     occurrence: float
     note: str
     tokens: int
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def _candidate(row: _Row, order: int, why: str, dropped: str = "") -> Candidate:

@@ -30,6 +30,7 @@ from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -40,10 +41,6 @@ FAIL_RESPONSE_NOTE = msg(
     "no entity scored above query_better_than_threshold: nano-graphrag returns None here and answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def _over(section: str, running: int, limit: int) -> str:

@@ -22,15 +22,12 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.basic"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

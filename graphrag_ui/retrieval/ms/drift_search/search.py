@@ -25,15 +25,12 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.text import count_text
 
 MODE = "ms.drift"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def hyde_header(template_id: str, title: str, pos: int, n: int, seed: int) -> str:

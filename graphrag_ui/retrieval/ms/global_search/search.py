@@ -21,6 +21,7 @@ from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
     ReportRow,
@@ -32,10 +33,6 @@ from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
 
 MODE = "ms.global"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def run(

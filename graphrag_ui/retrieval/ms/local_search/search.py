@@ -24,15 +24,12 @@ from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.local"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: float) -> tuple[int, int, int]:
