@@ -1,4 +1,4 @@
-"""``python -m graphrag_ui build|import|reembed|query|sweep|bench|eval``.
+"""``python -m graphrag_ui build|import|reembed|query|sweep|eval``.
 
 Each subcommand lives beside the code it drives (a module with ``add_arguments`` and ``run``);
 this file only dispatches and turns user errors into one clear line on stderr (exit 2).
@@ -19,7 +19,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reembed": ("graphrag_ui.index.reembed", "re-embed an index's vectors with another embedder"),
     "query": ("graphrag_ui.query_cli", "run a retrieval mode (and the LLM answer) for a question"),
     "sweep": ("graphrag_ui.sweep_cli", "run a mode across a range of one parameter: what enters and leaves"),
-    "bench": ("graphrag_ui.bench", "print retrieval timings for an index"),
     "eval": ("graphrag_ui.eval_cli", "score modes and a parameter range against a question set's gold evidence"),
 }
 
@@ -36,19 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=help_text)
         if wanted and wanted[0] != name:
             continue  # import only the module of the command being run
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            p.set_defaults(_missing=name)
-            continue
+        module = importlib.import_module(module_name)
         module.add_arguments(p)
         modules[name] = module
     args = parser.parse_args(argv)
-    if getattr(args, "_missing", None):
-        print(f"error: the {args.command} command is not available in this version", file=sys.stderr)
-        return 2
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as exc:

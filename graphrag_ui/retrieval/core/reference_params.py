@@ -10,6 +10,9 @@ A mode names the object it follows with ``ModeSpec.reference = "<object>:<refere
 ``"lightrag:naive"`` or ``"graphrag.global:global"``; ``lightrag`` resolves to the release the mode
 runs (``lightrag-1.4.7`` or ``lightrag-1.5.7``).
 
+Each field is declared here once: a mode's slider for a field is derived from it
+(``Reference.param``), so the slider schema and the intake read the same name, type and default.
+
 Sources read: nano-graphrag 0.0.8.2 ``base.QueryParam`` and ``_op.py``; lightrag-hku 1.4.7 and 1.5.7
 ``base.QueryParam``, ``operate.py`` and ``lightrag.py`` (``aquery`` / bypass); graphrag 2.3.0, 2.7.0
 and 3.3.0 ``config/models/{local,global,basic}_search_config.py``, ``query/factory.py`` and the
@@ -21,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.retrieval.core.schema import ParamSpec
 
 # what a field is about: how the explorer treats it when the mode itself has no parameter of that name
 CONTEXT = "context"  # shapes the context: ignored and named (refused when a non-default value would change it)
@@ -56,6 +60,26 @@ class Reference:
 
     def known_names(self) -> set[str]:
         return set(self.fields) | set(self.aliases)
+
+    def param(
+        self,
+        name: str,
+        help_text: str,
+        low: float | None = None,
+        high: float | None = None,
+        step: float | None = None,
+        *,
+        as_type: str = "",
+    ) -> ParamSpec:
+        """The mode's slider for field ``name``: its name and default come from this object, never restated.
+
+        ``as_type`` is the slider's type where the explorer reads the field wider than the reference
+        declares it (GraphRAG's ``min_community_rank``, an int there, takes fractional ratings here).
+        """
+        ref = self.fields[name]
+        type_ = as_type or ref.type
+        default = float(ref.default) if ref.type == type_ == "float" else ref.default
+        return ParamSpec(name, type_, default, help_text, low, high, step)
 
 
 def _fields(*items: RefField) -> dict[str, RefField]:

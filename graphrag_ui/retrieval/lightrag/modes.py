@@ -16,13 +16,12 @@ from functools import partial
 
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.retrieval.core.recall import recall_params
+from graphrag_ui.retrieval.core.reference_params import LIGHTRAG_147
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
 from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
 
-TOP_K = ParamSpec(
+TOP_K = LIGHTRAG_147.param(
     "top_k",
-    "int",
-    40,
     msg(
         "entities (local path) and relations (global path) taken from each vector search; naive: chunks when chunk_top_k is 0"
     ),
@@ -30,10 +29,8 @@ TOP_K = ParamSpec(
     1000,
     1,
 )
-CHUNK_TOP_K = ParamSpec(
+CHUNK_TOP_K = LIGHTRAG_147.param(
     "chunk_top_k",
-    "int",
-    20,
     msg(
         "chunks from the chunk vector search (mix, naive) and the cap on the final chunk list; 0 = no cap (search uses top_k)"
     ),
@@ -41,22 +38,16 @@ CHUNK_TOP_K = ParamSpec(
     1000,
     1,
 )
-MAX_ENTITY = ParamSpec(
+MAX_ENTITY = LIGHTRAG_147.param(
     "max_entity_tokens",
-    "int",
-    6000,
     msg("token budget of the entity section (o200k_base, each entity's JSON counted)"),
     0,
     200_000,
     100,
 )
-MAX_RELATION = ParamSpec(
-    "max_relation_tokens", "int", 8000, msg("token budget of the relation section"), 0, 200_000, 100
-)
-MAX_TOTAL = ParamSpec(
+MAX_RELATION = LIGHTRAG_147.param("max_relation_tokens", msg("token budget of the relation section"), 0, 200_000, 100)
+MAX_TOTAL = LIGHTRAG_147.param(
     "max_total_tokens",
-    "int",
-    30000,
     msg("whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 100-token buffer"),
     0,
     1_000_000,
@@ -87,22 +78,18 @@ THRESHOLD = ParamSpec(
     1.0,
     0.01,
 )
-MAX_ENTITY_157 = ParamSpec(
+MAX_ENTITY_157 = LIGHTRAG_147.param(
     "max_entity_tokens",
-    "int",
-    6000,
     msg("token budget of the entity section (o200k_base, the JSON lines with their newlines)"),
     0,
     200_000,
     100,
 )
-MAX_RELATION_157 = ParamSpec(
-    "max_relation_tokens", "int", 8000, msg("token budget of the relation section (JSON lines)"), 0, 200_000, 100
+MAX_RELATION_157 = LIGHTRAG_147.param(
+    "max_relation_tokens", msg("token budget of the relation section (JSON lines)"), 0, 200_000, 100
 )
-MAX_TOTAL_157 = ParamSpec(
+MAX_TOTAL_157 = LIGHTRAG_147.param(
     "max_total_tokens",
-    "int",
-    30000,
     msg("whole-prompt budget; chunks get what is left after system prompt, KG context, query and a 200-token buffer"),
     0,
     1_000_000,

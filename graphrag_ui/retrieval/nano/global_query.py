@@ -25,9 +25,11 @@ from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
@@ -54,10 +56,6 @@ class _Row:
     occurrence: float
     note: str
     tokens: int
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def _candidate(row: _Row, order: int, why: str, dropped: str = "") -> Candidate:
@@ -276,28 +274,19 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
 
 PARAMS = (
     nano_params.LEVEL,
-    ParamSpec(
+    NANO.param(
         "global_max_consider_community",
-        "int",
-        512,
         msg("How many communities (the highest occurrence first) are considered at all."),
         1,
         100000,
         1,
+        as_type="int",
     ),
-    ParamSpec(
-        "global_min_community_rating",
-        "float",
-        0.0,
-        msg("Leave out communities whose report rating is below this."),
-        0.0,
-        10.0,
-        0.5,
+    NANO.param(
+        "global_min_community_rating", msg("Leave out communities whose report rating is below this."), 0.0, 10.0, 0.5
     ),
-    ParamSpec(
+    NANO.param(
         "global_max_token_for_community_report",
-        "int",
-        16384,
         msg("Token budget of one map batch (report text only), and of the analyst points in the reduce context."),
         1,
         128000,

@@ -27,8 +27,10 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
+from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
@@ -40,10 +42,6 @@ FAIL_RESPONSE_NOTE = msg(
     "no entity scored above query_better_than_threshold: nano-graphrag returns None here and answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def _over(section: str, running: int, limit: int) -> str:
@@ -276,38 +274,25 @@ def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
 PARAMS = (
     nano_params.top_k(msg("How many entities the vector search returns (nano QueryParam.top_k).")),
     nano_params.LEVEL,
-    ParamSpec(
-        "local_max_token_for_text_unit",
-        "int",
-        4000,
-        msg("Token budget of the Sources section (chunk text only)."),
-        0,
-        64000,
-        100,
+    NANO.param(
+        "local_max_token_for_text_unit", msg("Token budget of the Sources section (chunk text only)."), 0, 64000, 100
     ),
-    ParamSpec(
+    NANO.param(
         "local_max_token_for_local_context",
-        "int",
-        4800,
         msg("Token budget of the Relationships section (descriptions only)."),
         0,
         64000,
         100,
     ),
-    ParamSpec(
+    NANO.param(
         "local_max_token_for_community_report",
-        "int",
-        3200,
         msg("Token budget of the Reports section (report text only)."),
         0,
         64000,
         100,
     ),
-    ParamSpec(
-        "local_community_single_one",
-        "bool",
-        False,
-        msg("Keep only the best community report (applied after the budget cut)."),
+    NANO.param(
+        "local_community_single_one", msg("Keep only the best community report (applied after the budget cut).")
     ),
     nano_params.threshold(msg("Cosine similarity an entity must reach; the search stops at the first one below.")),
     response_type(),

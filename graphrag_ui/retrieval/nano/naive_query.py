@@ -20,8 +20,10 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
+from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -33,10 +35,6 @@ FAIL_RESPONSE_NOTE = msg(
     "no chunk scored above query_better_than_threshold: nano-graphrag answers "
     '"Sorry, I\'m not able to provide an answer to that question." without calling the LLM'
 )
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def _chunk_candidate(chunk, pos: int, why: str, sim: float, tokens: int, dropped: str = "") -> Candidate:
@@ -130,10 +128,8 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
 
 PARAMS = (
     nano_params.top_k(msg("How many chunks the vector search returns (nano QueryParam.top_k).")),
-    ParamSpec(
+    NANO.param(
         "naive_max_token_for_text_unit",
-        "int",
-        12000,
         msg("Token budget of the chunk texts (a prefix cut: the chunk that crosses it and all after are left out)."),
         0,
         128000,

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.schema import ParamSpec
 
-LEVEL = ParamSpec(
-    "level",
-    "int",
-    2,
-    msg("Use communities at this level or coarser (level <= this; 0 is the root partition)."),
-    0,
-    10,
-    1,
+LEVEL = NANO.param(
+    "level", msg("Use communities at this level or coarser (level <= this; 0 is the root partition)."), 0, 10, 1
 )
 
 
 def top_k(help_text: str) -> ParamSpec:
     """nano's ``top_k``; ``help_text`` says what it counts ("How many entities the vector search returns …")."""
-    return ParamSpec("top_k", "int", 20, help_text, 1, 200, 1)
+    return NANO.param("top_k", help_text, 1, 200, 1)
 
 
 def threshold(help_text: str) -> ParamSpec:

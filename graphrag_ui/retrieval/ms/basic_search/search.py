@@ -19,17 +19,15 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.basic"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -125,8 +123,8 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 
 
 PARAMS = (
-    ParamSpec("k", "int", 10, msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
-    ParamSpec("max_context_tokens", "int", 12000, msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
+    GRAPHRAG_BASIC.param("k", msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
+    GRAPHRAG_BASIC.param("max_context_tokens", msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
     response_type(),
 )
 

@@ -22,17 +22,15 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import hyde_messages, primer_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.text import count_text
 
 MODE = "ms.drift"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def hyde_header(template_id: str, title: str, pos: int, n: int, seed: int) -> str:
@@ -191,82 +189,52 @@ def primer_prompts(index: Index, result: Retrieval) -> list[list[dict[str, str]]
 
 
 PARAMS = (
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "drift_k_followups",
-        "int",
-        20,
         msg("Reports the primer keeps from its ranking (and, in GraphRAG, follow-ups run per round)."),
         1,
         200,
         1,
     ),
-    ParamSpec(
-        "primer_folds",
-        "int",
-        5,
-        msg("Primer calls: the kept reports are split into this many folds (0 acts as 1)."),
-        0,
-        50,
-        1,
+    GRAPHRAG_DRIFT.param(
+        "primer_folds", msg("Primer calls: the kept reports are split into this many folds (0 acts as 1)."), 0, 50, 1
     ),
-    ParamSpec(
-        "community_level",
-        "int",
-        2,
-        msg("Reports at this community level or above (CLI --community-level)."),
-        0,
-        10,
-        1,
+    GRAPHRAG_DRIFT.param(
+        "community_level", msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
     ),
-    ParamSpec(
-        "n_depth",
-        "int",
-        3,
-        msg("Rounds of local searches on follow-up questions after the primer (needs a model)."),
-        0,
-        10,
-        1,
+    GRAPHRAG_DRIFT.param(
+        "n_depth", msg("Rounds of local searches on follow-up questions after the primer (needs a model)."), 0, 10, 1
     ),
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "local_search_max_data_tokens",
-        "int",
-        12000,
         msg("Token budget of each local-search context (ms.local's max_context_tokens)."),
         0,
         200000,
         100,
     ),
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "local_search_text_unit_prop",
-        "float",
-        0.9,
         msg("Share of each local-search context for text units (ms.local's text_unit_prop)."),
         0.0,
         1.0,
         0.05,
     ),
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "local_search_community_prop",
-        "float",
-        0.1,
         msg("Share of each local-search context for community reports (ms.local's community_prop)."),
         0.0,
         1.0,
         0.05,
     ),
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "local_search_top_k_mapped_entities",
-        "int",
-        10,
         msg("Entities each local search maps its question to (ms.local's top_k_mapped_entities)."),
         1,
         200,
         1,
     ),
-    ParamSpec(
+    GRAPHRAG_DRIFT.param(
         "local_search_top_k_relationships",
-        "int",
-        10,
         msg("Out-network relationships per entity in each local search (ms.local's top_k_relationships)."),
         0,
         200,

@@ -17,9 +17,11 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
     ReportRow,
@@ -31,10 +33,6 @@ from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
 
 MODE = "ms.global"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def run(
@@ -161,54 +159,38 @@ def _candidate(row: ReportRow, order: int) -> Candidate:
 
 
 PARAMS = (
-    ParamSpec(
-        "community_level", "int", 2, msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
+    GRAPHRAG_GLOBAL.param(
+        "community_level", msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
     ),
-    ParamSpec(
+    GRAPHRAG_GLOBAL.param(
         "dynamic_community_selection",
-        "bool",
-        False,
         msg("Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection)."),
     ),
-    ParamSpec("max_context_tokens", "int", 12000, msg("Token budget of each map batch (cl100k_base)."), 0, 200000, 100),
-    ParamSpec(
-        "data_max_tokens",
-        "int",
-        12000,
-        msg("Token budget of the reduce context (the analysts' points)."),
-        0,
-        200000,
-        100,
+    GRAPHRAG_GLOBAL.param("max_context_tokens", msg("Token budget of each map batch (cl100k_base)."), 0, 200000, 100),
+    GRAPHRAG_GLOBAL.param(
+        "data_max_tokens", msg("Token budget of the reduce context (the analysts' points)."), 0, 200000, 100
     ),
-    ParamSpec("map_max_length", "int", 1000, msg("Word limit the map prompt asks for."), 1, 20000, 50),
-    ParamSpec("reduce_max_length", "int", 2000, msg("Word limit the reduce prompt asks for."), 1, 20000, 50),
-    ParamSpec("min_community_rank", "float", 0, msg("Skip reports rated below this."), 0, 10, 0.5),
-    ParamSpec("include_community_rank", "bool", True, msg("Add the report rating as the rank column (sorts batches).")),
-    ParamSpec("include_community_weight", "bool", True, msg("Add the occurrence weight column (sorts batches).")),
-    ParamSpec("normalize_community_weight", "bool", True, msg("Divide occurrence weights by the largest one.")),
-    ParamSpec("use_community_summary", "bool", False, msg("Use report summaries instead of their full content.")),
-    ParamSpec("shuffle_data", "bool", True, msg("Shuffle reports before batching (Python random, seeded).")),
-    ParamSpec("random_state", "int", 86, msg("Seed of the shuffle."), 0, 2**31 - 1, 1),
-    ParamSpec(
-        "dynamic_search_threshold", "int", 1, msg("Dynamic selection: keep reports rated at least this (0-5)."), 0, 5, 1
+    GRAPHRAG_GLOBAL.param("map_max_length", msg("Word limit the map prompt asks for."), 1, 20000, 50),
+    GRAPHRAG_GLOBAL.param("reduce_max_length", msg("Word limit the reduce prompt asks for."), 1, 20000, 50),
+    GRAPHRAG_GLOBAL.param("min_community_rank", msg("Skip reports rated below this."), 0, 10, 0.5, as_type="float"),
+    GRAPHRAG_GLOBAL.param("include_community_rank", msg("Add the report rating as the rank column (sorts batches).")),
+    GRAPHRAG_GLOBAL.param("include_community_weight", msg("Add the occurrence weight column (sorts batches).")),
+    GRAPHRAG_GLOBAL.param("normalize_community_weight", msg("Divide occurrence weights by the largest one.")),
+    GRAPHRAG_GLOBAL.param("use_community_summary", msg("Use report summaries instead of their full content.")),
+    GRAPHRAG_GLOBAL.param("shuffle_data", msg("Shuffle reports before batching (Python random, seeded).")),
+    GRAPHRAG_GLOBAL.param("random_state", msg("Seed of the shuffle."), 0, 2**31 - 1, 1),
+    GRAPHRAG_GLOBAL.param(
+        "dynamic_search_threshold", msg("Dynamic selection: keep reports rated at least this (0-5)."), 0, 5, 1
     ),
-    ParamSpec(
-        "dynamic_search_keep_parent", "bool", False, msg("Dynamic selection: keep a parent whose child is kept.")
+    GRAPHRAG_GLOBAL.param("dynamic_search_keep_parent", msg("Dynamic selection: keep a parent whose child is kept.")),
+    GRAPHRAG_GLOBAL.param(
+        "dynamic_search_num_repeats", msg("Dynamic selection: ratings per report (majority vote)."), 1, 10, 1
     ),
-    ParamSpec(
-        "dynamic_search_num_repeats", "int", 1, msg("Dynamic selection: ratings per report (majority vote)."), 1, 10, 1
+    GRAPHRAG_GLOBAL.param(
+        "dynamic_search_use_summary", msg("Dynamic selection: rate report summaries, not full content.")
     ),
-    ParamSpec(
-        "dynamic_search_use_summary", "bool", False, msg("Dynamic selection: rate report summaries, not full content.")
-    ),
-    ParamSpec(
-        "dynamic_search_max_level",
-        "int",
-        2,
-        msg("Dynamic selection: deepest level rated when nothing is kept."),
-        0,
-        10,
-        1,
+    GRAPHRAG_GLOBAL.param(
+        "dynamic_search_max_level", msg("Dynamic selection: deepest level rated when nothing is kept."), 0, 10, 1
     ),
     response_type(REDUCE_PROMPT),
 )

@@ -21,17 +21,15 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
+from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.local"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: float) -> tuple[int, int, int]:
@@ -328,75 +326,53 @@ def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
 
 
 PARAMS = (
-    ParamSpec(
+    GRAPHRAG_LOCAL.param(
         "top_k_mapped_entities",
-        "int",
-        10,
         msg("Entities to map the query to; LanceDB returns 2× this many (no threshold)."),
         1,
         200,
         1,
     ),
-    ParamSpec(
+    GRAPHRAG_LOCAL.param(
         "top_k_relationships",
-        "int",
-        10,
         msg("Out-network relationships kept per selected entity (in-network ones are never capped)."),
         0,
         200,
         1,
     ),
-    ParamSpec(
+    GRAPHRAG_LOCAL.param(
         "max_context_tokens",
-        "int",
-        12000,
         msg("Total context budget (cl100k_base tokens), split by the two props below."),
         0,
         200000,
         100,
     ),
-    ParamSpec(
-        "text_unit_prop",
-        "float",
-        0.5,
-        msg("Share of max_context_tokens for the Sources (text unit) table."),
-        0.0,
-        1.0,
-        0.05,
+    GRAPHRAG_LOCAL.param(
+        "text_unit_prop", msg("Share of max_context_tokens for the Sources (text unit) table."), 0.0, 1.0, 0.05
     ),
-    ParamSpec(
+    GRAPHRAG_LOCAL.param(
         "community_prop",
-        "float",
-        0.15,
         msg("Share of max_context_tokens for community reports; the local tables get the rest."),
         0.0,
         1.0,
         0.05,
     ),
-    ParamSpec(
+    GRAPHRAG_LOCAL.param(
         "community_level",
-        "int",
-        2,
         msg("Entities and reports at this community level or above (CLI --community-level)."),
         0,
         10,
         1,
     ),
-    ParamSpec(
-        "include_entity_rank",
-        "bool",
-        True,
-        msg("Add the 'number of relationships' (degree) column to the Entities table."),
+    GRAPHRAG_LOCAL.param(
+        "include_entity_rank", msg("Add the 'number of relationships' (degree) column to the Entities table.")
     ),
-    ParamSpec("include_relationship_weight", "bool", True, msg("Add the weight column to the Relationships table.")),
-    ParamSpec(
-        "include_community_rank",
-        "bool",
-        False,
-        msg("Add the report rating as a rank column (GraphRAG then re-sorts by it)."),
+    GRAPHRAG_LOCAL.param("include_relationship_weight", msg("Add the weight column to the Relationships table.")),
+    GRAPHRAG_LOCAL.param(
+        "include_community_rank", msg("Add the report rating as a rank column (GraphRAG then re-sorts by it).")
     ),
-    ParamSpec("use_community_summary", "bool", False, msg("Use the report summary instead of its full content.")),
-    ParamSpec("min_community_rank", "float", 0, msg("Skip reports rated below this."), 0, 10, 0.5),
+    GRAPHRAG_LOCAL.param("use_community_summary", msg("Use the report summary instead of its full content.")),
+    GRAPHRAG_LOCAL.param("min_community_rank", msg("Skip reports rated below this."), 0, 10, 0.5, as_type="float"),
     response_type(),
     *recall_params(msg("Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).")),
 )
