@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m graphrag_ui",
-        description="The GraphRAG Retrieval Explorer on the command line: build, import, re-embed, query, sweep, bench.",
+        description="The GraphRAG Retrieval Explorer on the command line: build, import, re-embed, query, sweep, eval.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
