@@ -107,13 +107,20 @@ def read(home: Path, secrets_path: str | Path = ".streamlit/secrets.toml") -> Ac
         if not part.strip():
             continue
         folder = Path(part.strip()).expanduser()
-        if not folder.is_absolute():
+        if not folder.is_absolute() or "\x00" in part:
             raise UserError(
                 msg("{value} is not an absolute folder", value=repr(part)),
                 where=ROOTS_ENV,
                 fix=msg("give absolute folders separated by {sep}", sep=os.pathsep),
             )
-        roots.append(Path(os.path.realpath(folder)))
+        root = Path(os.path.realpath(folder))
+        if root == Path(root.anchor):  # every file of the server, /etc and the keys in ~/.ssh included
+            raise UserError(
+                msg("{value} would let the browser read the whole disk", value=repr(part)),
+                where=ROOTS_ENV,
+                fix=msg("name the folders that hold sources and indexes"),
+            )
+        roots.append(root)
     writes = _setting(WRITES_ENV, secrets).lower() or "auto"
     if writes not in WRITES:
         raise UserError(

@@ -8,12 +8,11 @@ summaries with their intervals and the Pareto mark, the errors and the skipped l
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict
 from typing import Any
 
+from graphrag_ui import csv_cells
 from graphrag_ui.evaluation.gold import QuestionSet
 from graphrag_ui.evaluation.metrics import RowMetrics
 from graphrag_ui.evaluation.runner import EvalRun
@@ -93,13 +92,11 @@ def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]
 
 
 def csv_text(run: EvalRun, judgements: list | None = None) -> str:
+    """The rows as CSV; a question id or a gold item is the file's data, so no cell a spreadsheet would run
+    as a formula (``=HYPERLINK(…)``) is written as one (``csv_cells``, shared with every CSV download)."""
     rows = records(run, judgements)
     fields = list(rows[0]) if rows else ["id", "mode", "version", *swept_names(run), *METRIC_COLUMNS]
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return csv_cells.rows_text(fields, ([row.get(f, "") for f in fields] for row in rows))
 
 
 def _fix_json(fix: Fix | None) -> dict[str, Any] | None:
