@@ -395,10 +395,9 @@ MODES = [("ms.local", ""), ("lightrag.hybrid", "1.5.7"), ("lightrag.local", "1.4
 
 @pytest.fixture(scope="module")
 def retrievals():
+    from graphrag_ui.citations.support import words
     from graphrag_ui.index import store
     from graphrag_ui.query import run_query
-
-    from graphrag_ui.citations.support import words
 
     words("实体关系")  # jieba loads its dictionary once per process: not a cost of any answer (and slow traced)
     index = store.load(INDEX)
