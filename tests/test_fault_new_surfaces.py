@@ -190,8 +190,8 @@ RANGES = [
 RANGES_FIXED = hasattr(sweep, "range_values")
 
 
-def _eval(capsys: pytest.CaptureFixture, questions: Path, *extra: str) -> tuple[int, str, str]:
-    argv = ["eval", "--index", str(INDEX), "--questions", str(questions), "--mode", "nano.local", *extra]
+def _eval(capsys: pytest.CaptureFixture, questions: Path, *extra: str, index: Path = INDEX) -> tuple[int, str, str]:
+    argv = ["eval", "--index", str(index), "--questions", str(questions), "--mode", "nano.local", *extra]
     code = cli.main(argv)
     out, err = capsys.readouterr()
     return code, out, err
@@ -220,7 +220,7 @@ def test_a_range_of_endless_steps_is_one_line(capsys, questions: Path, extra: li
     assert time.perf_counter() - started < 30
 
 
-OUTPUTS = [  # (flags, with {q} the question file and {tmp} a folder; what the line says)
+OUTPUTS = [  # (flags, with {q} the question file, {tmp} its folder, {idx} the index; what the line says)
     (["--csv", "{q}"], "the output file is the question file"),
     (["--json", "{tmp}/../{tmpname}/q.jsonl"], "the output file is the question file"),
     (["--csv", "{tmp}/a.csv", "--json", "{tmp}/./a.csv"], "--csv and --json name the same file"),
@@ -230,21 +230,25 @@ OUTPUTS = [  # (flags, with {q} the question file and {tmp} a folder; what the l
     (["--csv", "{tmp}/no/such/a.csv"], "no such folder for the output file"),
     (["--csv", "/proc/version"], "cannot write into the output file's folder"),
     (["--csv", "/dev/null"], "the output file is not a regular file"),
-    (["--json", str(INDEX / "manifest.json")], "the output file is inside the index folder"),
-    (["--csv", str(INDEX)], "the output file is inside the index folder"),
+    (["--json", "{idx}/manifest.json"], "the output file is inside the index folder"),
+    (["--csv", "{idx}"], "the output file is inside the index folder"),
 ]
 
 
 @pytest.mark.parametrize(("extra", "said"), OUTPUTS, ids=[" ".join(e)[:50] for e, _ in OUTPUTS])
 def test_a_bad_output_is_refused_before_the_run(capsys, questions: Path, extra: list[str], said: str) -> None:
     tmp = questions.parent
-    before = {p: p.read_bytes() for p in (questions, INDEX / "manifest.json")}
-    argv = [a.format(q=questions, tmp=tmp, tmpname=tmp.name) for a in extra]
+    index = tmp / "index"  # a stand-in: the outputs are refused before any index is opened (and the old
+    index.mkdir()  # code wrote its JSON over the sample's own manifest.json here)
+    (index / "manifest.json").write_text('{"format": 1}')
+    before = {p: p.read_bytes() for p in (questions, index / "manifest.json")}
+    argv = [a.format(q=questions, tmp=tmp, tmpname=tmp.name, idx=index) for a in extra]
     started = time.perf_counter()
-    _said(*_eval(capsys, questions, *argv), said)
-    assert time.perf_counter() - started < 5  # refused before the index was even opened
+    _said(*_eval(capsys, questions, *argv, index=index), said)
+    assert time.perf_counter() - started < 5
     assert {p: p.read_bytes() for p in before} == before
-    assert sorted(p.name for p in tmp.iterdir()) == ["q.jsonl"]  # nothing written, no temporary left
+    assert sorted(p.name for p in tmp.iterdir()) == ["index", "q.jsonl"]  # nothing written, no temporary left
+    assert sorted(p.name for p in index.iterdir()) == ["manifest.json"]
 
 
 def test_results_are_whole_and_keep_the_file_mode(capsys, questions: Path) -> None:
@@ -253,7 +257,7 @@ def test_results_are_whole_and_keep_the_file_mode(capsys, questions: Path) -> No
     out.chmod(0o640)
     code, _, err = _eval(capsys, questions, "--csv", str(out))
     assert code == 0, err
-    assert out.read_text().startswith('"id","mode"') and (out.stat().st_mode & 0o777) == 0o640
+    assert out.read_text().startswith("id,mode,") and (out.stat().st_mode & 0o777) == 0o640
     assert sorted(p.name for p in questions.parent.iterdir()) == ["q.jsonl", "rows.csv"]
 
 
