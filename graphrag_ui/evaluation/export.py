@@ -92,10 +92,9 @@ def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]
 
 
 def csv_text(run: EvalRun, judgements: list | None = None) -> str:
-    """The rows as CSV; a question id or a gold item is the file's data, so no cell a spreadsheet would run
-    as a formula (``=HYPERLINK(…)``) is written as one (``csv_cells``, shared with every CSV download)."""
     rows = records(run, judgements)
     fields = list(rows[0]) if rows else ["id", "mode", "version", *swept_names(run), *METRIC_COLUMNS]
+    # question ids, gold items and reasons come from an uploaded set: no cell a spreadsheet runs as a formula
     return csv_cells.rows_text(fields, ([row.get(f, "") for f in fields] for row in rows))
 
 
