@@ -173,7 +173,7 @@ BAD_FLAGS = [
     (["--param", "nonsense=3"], "no chosen mode has a parameter 'nonsense'"),
     (["--param", "top_k=nan"], "parameter top_k expects a whole number, got 'nan'"),
     (["--param", "top_k=99999999999999999999999"], "above its maximum"),
-    (["--param", "query_better_than_threshold=nan,0.5"], "expects a finite number, got nan"),
+    (["--param", "query_better_than_threshold=nan,0.5"], "finite number"),  # either reader says it
     (["--param", "top_k=5:10:0"], "5:10:0"),
     (["--param", "top_k=5,10", "--param", "query_better_than_threshold=0.1,0.2"], "more than one range"),
     (["--param", "=5"], "--param expects name=value"),
