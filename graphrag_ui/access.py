@@ -4,8 +4,8 @@ The app is a web page, so whoever can open it can type a path or a database URL.
 work inside limits the operator sets in the server's environment (or in ``.streamlit/secrets.toml``,
 the environment winning); never from the URL or a page:
 
-- ``GRAPHRAG_UI_SOURCE_ROOTS``: the folders (``:``-separated, absolute) the browser may import from or
-  open an index in. Default: ``<home>/sources`` only. Anything else is refused with one line that is
+- ``GRAPHRAG_UI_SOURCE_ROOTS``: the folders (``:``-separated, absolute; ``/`` is refused) the browser may
+  import from or open an index in. Default: ``<home>/sources`` only. Anything else is refused with one line that is
   the same whether the path exists or not (no existence oracle), symlinks resolved first.
 - ``GRAPHRAG_UI_WRITE_ACTIONS``: ``on``, ``off`` or ``auto`` (the default): whether the page may import,
   build and re-embed. ``auto`` is on only while the server listens on loopback (127.0.0.1, ::1,
@@ -107,13 +107,20 @@ def read(home: Path, secrets_path: str | Path = ".streamlit/secrets.toml") -> Ac
         if not part.strip():
             continue
         folder = Path(part.strip()).expanduser()
-        if not folder.is_absolute():
+        if not folder.is_absolute() or "\x00" in part:
             raise UserError(
                 msg("{value} is not an absolute folder", value=repr(part)),
                 where=ROOTS_ENV,
                 fix=msg("give absolute folders separated by {sep}", sep=os.pathsep),
             )
-        roots.append(Path(os.path.realpath(folder)))
+        root = Path(os.path.realpath(folder))
+        if root == Path(root.anchor):  # every file of the server, /etc and the keys in ~/.ssh included
+            raise UserError(
+                msg("{value} would let the browser read the whole disk", value=repr(part)),
+                where=ROOTS_ENV,
+                fix=msg("name the folders that hold sources and indexes"),
+            )
+        roots.append(root)
     writes = _setting(WRITES_ENV, secrets).lower() or "auto"
     if writes not in WRITES:
         raise UserError(

@@ -12,7 +12,9 @@ recall, tokens, the Pareto frontier marked); ``--csv`` writes one row per questi
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -129,23 +131,63 @@ def _versions(specs: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def _writable(target: str | None) -> None:
-    if target and target != "-":
-        parent = Path(target).resolve().parent
-        if not parent.is_dir():
-            raise UserError(msg("no such folder for the output file"), where=target, fix=msg("create the folder first"))
-        if Path(target).is_dir():
-            raise UserError(msg("the output file is a folder"), where=target, fix=msg("give a file name"))
+def _check_outputs(args: argparse.Namespace) -> None:
+    """``--csv`` / ``--json`` checked before anything runs: a run of an hour must not end in "cannot write",
+    nor overwrite its own question file or its index."""
+    targets = [t for t in (args.csv, args.json) if t is not None]
+    if "" in targets or any("\x00" in t for t in targets):
+        raise UserError(msg("--csv and --json need a file name (or - for stdout)"))
+    if targets.count("-") > 1:
+        raise UserError(msg("only one of --csv and --json can go to stdout"), fix=msg("write the other to a file"))
+    files = [Path(os.path.realpath(t)) for t in targets if t != "-"]
+    if len(set(files)) < len(files):
+        raise UserError(msg("--csv and --json name the same file"), fix=msg("give each its own file"))
+    for target, file in zip([t for t in targets if t != "-"], files, strict=True):
+        _writable(target, file, Path(os.path.realpath(args.questions)), Path(os.path.realpath(args.index)))
+
+
+def _writable(target: str, file: Path, questions: Path, index: Path) -> None:
+    if file == questions:
+        raise UserError(msg("the output file is the question file"), where=target, fix=msg("give another file name"))
+    if file == index or index in file.parents:
+        raise UserError(msg("the output file is inside the index folder"), where=target, fix=msg("write it elsewhere"))
+    if file.is_dir():
+        raise UserError(msg("the output file is a folder"), where=target, fix=msg("give a file name"))
+    if not file.parent.is_dir():
+        raise UserError(msg("no such folder for the output file"), where=target, fix=msg("create the folder first"))
+    try:  # the folder takes a new file (the results are written beside, then moved over the target)
+        tempfile.TemporaryFile(dir=file.parent).close()
+    except OSError as exc:
+        raise UserError(
+            msg("cannot write into the output file's folder: {error}", error=str(exc.strerror)), where=target
+        ) from None
+    if file.exists() and not file.is_file():
+        raise UserError(msg("the output file is not a regular file"), where=target, fix=msg("give a file name"))
 
 
 def _write(target: str, text: str) -> None:
+    """Write ``text`` whole or not at all: into a new file beside the target, then moved over it."""
     if target == "-":
         _emit(text)
         return
+    file = Path(os.path.realpath(target))
+    temp = None
     try:
-        Path(target).write_text(text, encoding="utf-8")
+        with tempfile.NamedTemporaryFile("wb", dir=file.parent, prefix=f".{file.name}.", delete=False) as handle:
+            temp = handle.name
+            handle.write(text.encode("utf-8", errors="backslashreplace"))
+        os.chmod(temp, file.stat().st_mode & 0o7777 if file.exists() else 0o666 & ~_umask())
+        os.replace(temp, file)
     except OSError as exc:
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
         raise UserError(msg("cannot write the results: {error}", error=str(exc.strerror)), where=target) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _aliases(specs: list[str], modes: list[str]) -> dict[str, str]:
@@ -214,8 +256,7 @@ def _num(value, digits: int = 3) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    for target in (args.csv, args.json):
-        _writable(target)
+    _check_outputs(args)
     if args.cluster is not None:
         from graphrag_ui.evaluation.cluster import check_address
 
@@ -253,9 +294,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {safe_text(qid, one_line=True)} {key}: {said(error, one_line=True)}", file=sys.stderr)
     summaries = aggregate(run_)
     judgements = _judge(args, index, questions, run_, settings) if settings is not None else None
-    if args.csv:
+    if args.csv is not None:
         _write(args.csv, csv_text(run_, judgements))
-    if args.json:
+    if args.json is not None:
         _write(args.json, json_text(run_, summaries, questions, judgements))
     if "-" not in (args.csv, args.json):
         _print_table(run_, summaries)

@@ -79,14 +79,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _emit(text: str, stream: IO[str] | None = None) -> None:
-    """Write ``text`` as UTF-8 bytes, unchanged (no newline, no locale encoding)."""
+    """Write ``text`` as UTF-8 bytes, unchanged (no newline, no locale encoding); a lone surrogate (a model
+    or a file may send ``"\\ud800"`` in JSON) has no UTF-8 form and is written as its JSON escape ``\\ud800``."""
     stream = stream or sys.stdout
     stream.flush()
     buffer = getattr(stream, "buffer", None)
     if buffer is None:  # a text-only stream (e.g. pytest's capture): write the text itself
         stream.write(text)
     else:
-        buffer.write(text.encode("utf-8"))
+        buffer.write(text.encode("utf-8", errors="backslashreplace"))
         buffer.flush()
 
 

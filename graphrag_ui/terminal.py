@@ -13,9 +13,10 @@ import re
 
 from graphrag_ui.redact import redact
 
-# C0 controls except tab/newline, DEL, C1 controls, and the bidi overrides that reorder what is shown
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls except tab/newline, DEL, C1 controls, the bidi overrides that reorder what is shown, and lone
+# surrogates (a model's or a file's JSON may hold "\\ud800": no terminal encoding can write it)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}

@@ -262,7 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode()
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8", "backslashreplace")  # a lone surrogate: \ud800
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -340,7 +340,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         def event(payload: dict[str, Any] | str) -> None:
             data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-            frame = f"data: {data}\n\n".encode()
+            frame = f"data: {data}\n\n".encode("utf-8", "backslashreplace")
             self.wfile.write(f"{len(frame):X}\r\n".encode() + frame + b"\r\n")
             self.wfile.flush()
 

@@ -43,6 +43,8 @@ TABLES = {
 }
 MAX_RANGE = 100  # a range wider than this is kept as written, not expanded
 MAX_IDS = 500  # ids read from one marker at most (a model reply is bounded, a range must be too)
+MAX_GROUPS = 10  # tables read from one marker at most (GraphRAG has five)
+MAX_MARKERS = 1000  # markers read from one text at most (each holds its text: a flood of them must stay small)
 
 _OPEN, _CLOSE = "[\\[【［]", "[\\]】］]"
 _LP, _RP = "[(（]", "[)）]"
@@ -123,6 +125,9 @@ def _groups(text: str, pos: int) -> tuple[list[Group], int]:
             notes.append(msg("no closing parenthesis"))
         groups.append(Group(table, ids, more, notes))
         pos = found.end()
+        if len(groups) >= MAX_GROUPS:
+            notes.append(msg("more than {n} tables in one reference: the rest were not read", n=MAX_GROUPS))
+            break
         sep = _SEP.match(text, pos)
         if not sep or not _GROUP.match(text, sep.end()):
             break
@@ -164,4 +169,7 @@ def find_markers(text: str) -> list[Marker]:
             notes.append(msg("no 'Data:' before the tables"))
         markers.append(Marker(text[hit.start() : end], hit.start(), end, groups, notes))
         pos = end
+        if len(markers) >= MAX_MARKERS:
+            markers[-1].notes.append(msg("more than {n} references: the rest were not read", n=MAX_MARKERS))
+            break
     return markers

@@ -38,7 +38,7 @@ class CitedId:
 class Citation:
     """One marker in the answer (or in a map point / a DRIFT answer: ``scope``)."""
 
-    text: str  # the marker exactly as written
+    text: str  # the marker exactly as written (one over 1000 characters cut, ending in "…")
     table: str  # "Entities", "Relationships", "Sources", "Reports", "Claims", "References", "KG", "DC", "[n]"
     ids: list[CitedId]
     sentence: str  # the answer sentence that made it

@@ -13,10 +13,28 @@ from graphrag_ui.citations.items import ContextItems, norm, path_keys
 from graphrag_ui.citations.model import Citation, CitedId, Item
 from graphrag_ui.i18n import msg
 
+MAX_CITATIONS = 2000  # citations read from one text at most (a marker of ten tables is ten citations)
+MAX_SENTENCE = 1000  # characters of a marker and of its sentence kept with each citation (a flood of markers
+# in one endless sentence would otherwise copy it once per marker); a longer one ends in "…"
+
 
 def _sentence(text: str, spans: list[tuple[int, int]], pos: int, fallback: str) -> str:
     at = sentences.sentence_at(spans, pos)
-    return text[spans[at][0] : spans[at][1]] if at is not None else fallback
+    found = text[spans[at][0] : spans[at][1]] if at is not None else fallback
+    return _cut(found)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_SENTENCE else text[: MAX_SENTENCE - 1] + "…"
+
+
+def _full(out: list[Citation]) -> bool:
+    """Whether ``out`` holds ``MAX_CITATIONS`` (its last one then says the rest were not read)."""
+    if len(out) < MAX_CITATIONS:
+        return False
+    more = msg("more than {n} citations: the rest were not read", n=MAX_CITATIONS)
+    out[-1].note = f"{out[-1].note}; {more}" if out[-1].note else more
+    return True
 
 
 def graphrag(text: str, items: ContextItems, scope: str = "answer") -> tuple[list[Citation], list[tuple[int, int]]]:
@@ -43,7 +61,7 @@ def graphrag(text: str, items: ContextItems, scope: str = "answer") -> tuple[lis
                 notes.append(msg("no ids"))
             out.append(
                 Citation(
-                    marker.text,
+                    _cut(marker.text),
                     group.table,
                     ids,
                     sentence,
@@ -54,6 +72,8 @@ def graphrag(text: str, items: ContextItems, scope: str = "answer") -> tuple[lis
                     "; ".join(notes),
                 )
             )
+            if _full(out):
+                return out, spans
     return out, spans
 
 
@@ -64,7 +84,7 @@ def lightrag(text: str, items: ContextItems, scope: str = "answer") -> tuple[lis
     spans = sentences.split(text, cut, markers=[(e.start, e.end) for e in entries if not e.in_list])
     out = []
     for entry in entries:
-        sentence = entry.text if entry.in_list else _sentence(text, spans, entry.start, entry.text)
+        sentence = _cut(entry.text) if entry.in_list else _sentence(text, spans, entry.start, entry.text)
         if entry.tag == "KG":
             ids = [_named(entry.ids[0], items.by_name(entry.ids[0]), msg("no entity or relation of that name"))]
             table = "KG"
@@ -75,8 +95,12 @@ def lightrag(text: str, items: ContextItems, scope: str = "answer") -> tuple[lis
             ids = [_reference(n, entry.title, items) for n in entry.ids]
             table = "References" if entry.in_list else "[n]"
         out.append(
-            Citation(entry.text, table, ids, sentence, entry.start, entry.end, False, scope, "; ".join(entry.notes))
+            Citation(
+                _cut(entry.text), table, ids, sentence, entry.start, entry.end, False, scope, "; ".join(entry.notes)
+            )
         )
+        if _full(out):
+            break
     return out, spans
 
 

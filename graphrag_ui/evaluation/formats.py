@@ -15,7 +15,7 @@ file, its position in an array); ``on_bad="refuse"`` turns the first ones into o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,12 @@ from graphrag_ui.evaluation.gold import (
     _strings,
     _text,
     question_from,
+    text_id,
 )
 from graphrag_ui.i18n import msg
 
 FORMATS = ("auto", "jsonl", "multihop-rag", "hotpotqa", "graphrag-bench")
+MAX_PROBLEMS = 1000  # bad records listed at most; the reader stops there
 
 
 def _multihop(obj: dict[str, Any], number: int) -> Question:
@@ -40,7 +42,7 @@ def _multihop(obj: dict[str, Any], number: int) -> Question:
     if not isinstance(evidence, list) or not all(isinstance(e, dict) for e in evidence):
         raise ValueError(msg("'evidence_list' must be a list of objects with 'fact' and 'title'"))
     return Question(
-        id=str(obj.get("id") or f"mh-{number}"),
+        id=text_id(obj.get("id"), f"mh-{number}"),
         question=_text(obj.get("query"), "query", required=True),
         answer=_text(obj.get("answer"), "answer"),
         evidence=_strings([e.get("fact") for e in evidence if e.get("fact")], "evidence_list[].fact"),
@@ -51,13 +53,16 @@ def _multihop(obj: dict[str, Any], number: int) -> Question:
 
 def _hotpot(obj: dict[str, Any], number: int) -> Question:
     facts, context = obj.get("supporting_facts") or [], obj.get("context") or []
+    shape = msg("'supporting_facts' must be [title, sentence index] pairs and 'context' [title, [sentences]]")
     try:
-        sentences = {str(title): list(sents) for title, sents in context}
-        pairs = [(str(title), int(idx)) for title, idx in facts]
+        sentences = {str(title): sents if isinstance(sents, list) else None for title, sents in context}
+        pairs = [(str(title), idx) for title, idx in facts]
     except (TypeError, ValueError):
-        raise ValueError(
-            msg("'supporting_facts' must be [title, sentence index] pairs and 'context' [title, [sentences]]")
-        ) from None
+        raise ValueError(shape) from None
+    if any(not isinstance(idx, int) or isinstance(idx, bool) for _, idx in pairs) or any(
+        sents is None or not all(isinstance(s, str) for s in sents) for sents in sentences.values()
+    ):
+        raise ValueError(shape)  # 1.5, NaN, true or an object is no sentence index; a sentence is a string
     evidence = []
     for title, idx in pairs:
         sents = sentences.get(title)
@@ -66,7 +71,7 @@ def _hotpot(obj: dict[str, Any], number: int) -> Question:
         evidence.append(str(sents[idx]).strip())
     answer = obj.get("answer")
     return Question(
-        id=str(obj.get("_id") or obj.get("id") or f"hp-{number}"),
+        id=text_id(obj.get("_id") if obj.get("_id") is not None else obj.get("id"), f"hp-{number}"),
         question=_text(obj.get("question"), "question", required=True),
         answer=_text(answer if isinstance(answer, str) else None, "answer"),
         evidence=_strings(evidence, "supporting_facts"),
@@ -78,10 +83,10 @@ def _hotpot(obj: dict[str, Any], number: int) -> Question:
 def _bench(obj: dict[str, Any], number: int) -> Question:
     evidence = obj.get("evidence")
     return Question(
-        id=str(obj.get("id") or f"gb-{number}"),
+        id=text_id(obj.get("id"), f"gb-{number}"),
         question=_text(obj.get("question"), "question", required=True),
         answer=_text(obj.get("answer"), "answer"),
-        evidence=_strings(evidence, "evidence") if evidence else [],
+        evidence=_strings(evidence, "evidence"),
         type=_text(obj.get("question_type"), "question_type"),
     )
 
@@ -110,30 +115,33 @@ def detect(obj: Any) -> str:
     return "jsonl"
 
 
-def _records(text: str) -> tuple[list[tuple[int, Any]], list[LineProblem]]:
-    """(position, parsed record) pairs and the records that are not JSON: a JSON array or JSON lines."""
-    stripped = text.lstrip("\ufeff \t\r\n")
+def _records(text: str) -> Iterator[tuple[int, Any] | LineProblem]:
+    """(position, parsed record) pairs, or a ``LineProblem`` for a line that is not JSON, one at a time (the
+    reader stops early): a JSON array or JSON lines."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark (Windows editors write one) is not the first record
+    stripped = text.lstrip(" \t\r\n")
     if stripped.startswith("["):
         try:
             data = json.loads(stripped)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # ValueError: also a number of more than 4,300 digits
             raise UserError(
                 msg("the question file is a JSON array that cannot be read: {error}", error=str(exc))
             ) from None
         if not isinstance(data, list):
             raise UserError(msg("the question file must be a JSON array or JSON lines"))
-        return list(enumerate(data, start=1)), []
-    records, problems = [], []
+        yield from enumerate(data, start=1)
+        return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
+            yield number, json.loads(line)
         except json.JSONDecodeError as exc:
-            problems.append(LineProblem(number, msg("not JSON ({error})", error=exc.msg)))
+            yield LineProblem(number, msg("not JSON ({error})", error=exc.msg))
+        except ValueError:
+            yield LineProblem(number, msg("not JSON (a number of more than 4,300 digits)"))
         except RecursionError:
-            problems.append(LineProblem(number, msg("JSON nested too deeply to read")))
-    return records, problems
+            yield LineProblem(number, msg("JSON nested too deeply to read"))
 
 
 def read_questions(text: str, name: str = "questions", *, fmt: str = "auto", on_bad: str = "skip") -> QuestionSet:
@@ -144,11 +152,19 @@ def read_questions(text: str, name: str = "questions", *, fmt: str = "auto", on_
         )
     if on_bad not in ("skip", "refuse"):
         raise UserError(msg("on_bad must be 'skip' or 'refuse', got {value}", value=repr(on_bad)))
-    records, problems = _records(text)
-    chosen = fmt if fmt != "auto" else detect(next((obj for _, obj in records if isinstance(obj, dict)), None))
+    problems: list[LineProblem] = []
+    chosen = fmt if fmt != "auto" else ""
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for number, obj in records:
+    for record in _records(text):
+        if isinstance(record, LineProblem):
+            problems.append(record)
+            if _too_many(problems, record.line):
+                break
+            continue
+        number, obj = record
+        if not chosen and isinstance(obj, dict):
+            chosen = detect(obj)
         if len(questions) >= MAX_QUESTIONS:
             problems.append(
                 LineProblem(
@@ -162,11 +178,14 @@ def read_questions(text: str, name: str = "questions", *, fmt: str = "auto", on_
             question = READERS[chosen](obj, number)
         except ValueError as exc:
             problems.append(LineProblem(number, str(exc.args[0]) if exc.args else str(exc)))
+            if _too_many(problems, number):
+                break
             continue
         if question.id in seen:
-            problems.append(
-                LineProblem(number, msg("id {id} repeats line {first}", id=repr(question.id), first=seen[question.id]))
-            )
+            shown = repr(question.id if len(question.id) <= 60 else question.id[:57] + "...")
+            problems.append(LineProblem(number, msg("id {id} repeats line {first}", id=shown, first=seen[question.id])))
+            if _too_many(problems, number):
+                break
             continue
         seen[question.id] = number
         questions.append(question)
@@ -180,8 +199,23 @@ def read_questions(text: str, name: str = "questions", *, fmt: str = "auto", on_
             fix=msg("fix those lines, or skip them"),
         )
     if not questions:
-        raise UserError(msg("the question file holds no readable question"), where=name, fix=_format_hint())
-    return QuestionSet(name, questions, problems, chosen)
+        named = [str(problems[0])] + ([str(problems[-1])] if len(problems) > MAX_PROBLEMS else [])
+        first = msg(": {problem}", problem="; ".join(named)) if problems else ""
+        raise UserError(
+            msg("the question file holds no readable question{first}", first=first), where=name, fix=_format_hint()
+        )
+    return QuestionSet(name, questions, problems, chosen or "jsonl")
+
+
+def _too_many(problems: list[LineProblem], line: int) -> bool:
+    """Whether the reader stops at ``MAX_PROBLEMS`` bad records (a file of a million bad lines is said in one
+    line, not read to its end and listed)."""
+    if len(problems) < MAX_PROBLEMS:
+        return False
+    problems.append(
+        LineProblem(line, msg("more than {limit} bad records: the rest of the file is not read", limit=MAX_PROBLEMS))
+    )
+    return True
 
 
 def _format_hint() -> str:
@@ -189,19 +223,25 @@ def _format_hint() -> str:
 
 
 def load_questions(path: str | Path, *, fmt: str = "auto", on_bad: str = "skip") -> QuestionSet:
-    """Read a question file from disk (at most ``MAX_FILE_BYTES``), see ``read_questions``."""
+    """Read a question file from disk (at most ``MAX_FILE_BYTES``, never past them), see ``read_questions``."""
     file = Path(path)
     if not file.is_file():
-        raise UserError(msg("no such question file"), where=str(path), fix=_format_hint())
-    size = file.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise UserError(
-            msg("the question file is {size} bytes, more than {limit}", size=f"{size:,}", limit=f"{MAX_FILE_BYTES:,}"),
-            where=str(path),
-            fix=msg("split it or keep a subset"),
-        )
+        what = msg("the question file is a folder") if file.is_dir() else msg("no such question file")
+        if file.exists() and not file.is_dir():  # a FIFO or a device: reading it could block or never end
+            what = msg("the question file is not a regular file")
+        raise UserError(what, where=str(path), fix=_format_hint())
     try:
-        text = file.read_text(encoding="utf-8")
+        data = b""
+        if file.stat().st_size <= MAX_FILE_BYTES:  # a 1 GB file is refused unread
+            with file.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)  # /proc files say 0 bytes: the size alone is no bound
+        if file.stat().st_size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
+            raise UserError(
+                msg("the question file is more than {limit} bytes", limit=f"{MAX_FILE_BYTES:,}"),
+                where=str(path),
+                fix=msg("split it or keep a subset"),
+            )
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(msg("the question file is not UTF-8 (byte {at})", at=exc.start), where=str(path)) from None
     except OSError as exc:

@@ -17,6 +17,7 @@ silently. Public benchmark formats are read by ``formats``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ MAX_TEXT_CHARS = 20_000  # a question, an answer or one evidence string
 MAX_ITEMS = 200  # gold items of one kind per question
 
 GOLD_KINDS = ("evidence", "doc", "chunk", "entity")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 LIST_FIELDS = {
     "evidence": "evidence",
     "evidence_docs": "doc",
@@ -107,7 +109,27 @@ def _text(value: Any, name: str, required: bool = False) -> str:
         raise ValueError(
             msg("'{name}' is {n} characters long, more than {limit}", name=name, n=len(value), limit=MAX_TEXT_CHARS)
         )
+    lone = _LONE_SURROGATE.search(value)
+    if lone:
+        raise ValueError(
+            msg(
+                "'{name}' holds a lone surrogate U+{code} at character {at} (broken UTF-16 in the JSON)",
+                name=name,
+                code=f"{ord(lone.group()):04x}",
+                at=lone.start() + 1,
+            )
+        )
     return value
+
+
+def text_id(value: Any, fallback: str) -> str:
+    """A record's id: a string or a whole number as written (``fallback`` when missing); anything else
+    (a list, an object, a fraction, true/false) is refused, never turned into some text of its own."""
+    if value is None or value == "":
+        return fallback
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**30:
+        return str(value)
+    return _text(value, "id", required=True)
 
 
 def _strings(value: Any, name: str) -> list[str]:
@@ -131,11 +153,8 @@ def question_from(obj: Any) -> Question:
     """A ``Question`` from one parsed JSONL object of our format; ``ValueError`` (a message) says what is wrong."""
     if not isinstance(obj, dict):
         raise ValueError(msg("each line must be a JSON object, got {kind}", kind=type(obj).__name__))
-    qid = obj.get("id")
-    if isinstance(qid, int) and not isinstance(qid, bool):
-        qid = str(qid)
     q = Question(
-        id=_text(qid, "id", required=True),
+        id=text_id(obj.get("id"), "") or _text(None, "id", required=True),
         question=_text(obj.get("question"), "question", required=True),
         answer=_text(obj.get("answer"), "answer"),
         type=_text(obj.get("type"), "type"),
