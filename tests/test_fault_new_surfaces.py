@@ -345,7 +345,8 @@ SERVED = {  # (which call, its reply) -> the status both judgements get
     "answer is a 500": ("answer", Reply(status=500), "error"),
     "answer not JSON": ("answer", Reply(fault="invalid_json"), "error"),
     "judge empty": ("judge", Reply(text=""), "unreadable"),
-    "judge enormous": ("judge", Reply(text="y" * 300_000), "unreadable"),
+    # past the reply bound (16 characters a token of GRAPHRAG_UI_LLM_MAX_TOKENS): refused by the client, an error
+    "judge enormous": ("judge", Reply(text="y" * 300_000), "error"),
     "judge malformed": ("judge", Reply(text='{"verdict": '), "unreadable"),
     "judge never comes": ("judge", Reply(delay=5), "error"),
     "judge no choices": ("judge", Reply(fault="empty_choices"), "error"),
@@ -453,6 +454,9 @@ def hostile_model(tmp_path: Path):
         "GRAPHRAG_UI_LLM_API_BASE": url,
         "OPENAI_API_KEY": "sk-test-SECRET-probe",
         "PYTHONPATH": str(ROOT),
+        # the citation reader is what is attacked here: let a reply reach it whole (the reply bound, 16
+        # characters a token of GRAPHRAG_UI_LLM_MAX_TOKENS, has its own cases in test_fault_bounds)
+        "GRAPHRAG_UI_LLM_MAX_TOKENS": "1000000",
     }
     yield answers, env
     stop()
