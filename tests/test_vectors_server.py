@@ -27,7 +27,13 @@ from graphrag_ui.retrieval.registry import mode_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "sample"
+
+
 # modes with a vector top-k (ms.drift without a model ranks every report instead: no top-k to compare)
+def _near_miss(candidate) -> bool:
+    return candidate.dropped.startswith("below cosine_better_than_threshold")
+
+
 SEARCHING = [m for m in mode_names() if not m.endswith((".global", ".bypass", ".drift"))]
 
 
@@ -72,8 +78,10 @@ def test_server_top_k_equals_exact_on_the_samples(server, lang):
         marked = [c for kind in KINDS for c in hnsw.candidates(kind) if c.why.endswith(f"by {engine}")]
         assert marked, mode
         for kind in KINDS:  # same items, same scores up to chroma's float32 arithmetic
-            mine = {c.id: c.score for c in exact.candidates(kind)}
-            theirs = {c.id: c.score for c in hnsw.candidates(kind)}
+            # LightRAG's near misses (rows its threshold cut) are listed from the local matrix only
+            # (retrieval/lightrag/near_misses.py leaves a server-searched table out): compare the rest
+            mine = {c.id: c.score for c in exact.candidates(kind) if not _near_miss(c)}
+            theirs = {c.id: c.score for c in hnsw.candidates(kind) if not _near_miss(c)}
             assert mine.keys() == theirs.keys(), (mode, kind)
             for cid, score in mine.items():
                 if score is not None:
