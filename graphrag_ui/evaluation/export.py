@@ -9,6 +9,7 @@ summaries with their intervals and the Pareto mark, the errors and the skipped l
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -78,15 +79,19 @@ def judge_columns(judgement: Any) -> dict[str, Any]:
     return out
 
 
-def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]]:
-    names = swept_names(run)
-    judged = _judged(judgements)
-    fixes = all_fixes(run)
-    out = []
+def _flat_rows(run: EvalRun, judgements: list | None) -> Iterator[tuple[Any, dict[str, Any], Any, dict]]:
+    """Each row with its flat record, its judgement (None when not judged) and the run's fixes: what the CSV
+    and the JSON both start from."""
+    names, judged, fixes = swept_names(run), _judged(judgements), all_fixes(run)
     for row in run.rows:
-        flat = record(row, names, fixes)
+        yield row, record(row, names, fixes), judged.get((row.question_id, row.config)), fixes
+
+
+def records(run: EvalRun, judgements: list | None = None) -> list[dict[str, Any]]:
+    out = []
+    for _row, flat, judgement, _fixes in _flat_rows(run, judgements):
         if judgements is not None:
-            flat.update(judge_columns(judged.get((row.question_id, row.config))))
+            flat.update(judge_columns(judgement))
         out.append(flat)
     return out
 
@@ -120,14 +125,9 @@ def _summary(s: Summary) -> dict[str, Any]:
 def json_text(
     run: EvalRun, summaries: list[Summary], questions: QuestionSet | None = None, judgements: list | None = None
 ) -> str:
-    names = swept_names(run)
-    judged = _judged(judgements)
-    fixes = all_fixes(run)
     rows = []
-    for row in run.rows:
-        flat = record(row, names, fixes)
+    for row, flat, j, fixes in _flat_rows(run, judgements):
         if judgements is not None:
-            j = judged.get((row.question_id, row.config))
             flat["judge"] = asdict(j) if j is not None else None
         flat["items"] = [
             {
