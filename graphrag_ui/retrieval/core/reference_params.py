@@ -75,10 +75,14 @@ class Reference:
 
         ``as_type`` is the slider's type where the explorer reads the field wider than the reference
         declares it (GraphRAG's ``min_community_rank``, an int there, takes fractional ratings here).
+        A text field the reference leaves ``None`` (LightRAG's ``user_prompt``: no instruction) is the
+        empty text, the only "not set" a text box holds.
         """
         ref = self.fields[name]
         type_ = as_type or ref.type
         default = float(ref.default) if ref.type == type_ == "float" else ref.default
+        if type_ == "str" and default is None:
+            default = ""
         return ParamSpec(name, type_, default, help_text, low, high, step)
 
 

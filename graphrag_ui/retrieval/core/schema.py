@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, make_dataclass, replace
+from functools import cache, cached_property
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -68,11 +70,6 @@ ANSWER_PROMPT = msg("Answer shape requested in the answer prompt.")
 REDUCE_PROMPT = msg("Answer shape requested in the reduce prompt.")
 
 
-def response_type(help_text: str = ANSWER_PROMPT) -> ParamSpec:
-    """``response_type``: the answer shape nano-graphrag and GraphRAG write into their prompts."""
-    return ParamSpec("response_type", "str", "Multiple Paragraphs", help_text)
-
-
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
@@ -132,6 +129,33 @@ def parse_int(name: str, raw: Any) -> int:
     return int(value)
 
 
+class Params:
+    """A mode's parameters as frozen, typed attributes (``ModeSpec.typed``): retrieval reads ``p.top_k``,
+    already coerced, instead of ``params["top_k"]``. The class is made from the mode's ``ParamSpec``
+    tuple, so the declaration stays the schema's; ``as_dict`` is what a ``Retrieval`` records."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any] | Params) -> Params:
+        """``values`` (resolved or recorded; a name left out takes its default) typed; typed ones pass."""
+        return values if isinstance(values, Params) else cls(**values)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+PY_TYPES: dict[str, type] = {"int": int, "float": float, "bool": bool, "choice": str, "str": str}
+
+
+@cache
+def params_class(mode: str, specs: tuple[ParamSpec, ...]) -> type[Params]:
+    """The frozen dataclass of one schema (a mode, or one release of it), defaults from its specs."""
+    name = "".join(part.title() for part in re.split(r"[^A-Za-z0-9]+", mode)) + "Params"
+    columns = [(p.name, PY_TYPES.get(p.type, Any), field(default=p.default)) for p in specs]
+    return make_dataclass(name, columns, bases=(Params,), frozen=True, slots=True)
+
+
 VERSION_PARAM = "version"
 
 
@@ -144,7 +168,7 @@ class ModeSpec:
     """A retrieval mode: its name, family, function and parameter schema.
 
     A mode that follows several releases of its reference (LightRAG 1.4.7 | 1.5.7) lists them in
-    ``versions`` with each release's own schema in ``version_params``; ``params["version"]`` picks
+    ``versions`` with each release's own schema in ``version_params``; the ``version`` parameter picks
     one, defaulting to the release that wrote the index (``index_version``) or the first listed.
     ``params`` is then the first release's schema, ``version`` parameter first.
     """
@@ -166,6 +190,18 @@ class ModeSpec:
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
+
+    def typed(self, values: Mapping[str, Any] | Params) -> Params:
+        """``values`` (resolved or recorded; a name left out takes its default) as the typed parameters
+        of the release they settle on; typed parameters pass through."""
+        if isinstance(values, Params):
+            return values
+        return self.settle(dict(values)).params_type.of(values)
+
+    @cached_property
+    def params_type(self) -> type[Params]:
+        """The frozen dataclass of this schema, made once per spec (a sweep types every step)."""
+        return params_class(self.name, self.params)
 
     def default_version(self, index: Any = None) -> str:
         """The release an index was written by (when this mode follows it), else the first listed."""

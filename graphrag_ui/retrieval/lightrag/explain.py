@@ -14,6 +14,7 @@ from typing import Any
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 
 SEED_ORDER = (
@@ -65,7 +66,7 @@ def finish_chunks(
     rows: list[dict[str, Any]],
     picks: dict[str, ChunkPick],
     dropped_dupes: list[tuple[str, str, str]],
-    p: dict[str, Any],
+    p: Params,
     available: int,
     fit: Callable[[list[dict[str, Any]], int], tuple[int, list[int]]],
 ) -> list[dict[str, Any]]:
@@ -73,7 +74,7 @@ def finish_chunks(
 
     ``fit(rows, budget)`` gives how many rows the release keeps and their token costs.
     """
-    top = p["chunk_top_k"]
+    top = p.chunk_top_k
     capped = rows[:top] if top and top > 0 else rows
     keep, costs = fit(capped, available)
     running = 0

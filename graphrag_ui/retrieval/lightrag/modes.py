@@ -95,14 +95,11 @@ MAX_TOTAL_157 = LIGHTRAG_147.param(
     1_000_000,
     500,
 )
-RESPONSE_TYPE = ParamSpec(
-    "response_type",
-    "str",
-    "Multiple Paragraphs",
-    msg("answer format named in the system prompt (its tokens count against max_total_tokens)"),
+RESPONSE_TYPE = LIGHTRAG_147.param(
+    "response_type", msg("answer format named in the system prompt (its tokens count against max_total_tokens)")
 )
-USER_PROMPT = ParamSpec(
-    "user_prompt", "str", "", msg("extra instruction for the answer (its tokens count against max_total_tokens)")
+USER_PROMPT = LIGHTRAG_147.param(
+    "user_prompt", msg("extra instruction for the answer (its tokens count against max_total_tokens)")
 )
 
 
@@ -181,7 +178,9 @@ def _spec(mode: str) -> ModeSpec:
 
 
 def _run(index, query, params, deps, *, mode: str):
-    return retrieve(index, query, mode, params, deps)
+    """A resolved dict (a direct call) or the typed parameters of the release they name."""
+    return retrieve(index, query, mode, _BY_NAME[f"lightrag.{mode}"].typed(params), deps)
 
 
 SPECS: list[ModeSpec] = [_spec(m) for m in ("local", "global", "hybrid", "mix", "naive", "bypass")]
+_BY_NAME = {spec.name: spec for spec in SPECS}

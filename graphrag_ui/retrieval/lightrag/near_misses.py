@@ -11,16 +11,16 @@ again, the same text's vector); a server-searched table is left out.
 
 from __future__ import annotations
 
-from typing import Any
-
 from graphrag_ui.i18n import msg
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import preview
 from graphrag_ui.retrieval.lightrag.search import graph_cache
+from graphrag_ui.retrieval.lightrag.stages import recall_of
 
 # trace step -> (vector table, the keyword text it searched with, how many rows it asked for)
 _SEARCHES = {
@@ -46,27 +46,25 @@ def _dropped(sim: float, threshold: float) -> str:
     )
 
 
-def add_near_misses(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval) -> None:
+def add_near_misses(index: Index, query: str, p: Params, deps: Deps, r: Retrieval) -> None:
     """For each vector search the run made (its trace says which), the rows within its top_k that the
     threshold cut, as dropped candidates after the existing ones."""
-    threshold = p.get("cosine_better_than_threshold")
-    if not isinstance(threshold, (int, float)):
-        return
+    threshold = p.cosine_better_than_threshold
     ran = {step.name for step in r.trace}
     texts = {"ll": ", ".join(r.keywords.ll), "hl": ", ".join(r.keywords.hl), "query": query}
     for step, (kind, text_of, count) in _SEARCHES.items():
-        if step not in ran or (kind == "entities" and p.get("recall", "vector") != "vector"):
+        if step not in ran or (kind == "entities" and recall_of(p)[0] != "vector"):
             continue
         table = index.vectors.get(kind)
         # the search's own vector (in a sweep a shared search may have run in an earlier step: then from here)
         vec = deps.cache.get(texts[text_of])
         if vec is None and table is not None and not vector_server.is_server(table):
             vec = deps.optional_vector(texts[text_of])
-        top = int(p.get(count) or p.get("top_k") or 0)
+        top = getattr(p, count) or p.top_k
         if table is None or vec is None or vector_server.is_server(table) or top <= 0:
             continue
         below = [(rank, row, sim) for rank, (row, sim) in enumerate(vector_topk(table, vec, top), 1) if sim < threshold]
-        _add(index, r, kind, below, float(threshold))
+        _add(index, r, kind, below, threshold)
 
 
 def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, float]], threshold: float) -> None:

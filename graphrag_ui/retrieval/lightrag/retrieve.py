@@ -8,13 +8,12 @@ messages.
 
 from __future__ import annotations
 
-from typing import Any
-
 from graphrag_ui import prompts
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Keywords, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
@@ -40,18 +39,18 @@ def _bypass(r: Retrieval, query: str, version: str, clock: Clock) -> Retrieval:
     return r
 
 
-def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    """Entry of every lightrag.* mode; ``params["version"]`` picks 1.4.7's or 1.5.7's pipelines."""
+def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) -> Retrieval:
+    """Entry of every lightrag.* mode; ``params.version`` picks 1.4.7's or 1.5.7's pipelines."""
     clock = Clock()
     kw = deps.keywords or Keywords()
     r = Retrieval(
         mode=f"lightrag.{mode}",
         query=query,
-        params=dict(params),
+        params=params.as_dict(),
         keywords=Keywords(list(kw.hl), list(kw.ll), kw.source),
     )
     p = params
-    version = p.get("version", VERSION_147)
+    version = p.version
     if mode == "bypass":
         return _bypass(r, query, version, clock)
     kg, naive = (v157.run_kg, v157.run_naive) if version == VERSION_157 else (v147.run_kg, v147.run_naive)
@@ -100,7 +99,7 @@ def retrieve(index: Index, query: str, mode: str, params: dict[str, Any], deps: 
             effective,
             r.context,
             query,
-            response_type=p["response_type"] or prompts.DEFAULT_RESPONSE_TYPE,
-            user_prompt=p["user_prompt"],
+            response_type=p.response_type or prompts.DEFAULT_RESPONSE_TYPE,
+            user_prompt=p.user_prompt,
         )
     return r

@@ -19,7 +19,9 @@ from graphrag_ui.index.lightrag_precount import kg_row
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
@@ -69,13 +71,11 @@ def missing_vectors(index: Index, kind: str, r: Retrieval, what: str) -> None:
         )
 
 
-def search_chunks(
-    index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
-) -> ChunkPick:
+def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clock: Clock, label: str) -> ChunkPick:
     """Naive's search (``_get_vector_context``): chunk-vdb hits for the query above the threshold."""
     missing_vectors(index, "chunks", r, msg("the chunk search"))
-    top = p["chunk_top_k"] or p["top_k"]
-    threshold = p["cosine_better_than_threshold"]
+    top = p.chunk_top_k or p.top_k
+    threshold = p.cosine_better_than_threshold
     pick = vector_chunks(index, deps.vector(query), top, threshold)
     clock.lap(
         "vector chunks",
@@ -100,10 +100,18 @@ def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list
     return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
 
 
-def by_name(deps: Deps, text: str, p: dict[str, Any]) -> Any:
+def recall_of(p: Params) -> tuple[str, tuple[float, float, float]]:
+    """The entity recall and its seed-003 weights; ``lightrag.global`` has no recall parameters: its
+    local fallback recalls as LightRAG does, by vector."""
+    if not hasattr(p, "recall"):
+        return "vector", DEFAULT_WEIGHTS
+    return p.recall, (p.w_ilike, p.w_sim, p.w_occ)
+
+
+def by_name(deps: Deps, text: str, p: Params) -> Any:
     """The text's vector; with recall = ilike, None when the index's embedder is unknown (the local path
     then finds its entities by name, and what needs a vector is skipped and said)."""
-    return deps.optional_vector(text) if p.get("recall") == "ilike" else deps.vector(text)
+    return deps.optional_vector(text) if recall_of(p)[0] == "ilike" else deps.vector(text)
 
 
 def skipped(what: str) -> str:
@@ -115,11 +123,11 @@ def skipped(what: str) -> str:
 
 
 def search_graph(
-    index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock, label: str
+    index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:
     """Stage 1 (``_perform_kg_search``): local and/or global path, mix's vector chunks, merges."""
     hl_text, ll_text = ", ".join(r.keywords.hl), ", ".join(r.keywords.ll)
-    threshold = p["cosine_better_than_threshold"]
+    threshold = p.cosine_better_than_threshold
     local_e, local_r, global_e, global_r = [], [], [], []
     found = Found()
     if mode == "local" and ll_text:
@@ -144,17 +152,16 @@ def search_graph(
                 label=label,
             )
         )
-    weights = (p.get("w_ilike", 1.0), p.get("w_sim", 0.7), p.get("w_occ", 0.2))
+    recall, weights = recall_of(p)
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        recall = p.get("recall", "vector")
         local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.once)
-            ("lightrag.local", id(index), ll_text, p["top_k"], threshold, recall, weights),
+            ("lightrag.local", id(index), ll_text, p.top_k, threshold, recall, weights),
             lambda: local_path(
                 index,
                 ll_text,
                 by_name(deps, ll_text, p),
-                top_k=p["top_k"],
+                top_k=p.top_k,
                 threshold=threshold,
                 recall=recall,
                 weights=weights,
@@ -162,7 +169,7 @@ def search_graph(
         )
         clock.lap(
             "local path",
-            msg("entity search on {text} (top_k {k}), then their edges by degree", text=repr(ll_text), k=p["top_k"]),
+            msg("entity search on {text} (top_k {k}), then their edges by degree", text=repr(ll_text), k=p.top_k),
             len(index.entities),
             len(local_e) + len(local_r),
         )
@@ -175,18 +182,18 @@ def search_graph(
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
         global_r, global_e = _fresh(
-            ("lightrag.global", id(index), hl_text, p["top_k"], threshold),
-            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p["top_k"], threshold=threshold),
+            ("lightrag.global", id(index), hl_text, p.top_k, threshold),
+            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p.top_k, threshold=threshold),
         )
         clock.lap(
             "global path",
-            msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p["top_k"]),
+            msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p.top_k),
             len(index.relations),
             len(global_r) + len(global_e),
         )
     if run_vector:
         missing_vectors(index, "chunks", r, msg("the chunk search"))
-        top = p["chunk_top_k"] or p["top_k"]
+        top = p.chunk_top_k or p.top_k
         found.vector = vector_chunks(index, deps.vector(query), top, threshold)
         clock.lap(
             "vector chunks",
@@ -208,7 +215,7 @@ def search_graph(
 def pick_chunks(
     index: Index,
     query: str,
-    p: dict[str, Any],
+    p: Params,
     deps: Deps,
     r: Retrieval,
     clock: Clock,
@@ -217,7 +224,7 @@ def pick_chunks(
     vector: ChunkPick,
 ) -> Picked:
     """Stage 3: chunks of the kept entities, then relations (entity chunks excluded), then the merge."""
-    method, rcn = p["kg_chunk_pick_method"], p["related_chunk_number"]
+    method, rcn = p.kg_chunk_pick_method, p.related_chunk_number
     qvec = by_name(deps, query, p) if method == "VECTOR" else None
     ent_pick = ChunkPick("entity")
     if entities:

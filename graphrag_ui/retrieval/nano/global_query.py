@@ -18,6 +18,7 @@ tokens alone exceed the batch budget makes nano loop forever; we leave it out an
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,18 +26,17 @@ from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
-from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.nano.map_reduce import HOOKS
+from graphrag_ui.retrieval.nano.params import GLOBAL_MODE as MODE
+from graphrag_ui.retrieval.nano.params import GLOBAL_PARAMS as PARAMS
 from graphrag_ui.retrieval.nano.prep import prepared
 
-MODE = "nano.global"
 MAP_HEADER = ["id", "content", "rating", "importance"]
 NO_COMMUNITY_NOTE = msg(
     "no community report is left to map: nano-graphrag answers "
@@ -126,11 +126,11 @@ def map_table(rows: list[_Row]) -> str:
     return csv_context.table([MAP_HEADER, *body])
 
 
-def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
+def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     """Steps 1-5: the sorted communities nano maps; every other cluster becomes a dropped candidate."""
     prep = prepared(index)
-    level, cap = int(params["level"]), int(params["global_max_consider_community"])
-    min_rating = float(params["global_min_community_rating"])
+    level, cap = params.level, params.global_max_consider_community
+    min_rating = params.global_min_community_rating
     start = time.perf_counter()
     schema = prep.schema()
     out.trace.append(
@@ -199,12 +199,13 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     return rows
 
 
-def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
+def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     start = time.perf_counter()
     rows = _select(index, params, out)
     step = time.perf_counter()
-    limit = int(params["global_max_token_for_community_report"])
+    limit = params.global_max_token_for_community_report
     groups, oversize = _group(rows, limit)
     stages = Stages(status=NEEDS_MODEL)
     kept: list[Candidate] = []
@@ -271,29 +272,6 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
     out.timings_ms["context"] = _ms(start)
     return out
 
-
-PARAMS = (
-    nano_params.LEVEL,
-    NANO.param(
-        "global_max_consider_community",
-        msg("How many communities (the highest occurrence first) are considered at all."),
-        1,
-        100000,
-        1,
-        as_type="int",
-    ),
-    NANO.param(
-        "global_min_community_rating", msg("Leave out communities whose report rating is below this."), 0.0, 10.0, 0.5
-    ),
-    NANO.param(
-        "global_max_token_for_community_report",
-        msg("Token budget of one map batch (report text only), and of the analyst points in the reduce context."),
-        1,
-        128000,
-        256,
-    ),
-    response_type(REDUCE_PROMPT),
-)
 
 SPECS = [
     ModeSpec(

@@ -20,6 +20,7 @@ and chunks missing from the store are skipped with a warning where nano would ra
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -29,7 +30,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
@@ -52,12 +53,12 @@ def _over(section: str, running: int, limit: int) -> str:
     return msg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
 
 
-def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
-    level, limit = int(params["level"]), int(params["local_max_token_for_community_report"])
+def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+    level, limit = params.level, params.local_max_token_for_community_report
     got = reuse.once(("nano.reports", *seen, level), lambda: gather.reports(index, prep, hits, level))
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
-    single = bool(params["local_community_single_one"])
+    single = params.local_community_single_one
     used = []
     for pos, ((cid, com), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
         in_ctx, dropped = pos < kept, ""
@@ -100,8 +101,8 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: dict, out: R
     return used
 
 
-def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
-    limit = int(params["local_max_token_for_text_unit"])
+def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+    limit = params.local_max_token_for_text_unit
     got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
@@ -125,8 +126,8 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: dict, out: Re
     return [u[3] for u in got.rows[:kept]]
 
 
-def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Retrieval, seen: tuple) -> list:
-    limit = int(params["local_max_token_for_local_context"])
+def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+    limit = params.local_max_token_for_local_context
     got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.narrowed)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     for pos, ((rank, weight, a, b, rel, _via), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
@@ -147,19 +148,25 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: dict, out: Ret
     return got.rows[:kept]
 
 
-def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
+def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     prep = prepared(index)
     start = time.perf_counter()
     # a sweep's steps share each stage whose inputs did not change (reuse.replayed): the key names them all
-    recall_key = tuple(params[p] for p in RECALL_PARAMS)
+    recall_key = (
+        params.recall,
+        params.top_k,
+        params.query_better_than_threshold,
+        params.w_ilike,
+        params.w_sim,
+        params.w_occ,
+    )
     hits = reuse.replayed(
         ("nano.recall", id(index), query, *recall_key), out, lambda: recall(index, query, params, deps, out)
     )
     out.trace.append(
-        TraceStep(
-            "recall", f"{params['recall']} recall, top_k {params['top_k']}", len(index.entities), len(hits), _ms(start)
-        )
+        TraceStep("recall", f"{params.recall} recall, top_k {params.top_k}", len(index.entities), len(hits), _ms(start))
     )
     if not hits:
         for cand in out.entities:
@@ -202,25 +209,31 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
 
     step = time.perf_counter()
     seen = (id(index), tuple(h.entity.id for h in hits))
-    reports_key = ("nano.communities", *seen, *(params[p] for p in REPORT_PARAMS))
+    reports_key = (
+        "nano.communities",
+        *seen,
+        params.level,
+        params.local_max_token_for_community_report,
+        params.local_community_single_one,
+    )
     reports = reuse.replayed(reports_key, out, lambda: _communities(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep(
             "communities",
-            f"level <= {params['level']}, sort (count, rating)",
+            f"level <= {params.level}, sort (count, rating)",
             len(out.communities),
             len(reports),
             _ms(step),
         )
     )
     step = time.perf_counter()
-    units_key = ("nano.text_units", *seen, params["local_max_token_for_text_unit"])
+    units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
     chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep("text units", "sort (entity order, -supporting relations)", len(out.chunks), len(chunks), _ms(step))
     )
     step = time.perf_counter()
-    relations_key = ("nano.relations", *seen, params["local_max_token_for_local_context"])
+    relations_key = ("nano.relations", *seen, params.local_max_token_for_local_context)
     rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep(
@@ -261,14 +274,10 @@ def nano_local(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
     return out
 
 
-RECALL_PARAMS = ("recall", "top_k", "query_better_than_threshold", "w_ilike", "w_sim", "w_occ")
-REPORT_PARAMS = ("level", "local_max_token_for_community_report", "local_community_single_one")
-
-
-def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
+def _messages(context: str, query: str, params: Params) -> list[dict[str, str]]:
     from graphrag_ui.prompts import build_messages
 
-    return build_messages("nano", "local", context, query, response_type=str(params["response_type"]))
+    return build_messages("nano", "local", context, query, response_type=params.response_type)
 
 
 PARAMS = (
@@ -295,7 +304,7 @@ PARAMS = (
         "local_community_single_one", msg("Keep only the best community report (applied after the budget cut).")
     ),
     nano_params.threshold(msg("Cosine similarity an entity must reach; the search stops at the first one below.")),
-    response_type(),
+    NANO.param("response_type", ANSWER_PROMPT),
     *recall_params(msg("Entity recall: vector (nano), ilike (catalog) or hybrid (seed 003).")),
 )
 

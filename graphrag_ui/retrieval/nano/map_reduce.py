@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import numbers
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui import tokens
 from graphrag_ui.i18n import msg
 from graphrag_ui.prompts import FAIL_RESPONSE
 from graphrag_ui.prompts_nano import reduce_messages
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import Point
+from graphrag_ui.retrieval.nano.params import GLOBAL_TYPED
 from graphrag_ui.retrieval.nano.prep import ENCODING
 
 # nano's QueryParam.global_special_community_map_llm_kwargs: the map call asks for a JSON object
@@ -99,12 +102,13 @@ def reduce_context(kept: list[Point]) -> str:
     return "\n".join(f"----Analyst {p.batch}----\nImportance Score: {p.score}\n{p.description}\n" for p in kept)
 
 
-def reduce(points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
+def reduce(points: list[Point], query: str, params: Mapping[str, Any] | Params) -> tuple[str, list[dict[str, str]]]:
     """Mark each point kept or dropped (and why); return the reduce context and messages.
 
     No point with a score above 0 gives ``("", [])``: nano answers its fail response without a call.
     """
-    limit = int(params["global_max_token_for_community_report"])
+    params = GLOBAL_TYPED.of(params)  # a Retrieval's recorded dict
+    limit = params.global_max_token_for_community_report
     ordered = sorted(points, key=lambda p: p.batch)  # stable: each batch's answer order is kept
     positive = []
     for p in ordered:
@@ -140,7 +144,7 @@ def reduce(points: list[Point], query: str, params: dict[str, Any]) -> tuple[str
     if not kept:
         return "", []
     context = reduce_context(kept)
-    return context, reduce_messages(context, query, str(params["response_type"]))
+    return context, reduce_messages(context, query, params.response_type)
 
 
 class NanoMapReduce:
@@ -156,7 +160,9 @@ class NanoMapReduce:
     def parse_map(self, answer: str) -> list[tuple[str, float]]:
         return parse_map(answer)
 
-    def reduce(self, points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
+    def reduce(
+        self, points: list[Point], query: str, params: Mapping[str, Any] | Params
+    ) -> tuple[str, list[dict[str, str]]]:
         return reduce(points, query, params)
 
 

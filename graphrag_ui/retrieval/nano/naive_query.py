@@ -13,6 +13,7 @@ returns its fail response string instead of a context).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -22,7 +23,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
@@ -51,11 +52,12 @@ def _chunk_candidate(chunk, pos: int, why: str, sim: float, tokens: int, dropped
     )
 
 
-def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
+def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     prep = prepared(index)
-    top_k, threshold = int(params["top_k"]), float(params["query_better_than_threshold"])
-    limit = int(params["naive_max_token_for_text_unit"])
+    top_k, threshold = params.top_k, params.query_better_than_threshold
+    limit = params.naive_max_token_for_text_unit
     start = time.perf_counter()
     table = index.vectors.get("chunks")
     if table is None or not len(table):
@@ -112,7 +114,7 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         out.warnings.append(FAIL_RESPONSE_NOTE)
     else:
         out.context = SEPARATOR.join(chunk.text for chunk, _, _ in hits[:kept])
-        out.messages = build_messages("nano", "naive", out.context, query, response_type=str(params["response_type"]))
+        out.messages = build_messages("nano", "naive", out.context, query, response_type=params.response_type)
     if hits and not kept:
         out.warnings.append(
             msg(
@@ -136,7 +138,7 @@ PARAMS = (
         100,
     ),
     nano_params.threshold(msg("Cosine similarity a chunk must reach; the search stops at the first one below.")),
-    response_type(),
+    NANO.param("response_type", ANSWER_PROMPT),
 )
 
 SPECS = [

@@ -12,20 +12,21 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, entity_label, recall_entities, tie_note, tied_rows, vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 
 EXPLAIN_BEYOND = 5  # how many entities past top_k to show as dropped candidates
 
 
-def recall(index: Index, query: str, params: dict, deps: Deps, out: Retrieval) -> list[RecallHit]:
-    strategy = params["recall"]
-    top_k, threshold = int(params["top_k"]), float(params["query_better_than_threshold"])
+def recall(index: Index, query: str, params: Params, deps: Deps, out: Retrieval) -> list[RecallHit]:
+    strategy = params.recall
+    top_k, threshold = params.top_k, params.query_better_than_threshold
     table = index.vectors.get("entities")
     qvec = deps.vector(query) if strategy != "ilike" and table is not None and len(table) else None
     if strategy != "ilike" and qvec is None:
         out.warnings.append(msg("the index has no entity vectors: vector recall found nothing"))
     if strategy == "vector":
         return _vector_recall(index, qvec, top_k, threshold, out) if qvec is not None else []
-    weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
+    weights = (params.w_ilike, params.w_sim, params.w_occ)
     return recall_entities(index, query, qvec, strategy=strategy, top_k=top_k, threshold=threshold, weights=weights)
 
 

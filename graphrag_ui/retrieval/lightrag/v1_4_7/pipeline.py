@@ -17,6 +17,7 @@ from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
@@ -46,19 +47,19 @@ def _fit(index: Index) -> Callable[[list[dict[str, Any]], int], tuple[int, list[
     return fit
 
 
-def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
     rows = [naive_row(index.chunk_by_id[cid]) for cid in pick.picked]
-    sys_tokens = ctx.system_overhead("naive", p["response_type"], p["user_prompt"])
+    sys_tokens = ctx.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = ctx.count(query)
-    available = p["max_total_tokens"] - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    available = p.max_total_tokens - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     kept = finish_chunks(
         r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
     )
     used = sum(c.tokens for c in r.chunks if c.in_context)
-    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
     r.context = ctx.naive_context(units)
     r.budgets = [
@@ -66,13 +67,13 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         Budget(SECTIONS["system prompt"], sys_tokens, None),
         Budget(SECTIONS["query"], q_tokens, None),
         Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
-        total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p["max_total_tokens"], LABEL),
+        total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p.max_total_tokens, LABEL),
     ]
     clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
     return r
 
 
-def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
     ent_dupes, rel_dupes = found.entity_dupes, found.relation_dupes
@@ -82,42 +83,40 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     rel_items = [relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)]
     ent_costs = [ctx.entity_tokens(cache, it, h.entity) for it, h in zip(ent_items, entities, strict=True)]
     rel_costs = [ctx.relation_tokens(cache, it, h.relation) for it, h in zip(rel_items, relations, strict=True)]
-    n_ent = ctx.prefix_fit(ent_costs, p["max_entity_tokens"])
-    n_rel = ctx.prefix_fit(rel_costs, p["max_relation_tokens"])
+    n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
+    n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
     ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
     clock.lap(
         "token control",
-        f"entities {n_ent}/{len(entities)} within {p['max_entity_tokens']}, relations {n_rel}/{len(relations)} within {p['max_relation_tokens']}",
+        f"entities {n_ent}/{len(entities)} within {p.max_entity_tokens}, relations {n_rel}/{len(relations)} within {p.max_relation_tokens}",
         len(entities) + len(relations),
         n_ent + n_rel,
     )
 
-    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
-    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
+    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
 
     picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
-    sys_tokens = ctx.system_overhead("kg", p["response_type"], p["user_prompt"])
+    sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.count(query)
     kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items)  # 1.4.7 counts it only with chunks
-    available = p["max_total_tokens"] - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
+    available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = [chunk_row(index, cid, source) for cid, source in merged]
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
     chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
-    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(merged), len(kept))
+    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(merged), len(kept))
     ent_used, rel_used = sum(ent_costs[:n_ent]), sum(rel_costs[:n_rel])
     r.budgets = [
-        Budget(SECTIONS["entities"], ent_used, p["max_entity_tokens"]),
-        Budget(SECTIONS["relations"], rel_used, p["max_relation_tokens"]),
+        Budget(SECTIONS["entities"], ent_used, p.max_entity_tokens),
+        Budget(SECTIONS["relations"], rel_used, p.max_relation_tokens),
         Budget(SECTIONS["chunks"], chunk_used, max(available, 0) if merged else None),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
         Budget(SECTIONS["kg template"], kg_tokens - ent_used - rel_used, None),  # headers, fences, JSON brackets
         Budget(SECTIONS["query"], q_tokens, None),
         Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
-        total_budget(
-            r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p["max_total_tokens"], LABEL
-        ),
+        total_budget(r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p.max_total_tokens, LABEL),
     ]
     if not ent_items and not rel_items:
         for cand in r.chunks:

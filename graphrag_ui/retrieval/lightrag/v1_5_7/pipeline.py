@@ -18,6 +18,7 @@ from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
@@ -40,7 +41,7 @@ def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
 
 
 def _chunks_and_references(
-    r: Retrieval, index: Index, picked: Picked, rows: list[dict[str, Any]], p: dict[str, Any], available: int
+    r: Retrieval, index: Index, picked: Picked, rows: list[dict[str, Any]], p: Params, available: int
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     kept = finish_chunks(r, index, picked.merged, rows, picked.picks, picked.dupes, p, available, fit=_fit)
     refs, ref_ids = c157.references([row["file_path"] for row in kept])
@@ -57,23 +58,23 @@ def _line_costs(lines: list[str]) -> list[int]:
     return [c157.line_tokens(line)[1] for line in lines]
 
 
-def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
     ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
     rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
-    n_ent = c157.fit_lines(ent_lines, p["max_entity_tokens"])
-    n_rel = c157.fit_lines(rel_lines, p["max_relation_tokens"])
+    n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
+    n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
     clock.lap(
         "token control",
-        f"entities {n_ent}/{len(entities)} within {p['max_entity_tokens']}, relations {n_rel}/{len(relations)} "
-        f"within {p['max_relation_tokens']} (JSON lines, separators counted)",
+        f"entities {n_ent}/{len(entities)} within {p.max_entity_tokens}, relations {n_rel}/{len(relations)} "
+        f"within {p.max_relation_tokens} (JSON lines, separators counted)",
         len(entities) + len(relations),
         n_ent + n_rel,
     )
     ent_costs, rel_costs = _line_costs(ent_lines), _line_costs(rel_lines)
-    fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p["max_entity_tokens"], "entity")
-    fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p["max_relation_tokens"], "relation")
+    fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
+    fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", "nothing to assemble", 0, 0)
@@ -87,25 +88,25 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
         clock.lap("assemble", "nothing to assemble", 0, 0)
         return r
 
-    sys_tokens = c157.system_overhead("kg", p["response_type"], p["user_prompt"])
+    sys_tokens = c157.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = c157.count(query)
     kg_tokens = c157.kg_tokens_for_budget(ent_lines, rel_lines)
     fixed = kg_tokens + sys_tokens + q_tokens + c157.BUFFER_TOKENS
-    available = p["max_total_tokens"] - fixed
+    available = p.max_total_tokens - fixed
     rows = [chunk_row(index, cid, source) for cid, source in picked.merged]
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
     chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
-    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
     ent_used, rel_used = c157.joined_tokens(ent_lines), c157.joined_tokens(rel_lines)
     r.budgets = [
-        Budget(SECTIONS["entities"], ent_used, p["max_entity_tokens"]),
-        Budget(SECTIONS["relations"], rel_used, p["max_relation_tokens"]),
+        Budget(SECTIONS["entities"], ent_used, p.max_entity_tokens),
+        Budget(SECTIONS["relations"], rel_used, p.max_relation_tokens),
         Budget(SECTIONS["chunks"], chunk_used, max(available, 0) if rows else None),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
         Budget(SECTIONS["kg template"], kg_tokens - ent_used - rel_used, None),  # headers, fences, separators
         Budget(SECTIONS["query"], q_tokens, None),
         Budget(SECTIONS["buffer"], c157.BUFFER_TOKENS, None),
-        total_budget(r, fixed + chunk_used, p["max_total_tokens"], LABEL),
+        total_budget(r, fixed + chunk_used, p.max_total_tokens, LABEL),
     ]
     if not ent_lines and not rel_lines and not kept:
         r.warnings.append(msg("nothing fits the budgets: no context {no_context}", no_context=NO_CONTEXT))
@@ -127,7 +128,7 @@ def run_kg(index: Index, query: str, mode: str, p: dict[str, Any], deps: Deps, r
     return r
 
 
-def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
@@ -135,14 +136,14 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
     for cid in pick.picked:
         content, file_path, _ = vector_fields(index.chunk_by_id[cid])
         rows.append({"content": content, "file_path": file_path, "chunk_id": cid})
-    sys_tokens = c157.system_overhead("naive", p["response_type"], p["user_prompt"])
+    sys_tokens = c157.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = c157.count(query)
     fixed = sys_tokens + q_tokens + c157.BUFFER_TOKENS
-    available = p["max_total_tokens"] - fixed
+    available = p.max_total_tokens - fixed
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
     used = c157.joined_tokens(c157.chunk_lines(kept))
-    clock.lap("token control", f"chunk_top_k {p['chunk_top_k']}, chunk budget {available}", len(rows), len(kept))
+    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
     if not kept:  # 1.5.7 still sends its (empty) chunk and reference sections
         r.warnings.append(
             msg(
@@ -156,7 +157,7 @@ def run_naive(index: Index, query: str, p: dict[str, Any], deps: Deps, r: Retrie
         Budget(SECTIONS["system prompt"], sys_tokens, None),
         Budget(SECTIONS["query"], q_tokens, None),
         Budget(SECTIONS["buffer"], c157.BUFFER_TOKENS, None),
-        total_budget(r, fixed + used, p["max_total_tokens"], LABEL),
+        total_budget(r, fixed + used, p.max_total_tokens, LABEL),
     ]
     clock.lap("assemble", "naive context: document chunks and references", len(kept), len(refs))
     return r

@@ -13,6 +13,7 @@ import csv
 import io
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -21,7 +22,7 @@ from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
@@ -44,10 +45,11 @@ def layout(index: Index) -> str:
     return "2" if index.manifest.source in ("graphrag-1", "graphrag-2") else "3"
 
 
-def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     start = time.perf_counter()
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
-    k, limit = int(params["k"]), int(params["max_context_tokens"])
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
+    k, limit = params.k, params.max_context_tokens
     version = layout(index)
     id_col = "source_id" if version == "2" else "id"
     view = index_view(index)
@@ -117,7 +119,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
             "context table", f"{len(rows)} rows in {order_words}, {used}/{limit} tokens", len(units), len(rows), _ms(t)
         )
     )
-    out.messages = build_messages("ms", "basic", out.context, query, response_type=str(params["response_type"]))
+    out.messages = build_messages("ms", "basic", out.context, query, response_type=params.response_type)
     out.timings_ms["context"] = _ms(start)
     return out
 
@@ -125,7 +127,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 PARAMS = (
     GRAPHRAG_BASIC.param("k", msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
     GRAPHRAG_BASIC.param("max_context_tokens", msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
-    response_type(),
+    GRAPHRAG_BASIC.param("response_type", ANSWER_PROMPT),
 )
 
 SPECS = [

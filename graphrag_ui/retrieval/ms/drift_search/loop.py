@@ -23,7 +23,7 @@ the scripted model) and does everything else as graphrag 3.3.0 does:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import drift_local_messages, drift_reduce_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.core.tree import QuestionEdge, QuestionNode, QuestionTree
 from graphrag_ui.retrieval.ms.drift_search import primer
@@ -42,7 +43,7 @@ from graphrag_ui.retrieval.ms.drift_search.answers import (
     read_primer,
     read_primer_2x,
 )
-from graphrag_ui.retrieval.ms.drift_search.search import primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.search import SPECS, primer_prompts, primer_stage
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
@@ -65,19 +66,20 @@ class Request:
 Ask = Callable[[str, list[Request]], list[str | None]]
 
 
-def local_params(params: dict[str, Any]) -> dict[str, Any]:
+def local_params(params: Mapping[str, Any] | Params) -> dict[str, Any]:
     """``DRIFTSearch.init_local_search``'s context parameters, as ``ms.local`` names them."""
+    params = SPECS[0].typed(params)
     return ms_local.SPECS[0].resolve(
         {
-            "text_unit_prop": params["local_search_text_unit_prop"],
-            "community_prop": params["local_search_community_prop"],
-            "top_k_mapped_entities": params["local_search_top_k_mapped_entities"],
-            "top_k_relationships": params["local_search_top_k_relationships"],
-            "max_context_tokens": params["local_search_max_data_tokens"],
+            "text_unit_prop": params.local_search_text_unit_prop,
+            "community_prop": params.local_search_community_prop,
+            "top_k_mapped_entities": params.local_search_top_k_mapped_entities,
+            "top_k_relationships": params.local_search_top_k_relationships,
+            "max_context_tokens": params.local_search_max_data_tokens,
             "include_entity_rank": True,
             "include_relationship_weight": True,
             "include_community_rank": False,
-            "community_level": params["community_level"],
+            "community_level": params.community_level,
             "response_type": LOCAL_RESPONSE_TYPE,
         }
     )
@@ -178,10 +180,11 @@ def _fail(result: Retrieval, graph: Graph, note: str) -> Retrieval:
     return result
 
 
-def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: Ask) -> Retrieval:
+def run_loop(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, ask: Ask) -> Retrieval:
     """The whole DRIFT run for ``query``; ``result.tree`` says how far it got and why it stopped."""
+    params = SPECS[0].typed(params)
     result = primer_stage(index, query, params, deps)
-    tree = result.tree = QuestionTree(seed=int(params["seed"]))
+    tree = result.tree = QuestionTree(seed=params.seed)
     graph = Graph(tree)
     root = graph.add(query, 0)
     if not result.messages:
@@ -195,7 +198,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
         return _fail(result, graph, result.warnings[0] if result.warnings else msg("no report was ranked"))
     folds = primer_prompts(index, result)
     top = [index.community_by_id[c.id] for c in result.communities if c.in_context]
-    texts = [primer.fold_text(f) for f in primer.split_folds(top, int(params["primer_folds"]))]
+    texts = [primer.fold_text(f) for f in primer.split_folds(top, params.primer_folds)]
     requests = [
         Request(f"primer fold {i + 1}", m, {"query": query, "fold": t})
         for i, (m, t) in enumerate(zip(folds, texts, strict=True))
@@ -203,7 +206,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
     answers = ask("primer", requests)
     if any(a is None for a in answers):
         return _fail(result, graph, msg("a primer call failed: GraphRAG fails the query"))
-    read = read_primer_2x if str(params.get("version", "")).startswith("2.") else read_primer
+    read = read_primer_2x if params.version.startswith("2.") else read_primer
     try:
         root.answer, root.score, follow = combine_primer([read(a or "") for a in answers])
     except QueryFailed as exc:
@@ -212,14 +215,14 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
         return _fail(result, graph, msg("a primer follow-up question is not text: GraphRAG fails the query"))
     root.round, root.runs, root.call, root.follow_ups = 0, 1, "primer", follow
     graph.follow(root, follow, result.warnings)
-    rng = random.Random(int(params["seed"]))
-    rng.choice(level_reports(index, int(params["community_level"])))  # the template draw comes first
+    rng = random.Random(params.seed)
+    rng.choice(level_reports(index, params.community_level))  # the template draw comes first
     local = local_params(params)
-    k = int(params["drift_k_followups"])
-    followups = 5 if str(params.get("version", "")).startswith("2.") else k  # 2.x's prompt: "up to five"
+    k = params.drift_k_followups
+    followups = 5 if params.version.startswith("2.") else k  # 2.x's prompt: "up to five"
     parts = [result.context]
     failed = asked = 0  # local calls that failed (GraphRAG reads them as empty answers), of all asked
-    for epoch in range(1, int(params["n_depth"]) + 1):
+    for epoch in range(1, params.n_depth + 1):
         pending = [n for n in tree.nodes if n.answer is None]
         if not pending:
             break
@@ -265,7 +268,7 @@ def run_loop(index: Index, query: str, params: dict[str, Any], deps: Deps, ask: 
     _reached(result, tree)
     answers_kept = [n.answer for n in tree.nodes if n.answer]
     tree.reduce_context = str(answers_kept)
-    tree.reduce_messages = drift_reduce_messages(tree.reduce_context, query, str(params["response_type"]))
+    tree.reduce_messages = drift_reduce_messages(tree.reduce_context, query, params.response_type)
     parts.append(f"=== DRIFT reduce context · {len(answers_kept)} answer(s) ===\n{tree.reduce_context}\n")
     result.context = "".join(parts)
     result.messages = tree.reduce_messages

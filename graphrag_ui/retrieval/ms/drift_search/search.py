@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -24,7 +25,7 @@ from graphrag_ui.prompts_ms import hyde_messages, primer_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, Params, ParamSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
@@ -55,16 +56,17 @@ def ranking_table(ranked: list[primer.RankedReport]) -> str:
 
 
 def primer_stage(
-    index: Index, query: str, params: dict[str, Any], deps: Deps, expansion: str | None = None
+    index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, expansion: str | None = None
 ) -> Retrieval:
     """The model-free part of DRIFT for ``query``; ``expansion`` is the model's hypothetical answer
     (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
     start = time.perf_counter()
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     if query == "":
         out.warnings.append(msg("the question is empty: GraphRAG's DRIFT search refuses it (ValueError)"))
         return out
-    level, seed = int(params["community_level"]), int(params["seed"])
+    level, seed = params.community_level, params.seed
     t = time.perf_counter()
     reports = level_reports(index, level)
     if not reports:
@@ -111,13 +113,13 @@ def primer_stage(
         out.context = "".join(parts)
         return out
     ranked = primer.rank_reports(reports, primer.similarities(matrix, qvec))
-    k = int(params["drift_k_followups"])
+    k = params.drift_k_followups
     top = ranked[:k]
     out.trace.append(
         TraceStep("report ranking", f"cosine to full_content vectors, nlargest({k})", len(reports), len(top), _ms(t))
     )
     t = time.perf_counter()
-    folds = primer.split_folds([r.community for r in top], int(params["primer_folds"]))
+    folds = primer.split_folds([r.community for r in top], params.primer_folds)
     fold_of = {c.id: i for i, fold in enumerate(folds) for c in fold}
     parts.append(ranking_header(ranked_by, len(top), len(reports)) + ranking_table(top))
     for i, fold in enumerate(folds):
@@ -176,7 +178,7 @@ def _candidates(out, ranked, k: int, fold_of: dict, template_id: str, ranked_by:
         )
 
 
-def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
+def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     """The registry's entry: the primer stage without a model (ranking by the question)."""
     return primer_stage(index, query, params, deps)
 
@@ -184,7 +186,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 def primer_prompts(index: Index, result: Retrieval) -> list[list[dict[str, str]]]:
     """The primer call of each fold (empty folds too), as DRIFT sends them after this ranking."""
     top = [index.community_by_id[c.id] for c in result.communities if c.in_context]
-    folds = primer.split_folds(top, int(result.params["primer_folds"]))
+    folds = primer.split_folds(top, SPECS[0].typed(result.params).primer_folds)
     return [primer_messages(result.query, primer.fold_text(fold)) for fold in folds]
 
 
@@ -240,7 +242,7 @@ PARAMS = (
         200,
         1,
     ),
-    response_type(REDUCE_PROMPT),
+    GRAPHRAG_DRIFT.param("response_type", REDUCE_PROMPT),
     ParamSpec(
         "seed",
         "int",

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_ms import rate_messages
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import Rating
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
+from graphrag_ui.retrieval.ms.global_search.params import TYPED
 from graphrag_ui.retrieval.ms.global_search.parse import Unreadable, try_parse_json_object
 
 
@@ -87,8 +91,9 @@ class Selection:
         return not self.queue
 
 
-def start(index: Index, community_level: int, params: dict) -> Selection:
+def start(index: Index, community_level: int, params: Mapping[str, Any] | Params) -> Selection:
     """``DynamicCommunitySelection.__init__`` over the reports loaded at ``community_level``."""
+    params = TYPED.of(params)
     reports = {c.id: c for c in level_reports(index, community_level)}
     communities = {c.id: c for c in index.communities if c.extra.get("has_report", bool(c.report))}
     levels: dict[int, list[str]] = {}
@@ -100,9 +105,9 @@ def start(index: Index, community_level: int, params: dict) -> Selection:
     if 0 not in levels:
         raise SelectionError(msg("no community report at level 0: GraphRAG's dynamic selection has nowhere to start"))
     return Selection(
-        threshold=float(params["dynamic_search_threshold"]),
-        keep_parent=bool(params["dynamic_search_keep_parent"]),
-        max_level=int(params["dynamic_search_max_level"]),
+        threshold=float(params.dynamic_search_threshold),
+        keep_parent=params.dynamic_search_keep_parent,
+        max_level=params.dynamic_search_max_level,
         descend=index.manifest.source not in ("graphrag-1", "graphrag-2"),
         reports=reports,
         communities=communities,

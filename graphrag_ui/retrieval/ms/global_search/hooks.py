@@ -10,11 +10,14 @@ joined with blank lines into the reduce prompt's ``report_data``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.prompts_ms import NO_DATA_ANSWER, reduce_messages
+from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
+from graphrag_ui.retrieval.ms.global_search.params import TYPED
 from graphrag_ui.retrieval.ms.global_search.parse import read_points
 from graphrag_ui.retrieval.ms.text import count_text
 
@@ -38,8 +41,11 @@ class MsGlobalHooks:
             raise MalformedAnswer(joined(problem, goes_on), points)
         return [(str(d), float(s)) for d, s in points]
 
-    def reduce(self, points: list[Point], query: str, params: dict[str, Any]) -> tuple[str, list[dict[str, str]]]:
-        limit = int(params["data_max_tokens"])
+    def reduce(
+        self, points: list[Point], query: str, params: Mapping[str, Any] | Params
+    ) -> tuple[str, list[dict[str, str]]]:
+        params = TYPED.of(params)  # a Retrieval's recorded dict
+        limit = params.data_max_tokens
         for p in points:
             p.in_context, p.why, p.dropped, p.tokens = False, "", "", 0
         scored = [p for p in points if p.score > 0]
@@ -75,9 +81,7 @@ class MsGlobalHooks:
                 "score {score}, #{n} of {count} scored points", score=score_text(p.score), n=n, count=len(ranked)
             )
         text = "\n\n".join(blocks)
-        messages = reduce_messages(
-            text, query, str(params.get("response_type", "Multiple Paragraphs")), int(params["reduce_max_length"])
-        )
+        messages = reduce_messages(text, query, params.response_type, params.reduce_max_length)
         return text, messages
 
 

@@ -11,15 +11,15 @@ factory's values (summary off, rank and occurrence weight columns on, random sta
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.global_search.community_context import (
@@ -30,13 +30,12 @@ from graphrag_ui.retrieval.ms.global_search.community_context import (
 )
 from graphrag_ui.retrieval.ms.global_search.dynamic_selection import Selection
 from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
+from graphrag_ui.retrieval.ms.global_search.params import MODE, PARAMS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
-
-MODE = "ms.global"
 
 
 def run(
-    index: Index, query: str, params: dict[str, Any], deps: Deps, *, selection: Selection | None = None
+    index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, *, selection: Selection | None = None
 ) -> Retrieval:
     """Build GraphRAG's global-search batches and map prompts for ``query``.
 
@@ -44,14 +43,15 @@ def run(
     runs it with a model); without one, dynamic selection falls back to every report at the level
     and says so."""
     start = time.perf_counter()
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
-    level = int(params["community_level"])
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
+    level = params.community_level
     stages = Stages()
     out.stages = stages
     t = time.perf_counter()
     reports = level_reports(index, level)
     detail = f"{len(reports)} reports at level ≤ {level} (community_reports.parquet order)"
-    if params["dynamic_community_selection"]:
+    if params.dynamic_community_selection:
         if selection is not None:
             stages.ratings = list(selection.ratings)
             by_id = {c.id: c for c in reports}
@@ -75,9 +75,9 @@ def run(
     ctx = _batches(index, reports, level, params)
     out.warnings += ctx.notes
     _explain(out, ctx)
-    limit = int(params["max_context_tokens"])
+    limit = params.max_context_tokens
     for b in ctx.batches:
-        messages = map_messages(b.text, query, int(params["map_max_length"]))
+        messages = map_messages(b.text, query, params.map_max_length)
         stages.batches.append(Batch(b.index, b.community_ids, b.text, b.tokens, limit, messages))
     out.trace.append(
         TraceStep(
@@ -97,27 +97,28 @@ def run(
     return out
 
 
-def _batches(index: Index, reports: list, level: int, params: dict[str, Any]) -> GlobalContext:
+def _batches(index: Index, reports: list, level: int, params: Params) -> GlobalContext:
     return build_batches(
         index,
         reports,
         level,
-        max_context_tokens=int(params["max_context_tokens"]),
-        use_community_summary=bool(params["use_community_summary"]),
-        shuffle_data=bool(params["shuffle_data"]),
-        random_state=int(params["random_state"]),
-        include_community_rank=bool(params["include_community_rank"]),
-        include_community_weight=bool(params["include_community_weight"]),
-        normalize_community_weight=bool(params["normalize_community_weight"]),
-        min_community_rank=float(params["min_community_rank"]),
+        max_context_tokens=params.max_context_tokens,
+        use_community_summary=params.use_community_summary,
+        shuffle_data=params.shuffle_data,
+        random_state=params.random_state,
+        include_community_rank=params.include_community_rank,
+        include_community_weight=params.include_community_weight,
+        normalize_community_weight=params.normalize_community_weight,
+        min_community_rank=params.min_community_rank,
         has_entities=bool(level_view(index, level).entities),
     )
 
 
-def prepare(index: Index, params: dict[str, Any]) -> None:
+def prepare(index: Index, params: Mapping[str, Any]) -> None:
     """Build (and keep) the batches a first question with ``params`` would build: they do not depend
     on the question, so opening the index pays for them instead of the first query."""
-    level = int(params["community_level"])
+    params = SPECS[0].typed(params)
+    level = params.community_level
     _batches(index, level_reports(index, level), level, params)
 
 
@@ -157,43 +158,6 @@ def _candidate(row: ReportRow, order: int) -> Candidate:
         tokens=row.tokens,
     )
 
-
-PARAMS = (
-    GRAPHRAG_GLOBAL.param(
-        "community_level", msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
-    ),
-    GRAPHRAG_GLOBAL.param(
-        "dynamic_community_selection",
-        msg("Let the model rate reports top-down and keep only relevant ones (CLI --dynamic-community-selection)."),
-    ),
-    GRAPHRAG_GLOBAL.param("max_context_tokens", msg("Token budget of each map batch (cl100k_base)."), 0, 200000, 100),
-    GRAPHRAG_GLOBAL.param(
-        "data_max_tokens", msg("Token budget of the reduce context (the analysts' points)."), 0, 200000, 100
-    ),
-    GRAPHRAG_GLOBAL.param("map_max_length", msg("Word limit the map prompt asks for."), 1, 20000, 50),
-    GRAPHRAG_GLOBAL.param("reduce_max_length", msg("Word limit the reduce prompt asks for."), 1, 20000, 50),
-    GRAPHRAG_GLOBAL.param("min_community_rank", msg("Skip reports rated below this."), 0, 10, 0.5, as_type="float"),
-    GRAPHRAG_GLOBAL.param("include_community_rank", msg("Add the report rating as the rank column (sorts batches).")),
-    GRAPHRAG_GLOBAL.param("include_community_weight", msg("Add the occurrence weight column (sorts batches).")),
-    GRAPHRAG_GLOBAL.param("normalize_community_weight", msg("Divide occurrence weights by the largest one.")),
-    GRAPHRAG_GLOBAL.param("use_community_summary", msg("Use report summaries instead of their full content.")),
-    GRAPHRAG_GLOBAL.param("shuffle_data", msg("Shuffle reports before batching (Python random, seeded).")),
-    GRAPHRAG_GLOBAL.param("random_state", msg("Seed of the shuffle."), 0, 2**31 - 1, 1),
-    GRAPHRAG_GLOBAL.param(
-        "dynamic_search_threshold", msg("Dynamic selection: keep reports rated at least this (0-5)."), 0, 5, 1
-    ),
-    GRAPHRAG_GLOBAL.param("dynamic_search_keep_parent", msg("Dynamic selection: keep a parent whose child is kept.")),
-    GRAPHRAG_GLOBAL.param(
-        "dynamic_search_num_repeats", msg("Dynamic selection: ratings per report (majority vote)."), 1, 10, 1
-    ),
-    GRAPHRAG_GLOBAL.param(
-        "dynamic_search_use_summary", msg("Dynamic selection: rate report summaries, not full content.")
-    ),
-    GRAPHRAG_GLOBAL.param(
-        "dynamic_search_max_level", msg("Dynamic selection: deepest level rated when nothing is kept."), 0, 10, 1
-    ),
-    response_type(REDUCE_PROMPT),
-)
 
 SPECS = [
     ModeSpec(

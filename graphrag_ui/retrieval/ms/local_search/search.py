@@ -15,6 +15,7 @@ its budget the Reports section is left out instead of GraphRAG's literal ``[]`` 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -23,7 +24,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
@@ -51,11 +52,11 @@ def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: floa
 
 
 def search_entities(
-    index: Index, lv: LevelView, query: str, params: dict, deps: Deps, out: Retrieval
+    index: Index, lv: LevelView, query: str, params: Params, deps: Deps, out: Retrieval
 ) -> list[EntityView]:
     """``map_query_to_entities``: the k-NN hits (or ILIKE/hybrid recall) that GraphRAG has loaded."""
-    k = int(params["top_k_mapped_entities"])
-    strategy = params["recall"]
+    k = params.top_k_mapped_entities
+    strategy = params.recall
     if query == "":  # GraphRAG: the top-k entities by rank (degree), ties in its id-sorted list order
         chosen = sorted(lv.by_id_order, key=lambda v: v.rank or 0, reverse=True)[:k]
         for v in chosen:
@@ -81,7 +82,7 @@ def search_entities(
             found.append((lv.entities.get(hit.id), hit.id, why, hit.score))
     else:
         qvec = deps.vector(query) if strategy == "hybrid" and table is not None and len(table) else None
-        weights = (float(params["w_ilike"]), float(params["w_sim"]), float(params["w_occ"]))
+        weights = (params.w_ilike, params.w_sim, params.w_occ)
         for hit in recall_entities(index, query, qvec, strategy=strategy, top_k=2 * k, weights=weights):
             found.append((lv.entities.get(hit.entity.id), hit.entity.id, hit.why, hit.score))
     selected = []
@@ -155,7 +156,7 @@ def _apply_rows(cands: list[Candidate], section: Section, labels: dict[str, str]
 def run(
     index: Index,
     query: str,
-    params: dict[str, Any],
+    params: Mapping[str, Any] | Params,
     deps: Deps,
     *,
     links_state: dict[str, int] | None = None,
@@ -167,8 +168,9 @@ def run(
     (stale ``links``); by default every query starts fresh. ``claims=False`` is DRIFT's local step:
     its engine has no covariates, so the local section ends without the (empty) claims part."""
     start = time.perf_counter()
-    out = Retrieval(mode=MODE, query=query, params=dict(params))
-    cp, tp = float(params["community_prop"]), float(params["text_unit_prop"])
+    params = SPECS[0].typed(params)
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
+    cp, tp = params.community_prop, params.text_unit_prop
     if cp + tp > 1:  # GraphRAG raises ValueError; a slider at its max should still show a result
         out.warnings.append(
             msg(
@@ -180,8 +182,8 @@ def run(
             )
         )
         cp = max(1 - tp, 0.0)
-    limits = budgets(int(params["max_context_tokens"]), cp, tp)
-    lv = level_view(index, int(params["community_level"]))
+    limits = budgets(params.max_context_tokens, cp, tp)
+    lv = level_view(index, params.community_level)
     t = time.perf_counter()
     selected = search_entities(index, lv, query, params, deps, out)
     out.trace.append(
@@ -189,7 +191,7 @@ def run(
             "entity search",
             msg(
                 "LanceDB k-NN, k = 2 × {k}, entities loaded at community_level {level}",
-                k=params["top_k_mapped_entities"],
+                k=params.top_k_mapped_entities,
                 level=lv.level,
             ),
             len(out.entities),
@@ -207,9 +209,9 @@ def run(
         selected,
         lv,
         limits[0],
-        include_rank=bool(params["include_community_rank"]),
-        use_summary=bool(params["use_community_summary"]),
-        min_rank=float(params["min_community_rank"]),
+        include_rank=params.include_community_rank,
+        use_summary=params.use_community_summary,
+        min_rank=params.min_community_rank,
     )
     out.warnings += reports.notes
     comms = {row.key: index.community_by_id[row.key] for row in reports.rows if row.key in index.community_by_id}
@@ -233,9 +235,9 @@ def run(
         index,
         selected,
         limits[1],
-        top_k=int(params["top_k_relationships"]),
-        include_entity_rank=bool(params["include_entity_rank"]),
-        include_weight=bool(params["include_relationship_weight"]),
+        top_k=params.top_k_relationships,
+        include_entity_rank=params.include_entity_rank,
+        include_weight=params.include_relationship_weight,
         links=links_state,
         claims=claims,
     )
@@ -319,10 +321,10 @@ def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budg
     return Budget(section, used, None)
 
 
-def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
+def _messages(context: str, query: str, params: Params) -> list[dict[str, str]]:
     from graphrag_ui.prompts import build_messages
 
-    return build_messages("ms", "local", context, query, response_type=str(params["response_type"]))
+    return build_messages("ms", "local", context, query, response_type=params.response_type)
 
 
 PARAMS = (
@@ -373,7 +375,7 @@ PARAMS = (
     ),
     GRAPHRAG_LOCAL.param("use_community_summary", msg("Use the report summary instead of its full content.")),
     GRAPHRAG_LOCAL.param("min_community_rank", msg("Skip reports rated below this."), 0, 10, 0.5, as_type="float"),
-    response_type(),
+    GRAPHRAG_LOCAL.param("response_type", ANSWER_PROMPT),
     *recall_params(msg("Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).")),
 )
 
