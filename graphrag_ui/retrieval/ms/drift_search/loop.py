@@ -1,10 +1,10 @@
 """DRIFT's whole run (``DRIFTSearch.search``), with the model calls handed in.
 
 The retrieval layer never calls a model: ``run_loop`` gets ``ask(stage, requests) -> answers`` from the
-caller (``graphrag_ui.llm.drift`` sends each request through the answer cache; the golden test replays
-the scripted model) and does everything else as graphrag 3.3.0 does:
+caller (``rounds`` hands each request to the query service's driver, through the answer cache; the
+golden test replays the scripted model) and does everything else as graphrag 3.3.0 does:
 
-1. expansion: the HyDE prompt of ``search.primer_stage``; its answer re-ranks the reports ("" → the
+1. expansion: the HyDE prompt of ``model_free.primer_stage``; its answer re-ranks the reports ("" → the
    question, as GraphRAG);
 2. primer: one call per fold; answers read by ``answers.read_primer``, combined by
    ``answers.combine_primer`` into the first question's answer, score and follow-ups;
@@ -42,7 +42,7 @@ from graphrag_ui.retrieval.ms.drift_search.answers import (
     read_primer,
     read_primer_2x,
 )
-from graphrag_ui.retrieval.ms.drift_search.search import primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
