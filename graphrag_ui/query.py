@@ -180,9 +180,9 @@ def run_query(
 
     ``params`` may be the reference's whole parameter object (``param_intake``): fields this mode
     does not use are named in the warnings, answer-side fields land in ``answer_options``.
-    ``model_stages``: a mode whose retrieval itself asks the model (``ms.drift``) runs those calls with
-    ``llm_settings`` (through the answer cache unless ``use_cache`` is off; ``on_progress(stage, done,
-    total)``); otherwise it returns what it builds without a model."""
+    ``model_stages``: a mode whose retrieval asks the model only on request (``ModelRounds.on_request``)
+    runs those calls with ``llm_settings`` (through the answer cache unless ``use_cache`` is off;
+    ``on_progress(stage, done, total)``); otherwise it returns what it builds without a model."""
     spec = get_mode(mode)
     intake = take(spec, params, index)
     resolved = intake.params
@@ -254,15 +254,21 @@ def run_query(
     # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
     # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
     with vector_server.recording() as searches, paused_gc():
-        if spec.extra.get("dynamic_selection") and resolved.get("dynamic_community_selection"):
-            # the model rates reports before any batch exists (ms.global); without a model it says so
-            from graphrag_ui.llm.community_selection import retrieve_with_selection
+        if spec.stages is not None and spec.stages.rounds is not None:
+            # a mode that asks the model while it retrieves (its declared rounds); without a model, its plain func
+            from graphrag_ui.llm.model_rounds import retrieve_with_model
 
-            result = retrieve_with_selection(index, query, resolved, deps, llm_settings)
-        elif model_stages and spec.extra.get("drift_loop") and getattr(llm_settings, "configured", False):
-            from graphrag_ui.llm.drift import run_drift  # DRIFT asks the model between its retrieval steps
-
-            result = run_drift(index, query, resolved, deps, llm_settings, use_cache=use_cache, on_progress=on_progress)
+            result = retrieve_with_model(
+                spec,
+                index,
+                query,
+                resolved,
+                deps,
+                llm_settings,
+                model_stages=model_stages,
+                use_cache=use_cache,
+                on_progress=on_progress,
+            )
         else:
             result = spec.func(index, query, resolved, deps)
     total_ms = (time.perf_counter() - start) * 1000

@@ -189,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
         _emit(result.to_json() + "\n")
         return 0
     print(safe_text(_summary(result)))
-    if get_mode(result.mode).extra.get("drift_loop"):  # no model: DRIFT's first prompt, no answer
+    stages = get_mode(result.mode).stages
+    if stages is not None and stages.waits_for_request(result):  # its rounds need a model: the first prompt, no answer
         return print_first_prompt(result)
     if options.get("only_need_prompt"):
         return _answer(result, settings, use_cache=False, prompt_only=True)  # as LightRAG's only_need_prompt

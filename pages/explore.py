@@ -78,7 +78,7 @@ with top[0]:
     query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
 
 with st.sidebar:
-    answer_layout = layout_picker(lang, wide_answer=bool(get_mode(mode).extra.get("drift_loop")))
+    answer_layout = layout_picker(lang, wide_answer=bool(spec.stages and spec.stages.wide_answer))
     st.subheader(t("Parameters", lang))
     st.caption(translate(spec.summary, lang))
     values = param_widgets.parameter_widgets(spec, lang=lang)

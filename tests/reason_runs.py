@@ -96,7 +96,7 @@ def dynamic_selection(index: Index, query: str) -> Retrieval:
     """ms.global with a scripted dynamic selection: the first report kept, the rest pruned."""
     from types import SimpleNamespace
 
-    from graphrag_ui.llm.community_selection import retrieve_with_selection
+    from graphrag_ui.llm.model_rounds import retrieve_with_model
     from graphrag_ui.retrieval.core.deps import Deps
     from graphrag_ui.retrieval.core.stages import ModelCall
     from graphrag_ui.retrieval.ms.global_search import search
@@ -110,7 +110,8 @@ def dynamic_selection(index: Index, query: str) -> Retrieval:
 
     params = search.SPECS[0].resolve({"dynamic_community_selection": True})
     deps = Deps(embed=lambda texts: None)
-    return retrieve_with_selection(index, query, params, deps, SimpleNamespace(configured=True), call_many=call_many)
+    configured = SimpleNamespace(configured=True)
+    return retrieve_with_model(search.SPECS[0], index, query, params, deps, configured, call_many=call_many)
 
 
 def runs(key: str) -> Iterator[tuple[str, Retrieval]]:

@@ -12,6 +12,7 @@ import json
 
 from graphrag_ui import tokens
 from graphrag_ui.retrieval import registry
+from graphrag_ui.retrieval.core.model_stages import ModelStages
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
 from graphrag_ui.retrieval.core.stages import Batch, MalformedAnswer, Point, Stages
@@ -79,7 +80,7 @@ SPECS = [
         build,
         (ParamSpec("per_batch", "int", 3, "reports per map batch", min=1, max=50, step=1),),
         "test-local map-reduce mode",
-        extra={"map_reduce": Hooks()},
+        stages=ModelStages(map_reduce=Hooks()),
     )
 ]
 

@@ -10,7 +10,7 @@ from conftest import GOLDENS
 
 from graphrag_ui.embed import HashEmbedder
 from graphrag_ui.index.importers import ms_graphrag
-from graphrag_ui.llm.community_selection import retrieve_with_selection
+from graphrag_ui.llm.model_rounds import retrieve_with_model
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.stages import FAILED, NEEDS_MODEL, MalformedAnswer, ModelCall, Point
 from graphrag_ui.retrieval.ms.basic_search import search as ms_basic
@@ -100,7 +100,8 @@ def test_dynamic_selection_without_a_model_says_so_and_shows_the_static_batches(
     dyn = _run(index, dynamic_community_selection=True)
     assert [b.context for b in dyn.stages.batches] == [b.context for b in plain.stages.batches]
     assert any("needs a language model" in w for w in dyn.warnings)
-    offline = retrieve_with_selection(
+    offline = retrieve_with_model(
+        ms_global.SPECS[0],
         index,
         "q",
         ms_global.SPECS[0].resolve({"dynamic_community_selection": True}),
@@ -127,8 +128,8 @@ def test_dynamic_selection_with_a_model_records_every_rating(index):
         cid = request.label.split()[1]
         return json.dumps({"reason": "r", "rating": ratings[cid]})
 
-    out = retrieve_with_selection(
-        index, "q", params, _deps(), SimpleNamespace(configured=True), call_many=_fake_calls(answer)
+    out = retrieve_with_model(
+        ms_global.SPECS[0], index, "q", params, _deps(), SimpleNamespace(configured=True), call_many=_fake_calls(answer)
     )
     rated = {r.community_id: r for r in out.stages.ratings}
     assert all(c.stage == "rate" for c in out.stages.calls) and len(out.stages.calls) == len(rated)
@@ -144,7 +145,9 @@ def test_a_failed_or_unusable_rating_stops_the_selection_loudly(index):
     params = ms_global.SPECS[0].resolve({"dynamic_community_selection": True})
     settings = SimpleNamespace(configured=True)
     for answer in (lambda r: None, lambda r: "[1, 2]"):
-        out = retrieve_with_selection(index, "q", params, _deps(), settings, call_many=_fake_calls(answer))
+        out = retrieve_with_model(
+            ms_global.SPECS[0], index, "q", params, _deps(), settings, call_many=_fake_calls(answer)
+        )
         assert out.stages.status == FAILED and out.stages.batches == [] and "stopped" in out.stages.note
         assert out.context == "" and not any("needs a language model" in w for w in out.warnings)
 

@@ -121,7 +121,7 @@ def test_odd_questions_change_only_the_user_message(query):
 
 def test_modes_are_registered_with_nano_parameter_names_and_hooks():
     spec = get_mode("nano.global")
-    assert spec is GLOBAL and spec.extra["map_reduce"] is HOOKS
+    assert spec is GLOBAL and spec.stages.map_reduce is HOOKS
     assert {p.name for p in spec.params} == {
         "level",
         "global_max_consider_community",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from graphrag_ui import prompts
@@ -29,6 +29,7 @@ from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
 from graphrag_ui.llm_client.settings import LLMSettings, scrub
+from graphrag_ui.retrieval.core.model_stages import CallRequest, Parse, reason
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import (
     DONE,
@@ -44,27 +45,10 @@ from graphrag_ui.retrieval.core.stages import (
 MAP_CONCURRENCY = 4  # map calls in flight at once: fast, and gentle on a provider's rate limit
 ERROR_CHARS = 200  # a model's reply quoted in an error line is cut to this
 
-Parse = Callable[[str], list[dict[str, Any]]]
 Progress = Callable[[int, int, ModelCall], None]  # (calls done, calls in all, the call just finished)
 
 
 # --- one call --------------------------------------------------------------------------------------
-
-
-@dataclass
-class CallRequest:
-    """One model call to make: what for, the exact messages, how to read the answer."""
-
-    stage: str  # "rate" | "map" | "reduce"
-    label: str  # e.g. "batch 2", "community 14"
-    messages: list[dict[str, str]]
-    parse: Parse | None = None  # raises ValueError (one line) when the answer is unusable
-    llm_kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-def reason(exc: BaseException) -> str:
-    """Why a reader rejected an answer: the exception's message as it was raised (a ``msg`` stays one)."""
-    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
 
 
 def call_key(stage: str, messages: list[dict[str, str]], settings: LLMSettings, llm_kwargs: dict[str, Any]) -> str:
@@ -195,7 +179,8 @@ def hooks_of(mode: str) -> MapReduceHooks:
     from graphrag_ui.errors import UserError
     from graphrag_ui.retrieval.registry import get_mode
 
-    hooks = get_mode(mode).extra.get("map_reduce")
+    stages = get_mode(mode).stages
+    hooks = stages.map_reduce if stages is not None else None
     if hooks is None:
         raise UserError(msg("mode {mode} is not a map-reduce mode", mode=mode))
     return hooks

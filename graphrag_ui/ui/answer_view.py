@@ -38,7 +38,8 @@ def answer_panel(
 
     if result.stages is not None:
         return staged_answer_panel(result, lang, key, rerun=rerun)
-    if get_mode(result.mode).extra.get("drift_loop") and result.tree is None:
+    stages = get_mode(result.mode).stages
+    if stages is not None and stages.waits_for_request(result):  # rounds that ask the model run on a button
         return _drift_panel(result, lang, key, index)
     settings = LLMSettings.from_env_and_secrets()
     st.subheader(t("Answer", lang))

@@ -7,9 +7,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, make_dataclass, replace
 from functools import cache, cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphrag_ui.i18n import msg
+
+if TYPE_CHECKING:
+    from graphrag_ui.retrieval.core.model_stages import ModelStages
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,8 @@ class ModeSpec:
     params: tuple[ParamSpec, ...]
     summary: str
     uses_keywords: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    # what it asks the model (rounds while it retrieves, a map-reduce after): None for a mode that asks nothing
+    stages: ModelStages | None = None
     versions: tuple[str, ...] = ()
     version_params: dict[str, tuple[ParamSpec, ...]] = field(default_factory=dict)
     index_version: Callable[[Any], str] | None = None

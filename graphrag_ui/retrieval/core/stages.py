@@ -138,7 +138,8 @@ def staged_context(stages: Stages) -> str:
 class MapReduceHooks(Protocol):
     """What a map-reduce mode gives the runner in ``graphrag_ui.llm.map_reduce`` (all pure).
 
-    A mode module sets ``ModeSpec.extra["map_reduce"]`` to an object with these methods. The runner
+    A mode declares an object with these methods as ``ModelStages.map_reduce`` on its ``ModeSpec.stages``
+    (``graphrag_ui.retrieval.core.model_stages``). The runner
     calls the model for each batch's ``messages``, hands the answers to ``parse_map`` and the
     collected points to ``reduce``; it owns concurrency, caching, timing and error records.
 

@@ -168,7 +168,6 @@ def _spec(mode: str) -> ModeSpec:
         (),
         SUMMARIES[mode] if mode == "bypass" else joined(SUMMARIES[mode], RERANK_OFF),
         uses_keywords=mode not in ("naive", "bypass"),
-        extra={"reference": "lightrag-hku 1.4.7 | 1.5.7"},
         versions=VERSIONS,
         version_params={v: _params(mode, v) for v in VERSIONS},
         index_version=index_version,

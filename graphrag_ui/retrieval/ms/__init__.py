@@ -9,11 +9,13 @@
   ``context_builder/community_context.py`` in batches → ``global_search/community_context``,
   ``GlobalSearch._parse_search_response`` → ``global_search/parse``, ``_reduce_response`` →
   ``global_search/hooks``, ``context_builder/dynamic_community_selection.py`` → ``global_search/dynamic_selection``
+  (its rating rounds with a model → ``global_search/rating_rounds``)
 - ``structured_search/basic_search/`` (``BasicSearchContext``) → ``basic_search/search``
 
 - ``structured_search/drift_search/`` (``DRIFTSearchContextBuilder``, ``DRIFTPrimer``, ``DriftAction``,
-  ``QueryState``) → ``drift_search/`` (``primer``, ``search``, ``answers``, ``loop``), its model calls
-  handed in by ``graphrag_ui.llm.drift``
+  ``QueryState``) → ``drift_search/`` (``primer``, ``model_free``, ``answers``, ``loop``, ``rounds``;
+  the mode itself: ``search``)
 
-Global search's model calls run in ``graphrag_ui.llm``; the builders here stay pure.
+The modes declare their model stages on ``ModeSpec.stages`` (``retrieval.core.model_stages``); the calls
+themselves are made by the query service's drivers in ``graphrag_ui.llm``: the builders here stay pure.
 """

@@ -26,6 +26,7 @@ from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.model_stages import ModelStages
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
@@ -283,7 +284,7 @@ SPECS = [
             "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
             "map (key points per batch) → reduce (analyst points) → answer."
         ),
-        extra={"map_reduce": HOOKS},
+        stages=ModelStages(map_reduce=HOOKS),  # one map call per batch, then the reduce
         reference="nano:global",
     )
 ]

@@ -9,7 +9,7 @@ GraphRAG's functions → our modules:
   ``primer.similarities``, ``primer.rank_reports``
 - ``DRIFTPrimer.split_reports`` / ``decompose_query``'s report text → ``primer.split_folds``,
   ``primer.fold_text``; its prompt → ``graphrag_ui.prompts_ms.primer_messages``
-- ``DRIFTSearch.search`` up to the first model call → ``search.primer_stage`` (the ``ms.drift`` mode)
+- ``DRIFTSearch.search`` up to the first model call → ``model_free.primer_stage`` (``search.run``, the ``ms.drift`` mode)
 
 - ``DRIFTPrimer.search`` / ``DRIFTSearch._process_primer_results`` (structured-output reading, the
   combined first answer) → ``answers.read_primer``, ``answers.combine_primer``
@@ -19,5 +19,6 @@ GraphRAG's functions → our modules:
   carried as ``graphrag_ui.retrieval.core.tree.QuestionTree``
 - ``DRIFTSearch._reduce_response``'s context → ``loop.run_loop`` (its prompt: ``prompts_ms.drift_reduce_messages``)
 
-The model calls themselves run in ``graphrag_ui.llm.drift``; nothing here imports the model client.
+``rounds`` turns the loop's model calls into requests the query service makes (``graphrag_ui.llm.model_rounds``);
+nothing here imports the model client.
 """

@@ -1,10 +1,10 @@
 """DRIFT's whole run (``DRIFTSearch.search``), with the model calls handed in.
 
 The retrieval layer never calls a model: ``run_loop`` gets ``ask(stage, requests) -> answers`` from the
-caller (``graphrag_ui.llm.drift`` sends each request through the answer cache; the golden test replays
-the scripted model) and does everything else as graphrag 3.3.0 does:
+caller (``rounds`` hands each request to the query service's driver, through the answer cache; the
+golden test replays the scripted model) and does everything else as graphrag 3.3.0 does:
 
-1. expansion: the HyDE prompt of ``search.primer_stage``; its answer re-ranks the reports ("" → the
+1. expansion: the HyDE prompt of ``model_free.primer_stage``; its answer re-ranks the reports ("" → the
    question, as GraphRAG);
 2. primer: one call per fold; answers read by ``answers.read_primer``, combined by
    ``answers.combine_primer`` into the first question's answer, score and follow-ups;
@@ -43,7 +43,8 @@ from graphrag_ui.retrieval.ms.drift_search.answers import (
     read_primer,
     read_primer_2x,
 )
-from graphrag_ui.retrieval.ms.drift_search.search import SPECS, primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.params import TYPING
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
 
@@ -68,7 +69,7 @@ Ask = Callable[[str, list[Request]], list[str | None]]
 
 def local_params(params: Mapping[str, Any] | Params) -> dict[str, Any]:
     """``DRIFTSearch.init_local_search``'s context parameters, as ``ms.local`` names them."""
-    params = SPECS[0].typed(params)
+    params = TYPING.typed(params)
     return ms_local.SPECS[0].resolve(
         {
             "text_unit_prop": params.local_search_text_unit_prop,
@@ -182,7 +183,7 @@ def _fail(result: Retrieval, graph: Graph, note: str) -> Retrieval:
 
 def run_loop(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, ask: Ask) -> Retrieval:
     """The whole DRIFT run for ``query``; ``result.tree`` says how far it got and why it stopped."""
-    params = SPECS[0].typed(params)
+    params = TYPING.typed(params)
     result = primer_stage(index, query, params, deps)
     tree = result.tree = QuestionTree(seed=params.seed)
     graph = Graph(tree)

@@ -1,265 +1,32 @@
-"""``ms.drift``: GraphRAG's DRIFT search (``DRIFTSearch.search``), its model-free start here.
+"""``ms.drift``: GraphRAG's DRIFT search (``DRIFTSearch.search``): its parameters and its mode.
 
-What ``primer_stage`` builds without a model, exactly as graphrag 3.3.0's ``get_drift_search_engine``
-does (steps in trace order): the HyDE template report (seeded; GraphRAG draws it with
-``secrets.choice``) and the expansion prompt → the ranking of every loaded report by cosine to its
-``full_content`` vector, top ``drift_k_followups`` kept → the ``primer_folds`` folds and the report
-text of each primer call.
-
-GraphRAG embeds the model's hypothetical answer to rank; with no expansion to embed (no model), we
-rank by the question itself, which is what GraphRAG does when the expansion comes back empty, and say
-so. With a model, ``loop.run_loop`` (driven by ``graphrag_ui.llm.drift``) runs the rest: the
-expansion, the primer answers, ``n_depth`` rounds of local searches, the reduce prompt.
+Without a model the mode is ``model_free.primer_stage``: the expansion prompt, the ranking of the
+reports by the question, the primer folds. With a model, ``rounds`` runs ``loop.run_loop`` (the query
+service drives it: ``ModeSpec.stages``): the expansion, the primer answers, ``n_depth`` rounds of local
+searches, the reduce prompt.
 """
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts_ms import hyde_messages, primer_messages
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
-from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, Params, ParamSpec
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.ms.drift_search import primer
-from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
-from graphrag_ui.retrieval.ms.text import count_text
+from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.schema import ModeSpec, Params
+from graphrag_ui.retrieval.ms.drift_search import rounds
+from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.params import MODE, PARAMS, VERSIONS, index_version
 
-MODE = "ms.drift"
-
-
-def hyde_header(template_id: str, title: str, pos: int, n: int, seed: int) -> str:
-    return (
-        f"=== DRIFT expansion (HyDE) prompt · template report {template_id} ({title}), "
-        f"#{pos + 1} of {n} loaded reports, seed {seed} ===\n"
-    )
-
-
-def ranking_header(ranked_by: str, kept: int, n: int) -> str:
-    return f"=== DRIFT primer ranking by cosine of the {ranked_by} · top {kept} of {n} report(s) ===\n"
-
-
-def fold_header(i: int, folds: int, ids: list[str]) -> str:
-    return f"=== DRIFT primer fold {i + 1} of {folds} · {len(ids)} report(s): {', '.join(ids) or '-'} ===\n"
-
-
-def ranking_table(ranked: list[primer.RankedReport]) -> str:
-    lines = ["rank|community|similarity|title"]
-    lines += [f"{n}|{r.community.id}|{r.similarity:.6f}|{r.community.title}" for n, r in enumerate(ranked, start=1)]
-    return "\n".join(lines) + "\n"
-
-
-def primer_stage(
-    index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, expansion: str | None = None
-) -> Retrieval:
-    """The model-free part of DRIFT for ``query``; ``expansion`` is the model's hypothetical answer
-    (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
-    start = time.perf_counter()
-    params = SPECS[0].typed(params)
-    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
-    if query == "":
-        out.warnings.append(msg("the question is empty: GraphRAG's DRIFT search refuses it (ValueError)"))
-        return out
-    level, seed = params.community_level, params.seed
-    t = time.perf_counter()
-    reports = level_reports(index, level)
-    if not reports:
-        out.warnings.append(
-            msg(
-                "no community report at community_level ≤ {level}: GraphRAG's DRIFT cannot pick a template "
-                "report (secrets.choice of an empty list) and stops",
-                level=level,
-            )
-        )
-        return out
-    pos = primer.pick_template(reports, seed)
-    template = reports[pos]
-    out.messages = hyde_messages(query, primer.full_content(template))
-    parts = [hyde_header(template.id, template.title, pos, len(reports), seed) + out.messages[0]["content"]]
-    out.trace.append(
-        TraceStep("template choice", f"random.Random({seed}).choice over the loaded reports", len(reports), 1, _ms(t))
-    )
-    t = time.perf_counter()
-    matrix, missing = primer.report_vectors(index, reports)
-    if matrix is None:
-        out.warnings.append(
-            msg(
-                "{missing} of {total} report(s) have no full_content vector: GraphRAG's DRIFT stops here "
-                "(ValueError: Some reports are missing full content embeddings)",
-                missing=len(missing),
-                total=len(reports),
-            )
-        )
-        out.context = "".join(parts)
-        return out
-    text = expansion if expansion else query
-    ranked_by = "expansion" if expansion else "question"
-    qvec = deps.vector(text)
-    if qvec.shape[0] != matrix.shape[1]:
-        out.warnings.append(
-            msg(
-                "the question's vector has {q} dimensions, the report vectors {d}: GraphRAG's DRIFT stops "
-                "(ValueError: Query and document embeddings are not compatible)",
-                q=qvec.shape[0],
-                d=matrix.shape[1],
-            )
-        )
-        out.context = "".join(parts)
-        return out
-    ranked = primer.rank_reports(reports, primer.similarities(matrix, qvec))
-    k = params.drift_k_followups
-    top = ranked[:k]
-    out.trace.append(
-        TraceStep("report ranking", f"cosine to full_content vectors, nlargest({k})", len(reports), len(top), _ms(t))
-    )
-    t = time.perf_counter()
-    folds = primer.split_folds([r.community for r in top], params.primer_folds)
-    fold_of = {c.id: i for i, fold in enumerate(folds) for c in fold}
-    parts.append(ranking_header(ranked_by, len(top), len(reports)) + ranking_table(top))
-    for i, fold in enumerate(folds):
-        parts.append(fold_header(i, len(folds), [c.id for c in fold]) + primer.fold_text(fold) + "\n")
-    out.trace.append(TraceStep("primer folds", "np.array_split of the ranked reports", len(top), len(folds), _ms(t)))
-    _candidates(out, ranked, k, fold_of, template.id, ranked_by)
-    out.context = "".join(parts)
-    if expansion is None:  # no model ran: say what needs one
-        out.warnings.append(_needs_model())
-    out.timings_ms["context"] = _ms(start)
-    return out
-
-
-def _needs_model() -> str:
-    return msg(
-        "DRIFT needs a model from here on: GraphRAG ranks by the model's hypothetical answer (here by the "
-        "question, as GraphRAG does when that answer comes back empty); the primer answers, the local-search "
-        "rounds and the reduce run only with a model"
-    )
-
-
-def _why(n: int, ranked_by: str, sim: float) -> str:
-    if math.isnan(sim):
-        return msg("report #{n}: no similarity (a zero vector), ranked last as GraphRAG's nlargest places it", n=n)
-    if ranked_by == "expansion":
-        return msg(
-            "report #{n} by cosine of the expansion to its full_content vector, sim {sim}", n=n, sim=f"{sim:.4f}"
-        )
-    return msg("report #{n} by cosine of the question to its full_content vector, sim {sim}", n=n, sim=f"{sim:.4f}")
-
-
-def _candidates(out, ranked, k: int, fold_of: dict, template_id: str, ranked_by: str) -> None:
-    for n, r in enumerate(ranked, start=1):
-        c = r.community
-        kept = n <= k
-        out.communities.append(
-            Candidate(
-                id=c.id,
-                label=c.title,
-                data={
-                    "title": c.title,
-                    "level": c.level,
-                    "rating": c.rating,
-                    "similarity": r.similarity,
-                    "fold": fold_of[c.id] + 1 if kept else None,
-                    "hyde_template": c.id == template_id,
-                },
-                order=n - 1,
-                why=_why(n, ranked_by, r.similarity),
-                score=None if math.isnan(r.similarity) else r.similarity,
-                rank=c.rating,
-                in_context=kept,
-                dropped="" if kept else msg("rank {n}: below the top drift_k_followups={k}", n=n, k=k),
-                tokens=count_text(primer.full_content(c)) if kept else 0,
-            )
-        )
+__all__ = ["MODE", "SPECS", "primer_prompts", "primer_stage", "run"]
 
 
 def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     """The registry's entry: the primer stage without a model (ranking by the question)."""
     return primer_stage(index, query, params, deps)
-
-
-def primer_prompts(index: Index, result: Retrieval) -> list[list[dict[str, str]]]:
-    """The primer call of each fold (empty folds too), as DRIFT sends them after this ranking."""
-    top = [index.community_by_id[c.id] for c in result.communities if c.in_context]
-    folds = primer.split_folds(top, SPECS[0].typed(result.params).primer_folds)
-    return [primer_messages(result.query, primer.fold_text(fold)) for fold in folds]
-
-
-PARAMS = (
-    GRAPHRAG_DRIFT.param(
-        "drift_k_followups",
-        msg("Reports the primer keeps from its ranking (and, in GraphRAG, follow-ups run per round)."),
-        1,
-        200,
-        1,
-    ),
-    GRAPHRAG_DRIFT.param(
-        "primer_folds", msg("Primer calls: the kept reports are split into this many folds (0 acts as 1)."), 0, 50, 1
-    ),
-    GRAPHRAG_DRIFT.param(
-        "community_level", msg("Reports at this community level or above (CLI --community-level)."), 0, 10, 1
-    ),
-    GRAPHRAG_DRIFT.param(
-        "n_depth", msg("Rounds of local searches on follow-up questions after the primer (needs a model)."), 0, 10, 1
-    ),
-    GRAPHRAG_DRIFT.param(
-        "local_search_max_data_tokens",
-        msg("Token budget of each local-search context (ms.local's max_context_tokens)."),
-        0,
-        200000,
-        100,
-    ),
-    GRAPHRAG_DRIFT.param(
-        "local_search_text_unit_prop",
-        msg("Share of each local-search context for text units (ms.local's text_unit_prop)."),
-        0.0,
-        1.0,
-        0.05,
-    ),
-    GRAPHRAG_DRIFT.param(
-        "local_search_community_prop",
-        msg("Share of each local-search context for community reports (ms.local's community_prop)."),
-        0.0,
-        1.0,
-        0.05,
-    ),
-    GRAPHRAG_DRIFT.param(
-        "local_search_top_k_mapped_entities",
-        msg("Entities each local search maps its question to (ms.local's top_k_mapped_entities)."),
-        1,
-        200,
-        1,
-    ),
-    GRAPHRAG_DRIFT.param(
-        "local_search_top_k_relationships",
-        msg("Out-network relationships per entity in each local search (ms.local's top_k_relationships)."),
-        0,
-        200,
-        1,
-    ),
-    GRAPHRAG_DRIFT.param("response_type", REDUCE_PROMPT),
-    ParamSpec(
-        "seed",
-        "int",
-        0,
-        msg("Picks the HyDE template report (GraphRAG picks it with secrets.choice, differently every run)."),
-        0,
-        2**31 - 1,
-        1,
-    ),
-)
-
-VERSIONS = ("3.3.0", "2.7.0")  # 2.7.0: the primer read by json.loads, "up to five" follow-ups per local answer
-
-
-def index_version(index: Any) -> str:
-    """The release that wrote an imported GraphRAG index (2.x layout → 2.7.0); 3.3.0 otherwise."""
-    return "2.7.0" if getattr(index.manifest, "source", "") == "graphrag-2" else "3.3.0"
 
 
 SPECS = [
@@ -273,7 +40,11 @@ SPECS = [
             "ask follow-up questions, rounds of local searches answer them, a reduce combines the answers."
         ),
         reference="graphrag.drift:drift",
-        extra={"drift_loop": True},
+        # the expansion, the primer and the rounds ask the model while it retrieves: only when the caller asks
+        stages=ModelStages(
+            rounds=ModelRounds(rounds.run, on_request=True, ran=rounds.ran),
+            wide_answer=True,  # the answer panel draws the question tree
+        ),
         versions=VERSIONS,
         version_params={v: PARAMS for v in VERSIONS},
         index_version=index_version,

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.ms.global_search import rating_rounds
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
     ReportRow,
@@ -39,7 +42,7 @@ def run(
 ) -> Retrieval:
     """Build GraphRAG's global-search batches and map prompts for ``query``.
 
-    ``selection`` is a finished dynamic community selection (``graphrag_ui.llm.community_selection``
+    ``selection`` is a finished dynamic community selection (``rating_rounds``
     runs it with a model); without one, dynamic selection falls back to every report at the level
     and says so."""
     start = time.perf_counter()
@@ -169,7 +172,11 @@ SPECS = [
             "Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
             "batch for scored points, the best points reduced into the answer."
         ),
-        extra={"map_reduce": HOOKS, "dynamic_selection": True},
+        # dynamic selection rates reports with the model before any batch exists; then map, reduce
+        stages=ModelStages(
+            rounds=ModelRounds(partial(rating_rounds.run, build=run), applies=rating_rounds.applies),
+            map_reduce=HOOKS,
+        ),
         reference="graphrag.global:global",
     )
 ]
