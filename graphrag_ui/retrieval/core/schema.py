@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.retrieval.core.needs import Needs
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,9 @@ class ModeSpec:
     # reference_params.CATALOGUE (e.g. "lightrag:naive", "graphrag.local:local"); its other fields are
     # then accepted and named as ignored instead of refused
     reference: str = ""
+    needs: Needs = Needs()  # what it reads from an index (``query_readiness``)
+    context_free: bool = False  # retrieves nothing: the bare question goes to the model (LightRAG's bypass)
+    citation_style: str = "none"  # the markers its answer prompt asks for: "graphrag" | "lightrag" | "none"
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}

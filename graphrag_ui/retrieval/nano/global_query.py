@@ -25,6 +25,7 @@ from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
@@ -301,6 +302,7 @@ SPECS = [
         family="nano",
         func=nano_global,
         params=PARAMS,
+        needs=Needs(reports="required"),
         summary=msg(
             "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
             "map (key points per batch) → reduce (analyst points) → answer."

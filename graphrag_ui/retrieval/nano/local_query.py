@@ -26,6 +26,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
@@ -305,6 +306,7 @@ SPECS = [
         family="nano",
         func=nano_local,
         params=PARAMS,
+        needs=Needs(("entities",), reports="optional", by_name=True),
         summary=msg(
             "nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables."
         ),

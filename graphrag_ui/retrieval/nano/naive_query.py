@@ -19,6 +19,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
@@ -145,6 +146,7 @@ SPECS = [
         family="nano",
         func=nano_naive,
         params=PARAMS,
+        needs=Needs(("chunks",)),
         summary=msg("nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts."),
         reference="nano:naive",
     )

@@ -19,6 +19,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
@@ -134,6 +135,8 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(("chunks",)),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
             "the token budget."

@@ -22,6 +22,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import hyde_messages, primer_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
@@ -266,6 +267,9 @@ SPECS = [
         family="ms",
         func=run,
         params=(),
+        # DRIFT ranks the reports by their full_content vectors, then runs local searches (ms.local's needs)
+        needs=Needs(("communities", "entities"), reports="required", members=True),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG DRIFT search: a hypothetical answer ranks the community reports, primer calls "
             "ask follow-up questions, rounds of local searches answer them, a reduce combines the answers."

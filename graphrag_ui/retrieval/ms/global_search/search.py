@@ -17,6 +17,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
@@ -201,6 +202,8 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(reports="required"),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
             "batch for scored points, the best points reduced into the answer."

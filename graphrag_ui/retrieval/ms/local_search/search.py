@@ -20,6 +20,7 @@ from typing import Any
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
@@ -383,6 +384,8 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(("entities",), reports="optional", by_name=True, members=True),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG local search: entity vector search → community reports, entities and "
             "relationships, source text units, each within its share of the token budget."
