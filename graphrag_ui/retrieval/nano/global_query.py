@@ -23,7 +23,6 @@ from typing import Any
 
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
-from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import NANO
@@ -36,6 +35,7 @@ from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.nano.map_reduce import HOOKS
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import map_messages
 
 MODE = "nano.global"
 MAP_HEADER = ["id", "content", "rating", "importance"]

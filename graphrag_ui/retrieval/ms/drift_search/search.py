@@ -20,7 +20,6 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts_ms import hyde_messages, primer_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
@@ -29,6 +28,7 @@ from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
+from graphrag_ui.retrieval.ms.prompts import hyde_messages, primer_messages
 from graphrag_ui.retrieval.ms.text import count_text
 
 MODE = "ms.drift"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from graphrag_ui.i18n import joined, msg
-from graphrag_ui.prompts_ms import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
 from graphrag_ui.retrieval.ms.global_search.parse import read_points
+from graphrag_ui.retrieval.ms.prompts import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.ms.text import count_text
 
 

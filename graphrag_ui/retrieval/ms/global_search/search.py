@@ -15,7 +15,6 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
@@ -32,6 +31,7 @@ from graphrag_ui.retrieval.ms.global_search.community_context import (
 from graphrag_ui.retrieval.ms.global_search.dynamic_selection import Selection
 from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
+from graphrag_ui.retrieval.ms.prompts import map_messages
 
 MODE = "ms.global"
 

@@ -6,7 +6,7 @@ user message), so the model sees the same pieces in the same places: the map pro
 ``context_data`` and ``max_length``, the reduce prompt ``report_data``, ``response_type`` and
 ``max_length``, the rating prompt ``description`` and ``question``. The JSON the map and rating prompts
 ask for is the JSON GraphRAG parses (``points`` of ``description``/``score``; ``reason``/``rating``).
-Bottom layer: imports nothing of the package.
+It lives with its family and imports nothing of the package.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ stands in for (``global_map_rag_points``: ``context_data``; ``global_reduce_rag_
 ``report_data`` and ``response_type``), and each message list has nano's shape: the filled system
 prompt, then the question as the user message (nano calls ``best_model_func(query, system_prompt=…)``
 for both). The JSON the map prompt asks for is the JSON nano parses (``points`` of
-``description``/``score``). Bottom layer: imports nothing of the package.
+``description``/``score``). It lives with its family and imports nothing of the package.
 """
 
 from __future__ import annotations
