@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphrag_ui import prompts
 from graphrag_ui.citations import Trace, trace_answer
 from graphrag_ui.i18n import msg
+from graphrag_ui.llm import prompts
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.retrieval.core.answer_prompt import AnswerPrompt
 from graphrag_ui.retrieval.core.needs import Needs
 
 
@@ -65,13 +66,9 @@ class ParamSpec:
         return value
 
 
+# help of ``response_type`` (a field of every reference object: ``Reference.param("response_type", …)``)
 ANSWER_PROMPT = msg("Answer shape requested in the answer prompt.")
 REDUCE_PROMPT = msg("Answer shape requested in the reduce prompt.")
-
-
-def response_type(help_text: str = ANSWER_PROMPT) -> ParamSpec:
-    """``response_type``: the answer shape nano-graphrag and GraphRAG write into their prompts."""
-    return ParamSpec("response_type", "str", "Multiple Paragraphs", help_text)
 
 
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
@@ -167,6 +164,7 @@ class ModeSpec:
     needs: Needs = Needs()  # what it reads from an index (``query_readiness``)
     context_free: bool = False  # retrieves nothing: the bare question goes to the model (LightRAG's bypass)
     citation_style: str = "none"  # the markers its answer prompt asks for: "graphrag" | "lightrag" | "none"
+    answer_prompt: AnswerPrompt | None = None  # its answer from one context (None: staged, or context-free)
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}

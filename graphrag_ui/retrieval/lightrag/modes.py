@@ -19,6 +19,7 @@ from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_params
 from graphrag_ui.retrieval.core.reference_params import LIGHTRAG_147
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.lightrag.prompts import ANSWER
 from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
 
 TOP_K = LIGHTRAG_147.param(
@@ -96,14 +97,11 @@ MAX_TOTAL_157 = LIGHTRAG_147.param(
     1_000_000,
     500,
 )
-RESPONSE_TYPE = ParamSpec(
-    "response_type",
-    "str",
-    "Multiple Paragraphs",
-    msg("answer format named in the system prompt (its tokens count against max_total_tokens)"),
+RESPONSE_TYPE = LIGHTRAG_147.param(
+    "response_type", msg("answer format named in the system prompt (its tokens count against max_total_tokens)")
 )
-USER_PROMPT = ParamSpec(
-    "user_prompt", "str", "", msg("extra instruction for the answer (its tokens count against max_total_tokens)")
+USER_PROMPT = LIGHTRAG_147.param(
+    "user_prompt", msg("extra instruction for the answer (its tokens count against max_total_tokens)")
 )
 
 
@@ -189,6 +187,7 @@ def _spec(mode: str) -> ModeSpec:
         index_version=index_version,
         reference=f"lightrag:{mode}",
         needs=NEEDS[mode],
+        answer_prompt=ANSWER.get(mode),
         context_free=mode == "bypass",
         citation_style="none" if mode == "bypass" else "lightrag",
     )

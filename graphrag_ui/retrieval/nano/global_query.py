@@ -27,7 +27,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
@@ -293,7 +293,7 @@ PARAMS = (
         128000,
         256,
     ),
-    response_type(REDUCE_PROMPT),
+    NANO.param("response_type", REDUCE_PROMPT),
 )
 
 SPECS = [

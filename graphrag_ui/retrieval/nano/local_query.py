@@ -30,12 +30,13 @@ from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
 
 MODE = "nano.local"
@@ -267,9 +268,7 @@ REPORT_PARAMS = ("level", "local_max_token_for_community_report", "local_communi
 
 
 def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
-    from graphrag_ui.prompts import build_messages
-
-    return build_messages("nano", "local", context, query, response_type=str(params["response_type"]))
+    return LOCAL.messages(context, query, response_type=str(params["response_type"]))
 
 
 PARAMS = (
@@ -296,7 +295,7 @@ PARAMS = (
         "local_community_single_one", msg("Keep only the best community report (applied after the budget cut).")
     ),
     nano_params.threshold(msg("Cosine similarity an entity must reach; the search stops at the first one below.")),
-    response_type(),
+    NANO.param("response_type", ANSWER_PROMPT),
     *recall_params(msg("Entity recall: vector (nano), ilike (catalog) or hybrid (seed 003).")),
 )
 
@@ -307,6 +306,7 @@ SPECS = [
         func=nano_local,
         params=PARAMS,
         needs=Needs(("entities",), reports="optional", by_name=True),
+        answer_prompt=LOCAL,
         summary=msg(
             "nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables."
         ),

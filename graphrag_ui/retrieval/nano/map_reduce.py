@@ -23,7 +23,7 @@ from typing import Any
 
 from graphrag_ui import tokens
 from graphrag_ui.i18n import msg
-from graphrag_ui.prompts import FAIL_RESPONSE
+from graphrag_ui.retrieval.core.answer_prompt import FAIL_RESPONSE
 from graphrag_ui.retrieval.core.stages import Point
 from graphrag_ui.retrieval.nano.prep import ENCODING
 from graphrag_ui.retrieval.nano.prompts import reduce_messages

@@ -17,17 +17,17 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import NAIVE
 from graphrag_ui.retrieval.nano.recall import EXPLAIN_BEYOND
 
 MODE = "nano.naive"
@@ -113,7 +113,7 @@ def nano_naive(index: Index, query: str, params: dict[str, Any], deps: Deps) -> 
         out.warnings.append(FAIL_RESPONSE_NOTE)
     else:
         out.context = SEPARATOR.join(chunk.text for chunk, _, _ in hits[:kept])
-        out.messages = build_messages("nano", "naive", out.context, query, response_type=str(params["response_type"]))
+        out.messages = NAIVE.messages(out.context, query, response_type=str(params["response_type"]))
     if hits and not kept:
         out.warnings.append(
             msg(
@@ -137,7 +137,7 @@ PARAMS = (
         100,
     ),
     nano_params.threshold(msg("Cosine similarity a chunk must reach; the search stops at the first one below.")),
-    response_type(),
+    NANO.param("response_type", ANSWER_PROMPT),
 )
 
 SPECS = [
@@ -147,6 +147,7 @@ SPECS = [
         func=nano_naive,
         params=PARAMS,
         needs=Needs(("chunks",)),
+        answer_prompt=NAIVE,
         summary=msg("nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts."),
         reference="nano:naive",
     )

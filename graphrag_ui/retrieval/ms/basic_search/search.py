@@ -17,14 +17,14 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
+from graphrag_ui.retrieval.ms.prompts import BASIC
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
@@ -118,7 +118,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
             "context table", f"{len(rows)} rows in {order_words}, {used}/{limit} tokens", len(units), len(rows), _ms(t)
         )
     )
-    out.messages = build_messages("ms", "basic", out.context, query, response_type=str(params["response_type"]))
+    out.messages = BASIC.messages(out.context, query, response_type=str(params["response_type"]))
     out.timings_ms["context"] = _ms(start)
     return out
 
@@ -126,7 +126,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
 PARAMS = (
     GRAPHRAG_BASIC.param("k", msg("Text units to fetch by vector search (no threshold)."), 1, 500, 1),
     GRAPHRAG_BASIC.param("max_context_tokens", msg("Context budget (cl100k_base tokens)."), 0, 200000, 100),
-    response_type(),
+    GRAPHRAG_BASIC.param("response_type", ANSWER_PROMPT),
 )
 
 SPECS = [
@@ -137,6 +137,7 @@ SPECS = [
         params=PARAMS,
         needs=Needs(("chunks",)),
         citation_style="graphrag",
+        answer_prompt=BASIC,
         summary=msg(
             "Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
             "the token budget."

@@ -24,7 +24,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
@@ -241,7 +241,7 @@ PARAMS = (
         200,
         1,
     ),
-    response_type(REDUCE_PROMPT),
+    GRAPHRAG_DRIFT.param("response_type", REDUCE_PROMPT),
     ParamSpec(
         "seed",
         "int",

@@ -19,7 +19,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.global_search.community_context import (
@@ -193,7 +193,7 @@ PARAMS = (
     GRAPHRAG_GLOBAL.param(
         "dynamic_search_max_level", msg("Dynamic selection: deepest level rated when nothing is kept."), 0, 10, 1
     ),
-    response_type(REDUCE_PROMPT),
+    GRAPHRAG_GLOBAL.param("response_type", REDUCE_PROMPT),
 )
 
 SPECS = [

@@ -24,10 +24,11 @@ from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
+from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
+from graphrag_ui.retrieval.ms.prompts import LOCAL
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.local"
@@ -321,9 +322,7 @@ def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budg
 
 
 def _messages(context: str, query: str, params: dict) -> list[dict[str, str]]:
-    from graphrag_ui.prompts import build_messages
-
-    return build_messages("ms", "local", context, query, response_type=str(params["response_type"]))
+    return LOCAL.messages(context, query, response_type=str(params["response_type"]))
 
 
 PARAMS = (
@@ -374,7 +373,7 @@ PARAMS = (
     ),
     GRAPHRAG_LOCAL.param("use_community_summary", msg("Use the report summary instead of its full content.")),
     GRAPHRAG_LOCAL.param("min_community_rank", msg("Skip reports rated below this."), 0, 10, 0.5, as_type="float"),
-    response_type(),
+    GRAPHRAG_LOCAL.param("response_type", ANSWER_PROMPT),
     *recall_params(msg("Entity recall: LanceDB vector search (GraphRAG), ILIKE on names, or hybrid (seed 003).")),
 )
 
@@ -386,6 +385,7 @@ SPECS = [
         params=PARAMS,
         needs=Needs(("entities",), reports="optional", by_name=True, members=True),
         citation_style="graphrag",
+        answer_prompt=LOCAL,
         summary=msg(
             "Microsoft GraphRAG local search: entity vector search → community reports, entities and "
             "relationships, source text units, each within its share of the token budget."
