@@ -27,7 +27,7 @@ from graphrag_ui.retrieval.core import vector_engine
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.param_intake import take
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
-from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.retrieval.registry import find_mode, get_mode
 
 
 def index_dimension(index: Index) -> int:
@@ -319,7 +319,8 @@ def check_text(text: str, name: str) -> None:
 def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
     """When a mode put nothing into its context, the index's own reasons (no text, no communities,
     no vectors), so the reader is not left to suspect the threshold."""
-    if mode == "lightrag.bypass" or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
+    spec = find_mode(mode)
+    if (spec is not None and spec.context_free) or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
         return []
     reasons = mode_readiness(index, mode).reasons
     if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked

@@ -17,9 +17,8 @@ from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import run_stages
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS
-from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.registry import DEFAULT_MODE, get_mode, mode_names
 
-DEFAULT_MODE = "nano.local"
 CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
 
 

@@ -16,7 +16,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import msg
 from graphrag_ui.progress import TextProgress
 from graphrag_ui.query import run_query
-from graphrag_ui.query_batch import DEFAULT_MODE, check_mode, run_batch, split_words
+from graphrag_ui.query_batch import check_mode, run_batch, split_words
 from graphrag_ui.query_stages import (
     print_first_prompt,
     print_map_prompts,
@@ -29,7 +29,7 @@ from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.core.vector_engine import overlaps
-from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode
+from graphrag_ui.retrieval.registry import DEFAULT_MODE, MODE_MODULES, get_mode
 from graphrag_ui.terminal import safe_text, said
 
 

@@ -1,8 +1,8 @@
 """Which retrieval mode can run on an index, and why not: the import report's readiness table.
 
-Each mode's needs are written here once — which vector kinds its search reads (and so whether it
-embeds the question), whether it reads community reports, whether its chunks need the text stored
-in the vector rows — and checked against ``graphrag_ui.index.import_report``'s facts. The CLI prints
+Each mode declares its needs on its ``ModeSpec`` (``needs``: which vector kinds its search reads, and
+so whether it embeds the question, whether it reads community reports, whether its chunks need the
+text stored in the vector rows); they are checked here against ``graphrag_ui.index.import_report``'s facts. The CLI prints
 the table after an import, the Index page shows it, and ``run_query`` names the real cause when a
 mode finds nothing.
 """
@@ -16,37 +16,11 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.coverage import KIND_NAMES
 from graphrag_ui.index.import_report import IndexReport, missing_vectors, report
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.needs import Needs
+from graphrag_ui.retrieval.registry import find_mode, mode_names
 
 READY, GAPS, CANNOT = "ready", "ready with gaps", "cannot run"
 STATUS_TEXT = {READY: msg("ready"), GAPS: msg("ready with gaps"), CANNOT: msg("cannot run")}
-
-
-@dataclass(frozen=True)
-class Needs:
-    vectors: tuple[str, ...] = ()  # kinds its vector search reads: it embeds the question if any
-    any_vectors: bool = False  # one of the kinds is enough (hybrid, mix)
-    reports: str = ""  # "required" | "optional"
-    chunk_text: str = ""  # "required" | "optional": LightRAG 1.4/1.5 read a chunk's text from its vector row
-    by_name: bool = False  # has ``recall``: ILIKE finds entities without vectors
-    members: bool = False  # loads only entities that belong to a community (GraphRAG's local search)
-
-
-NEEDS: dict[str, Needs] = {
-    "nano.local": Needs(("entities",), reports="optional", by_name=True),
-    "nano.global": Needs(reports="required"),
-    "nano.naive": Needs(("chunks",)),
-    "lightrag.local": Needs(("entities",), by_name=True),
-    "lightrag.global": Needs(("relations",)),
-    "lightrag.hybrid": Needs(("entities", "relations"), any_vectors=True, by_name=True),
-    "lightrag.mix": Needs(("entities", "relations", "chunks"), any_vectors=True, chunk_text="optional", by_name=True),
-    "lightrag.naive": Needs(("chunks",), chunk_text="required"),
-    "lightrag.bypass": Needs(),
-    "ms.local": Needs(("entities",), reports="optional", by_name=True, members=True),
-    "ms.global": Needs(reports="required"),
-    "ms.basic": Needs(("chunks",)),
-    # DRIFT ranks the reports by their full_content vectors, then runs local searches (ms.local's needs)
-    "ms.drift": Needs(("communities", "entities"), reports="required", members=True),
-}
 
 
 @dataclass
@@ -70,8 +44,14 @@ def _mark(out: ModeReadiness, status: str) -> None:
         out.status = status
 
 
+def needs_of(mode: str) -> Needs:
+    """What ``mode`` reads from an index, as its spec declares (nothing for a name that is no mode)."""
+    spec = find_mode(mode)
+    return spec.needs if spec is not None else Needs()
+
+
 def embeds_question(mode: str) -> bool:
-    return bool(NEEDS.get(mode, Needs(("entities",))).vectors)
+    return bool(needs_of(mode).vectors)
 
 
 def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) -> None:
@@ -98,7 +78,7 @@ def _vectors(facts: IndexReport, mode: str, needs: Needs, out: ModeReadiness) ->
 
 def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) -> ModeReadiness:
     facts = facts or report(index)
-    needs = NEEDS.get(mode, Needs())
+    needs = needs_of(mode)
     out = ModeReadiness(mode, READY)
     if not facts.counts.get("entities") and not facts.counts.get("chunks"):
         return ModeReadiness(mode, CANNOT, [msg("the index is empty")])
@@ -163,8 +143,6 @@ _KEPT: dict[int, tuple[weakref.ref, tuple[IndexReport, list[ModeReadiness]]]] = 
 def kept_readiness(index: Index) -> tuple[IndexReport, list[ModeReadiness]]:
     """``report`` and ``readiness`` of an opened index, worked out once while the object lives (a
     re-embed or re-import loads a new object)."""
-    from graphrag_ui.retrieval.registry import mode_names
-
     held = _KEPT.get(id(index))
     if held is not None and held[0]() is index:
         return held[1]
@@ -177,7 +155,5 @@ def kept_readiness(index: Index) -> tuple[IndexReport, list[ModeReadiness]]:
 
 def readiness(index: Index, modes: list[str] | None = None) -> list[ModeReadiness]:
     """One row per mode (every registered mode by default), in the registry's order."""
-    from graphrag_ui.retrieval.registry import mode_names
-
     facts = report(index)
     return [mode_readiness(index, mode, facts) for mode in (modes or mode_names())]

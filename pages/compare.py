@@ -8,7 +8,7 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.compare import overlap
-from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.registry import get_mode, mode_names, reference_name
 from graphrag_ui.ui import mode_marks, question, staged_answer, state, url_notices
 from graphrag_ui.ui import params as param_widgets
 from graphrag_ui.ui.answer_view import answer_panel
@@ -19,14 +19,12 @@ from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
 from graphrag_ui.ui.runner import retrieve, split_keywords
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
-REFERENCES = {"lightrag": "LightRAG", "nano": "nano-graphrag", "ms": "GraphRAG"}  # names, not translated
-
 
 def side_title(spec, values: dict, lang: str) -> str:
     """The side's header: its mode, and the reference release when the mode follows several."""
     if not spec.versions:
         return spec.name
-    reference = REFERENCES.get(spec.family, spec.family)
+    reference = reference_name(spec.family)
     return t("{mode} · {reference} {version}", lang, mode=spec.name, reference=reference, version=values["version"])
 
 

@@ -21,10 +21,10 @@ from llm_server import Reply, Script, default_reply, is_map_prompt, is_rating_pr
 from ui_fixtures import plain
 
 from graphrag_ui.cli import main as cli_main
+from graphrag_ui.llm.prompts import FAIL_RESPONSE
 from graphrag_ui.llm_client import client
 from graphrag_ui.llm_client.cache import LLMCache, app_home
-from graphrag_ui.prompts import FAIL_RESPONSE
-from graphrag_ui.prompts_ms import NO_DATA_ANSWER
+from graphrag_ui.retrieval.ms.prompts import NO_DATA_ANSWER
 
 EN = SAMPLES / "en" / "index"
 QUESTION = "What are the main themes of the corpus?"

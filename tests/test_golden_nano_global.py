@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from test_golden_nano import deps, golden_index
 
-from graphrag_ui.prompts_nano import map_messages, reduce_messages
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, MalformedAnswer, Point
 from graphrag_ui.retrieval.nano.global_query import SPECS as GLOBAL_SPECS
 from graphrag_ui.retrieval.nano.map_reduce import HOOKS, MAP_LLM_KWARGS
 from graphrag_ui.retrieval.nano.naive_query import SPECS as NAIVE_SPECS
+from graphrag_ui.retrieval.nano.prompts import map_messages, reduce_messages
 
 GOLDENS = Path(__file__).parent / "goldens" / "nano"
 

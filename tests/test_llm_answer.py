@@ -8,9 +8,9 @@ import sqlite3
 import pytest
 from llm_server import Reply
 
-from graphrag_ui import prompts
 from graphrag_ui.llm import answer as answering
 from graphrag_ui.llm import keywords as kw
+from graphrag_ui.llm import prompts
 from graphrag_ui.llm_client import client
 from graphrag_ui.llm_client.cache import LLMCache
 from graphrag_ui.llm_client.settings import LLMSettings

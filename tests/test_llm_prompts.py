@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag_ui import prompts
+from graphrag_ui.llm import prompts
 
 
 @pytest.mark.parametrize("family,mode", [(f, m) for f, modes in prompts.TEMPLATES.items() for m in modes])

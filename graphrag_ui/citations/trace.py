@@ -18,19 +18,16 @@ from graphrag_ui.citations.model import ITEM_KINDS, Citation, Item, Sentence, Sp
 from graphrag_ui.citations.support import Overlap
 from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.registry import find_mode
 
 MAX_ANSWER = 200_000  # characters of an answer read (a longer reply is read up to here)
 MAX_ESTIMATED = 2_000  # sentences whose support is estimated at most
 
 
 def style_of(mode: str) -> str:
-    """The citation style the mode's answer prompt asks for."""
-    family = mode.partition(".")[0]
-    if family == "ms":
-        return "graphrag"
-    if family == "lightrag" and mode != "lightrag.bypass":
-        return "lightrag"
-    return "none"
+    """The citation style the mode's answer prompt asks for (its spec's ``citation_style``)."""
+    spec = find_mode(mode)
+    return spec.citation_style if spec is not None else "none"
 
 
 def trace_answer(answer: str, retrieval: Retrieval) -> Trace:

@@ -73,10 +73,11 @@ class EvalRun:
 
 
 def default_modes(index: Index) -> list[str]:
-    """Every mode the index can run (``query_readiness``), but ``lightrag.bypass`` (it retrieves nothing)."""
+    """Every mode the index can run (``query_readiness``), but a context-free one (LightRAG's ``bypass``:
+    it retrieves nothing)."""
     from graphrag_ui.query_readiness import CANNOT, readiness
 
-    return [r.mode for r in readiness(index) if r.status != CANNOT and r.mode != "lightrag.bypass"]
+    return [r.mode for r in readiness(index) if r.status != CANNOT and not get_mode(r.mode).context_free]
 
 
 def question_keywords(index: Index, question: Question, configs: list[Config], llm_settings: Any = None) -> Any:

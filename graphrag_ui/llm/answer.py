@@ -12,14 +12,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphrag_ui import prompts
 from graphrag_ui.citations import Trace, trace_answer
 from graphrag_ui.i18n import msg
+from graphrag_ui.llm import prompts
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
 from graphrag_ui.llm_client.settings import ENV_API_BASE, ENV_MODEL, LLMSettings, scrub
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.registry import find_mode
 
 # parameters LightRAG hashes into its answer-cache key (others are hashed too, via the messages)
 KEY_PARAMS = (
@@ -60,8 +61,9 @@ class AnswerResult:
 
 
 def sends_without_context(retrieval: Retrieval) -> bool:
-    """LightRAG's ``bypass`` mode sends the bare question to the model: no context is expected."""
-    return retrieval.mode == "lightrag.bypass"
+    """A context-free mode (LightRAG's ``bypass``) sends the bare question to the model: no context is expected."""
+    spec = find_mode(retrieval.mode)
+    return spec is not None and spec.context_free
 
 
 def messages_for(retrieval: Retrieval, history: list[dict[str, str]] | None = None) -> list[dict[str, str]]:

@@ -18,9 +18,9 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.llm.prompts import KEYWORDS_PROMPT, keywords_messages
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.settings import LLMSettings
-from graphrag_ui.prompts import KEYWORDS_PROMPT, keywords_messages
 from graphrag_ui.retrieval.core.result import Keywords
 
 if TYPE_CHECKING:

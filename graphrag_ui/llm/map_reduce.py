@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import Any
 
-from graphrag_ui import prompts
 from graphrag_ui.i18n import joined, msg
+from graphrag_ui.llm import prompts
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS, AnswerResult, answer, short_help, unconfigured_error
 from graphrag_ui.llm_client import usage
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache

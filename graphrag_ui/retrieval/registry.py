@@ -28,6 +28,11 @@ MODE_MODULES: dict[str, str] = {
     "ms.basic": "graphrag_ui.retrieval.ms.basic_search.search",
     "ms.drift": "graphrag_ui.retrieval.ms.drift_search.search",
 }
+DEFAULT_MODE = "nano.local"  # the CLI's and batch's mode when none is named
+# the modes a first evaluation plan compares: the default mode and its family's plain-chunk baseline
+FIRST_COMPARISON = (DEFAULT_MODE, "nano.naive")
+# the reference library each family reproduces, as its authors name it (not translated)
+REFERENCE_NAMES = {"nano": "nano-graphrag", "lightrag": "LightRAG", "ms": "GraphRAG"}
 
 
 @cache
@@ -59,3 +64,17 @@ def get_mode(name: str) -> ModeSpec:
         return _module_specs(module_name)[name]
     except (ModuleNotFoundError, KeyError):
         raise UserError(msg("mode {name} is not available in this version", name=repr(name))) from None
+
+
+def find_mode(name: str) -> ModeSpec | None:
+    """The spec of ``name``, or None for a name that is not a mode of this version (a record from
+    another version, a test's stand-in): callers then fall back to a mode's plainest behaviour."""
+    try:
+        return get_mode(name)
+    except UserError:
+        return None
+
+
+def reference_name(family: str) -> str:
+    """The reference library a family reproduces ("LightRAG"); the family itself when it has none."""
+    return REFERENCE_NAMES.get(family, family)

@@ -18,17 +18,15 @@ from graphrag_ui.evaluation.plan import EvalPlan
 from graphrag_ui.i18n import msg, t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.schema import suggestion
-from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.registry import FIRST_COMPARISON, get_mode, mode_names, reference_name
 from graphrag_ui.sweep import MAX_STEPS, parse_values
 from graphrag_ui.ui import url_choice, url_notices
 from graphrag_ui.ui.escape import md_escape, shown_error
 
-DEFAULT_MODES = ["nano.local", "nano.naive"]
 DEFAULT_PARAM = "top_k"
 DEFAULT_RANGE = (5.0, 30.0, 5.0)
 NONE = ""  # no parameter: each mode once, at its defaults
 NOTICES = "_ev_url_notices"  # session: (widget key, the value the notice is about) -> notice
-FAMILY_NAMES = {"lightrag": "LightRAG", "ms": "GraphRAG", "nano": "nano-graphrag"}  # names, not translated
 
 
 def numeric_params(modes: list[str]) -> dict[str, str]:
@@ -110,7 +108,7 @@ def show_notices(lang: str) -> None:
 def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
     """The plan controls; returns the plan (None when it cannot run, said on the page) and its signature."""
     _link_modes()
-    st.session_state.setdefault("ev_modes", list(DEFAULT_MODES))
+    st.session_state.setdefault("ev_modes", list(FIRST_COMPARISON))
     modes = st.multiselect(
         t("Modes", lang),
         mode_names(),
@@ -220,7 +218,7 @@ def _versions(modes: list[str], index: Index, lang: str) -> dict[str, list[str]]
             st.session_state[key] = [v for v in kept if v in options]
         st.session_state.setdefault(key, [spec.default_version(index)])
         chosen = st.multiselect(
-            t("{reference} releases", lang, reference=FAMILY_NAMES.get(family, family)),
+            t("{reference} releases", lang, reference=reference_name(family)),
             options,
             key=key,
             bind="query-params",

@@ -81,8 +81,8 @@ class Reference:
         ref = self.fields[name]
         type_ = as_type or ref.type
         default = float(ref.default) if ref.type == type_ == "float" else ref.default
-        if type_ == "str" and default is None:
-            default = ""
+        if default is None and type_ == "str":
+            default = ""  # the reference's None ("not set", LightRAG's user_prompt) is the explorer's empty text
         return ParamSpec(name, type_, default, help_text, low, high, step)
 
 

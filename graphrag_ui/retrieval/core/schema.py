@@ -10,6 +10,8 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.retrieval.core.answer_prompt import AnswerPrompt
+from graphrag_ui.retrieval.core.needs import Needs
 
 if TYPE_CHECKING:
     from graphrag_ui.retrieval.core.model_stages import ModelStages
@@ -69,6 +71,7 @@ class ParamSpec:
         return value
 
 
+# help of ``response_type`` (a field of every reference object: ``Reference.param("response_type", …)``)
 ANSWER_PROMPT = msg("Answer shape requested in the answer prompt.")
 REDUCE_PROMPT = msg("Answer shape requested in the reduce prompt.")
 
@@ -191,6 +194,10 @@ class ModeSpec:
     # reference_params.CATALOGUE (e.g. "lightrag:naive", "graphrag.local:local"); its other fields are
     # then accepted and named as ignored instead of refused
     reference: str = ""
+    needs: Needs = Needs()  # what it reads from an index (``query_readiness``)
+    context_free: bool = False  # retrieves nothing: the bare question goes to the model (LightRAG's bypass)
+    citation_style: str = "none"  # the markers its answer prompt asks for: "graphrag" | "lightrag" | "none"
+    answer_prompt: AnswerPrompt | None = None  # its answer from one context (None: staged, or context-free)
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}

@@ -13,6 +13,7 @@ What both releases do alike sits here; what differs sits in ``v1_4_7/`` and ``v1
 - 1.5.7's ``_apply_token_truncation``, ``_merge_all_chunks``, ``_build_context_str`` (JSON lines,
   references) → ``v1_5_7/pipeline``, ``v1_5_7/context``
 - candidates, their reasons and the trace rows → ``explain``
+- ``PROMPTS["rag_response"]`` / ``["naive_rag_response"]`` (the answer prompts, our wording) → ``prompts``
 
 1.4.7's entity and relation token counts are stored at import (``graphrag_ui.index.lightrag_precount``).
 """

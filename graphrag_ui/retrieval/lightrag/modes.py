@@ -15,9 +15,11 @@ from __future__ import annotations
 from functools import partial
 
 from graphrag_ui.i18n import joined, msg
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_params
 from graphrag_ui.retrieval.core.reference_params import LIGHTRAG_147
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.retrieval.lightrag.prompts import ANSWER
 from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
 
 TOP_K = LIGHTRAG_147.param(
@@ -141,6 +143,17 @@ SUMMARIES = {
     "bypass": msg("no retrieval: the bare question goes to the model (LightRAG's bypass mode)"),
 }
 
+# what each mode reads from an index (``query_readiness``): its vector kinds, and the chunk text
+# LightRAG 1.4/1.5 read from the chunk vector rows
+NEEDS = {
+    "local": Needs(("entities",), by_name=True),
+    "global": Needs(("relations",)),
+    "hybrid": Needs(("entities", "relations"), any_vectors=True, by_name=True),
+    "mix": Needs(("entities", "relations", "chunks"), any_vectors=True, chunk_text="optional", by_name=True),
+    "naive": Needs(("chunks",), chunk_text="required"),
+    "bypass": Needs(),
+}
+
 
 def index_version(index) -> str:
     """The LightRAG release that wrote an index: recorded at import, else told by its layout; 1.4.7
@@ -172,6 +185,10 @@ def _spec(mode: str) -> ModeSpec:
         version_params={v: _params(mode, v) for v in VERSIONS},
         index_version=index_version,
         reference=f"lightrag:{mode}",
+        needs=NEEDS[mode],
+        answer_prompt=ANSWER.get(mode),
+        context_free=mode == "bypass",
+        citation_style="none" if mode == "bypass" else "lightrag",
     )
     return base.for_version(VERSION_147)
 

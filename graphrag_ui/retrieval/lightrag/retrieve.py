@@ -8,14 +8,15 @@ messages.
 
 from __future__ import annotations
 
-from graphrag_ui import prompts
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.answer_prompt import DEFAULT_RESPONSE_TYPE
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Keywords, Retrieval
 from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
+from graphrag_ui.retrieval.lightrag.prompts import ANSWER
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
 from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as v157
 
@@ -94,12 +95,10 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
     r.trace = clock.trace()
     add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
     if r.context:
-        r.messages = prompts.build_messages(
-            "lightrag",
-            effective,
+        r.messages = ANSWER[effective].messages(
             r.context,
             query,
-            response_type=p.response_type or prompts.DEFAULT_RESPONSE_TYPE,
+            response_type=p.response_type or DEFAULT_RESPONSE_TYPE,
             user_prompt=p.user_prompt,
         )
     return r

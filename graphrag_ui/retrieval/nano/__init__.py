@@ -9,6 +9,7 @@
   ``community_schema()`` (``_storage/gdb_networkx.py``) → ``community_schema``; reading the map
   answers and the reduce prompt → ``map_reduce``
 - ``naive_query`` → ``naive_query``
+- ``prompt.py``'s answer, map and reduce prompts (our wording, nano's placeholders) → ``prompts``
 - the ``QueryParam`` fields the modes share → ``params``; per-index token counts of stored texts,
   which nano encodes again on every query → ``prep``
 """

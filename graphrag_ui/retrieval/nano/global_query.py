@@ -24,9 +24,9 @@ from typing import Any
 
 from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
-from graphrag_ui.prompts_nano import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.model_stages import ModelStages
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
@@ -37,6 +37,7 @@ from graphrag_ui.retrieval.nano.map_reduce import HOOKS
 from graphrag_ui.retrieval.nano.params import GLOBAL_MODE as MODE
 from graphrag_ui.retrieval.nano.params import GLOBAL_PARAMS as PARAMS
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import map_messages
 
 MAP_HEADER = ["id", "content", "rating", "importance"]
 NO_COMMUNITY_NOTE = msg(
@@ -280,6 +281,7 @@ SPECS = [
         family="nano",
         func=nano_global,
         params=PARAMS,
+        needs=Needs(reports="required"),
         summary=msg(
             "nano-graphrag 0.0.8.2 global: community reports by occurrence and rating → batches → "
             "map (key points per batch) → reduce (analyst points) → answer."

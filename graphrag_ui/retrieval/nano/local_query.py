@@ -27,6 +27,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
@@ -36,6 +37,7 @@ from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
 
 MODE = "nano.local"
@@ -275,9 +277,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
 
 def _messages(context: str, query: str, params: Params) -> list[dict[str, str]]:
-    from graphrag_ui.prompts import build_messages
-
-    return build_messages("nano", "local", context, query, response_type=params.response_type)
+    return LOCAL.messages(context, query, response_type=params.response_type)
 
 
 PARAMS = (
@@ -314,6 +314,8 @@ SPECS = [
         family="nano",
         func=nano_local,
         params=PARAMS,
+        needs=Needs(("entities",), reports="optional", by_name=True),
+        answer_prompt=LOCAL,
         summary=msg(
             "nano-graphrag 0.0.8.2 local: entities by vector → their communities, source chunks and edges → four CSV tables."
         ),

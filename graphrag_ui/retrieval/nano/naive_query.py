@@ -18,8 +18,8 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
@@ -28,6 +28,7 @@ from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import NAIVE
 from graphrag_ui.retrieval.nano.recall import EXPLAIN_BEYOND
 
 MODE = "nano.naive"
@@ -114,7 +115,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         out.warnings.append(FAIL_RESPONSE_NOTE)
     else:
         out.context = SEPARATOR.join(chunk.text for chunk, _, _ in hits[:kept])
-        out.messages = build_messages("nano", "naive", out.context, query, response_type=params.response_type)
+        out.messages = NAIVE.messages(out.context, query, response_type=params.response_type)
     if hits and not kept:
         out.warnings.append(
             msg(
@@ -147,6 +148,8 @@ SPECS = [
         family="nano",
         func=nano_naive,
         params=PARAMS,
+        needs=Needs(("chunks",)),
+        answer_prompt=NAIVE,
         summary=msg("nano-graphrag 0.0.8.2 naive: chunks by vector search within a token budget, joined as excerpts."),
         reference="nano:naive",
     )

@@ -18,13 +18,14 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts import build_messages
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
+from graphrag_ui.retrieval.ms.prompts import BASIC
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
@@ -119,7 +120,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
             "context table", f"{len(rows)} rows in {order_words}, {used}/{limit} tokens", len(units), len(rows), _ms(t)
         )
     )
-    out.messages = build_messages("ms", "basic", out.context, query, response_type=params.response_type)
+    out.messages = BASIC.messages(out.context, query, response_type=params.response_type)
     out.timings_ms["context"] = _ms(start)
     return out
 
@@ -136,6 +137,9 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(("chunks",)),
+        citation_style="graphrag",
+        answer_prompt=BASIC,
         summary=msg(
             "Microsoft GraphRAG basic search: the k text units nearest the question, as one table within "
             "the token budget."

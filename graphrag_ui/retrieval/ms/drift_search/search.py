@@ -15,6 +15,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.ms.drift_search import rounds
@@ -35,6 +36,9 @@ SPECS = [
         family="ms",
         func=run,
         params=(),
+        # DRIFT ranks the reports by their full_content vectors, then runs local searches (ms.local's needs)
+        needs=Needs(("communities", "entities"), reports="required", members=True),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG DRIFT search: a hypothetical answer ranks the community reports, primer calls "
             "ask follow-up questions, rounds of local searches answer them, a reduce combines the answers."

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.i18n import joined, msg
-from graphrag_ui.prompts_ms import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
 from graphrag_ui.retrieval.ms.global_search.params import TYPED
 from graphrag_ui.retrieval.ms.global_search.parse import read_points
+from graphrag_ui.retrieval.ms.prompts import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.ms.text import count_text
 
 

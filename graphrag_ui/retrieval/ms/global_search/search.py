@@ -17,9 +17,9 @@ from typing import Any
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.prompts_ms import map_messages
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
@@ -35,6 +35,7 @@ from graphrag_ui.retrieval.ms.global_search.dynamic_selection import Selection
 from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 from graphrag_ui.retrieval.ms.global_search.params import MODE, PARAMS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
+from graphrag_ui.retrieval.ms.prompts import map_messages
 
 
 def run(
@@ -168,6 +169,8 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(reports="required"),
+        citation_style="graphrag",
         summary=msg(
             "Microsoft GraphRAG global search: community reports in shuffled batches, one map call per "
             "batch for scored points, the best points reduced into the answer."

@@ -21,6 +21,7 @@ from typing import Any
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
@@ -28,6 +29,7 @@ from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
+from graphrag_ui.retrieval.ms.prompts import LOCAL
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 
 MODE = "ms.local"
@@ -322,9 +324,7 @@ def _section_budget(out: Retrieval, section: str, used: int, limit: int) -> Budg
 
 
 def _messages(context: str, query: str, params: Params) -> list[dict[str, str]]:
-    from graphrag_ui.prompts import build_messages
-
-    return build_messages("ms", "local", context, query, response_type=params.response_type)
+    return LOCAL.messages(context, query, response_type=params.response_type)
 
 
 PARAMS = (
@@ -385,6 +385,9 @@ SPECS = [
         family="ms",
         func=run,
         params=PARAMS,
+        needs=Needs(("entities",), reports="optional", by_name=True, members=True),
+        citation_style="graphrag",
+        answer_prompt=LOCAL,
         summary=msg(
             "Microsoft GraphRAG local search: entity vector search → community reports, entities and "
             "relationships, source text units, each within its share of the token budget."

@@ -1,22 +1,20 @@
-"""Prompts of nano-graphrag's global search (map, reduce) in our own wording.
+"""nano-graphrag's prompts in our own wording: the answer of local and naive search, global search's map and reduce.
 
-Like ``graphrag_ui.prompts``, each template keeps the placeholders of the nano-graphrag 0.0.8.2 prompt it
-stands in for (``global_map_rag_points``: ``context_data``; ``global_reduce_rag_response``:
+Like every answer prompt (``retrieval.core.answer_prompt``), each template keeps the placeholders of the nano-graphrag 0.0.8.2 prompt it
+stands in for (``local_rag_response``: ``context_data`` and ``response_type``; ``naive_rag_response``:
+``content_data``; ``global_map_rag_points``: ``context_data``; ``global_reduce_rag_response``:
 ``report_data`` and ``response_type``), and each message list has nano's shape: the filled system
 prompt, then the question as the user message (nano calls ``best_model_func(query, system_prompt=…)``
 for both). The JSON the map prompt asks for is the JSON nano parses (``points`` of
-``description``/``score``). Bottom layer: imports nothing of the package.
+``description``/``score``).
 """
 
 from __future__ import annotations
 
-_ROLE = (
-    "You are an analyst answering a question from a knowledge base that was built as a graph of "
-    "entities and relationships over a set of source documents."
-)
+from graphrag_ui.retrieval.core.answer_prompt import ROLE, AnswerPrompt
 
 _MAP = f"""## Role
-{_ROLE}
+{ROLE}
 
 ## Task
 The table below holds community reports, each with its rating and its importance in the index. List
@@ -33,7 +31,7 @@ A single JSON object and nothing else:
 """
 
 _REDUCE = f"""## Role
-{_ROLE}
+{ROLE}
 
 ## Task
 Several analysts each read part of the community reports and wrote key points for the user's
@@ -49,6 +47,43 @@ points do not hold the answer, say so plainly; never make facts up.
 
 Reply in the format and length asked for above, organised with Markdown headings and sections where useful.
 """
+
+_LOCAL_ANSWER = f"""## Role
+{ROLE}
+
+## Task
+Answer the user's question using the data tables below. Summarise what they say that bears on the
+question, and bring in general knowledge only where it clearly helps. If the tables do not hold the
+answer, say so plainly; never make facts up.
+
+## Answer length and format
+{{response_type}}
+
+## Data tables
+{{context_data}}
+
+Reply in the format and length asked for above, organised with Markdown headings and sections where useful.
+"""
+
+_NAIVE_ANSWER = f"""## Role
+{ROLE}
+
+## Task
+Answer the user's question using the document excerpts below. If they do not hold the answer, say
+so plainly; never make facts up.
+
+## Answer length and format
+{{response_type}}
+
+## Document excerpts
+{{content_data}}
+
+Reply in the format and length asked for above, organised with Markdown headings and sections where useful.
+"""
+
+# the answer prompts of local_query and naive_query (nano's local_rag_response, naive_rag_response)
+LOCAL = AnswerPrompt(_LOCAL_ANSWER, "context_data")
+NAIVE = AnswerPrompt(_NAIVE_ANSWER, "content_data")
 
 
 def _messages(system: str, query: str) -> list[dict[str, str]]:

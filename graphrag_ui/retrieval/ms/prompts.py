@@ -1,15 +1,58 @@
-"""Prompts of GraphRAG's multi-call searches (global map, reduce, relevance rating) in our own wording.
+"""GraphRAG's prompts in our own wording: the answer of local and basic search, and the multi-call
+searches' (global map, reduce, relevance rating; DRIFT's expansion, primer, local and reduce).
 
-Like ``graphrag_ui.prompts``, each template keeps the placeholders of the GraphRAG prompt it stands in
+Like every answer prompt (``retrieval.core.answer_prompt``), each template keeps the placeholders of the GraphRAG prompt it stands in
 for, and each message list has GraphRAG's shape (the filled system prompt, then the question as the
-user message), so the model sees the same pieces in the same places: the map prompt gets
+user message), so the model sees the same pieces in the same places: the answer prompts get
+``context_data`` and ``response_type``, the map prompt gets
 ``context_data`` and ``max_length``, the reduce prompt ``report_data``, ``response_type`` and
 ``max_length``, the rating prompt ``description`` and ``question``. The JSON the map and rating prompts
 ask for is the JSON GraphRAG parses (``points`` of ``description``/``score``; ``reason``/``rating``).
-Bottom layer: imports nothing of the package.
 """
 
 from __future__ import annotations
+
+from graphrag_ui.retrieval.core.answer_prompt import ROLE, AnswerPrompt
+
+_LOCAL_ANSWER = f"""## Role
+{ROLE}
+
+## Task
+Answer the user's question from the data tables below (entities, relationships, community reports,
+source text units), summarising everything relevant in them. If you don't know the answer, say so;
+do not invent anything. Back each important point with the records it rests on, written as
+[Data: <table> (record ids)], with at most 5 ids per reference followed by "+more" when there are more.
+
+## Target length and format
+{{response_type}}
+
+## Data tables
+{{context_data}}
+
+Write in Markdown, with sections and commentary suited to the length and format asked for above.
+"""
+
+_BASIC_ANSWER = f"""## Role
+{ROLE}
+
+## Task
+Answer the user's question from the source text table below, summarising everything relevant in it.
+If you don't know the answer, say so; do not invent anything. Back each important point with the
+rows it rests on, written as [Data: Sources (record ids)], with at most 5 ids per reference followed
+by "+more" when there are more.
+
+## Target length and format
+{{response_type}}
+
+## Data tables
+{{context_data}}
+
+Write in Markdown, with sections and commentary suited to the length and format asked for above.
+"""
+
+# the answer prompts of local search and basic search (GraphRAG's LOCAL_SEARCH_SYSTEM_PROMPT, BASIC_SEARCH_SYSTEM_PROMPT)
+LOCAL = AnswerPrompt(_LOCAL_ANSWER, "context_data")
+BASIC = AnswerPrompt(_BASIC_ANSWER, "context_data")
 
 _MAP = """## Role
 You are an analyst reading a batch of community reports from a knowledge graph to help answer a
