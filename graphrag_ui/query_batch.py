@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import traceback
 from dataclasses import asdict
 from pathlib import Path
@@ -17,6 +16,7 @@ from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import run_stages
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 
 DEFAULT_MODE = "nano.local"
@@ -80,7 +80,7 @@ def case_result(
     params = checked["params"]
     if case.get("recall"):
         params["recall"] = case["recall"]
-    start = time.perf_counter()
+    start = now()
     result = run_query(
         index,
         checked["mode"],
@@ -98,7 +98,7 @@ def case_result(
         from graphrag_ui.llm.answer import answer as ask
 
         reply = ask(result, settings, stream=False, use_cache=use_cache)
-    total = (time.perf_counter() - start) * 1000
+    total = elapsed_ms(start)
     row = {
         "input": case,
         "mode": result.mode,

@@ -17,7 +17,6 @@ tokens alone exceed the batch budget makes nano loop forever; we leave it out an
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, Trac
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, response_type
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
@@ -131,13 +131,13 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     prep = prepared(index)
     level, cap = int(params["level"]), int(params["global_max_consider_community"])
     min_rating = float(params["global_min_community_rating"])
-    start = time.perf_counter()
+    start = now()
     schema = prep.schema()
     out.trace.append(
         TraceStep("schema", "clusters of the entities, in graph order", len(index.entities), len(schema), _ms(start))
     )
 
-    step = time.perf_counter()
+    step = now()
     in_level = [(k, e) for k, e in schema.items() if e.level <= level]
     by_occurrence = sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
     considered = by_occurrence[:cap]
@@ -164,7 +164,7 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
         )
     )
 
-    step = time.perf_counter()
+    step = now()
     rows: list[_Row] = []
     for key, entry in considered:
         com = index.community_by_id.get(key)
@@ -201,9 +201,9 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
 
 def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
     out = Retrieval(mode=MODE, query=query, params=dict(params))
-    start = time.perf_counter()
+    start = now()
     rows = _select(index, params, out)
-    step = time.perf_counter()
+    step = now()
     limit = int(params["global_max_token_for_community_report"])
     groups, oversize = _group(rows, limit)
     stages = Stages(status=NEEDS_MODEL)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import time
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -23,6 +22,7 @@ from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ModeSpec, response_type
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
@@ -45,13 +45,13 @@ def layout(index: Index) -> str:
 
 
 def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retrieval:
-    start = time.perf_counter()
+    start = now()
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     k, limit = int(params["k"]), int(params["max_context_tokens"])
     version = layout(index)
     id_col = "source_id" if version == "2" else "id"
     view = index_view(index)
-    t = time.perf_counter()
+    t = now()
     hits = []
     table_ = index.vectors.get("chunks")
     if query == "":
@@ -71,7 +71,7 @@ def run(index: Index, query: str, params: dict[str, Any], deps: Deps) -> Retriev
         if h.id not in view.chunks:
             out.warnings.append(msg("vector id {id} names no text unit: skipped", id=h.id))
     out.trace.append(TraceStep("text unit search", msg("LanceDB k-NN, k = {k}", k=k), len(hits), len(units), _ms(t)))
-    t = time.perf_counter()
+    t = now()
     header = [id_col, "text"]
     used = count(f"{id_col}|text\n")
     rows: list[list[str]] = []

@@ -15,7 +15,6 @@ expansion, the primer answers, ``n_depth`` rounds of local searches, the reduce 
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 from graphrag_ui.i18n import msg
@@ -26,6 +25,7 @@ from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec, response_type
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.text import count_text
@@ -59,13 +59,13 @@ def primer_stage(
 ) -> Retrieval:
     """The model-free part of DRIFT for ``query``; ``expansion`` is the model's hypothetical answer
     (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
-    start = time.perf_counter()
+    start = now()
     out = Retrieval(mode=MODE, query=query, params=dict(params))
     if query == "":
         out.warnings.append(msg("the question is empty: GraphRAG's DRIFT search refuses it (ValueError)"))
         return out
     level, seed = int(params["community_level"]), int(params["seed"])
-    t = time.perf_counter()
+    t = now()
     reports = level_reports(index, level)
     if not reports:
         out.warnings.append(
@@ -83,7 +83,7 @@ def primer_stage(
     out.trace.append(
         TraceStep("template choice", f"random.Random({seed}).choice over the loaded reports", len(reports), 1, _ms(t))
     )
-    t = time.perf_counter()
+    t = now()
     matrix, missing = primer.report_vectors(index, reports)
     if matrix is None:
         out.warnings.append(
@@ -116,7 +116,7 @@ def primer_stage(
     out.trace.append(
         TraceStep("report ranking", f"cosine to full_content vectors, nlargest({k})", len(reports), len(top), _ms(t))
     )
-    t = time.perf_counter()
+    t = now()
     folds = primer.split_folds([r.community for r in top], int(params["primer_folds"]))
     fold_of = {c.id: i for i, fold in enumerate(folds) for c in fold}
     parts.append(ranking_header(ranked_by, len(top), len(reports)) + ranking_table(top))
