@@ -61,11 +61,17 @@ def _drop_dead() -> None:
 def values(owner: object) -> dict[str, Any]:
     """The owner's own dict of kept values (a new, empty one the first time or after ``close``)."""
     key = id(owner)
+    held = _KEPT.get(key)  # a hit takes no lock: each OrderedDict call is atomic (every query asks ~10 times)
+    if held is not None and held[0]() is owner:
+        try:
+            _KEPT.move_to_end(key)
+        except KeyError:  # dropped by another thread meanwhile: the dict is still this call's answer
+            pass
+        return held[1]
     with _LOCK:
         _drop_dead()
         held = _KEPT.get(key)
-        if held is not None and held[0]() is owner:
-            _KEPT.move_to_end(key)
+        if held is not None and held[0]() is owner:  # another thread made it meanwhile
             return held[1]
         held = _KEPT[key] = (weakref.ref(owner, lambda ref, key=key: _gone(ref, key)), {})
         while len(_KEPT) > KEPT_OWNERS:
