@@ -15,7 +15,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from graphrag_ui.errors import UserError
@@ -28,6 +27,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.query_batch import check_mode
 from graphrag_ui.query_cli import _emit, _load, _params
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM
+from graphrag_ui.retrieval.core.timing import elapsed_s, now
 from graphrag_ui.retrieval.registry import MODE_MODULES
 from graphrag_ui.sweep import parse_values, sweepable
 from graphrag_ui.terminal import safe_text, said
@@ -274,12 +274,11 @@ def run(args: argparse.Namespace) -> int:
     for note in plan.notes:
         print(f"note: {said(str(note), one_line=True)}", file=sys.stderr)
 
-    last = [0.0]
+    last: list[float | None] = [None]
 
     def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == total or now - last[0] >= 1.0:  # at most once a second on a long run
-            last[0] = now
+        if done == total or last[0] is None or elapsed_s(last[0]) >= 1.0:  # at most once a second on a long run
+            last[0] = now()
             print(f"eval: {done}/{total} runs", file=sys.stderr, flush=True)
 
     pair = [_config(spec, plan) for spec in args.compare] if args.compare else None

@@ -9,7 +9,6 @@ offline), times the query embedding apart from the context build, and returns th
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 from typing import Any
 
@@ -27,6 +26,7 @@ from graphrag_ui.retrieval.core import vector_engine
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.param_intake import take
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.registry import find_mode, get_mode
 
 
@@ -220,13 +220,13 @@ def run_query(
         key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
         rows = _EMBEDDED.get(key)
         if rows is None:
-            start = time.perf_counter()
+            start = now()
             try:
                 # a NaN, 1e300, all-zero or wrong-width question vector is refused, never searched with
                 # (the width is _check_dimension's: it names the embedder that would fit)
                 rows = question_rows(model.embed, texts, embedding["id"])
             finally:
-                embed_ms += (time.perf_counter() - start) * 1000
+                embed_ms += elapsed_ms(start)
         if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too
             _check_dimension(index, embedding["id"], rows.shape[1])
         if key in _EMBEDDED:  # the same question again (a slider move): the same vector
@@ -244,13 +244,13 @@ def run_query(
     )
     kw_ms = 0.0
     if spec.uses_keywords and keywords is None:
-        start = time.perf_counter()
+        start = now()
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, notes)
-        kw_ms = (time.perf_counter() - start) * 1000
+        kw_ms = elapsed_ms(start)
     elif not spec.uses_keywords and (hl or ll):
         notes.append(msg("mode {mode} does not use keywords: the given hl/ll keywords were ignored", mode=mode))
     deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
-    start = time.perf_counter()
+    start = now()
     # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
     # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
     with vector_server.recording() as searches, paused_gc():
@@ -271,7 +271,7 @@ def run_query(
             )
         else:
             result = spec.func(index, query, resolved, deps)
-    total_ms = (time.perf_counter() - start) * 1000
+    total_ms = elapsed_ms(start)
     if searches:
         vector_engine.mark(result, searches)
     result.timings_ms.update(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import traceback
 from dataclasses import asdict
 from pathlib import Path
@@ -17,6 +16,7 @@ from graphrag_ui.query import run_query
 from graphrag_ui.query_stages import run_stages
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.result import KINDS
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.registry import DEFAULT_MODE, get_mode, mode_names
 
 CASE_FIELDS = ("mode", "query", "params", "hl_keywords", "ll_keywords", "recall")
@@ -79,7 +79,7 @@ def case_result(
     params = checked["params"]
     if case.get("recall"):
         params["recall"] = case["recall"]
-    start = time.perf_counter()
+    start = now()
     result = run_query(
         index,
         checked["mode"],
@@ -97,7 +97,7 @@ def case_result(
         from graphrag_ui.llm.answer import answer as ask
 
         reply = ask(result, settings, stream=False, use_cache=use_cache)
-    total = (time.perf_counter() - start) * 1000
+    total = elapsed_ms(start)
     row = {
         "input": case,
         "mode": result.mode,

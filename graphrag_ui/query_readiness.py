@@ -9,10 +9,10 @@ mode finds nothing.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.coverage import KIND_NAMES
 from graphrag_ui.index.import_report import IndexReport, missing_vectors, report
 from graphrag_ui.index.model import Index
@@ -135,22 +135,18 @@ def mode_readiness(index: Index, mode: str, facts: IndexReport | None = None) ->
     return out
 
 
-# id(index) -> (a weak reference to it, its facts and rows): an Index is an unhashable dataclass, and the
-# pages ask on every rerun (about 0.2 s at 100k entities and 200k relations, measured)
-_KEPT: dict[int, tuple[weakref.ref, tuple[IndexReport, list[ModeReadiness]]]] = {}
-
-
 def kept_readiness(index: Index) -> tuple[IndexReport, list[ModeReadiness]]:
     """``report`` and ``readiness`` of an opened index, worked out once while the object lives (a
-    re-embed or re-import loads a new object)."""
-    held = _KEPT.get(id(index))
-    if held is not None and held[0]() is index:
-        return held[1]
+    re-embed or re-import loads a new object). The pages ask on every rerun: about 0.2 s at 100k
+    entities and 200k relations (measured), so it is kept in ``index.cache``."""
+    return index_cache.kept(index, "readiness", lambda: _readiness(index))
+
+
+def _readiness(index: Index) -> tuple[IndexReport, list[ModeReadiness]]:
+    from graphrag_ui.retrieval.registry import mode_names
+
     facts = report(index)
-    value = (facts, [mode_readiness(index, mode, facts) for mode in mode_names()])
-    key = id(index)
-    _KEPT[key] = (weakref.ref(index, lambda _ref: _KEPT.pop(key, None)), value)
-    return value
+    return facts, [mode_readiness(index, mode, facts) for mode in mode_names()]
 
 
 def readiness(index: Index, modes: list[str] | None = None) -> list[ModeReadiness]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,7 @@ from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.core.schema import ParamSpec
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.registry import get_mode
 
 MAX_STEPS = 200
@@ -227,11 +227,11 @@ def run_sweep(
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():
                 break
-            start = time.perf_counter()
+            start = now()
             result = run_query(
                 index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
             )
-            steps.append(_step(value, result, (time.perf_counter() - start) * 1000))
+            steps.append(_step(value, result, elapsed_ms(start)))
             if on_step is not None:
                 on_step(value, result)
             for kind in KINDS:

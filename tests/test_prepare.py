@@ -7,10 +7,10 @@ import weakref
 from pathlib import Path
 
 from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
 from graphrag_ui.retrieval.lightrag import search
-from graphrag_ui.retrieval.ms import indexer_adapters
 from graphrag_ui.retrieval.nano import prep
 from graphrag_ui.retrieval.prepare import family, freeze_heap, open_index, prepare_index
 
@@ -22,9 +22,9 @@ def test_prepared_caches_are_the_ones_queries_use():
     before = run_query(index, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     fresh = store.load(SAMPLE)
     prepare_index(fresh)
-    held = search._CACHES[id(fresh)][1]
+    held = index_cache.peek(fresh, search.GRAPH_CACHE)
     assert search.graph_cache(fresh) is held and held.degree == dict(fresh.graph.degree())
-    assert prep._CACHE[id(fresh)].index is fresh
+    assert prep.prepared(fresh) is index_cache.peek(fresh, "nano.prep") and prep.prepared(fresh).index is fresh
     after = run_query(fresh, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     assert after == before != ""
 
@@ -36,8 +36,8 @@ def test_only_the_index_family_is_prepared_and_answers_do_not_change():
     fresh.manifest.source = "graphrag-3"  # as an imported GraphRAG 3 index says
     assert family(fresh) == "graphrag" and family(plain) is None
     prepare_index(fresh)
-    assert id(fresh) in indexer_adapters._VIEWS and indexer_adapters._VIEWS[id(fresh)].levels
-    assert id(fresh) not in search._CACHES  # LightRAG's row map is left to its own first query
+    assert index_cache.peek(fresh, "ms.index_view").levels
+    assert index_cache.peek(fresh, search.GRAPH_CACHE) is None  # LightRAG's row map is left to its own first query
     assert gc.get_freeze_count() > 0  # the loaded rows are out of the collector's way
     after = {m: run_query(fresh, m, "Who is the Lock Queen?").context for m in before}
     assert after == before and all(after.values())

@@ -13,7 +13,6 @@ index once (the same rows as the serial run, proven by a test); a cluster execut
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from graphrag_ui.query import resolve_keywords, run_query
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.timing import elapsed_ms, elapsed_s, now
 from graphrag_ui.retrieval.registry import get_mode
 
 MAX_JOBS_ROWS = 200_000  # questions × configs of one run
@@ -105,7 +105,7 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
     # each step of a range costs its cut, not another retrieval; the collector stays off for the question
     with reuse.shared(), paused_gc():
         for config in job.configs:
-            start = time.perf_counter()
+            start = now()
             try:
                 result = run_query(
                     index,
@@ -115,7 +115,7 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
                     keywords=keywords,
                     llm_settings=llm_settings,
                 )
-                row = evaluate(index, result, q, ms=(time.perf_counter() - start) * 1000)
+                row = evaluate(index, result, q, ms=elapsed_ms(start))
             except UserError as exc:
                 errors.append((config.key, str(exc.message)))
                 continue
@@ -198,7 +198,7 @@ def run_evaluation(
         )
     jobs = [Job(i, q, configs, plan) for i, q in enumerate(questions.questions)]
     run = executor or serial(index, llm_settings)
-    start = time.perf_counter()
+    start = now()
     results: list[JobResult] = []
     stopped = False
     iterator = iter(run(jobs))
@@ -217,4 +217,4 @@ def run_evaluation(
     order = {c: i for i, c in enumerate(configs)}
     rows = [row for r in results for row in sorted(r.rows, key=lambda row: order[row.config])]
     errors = [(by_number[r.number], key, text) for r in results for key, text in r.errors]
-    return EvalRun(questions.name, plan, configs, rows, errors, time.perf_counter() - start, stopped, len(results))
+    return EvalRun(questions.name, plan, configs, rows, errors, elapsed_s(start), stopped, len(results))

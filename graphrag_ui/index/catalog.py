@@ -47,6 +47,7 @@ from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.errors import IndexFormatError
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import server_timeouts, validate
 from graphrag_ui.index.catalog_server import URL_ENV, new_table_name, server_url_from_env, shown_url  # noqa: F401
 from graphrag_ui.index.model import Entity, Index
@@ -395,7 +396,8 @@ def for_index(index: Index) -> Catalog:
         return open_catalog(url, table)
     if same and (Path(index.path) / CATALOG_FILE).is_file():
         return open_catalog(index.path)
-    catalog = getattr(index, "_memory_catalog", None)
+    kept = index_cache.values(index)
+    catalog = kept.get("catalog.memory")
     if catalog is None or catalog.source is not index.entities or catalog.source_rows != len(index.entities):
         engine = sa.create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
         meta, table = _table()
@@ -406,5 +408,5 @@ def for_index(index: Index) -> Catalog:
                 conn.execute(table.insert(), rows)
         catalog = Catalog(engine, serialize=True)
         catalog.source, catalog.source_rows = index.entities, len(index.entities)
-        index._memory_catalog = catalog  # type: ignore[attr-defined]
+        kept["catalog.memory"] = catalog
     return catalog

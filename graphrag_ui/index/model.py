@@ -18,6 +18,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from graphrag_ui.index import cache
+
 FORMAT_VERSION = 1
 SEP = "<SEP>"
 VECTOR_KINDS = ("entities", "relations", "chunks", "communities")
@@ -130,7 +132,9 @@ class Index:
         self.refresh()
 
     def refresh(self) -> None:
-        """(Re)build the graph and the id → row maps after the tables change."""
+        """(Re)build the graph and the id → row maps after the tables change (what was worked out from
+        the old tables is forgotten)."""
+        cache.close(self)
         self.entity_by_name: dict[str, Entity] = {e.name: e for e in self.entities}
         if len(self.entity_by_name) != len(self.entities):  # a repeated name: the first row is the one found
             self.entity_by_name = {}
@@ -152,6 +156,10 @@ class Index:
             self.relations_by_entity.setdefault(rel.source, []).append(rel)
             if rel.target != rel.source:
                 self.relations_by_entity.setdefault(rel.target, []).append(rel)
+
+    def close(self) -> None:
+        """Forget every per-index cache of this index (``index.cache``): it is replaced or let go."""
+        cache.close(self)
 
     def relation_between(self, a: str, b: str) -> Relation | None:
         data = self.graph.get_edge_data(a, b)

@@ -63,6 +63,7 @@ def reembed_index(
     dim = next((t.matrix.shape[1] for t in new.values()), int(embedder.dim or 0))
     for kind in empty:
         new[kind] = VectorTable([], np.zeros((0, dim), dtype=np.float32))
+    index.close()  # what was worked out from the old vectors goes with them
     index.vectors = new
     index.manifest.embedder = embedder.id
     index.manifest.dimension = int(dim)

@@ -7,7 +7,6 @@ UI escapes it before rendering (``graphrag_ui.ui.escape.md_escape``).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.errors import LLMError
 from graphrag_ui.llm_client.settings import ENV_API_BASE, ENV_MODEL, LLMSettings, scrub
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.retrieval.core.timing import elapsed_s, now
 from graphrag_ui.retrieval.registry import find_mode
 
 # parameters LightRAG hashes into its answer-cache key (others are hashed too, via the messages)
@@ -137,7 +137,7 @@ def _answer(
     cache: LLMCache | None,
     history: list[dict[str, str]] | None,
 ) -> AnswerResult:
-    started = time.perf_counter()
+    started = now()
     messages = messages_for(retrieval, history)
     emit = on_token if (stream and on_token is not None) else None
 
@@ -175,7 +175,7 @@ def _answer(
                 cost_usd=hit.get("cost_usd"),
                 model=settings.model,
                 tokens_estimated=bool(hit.get("tokens_estimated", False)),
-                seconds=time.perf_counter() - started,
+                seconds=elapsed_s(started),
                 messages=messages,
             )
 
@@ -195,7 +195,7 @@ def _answer(
             error=scrub(exc.message, settings),
             error_kind=exc.kind,
             tokens_estimated=True,
-            seconds=time.perf_counter() - started,
+            seconds=elapsed_s(started),
             messages=messages,
         )
     if not result.text.strip():
@@ -213,7 +213,7 @@ def _answer(
             ),
             error_kind="empty_reply",
             tokens_estimated=result.tokens_estimated,
-            seconds=time.perf_counter() - started,
+            seconds=elapsed_s(started),
             messages=messages,
         )
     reply = AnswerResult(
@@ -224,7 +224,7 @@ def _answer(
         cost_usd=result.cost_usd,
         model=settings.model,
         tokens_estimated=result.tokens_estimated,
-        seconds=time.perf_counter() - started,
+        seconds=elapsed_s(started),
         messages=messages,
     )
     if result.finish_reason == "length":  # the model stopped at its output limit: the text is cut short

@@ -14,10 +14,10 @@ import ast
 import json
 import logging
 import re
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.llm.prompts import KEYWORDS_PROMPT, keywords_messages
 from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
 from graphrag_ui.llm_client.settings import LLMSettings
@@ -177,17 +177,9 @@ class _Catalog:
         return sorted(taken)
 
 
-_catalogs: dict[int, tuple[weakref.ref, _Catalog]] = {}
-
-
 def catalog(index: Index) -> _Catalog:
-    """The lookup for ``index``, built once per index object."""
-    entry = _catalogs.get(id(index))
-    if entry is not None and entry[0]() is index:
-        return entry[1]
-    built = _Catalog(index)
-    _catalogs[id(index)] = (weakref.ref(index, lambda _, key=id(index): _catalogs.pop(key, None)), built)
-    return built
+    """The lookup for ``index``, built once per index object (``index.cache``)."""
+    return index_cache.kept(index, "keywords.catalog", lambda: _Catalog(index))
 
 
 def _jieba_words(text: str) -> list[tuple[str, str]]:

@@ -16,7 +16,6 @@ that the map and reduce stages need one.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -41,6 +40,7 @@ from graphrag_ui.retrieval.core.stages import (
     Point,
     Stages,
 )
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 
 MAP_CONCURRENCY = 4  # map calls in flight at once: fast, and gentle on a provider's rate limit
 ERROR_CHARS = 200  # a model's reply quoted in an error line is cut to this
@@ -84,11 +84,11 @@ def call_model(
     Only a complete, non-empty reply that ``parse`` accepts is cached: an empty, cut or unreadable
     answer is recorded as not ok and asked again next time.
     """
-    started = time.perf_counter()
+    started = now()
     record = ModelCall(stage=request.stage, label=request.label)
 
     def done(rec: ModelCall) -> ModelCall:
-        rec.ms = (time.perf_counter() - started) * 1000
+        rec.ms = elapsed_ms(started)
         return rec
 
     if not settings.configured:
@@ -112,7 +112,7 @@ def call_model(
     from graphrag_ui.llm_client import client
 
     client.litellm()  # its first import takes seconds: not part of this call's time
-    started = time.perf_counter()
+    started = now()
     try:
         result = client.call(request.messages, settings, **request.llm_kwargs)
     except LLMError as exc:

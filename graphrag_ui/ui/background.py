@@ -9,7 +9,6 @@ another page, and its results are there on return.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import error_text, t
 from graphrag_ui.redact import redact
+from graphrag_ui.retrieval.core.timing import elapsed_s, now
 from graphrag_ui.ui.escape import md_escape
 
 POLL_S = 0.4
@@ -37,7 +37,7 @@ class Job:
     result: Any = None
     error: BaseException | None = None
     cancelled: bool = False
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=now)
     seconds: float = 0.0
     kept: dict[str, Any] = field(default_factory=dict)  # what the page keeps beside the result (its inputs…)
     thread: threading.Thread | None = field(default=None, repr=False)
@@ -58,7 +58,7 @@ class Job:
             except Exception as exc:  # noqa: BLE001 - said in one line by ``progress_view``
                 self.error = exc
             finally:
-                self.seconds = time.monotonic() - self.started
+                self.seconds = elapsed_s(self.started)
 
         self.thread = threading.Thread(target=run, name=name, daemon=True)
         self.thread.start()

@@ -17,6 +17,7 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.i18n import LANGUAGES, t
+from graphrag_ui.index.cache import KEPT_INDEXES
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.escape import md_escape, shown_error
 
@@ -90,7 +91,8 @@ def choice_label(key: str, lang: str = "en") -> str:
     return key.split(":", 1)[1]
 
 
-@st.cache_resource(max_entries=6, show_spinner=False)  # the caller shows the spinner in the UI language
+# the caller shows the spinner in the UI language; an index the cache lets go forgets its per-index caches
+@st.cache_resource(max_entries=KEPT_INDEXES, show_spinner=False, on_release=Index.close)
 def _load(path: str, stamp: float, vectors: str = "local") -> Index:
     from graphrag_ui.retrieval.prepare import open_index
 

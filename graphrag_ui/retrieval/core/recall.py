@@ -18,6 +18,7 @@ from typing import TypeVar
 import numpy as np
 
 from graphrag_ui.i18n import Msg, joined, msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Entity, Index, VectorTable
 from graphrag_ui.retrieval.core import reuse
@@ -48,10 +49,10 @@ def normalise(vec: np.ndarray) -> np.ndarray:
 FULL_SORT_BELOW = 64  # rows; below this a full argsort costs less than the checks
 
 
-# id(table) -> how many next searches sort at once: after a tie in a table's top, the partition that proves
-# there is none is wasted work (hash-like vectors tie on most queries); it is tried again after 7. Either
-# path gives the same rows, so a recycled id costs time, never a result.
-_SORT_AT_ONCE: dict[int, int] = {}
+# kept per table (``index.cache``): how many next searches sort at once. After a tie in a table's top, the
+# partition that proves there is none is wasted work (hash-like vectors tie on most queries); it is tried
+# again after 7. Either path gives the same rows, so a forgotten count costs time, never a result.
+SORT_AT_ONCE = "sort_at_once"
 RETRY_AFTER = 7
 
 
@@ -64,17 +65,17 @@ def top_order(scores: np.ndarray, top_k: int, table: object = None) -> np.ndarra
     whose tie order is what the reference produced.
     """
     n = len(scores)
-    skip = _SORT_AT_ONCE.get(id(table), 0) if table is not None else 0
+    kept = index_cache.values(table) if table is not None else {}
+    skip = kept.get(SORT_AT_ONCE, 0)
     if top_k >= n or n < FULL_SORT_BELOW or skip:
         if skip:
-            _SORT_AT_ONCE[id(table)] = skip - 1
+            kept[SORT_AT_ONCE] = skip - 1
         return np.argsort(scores)[-top_k:][::-1]
     kth = np.partition(scores, n - top_k)[n - top_k]  # the k-th best score (NaN sorts last: then no hit)
     rows = np.flatnonzero(scores >= kth)
     top = scores[rows]
     if rows.size != top_k or np.unique(top).size != top_k:
-        if table is not None:
-            _SORT_AT_ONCE[id(table)] = RETRY_AFTER
+        kept[SORT_AT_ONCE] = RETRY_AFTER
         return np.argsort(scores)[-top_k:][::-1]
     return rows[np.argsort(top)[::-1]]
 

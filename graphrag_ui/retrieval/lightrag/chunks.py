@@ -15,13 +15,13 @@ hits for the raw query; the three lists are merged round-robin (vector, entity, 
 from __future__ import annotations
 
 import base64
-import weakref
 import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphrag_ui.i18n import joined, msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Chunk, Index, VectorTable
 from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
@@ -61,24 +61,22 @@ def chunk_in_kv(index: Index, cid: str) -> Chunk | None:
     return chunk if chunk is not None and chunk.extra.get("in_kv", True) else None
 
 
-_F16: dict[int, tuple[weakref.ref, dict[str, np.ndarray]]] = {}
+F16 = "lightrag.f16"  # chunk id -> the float16 copy of its vector (``index.cache``)
+F16_NORMS = "lightrag.f16_norms"  # chunk id -> the norm of that copy as float64: a copy never changes
 
 
 def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     """The float16 copy of a chunk's vector as LightRAG's ``get_vectors_by_ids`` returns it (cached)."""
-    held = _F16.get(id(index))
-    if held is None or held[0]() is not index:
-        held = (weakref.ref(index), {})
-        _F16[id(index)] = held
-    if cid in held[1]:
-        return held[1][cid]
+    copies = index_cache.kept(index, F16, dict)
+    if cid in copies:
+        return copies[cid]
     chunk = index.chunk_by_id.get(cid)
     # the copies belong to the imported vectors; after a re-embed only the table is current
     imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
     if imported and chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
         raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
-        held[1][cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
-        return held[1][cid]
+        copies[cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+        return copies[cid]
     table = index.vectors.get("chunks")
     row = _row_of(index, cid)
     if table is None or row is None or vector_server.is_server(table):
@@ -86,20 +84,12 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     return table.matrix[row].astype(np.float16).astype(np.float32)  # built indexes: no separate copy
 
 
-# index id -> (the index, chunk id -> the norm of its float16 copy as float64): a copy never changes
-_F16_NORMS: dict[int, tuple[weakref.ref, dict[str, float]]] = {}
-_ROWS: dict[int, tuple[object, dict[str, int]]] = {}
-
-
 def _row_of(index: Index, cid: str) -> int | None:
     table = index.vectors.get("chunks")
     if table is None:
         return None
-    held = _ROWS.get(id(table))
-    if held is None or held[0] is not table:
-        held = (table, {c: i for i, c in enumerate(table.ids)})
-        _ROWS[id(table)] = held
-    return held[1].get(cid)
+    rows = index_cache.kept(table, "lightrag.rows", lambda: {c: i for i, c in enumerate(table.ids)})
+    return rows.get(cid)
 
 
 def owners_with_chunks(
@@ -185,20 +175,19 @@ def vector_similarity_pick(
     table = index.vectors.get("chunks")
     fetched = _server_rows(index, table, candidates) if table is not None and vector_server.is_server(table) else None
     q64 = q.astype(np.float64)  # what np.dot(q, v64) casts q to, once instead of per chunk
-    norms = _F16_NORMS.setdefault(id(index), (weakref.ref(index), {}))
-    if norms[0]() is not index:
-        norms = _F16_NORMS[id(index)] = (weakref.ref(index), {})
+    norms = index_cache.kept(index, F16_NORMS, dict)
+    copies = index_cache.kept(index, F16, dict)
     for cid in candidates:
         vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)
-        kept = fetched is None and cid in _F16[id(index)][1]  # an imported copy: fixed for this index
-        v_norm = norms[1].get(cid) if kept else None
+        kept = fetched is None and cid in copies  # an imported copy: fixed for this index
+        v_norm = norms.get(cid) if kept else None
         if v_norm is None:
             v_norm = np.linalg.norm(v64)
             if kept:
-                norms[1][cid] = v_norm
+                norms[cid] = v_norm
         if not v_norm > 0:
             return [], {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
         sims[cid] = float(np.dot(q64, v64) / (q_norm * v_norm))

@@ -7,7 +7,6 @@ the reason ("over max_entity_tokens 6000 (6012)", "round-robin: duplicate of loc
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import Params
+from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 
 SEED_ORDER = (
@@ -36,12 +36,11 @@ class Clock:
 
     def __init__(self) -> None:
         self.steps: dict[str, TraceStep] = {}
-        self._t = time.perf_counter()
+        self._t = now()
 
     def lap(self, name: str, detail: str, n_in: int, n_out: int) -> None:
-        now = time.perf_counter()
-        ms = (now - self._t) * 1000
-        self._t = now
+        ms = elapsed_ms(self._t)
+        self._t = now()
         if name in self.steps:  # a step done in two parts (token control) adds up
             old = self.steps[name]
             self.steps[name] = TraceStep(

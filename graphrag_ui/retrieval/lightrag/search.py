@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk
 
@@ -56,20 +56,21 @@ class GraphCache:
     degree: dict[str, int] = field(default_factory=dict)
 
 
-_CACHES: dict[int, tuple[weakref.ref, GraphCache]] = {}
-
-
 def graph_cache(index: Index) -> GraphCache:
-    held = _CACHES.get(id(index))
-    if held is not None and held[0]() is index:
-        return held[1]
+    """The index's lookups, built once per index object (``index.cache``)."""
+    return index_cache.kept(index, GRAPH_CACHE, lambda: _graph_cache(index))
+
+
+GRAPH_CACHE = "lightrag.graph"
+
+
+def _graph_cache(index: Index) -> GraphCache:
     cache = GraphCache()
     for rel in index.relations:
         rows = rel.extra.get("vdb_rows") or [[rel.id, rel.id, *sorted((rel.source, rel.target))]]
         for key, _vid, src, tgt in rows:
             cache.relation_rows[key] = (rel, src, tgt)
     cache.degree = dict(index.graph.degree())
-    _CACHES[id(index)] = (weakref.ref(index), cache)
     return cache
 
 

@@ -7,10 +7,10 @@ through these views.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from graphrag_ui import tokens
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.ms.text import ENCODING
 
@@ -55,23 +55,20 @@ class IndexView:
         return n
 
 
-_VIEWS: dict[int, IndexView] = {}  # cache keyed by id(index), dropped when the index is collected
-
-
 def index_view(index: Index) -> IndexView:
-    view = _VIEWS.get(id(index))
-    if view is None:
-        degree = dict(index.graph.degree())
-        view = IndexView(
-            rel_row={r.id: i for i, r in enumerate(index.relations)},
-            rel_rank={r.id: _rel_rank(r, degree) for r in index.relations},
-            rel_short={r.id: _short(r.extra, i) for i, r in enumerate(index.relations)},
-            chunks={c.id: c for c in index.chunks},
-            unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
-        )
-        _VIEWS[id(index)] = view
-        weakref.finalize(index, _VIEWS.pop, id(index), None)
-    return view
+    """The index's lookups, built once per index object (``index.cache``)."""
+    return index_cache.kept(index, "ms.index_view", lambda: _index_view(index))
+
+
+def _index_view(index: Index) -> IndexView:
+    degree = dict(index.graph.degree())
+    return IndexView(
+        rel_row={r.id: i for i, r in enumerate(index.relations)},
+        rel_rank={r.id: _rel_rank(r, degree) for r in index.relations},
+        rel_short={r.id: _short(r.extra, i) for i, r in enumerate(index.relations)},
+        chunks={c.id: c for c in index.chunks},
+        unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
+    )
 
 
 def _short(extra: dict, row: int) -> str:

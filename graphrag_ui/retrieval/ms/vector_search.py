@@ -9,12 +9,12 @@ search to its chroma server (``index.vector_server``).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from graphrag_ui.i18n import msg
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index, VectorTable
 from graphrag_ui.retrieval.core import reuse
@@ -77,19 +77,17 @@ def negative_scores(hits: list[VectorHit]) -> list[str]:
     ]
 
 
-_NORMS: dict[int, tuple[int, np.ndarray]] = {}  # id(table) -> (id(matrix), squared row norms), dropped with the table
 EXACT_ROWS = 4096  # below this, every row gets the exact kernel
 
 
 def _squared_norms(table: VectorTable) -> np.ndarray:
-    cached = _NORMS.get(id(table))
+    kept = index_cache.values(table)  # (id(matrix), squared row norms), kept with the table
+    cached = kept.get("ms.squared_norms")
     if cached is not None and cached[0] == id(table.matrix) and len(cached[1]) == len(table):
         return cached[1]
     m = table.matrix.astype(np.float64)
     norms = np.einsum("ij,ij->i", m, m)
-    if cached is None:
-        weakref.finalize(table, _NORMS.pop, id(table), None)
-    _NORMS[id(table)] = (id(table.matrix), norms)
+    kept["ms.squared_norms"] = (id(table.matrix), norms)
     return norms
 
 

@@ -17,7 +17,6 @@ tokens alone exceed the batch budget makes nano loop forever; we leave it out an
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, Trac
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.nano.map_reduce import HOOKS
@@ -133,13 +133,13 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     prep = prepared(index)
     level, cap = params.level, params.global_max_consider_community
     min_rating = params.global_min_community_rating
-    start = time.perf_counter()
+    start = now()
     schema = prep.schema()
     out.trace.append(
         TraceStep("schema", "clusters of the entities, in graph order", len(index.entities), len(schema), _ms(start))
     )
 
-    step = time.perf_counter()
+    step = now()
     in_level = [(k, e) for k, e in schema.items() if e.level <= level]
     by_occurrence = sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
     considered = by_occurrence[:cap]
@@ -166,7 +166,7 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
         )
     )
 
-    step = time.perf_counter()
+    step = now()
     rows: list[_Row] = []
     for key, entry in considered:
         com = index.community_by_id.get(key)
@@ -204,9 +204,9 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
 def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
-    start = time.perf_counter()
+    start = now()
     rows = _select(index, params, out)
-    step = time.perf_counter()
+    step = now()
     limit = params.global_max_token_for_community_report
     groups, oversize = _group(rows, limit)
     stages = Stages(status=NEEDS_MODEL)

@@ -19,7 +19,6 @@ and chunks missing from the store are skipped with a warning where nano would ra
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +32,7 @@ from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
@@ -154,7 +154,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     prep = prepared(index)
-    start = time.perf_counter()
+    start = now()
     # a sweep's steps share each stage whose inputs did not change (reuse.replayed): the key names them all
     recall_key = (
         params.recall,
@@ -178,7 +178,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
             out.warnings.append(msg("the index has no entities"))
         return out
 
-    step = time.perf_counter()
+    step = now()
     graph = index.graph
     degrees = [graph.degree(h.entity.name) if h.entity.name in graph else 0 for h in hits]
     dropped_before = list(out.entities)
@@ -209,7 +209,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         TraceStep("node data", "degree of each recalled entity = its rank", len(hits), len(hits), _ms(step))
     )
 
-    step = time.perf_counter()
+    step = now()
     seen = (id(index), tuple(h.entity.id for h in hits))
     reports_key = (
         "nano.communities",
@@ -228,13 +228,13 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
             _ms(step),
         )
     )
-    step = time.perf_counter()
+    step = now()
     units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
     chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep("text units", "sort (entity order, -supporting relations)", len(out.chunks), len(chunks), _ms(step))
     )
-    step = time.perf_counter()
+    step = now()
     relations_key = ("nano.relations", *seen, params.local_max_token_for_local_context)
     rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
     out.trace.append(
@@ -243,7 +243,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         )
     )
 
-    step = time.perf_counter()
+    step = now()
 
     def entity_table() -> str:
         rows = [

@@ -12,7 +12,6 @@ returns its fail response string instead of a context).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -59,7 +59,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     prep = prepared(index)
     top_k, threshold = params.top_k, params.query_better_than_threshold
     limit = params.naive_max_token_for_text_unit
-    start = time.perf_counter()
+    start = now()
     table = index.vectors.get("chunks")
     if table is None or not len(table):
         out.warnings.append(msg("the index has no chunk vectors: naive search has nothing to search"))
@@ -90,7 +90,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         TraceStep("search", f"chunk vectors, top_k {top_k}", len(table) if table else 0, len(hits), _ms(start))
     )
 
-    step = time.perf_counter()
+    step = now()
     costs = [prep.chunk_tokens(c) for c, _, _ in hits]
     kept, running = csv_context.prefix_cut(costs, limit)
     for pos, ((chunk, sim, found), cost) in enumerate(zip(hits, costs, strict=True)):

@@ -1,27 +1,27 @@
 """Per-index memo for the nano modes: token counts of stored texts and chunk-id sets, computed once.
 
 nano-graphrag re-encodes every report, chunk and edge description on every query; counting each
-stored text once per loaded index (lazily, on first use) is most of our speed-up. Entries are keyed
-by ``id(index)`` and hold the index itself, so a recycled id can never return another index's memo.
+stored text once per loaded index (lazily, on first use) is most of our speed-up. The memo is kept in
+``index.cache`` and holds its index weakly, so keeping it never keeps a dropped index alive.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+import weakref
+from typing import cast
 
 from graphrag_ui import tokens
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import nano_precount
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, community_schema
 
 ENCODING = "o200k_base"  # nano-graphrag: tiktoken.encoding_for_model("gpt-4o")
-_MAX_INDEXES = 4
 
 
 class NanoPrep:
     def __init__(self, index: Index) -> None:
-        self.index = index
+        self._index = weakref.ref(index)
         self._chunk_tokens: dict[str, int] = {}
         self._report_tokens: dict[str, int] = {}
         self._relation_tokens: dict[str, int] = {}
@@ -30,6 +30,11 @@ class NanoPrep:
         self._schema: dict[str, SchemaEntry] | None = None
         self._degrees: dict[str, int] | None = None
         self._ratings: dict[str, float] = {}
+
+    @property
+    def index(self) -> Index:
+        """The index of this memo (alive: the memo is only reached through it, ``prepared(index)``)."""
+        return cast(Index, self._index())
 
     def degrees(self) -> dict[str, int]:
         """Node -> degree of the graph (networkx's degree view costs microseconds per call)."""
@@ -99,18 +104,11 @@ def _count(row: Chunk | Community | Entity | Relation, text: str) -> int:
     return tokens.count(text, ENCODING) if n is None else n
 
 
-_CACHE: OrderedDict[int, NanoPrep] = OrderedDict()
-_LOCK = threading.Lock()
-
-
 def prepared(index: Index) -> NanoPrep:
-    with _LOCK:
-        prep = _CACHE.get(id(index))
-        if prep is None or prep.index is not index:
-            tokens.encoding(ENCODING)  # load the BPE once here, not inside the first query's trace
-            prep = _CACHE[id(index)] = NanoPrep(index)
-            while len(_CACHE) > _MAX_INDEXES:
-                _CACHE.popitem(last=False)
-        else:
-            _CACHE.move_to_end(id(index))
-        return prep
+    """The index's memo, made once per index object (``index.cache``)."""
+    return index_cache.kept(index, "nano.prep", lambda: _new(index))
+
+
+def _new(index: Index) -> NanoPrep:
+    tokens.encoding(ENCODING)  # load the BPE once here, not inside the first query's trace
+    return NanoPrep(index)

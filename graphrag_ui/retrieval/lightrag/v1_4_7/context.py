@@ -9,12 +9,12 @@ is exact: tiktoken encodes each pre-token separately and ``N`` is always a pre-t
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from graphrag_ui import tokens
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.lightrag_precount import (
     ENCODING,
     dumps,
@@ -68,16 +68,8 @@ class TokenCache:
     id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
-_CACHES: dict[int, tuple[weakref.ref, TokenCache]] = {}
-
-
 def cache_for(index: Index) -> TokenCache:
-    held = _CACHES.get(id(index))
-    if held is not None and held[0]() is index:
-        return held[1]
-    cache = TokenCache()
-    _CACHES[id(index)] = (weakref.ref(index), cache)
-    return cache
+    return index_cache.kept(index, "lightrag.v1_4_7.tokens", TokenCache)
 
 
 def id_tokens(cache: TokenCache, position: int, lead: str = "") -> int:

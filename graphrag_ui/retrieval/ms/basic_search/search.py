@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +23,7 @@ from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.prompts import BASIC
 from graphrag_ui.retrieval.ms.text import count
@@ -47,14 +47,14 @@ def layout(index: Index) -> str:
 
 
 def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
-    start = time.perf_counter()
+    start = now()
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     k, limit = params.k, params.max_context_tokens
     version = layout(index)
     id_col = "source_id" if version == "2" else "id"
     view = index_view(index)
-    t = time.perf_counter()
+    t = now()
     hits = []
     table_ = index.vectors.get("chunks")
     if query == "":
@@ -74,7 +74,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
         if h.id not in view.chunks:
             out.warnings.append(msg("vector id {id} names no text unit: skipped", id=h.id))
     out.trace.append(TraceStep("text unit search", msg("LanceDB k-NN, k = {k}", k=k), len(hits), len(units), _ms(t)))
-    t = time.perf_counter()
+    t = now()
     header = [id_col, "text"]
     used = count(f"{id_col}|text\n")
     rows: list[list[str]] = []

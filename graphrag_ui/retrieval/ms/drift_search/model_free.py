@@ -13,7 +13,6 @@ so. With a model, ``loop.run_loop`` starts here again with the expansion and run
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +22,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.drift_search.params import MODE, TYPING
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
@@ -56,14 +56,14 @@ def primer_stage(
 ) -> Retrieval:
     """The model-free part of DRIFT for ``query``; ``expansion`` is the model's hypothetical answer
     (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
-    start = time.perf_counter()
+    start = now()
     params = TYPING.typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     if query == "":
         out.warnings.append(msg("the question is empty: GraphRAG's DRIFT search refuses it (ValueError)"))
         return out
     level, seed = params.community_level, params.seed
-    t = time.perf_counter()
+    t = now()
     reports = level_reports(index, level)
     if not reports:
         out.warnings.append(
@@ -81,7 +81,7 @@ def primer_stage(
     out.trace.append(
         TraceStep("template choice", f"random.Random({seed}).choice over the loaded reports", len(reports), 1, _ms(t))
     )
-    t = time.perf_counter()
+    t = now()
     matrix, missing = primer.report_vectors(index, reports)
     if matrix is None:
         out.warnings.append(
@@ -114,7 +114,7 @@ def primer_stage(
     out.trace.append(
         TraceStep("report ranking", f"cosine to full_content vectors, nlargest({k})", len(reports), len(top), _ms(t))
     )
-    t = time.perf_counter()
+    t = now()
     folds = primer.split_folds([r.community for r in top], params.primer_folds)
     fold_of = {c.id: i for i, fold in enumerate(folds) for c in fold}
     parts.append(ranking_header(ranked_by, len(top), len(reports)) + ranking_table(top))

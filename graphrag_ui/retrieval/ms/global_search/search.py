@@ -10,7 +10,6 @@ factory's values (summary off, rank and occurrence weight columns on, random sta
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -24,6 +23,7 @@ from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, Trac
 from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.global_search import rating_rounds
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
@@ -46,13 +46,13 @@ def run(
     ``selection`` is a finished dynamic community selection (``rating_rounds``
     runs it with a model); without one, dynamic selection falls back to every report at the level
     and says so."""
-    start = time.perf_counter()
+    start = now()
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     level = params.community_level
     stages = Stages()
     out.stages = stages
-    t = time.perf_counter()
+    t = now()
     reports = level_reports(index, level)
     detail = f"{len(reports)} reports at level ≤ {level} (community_reports.parquet order)"
     if params.dynamic_community_selection:
@@ -75,7 +75,7 @@ def run(
         out.warnings.append(
             msg("the index has no community report at level ≤ {level}: there is nothing to map", level=level)
         )
-    t = time.perf_counter()
+    t = now()
     ctx = _batches(index, reports, level, params)
     out.warnings += ctx.notes
     _explain(out, ctx)

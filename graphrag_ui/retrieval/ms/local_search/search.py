@@ -14,7 +14,6 @@ its budget the Reports section is left out instead of GraphRAG's literal ``[]`` 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +26,7 @@ from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
 from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
+from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
@@ -169,7 +169,7 @@ def run(
     ``links_state`` is for tests only: a dict kept across calls reproduces a reused GraphRAG engine
     (stale ``links``); by default every query starts fresh. ``claims=False`` is DRIFT's local step:
     its engine has no covariates, so the local section ends without the (empty) claims part."""
-    start = time.perf_counter()
+    start = now()
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     cp, tp = params.community_prop, params.text_unit_prop
@@ -186,7 +186,7 @@ def run(
         cp = max(1 - tp, 0.0)
     limits = budgets(params.max_context_tokens, cp, tp)
     lv = level_view(index, params.community_level)
-    t = time.perf_counter()
+    t = now()
     selected = search_entities(index, lv, query, params, deps, out)
     out.trace.append(
         TraceStep(
@@ -205,7 +205,7 @@ def run(
         out.warnings.append(msg("the index has no entities"))
     elif not selected:
         out.warnings.append(msg("no entity was mapped to the query: the context has no entity-based sections"))
-    t = time.perf_counter()
+    t = now()
     reports = build_reports(
         index,
         selected,
@@ -232,7 +232,7 @@ def run(
             _ms(t),
         )
     )
-    t = time.perf_counter()
+    t = now()
     local = build_local(
         index,
         selected,
@@ -274,7 +274,7 @@ def run(
             _ms(t),
         )
     )
-    t = time.perf_counter()
+    t = now()
     sources = build_sources(index, selected, limits[2])
     chunks = {row.key: index.chunk_by_id[row.key] for row in sources.rows}
     _apply_rows(
@@ -292,7 +292,7 @@ def run(
             _ms(t),
         )
     )
-    t = time.perf_counter()
+    t = now()
     parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
     out.context = "\n\n".join(parts)
     out.budgets = [
