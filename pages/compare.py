@@ -7,16 +7,15 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.retrieval.core.compare import overlap
-from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import mode_marks, question, staged_answer, state, url_notices
-from graphrag_ui.ui import params as param_widgets
+from graphrag_ui.retrieval.registry import mode_names
+from graphrag_ui.ui import mode_form, mode_marks, question, staged_answer, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.escape import md_escape, shown_error
 from graphrag_ui.ui.labels import KIND_LABELS, label
 from graphrag_ui.ui.language import t
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
-from graphrag_ui.ui.runner import retrieve, split_keywords
+from graphrag_ui.ui.runner import retrieve
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
 REFERENCES = {"lightrag": "LightRAG", "nano": "nano-graphrag", "ms": "GraphRAG"}  # names, not translated
@@ -47,34 +46,10 @@ columns = st.columns(2, gap="large")
 for side, column, default_mode in (("a", columns[0], modes[0]), ("b", columns[1], modes[min(1, len(modes) - 1)])):
     with column:
         title = t("Left") if side == "a" else t("Right")
-        mode = st.selectbox(
-            title + " · " + t("Retrieval mode"),
-            modes,
-            index=modes.index(default_mode),
-            key=f"{side}_mode",
-            bind="query-params",
-            placeholder=t("Choose an option"),
-        )
-        spec = param_widgets.version_picker(get_mode(mode), index, prefix=f"{side}_")
+        mode, spec = mode_form.pick_mode(index, f"{side}_", title=title, default=modes.index(default_mode))
         with st.expander(t("Parameters")):
-            values = param_widgets.parameter_widgets(spec, prefix=f"{side}_")
-            linked, unknown = param_widgets.url_reference_fields(spec, prefix=f"{side}_")
-            values.update(linked)
-            for key, fix in unknown:
-                st.warning(
-                    t(
-                        "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was "
-                        "left out.",
-                        param=md_escape(key),
-                        mode=mode,
-                        fix=fix,
-                    )
-                )
-            hl = ll = None
-            if spec.uses_keywords:
-                hl = split_keywords(st.text_input(t("High-level keywords"), key=f"{side}_hl", bind="query-params"))
-                ll = split_keywords(st.text_input(t("Low-level keywords"), key=f"{side}_ll", bind="query-params"))
-        sides[side] = (mode, values, hl, ll)
+            form = mode_form.mode_settings(mode, spec, f"{side}_", compact=True)
+        sides[side] = (mode, form.values, form.hl, form.ll)
         specs[side] = spec
 
 url_notices.show_url_notices("compare", ("a_", "b_"))

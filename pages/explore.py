@@ -5,17 +5,16 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import gold_view, mode_marks, question, state, url_notices
-from graphrag_ui.ui import params as param_widgets
+from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.ui import gold_view, mode_form, mode_marks, question, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
-from graphrag_ui.ui.escape import md_escape, shown_error
-from graphrag_ui.ui.language import t, translate
+from graphrag_ui.ui.escape import shown_error
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.layout import answer_and_results, layout_picker
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
-from graphrag_ui.ui.runner import retrieve, split_keywords
+from graphrag_ui.ui.runner import retrieve
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
 index, index_key = open_page("explore")
@@ -29,19 +28,10 @@ def _use_suggestion() -> None:
         st.session_state["q"] = chosen
 
 
-modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
     marks = mode_marks.marks_of(index)  # the import report's readiness: modes that cannot run are marked
-    mode = st.selectbox(
-        t("Retrieval mode"),
-        modes,
-        key="mode",
-        bind="query-params",
-        placeholder=t("Choose an option"),
-    )
-    mode_marks.picker_note(marks)
-    spec = param_widgets.version_picker(get_mode(mode), index)
+    mode, spec = mode_form.pick_mode(index, marks=marks)
     if suggested:
         st.selectbox(
             t("Suggested questions"),
@@ -78,30 +68,8 @@ with top[0]:
 
 with st.sidebar:
     answer_layout = layout_picker(wide_answer=bool(get_mode(mode).extra.get("drift_loop")))
-    st.subheader(t("Parameters"))
-    st.caption(translate(spec.summary))
-    values = param_widgets.parameter_widgets(spec)
-    linked, unknown = param_widgets.url_reference_fields(spec)
-    values.update(linked)
-    hl = ll = None
-    if spec.uses_keywords:
-        st.subheader(t("Keywords (LightRAG)"))
-        hl = split_keywords(
-            st.text_input(
-                t("High-level keywords"),
-                key="hl",
-                bind="query-params",
-                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose."),
-            )
-        )
-        ll = split_keywords(
-            st.text_input(
-                t("Low-level keywords"),
-                key="ll",
-                bind="query-params",
-                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose."),
-            )
-        )
+    form = mode_form.mode_settings(mode, spec)
+    values, hl, ll = form.values, form.hl, form.ll
 
 # --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/url_notices.py)
 url_notices.show_url_notices("explore", ("",), state.on_chroma_server(index.path))
@@ -110,15 +78,7 @@ if not query.strip():
     st.info(t("Type a question (or pick a suggested one) to see what each mode retrieves."), icon=":material/help:")
     st.stop()
 
-for key, fix in unknown:
-    st.warning(
-        t(
-            "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was left out.",
-            param=md_escape(key),
-            mode=mode,
-            fix=fix,
-        )
-    )
+mode_form.warn_unknown(form)
 if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks):  # ilike needs no vector
     st.stop()
 try:
