@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.ui import eval_plan_view, eval_run_view, eval_set
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.page import open_page
 
-lang, index, index_key = open_page("evaluate")
+index, index_key = open_page("evaluate")
 st.caption(
     t(
         "Scores every chosen mode and setting against the evidence each question needs: context only, no "
         "model calls. The numbers come from the same retrieval Explore shows.",
-        lang,
     )
 )
-loaded = eval_set.set_picker(index_key, lang)
-st.subheader(t("What to run", lang))
-plan, signature = eval_plan_view.plan_picker(index, lang)
-eval_plan_view.show_notices(lang)
-eval_run_view.run_view(index, index_key, loaded, plan, signature, lang)
+loaded = eval_set.set_picker(index_key)
+st.subheader(t("What to run"))
+plan, signature = eval_plan_view.plan_picker(index)
+eval_plan_view.show_notices()
+eval_run_view.run_view(index, index_key, loaded, plan, signature)

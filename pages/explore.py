@@ -5,21 +5,19 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import t, translate
-from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.ui import gold_view, mode_marks, question, state, url_notices
-from graphrag_ui.ui import params as param_widgets
+from graphrag_ui.ui import gold_view, mode_form, mode_marks, question, state, url_notices
 from graphrag_ui.ui.answer_view import answer_panel
 from graphrag_ui.ui.change_view import change_bar, remember
-from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.escape import shown_error
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.layout import answer_and_results, layout_picker
 from graphrag_ui.ui.page import open_page
 from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
-from graphrag_ui.ui.runner import retrieve, split_keywords
+from graphrag_ui.ui.runner import retrieve
 from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
 
-lang, index, index_key = open_page("explore")
-gold_view.use_gold(index, index_key, lang)  # the loaded question set's gold marks on the grids (Evaluate)
+index, index_key = open_page("explore")
+gold_view.use_gold(index, index_key)  # the loaded question set's gold marks on the grids (Evaluate)
 suggested = state.suggested_questions(index_key)
 
 
@@ -29,31 +27,22 @@ def _use_suggestion() -> None:
         st.session_state["q"] = chosen
 
 
-modes = mode_names()
 top = st.columns([3, 1])
 with top[1]:
     marks = mode_marks.marks_of(index)  # the import report's readiness: modes that cannot run are marked
-    mode = st.selectbox(
-        t("Retrieval mode", lang),
-        modes,
-        key="mode",
-        bind="query-params",
-        placeholder=t("Choose an option", lang),
-    )
-    mode_marks.picker_note(marks, lang)
-    spec = param_widgets.version_picker(get_mode(mode), index, lang)
+    mode, spec = mode_form.pick_mode(index, marks=marks)
     if suggested:
         st.selectbox(
-            t("Suggested questions", lang),
+            t("Suggested questions"),
             suggested,
             index=None,
             key="suggestion",
             on_change=_use_suggestion,
-            placeholder=t("Choose an option", lang),
+            placeholder=t("Choose an option"),
         )
     if state.on_chroma_server(index.path):
         engine = st.selectbox(
-            t("Vector search", lang),
+            t("Vector search"),
             ["local", "server"],
             key="vectors",
             bind="query-params",
@@ -62,90 +51,54 @@ with top[1]:
                 "(the default). server: the chroma server searches (approximate HNSW, no vectors loaded "
                 "here); its top-k is compared with the exact search when the local copy exists. Same as "
                 "the CLI's --vectors.",
-                lang,
             ),
-            placeholder=t("Choose an option", lang),
+            placeholder=t("Choose an option"),
         )
         if engine == "server":
             try:
                 index = state.load_index(index.path, vectors="server")
             except UserError as exc:
-                st.error(shown_error(exc, lang))
+                st.error(shown_error(exc))
                 st.stop()
 with top[0]:
     state.seed_widget("q", suggested[0] if suggested else "")
     question.in_url("q")
-    query = st.text_area(t("Question", lang), key="q", bind="query-params", height=90)
+    query = st.text_area(t("Question"), key="q", bind="query-params", height=90)
 
 with st.sidebar:
-    answer_layout = layout_picker(lang, wide_answer=bool(spec.stages and spec.stages.wide_answer))
-    st.subheader(t("Parameters", lang))
-    st.caption(translate(spec.summary, lang))
-    values = param_widgets.parameter_widgets(spec, lang=lang)
-    linked, unknown = param_widgets.url_reference_fields(spec)
-    values.update(linked)
-    hl = ll = None
-    if spec.uses_keywords:
-        st.subheader(t("Keywords (LightRAG)", lang))
-        hl = split_keywords(
-            st.text_input(
-                t("High-level keywords", lang),
-                key="hl",
-                bind="query-params",
-                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose.", lang),
-            )
-        )
-        ll = split_keywords(
-            st.text_input(
-                t("Low-level keywords", lang),
-                key="ll",
-                bind="query-params",
-                help=t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose.", lang),
-            )
-        )
+    answer_layout = layout_picker(wide_answer=bool(spec.stages and spec.stages.wide_answer))
+    form = mode_form.mode_settings(mode, spec)
+    values, hl, ll = form.values, form.hl, form.ll
 
 # --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/url_notices.py)
-url_notices.show_url_notices("explore", lang, ("",), state.on_chroma_server(index.path))
+url_notices.show_url_notices("explore", ("",), state.on_chroma_server(index.path))
 # ---
 if not query.strip():
-    st.info(
-        t("Type a question (or pick a suggested one) to see what each mode retrieves.", lang), icon=":material/help:"
-    )
+    st.info(t("Type a question (or pick a suggested one) to see what each mode retrieves."), icon=":material/help:")
     st.stop()
 
-for key, fix in unknown:
-    st.warning(
-        t(
-            "The link's parameter {param} names nothing {mode} or its reference knows ({fix}); it was left out.",
-            lang,
-            param=md_escape(key),
-            mode=mode,
-            fix=fix,
-        )
-    )
-if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks, lang):  # ilike needs no vector
+mode_form.warn_unknown(form)
+if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks):  # ilike needs no vector
     st.stop()
 try:
-    with st.spinner(t("Retrieving…", lang)):  # a catalog or chroma server may take up to its timeout
+    with st.spinner(t("Retrieving…")):  # a catalog or chroma server may take up to its timeout
         result = retrieve(index, index_key, mode, query, values, hl, ll)
 except UserError as exc:
-    st.error(shown_error(exc, lang))
+    st.error(shown_error(exc))
     st.stop()
 
 notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
-vector_search_note(result, lang)
-empty_state(result, lang, known_cause=mode_marks.has_known_cause(mode, marks))
-offer_lower_threshold(index, index_key, spec, result, values, hl, ll, lang)
+vector_search_note(result)
+empty_state(result, known_cause=mode_marks.has_known_cause(mode, marks))
+offer_lower_threshold(index, index_key, spec, result, values, hl, ll)
 comparison = remember(result, index_key, "main")
-change_bar(result, comparison, lang, "main")
+change_bar(result, comparison, "main")
 left, right = answer_and_results(answer_layout)
 with left:
-    result = answer_panel(
-        result, lang, index=index
-    )  # a map-reduce mode's stages are filled in once its model calls ran
+    result = answer_panel(result, index=index)  # a map-reduce mode's stages are filled in once its model calls ran
 with right:
-    result_tabs(index, result, lang, comparison=comparison)
+    result_tabs(index, result, comparison=comparison)
 with notes:
-    warnings_box(result, lang)
-run_summary(result, lang)
-gold_view.gold_line(index, index_key, result, lang)
+    warnings_box(result)
+run_summary(result)
+gold_view.gold_line(index, index_key, result)

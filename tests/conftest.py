@@ -70,6 +70,18 @@ def fast_backoff(monkeypatch):
     monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
 
+@pytest.fixture()
+def ui_language(monkeypatch):
+    """``ui_language("zh")``: the UI language a UI function reads when a test calls it outside a page (the
+    session's ``lang``, which the sidebar's switch sets in the app); back to English after the test."""
+    import streamlit as st
+
+    def use(lang: str) -> None:
+        monkeypatch.setitem(st.session_state, "lang", lang)
+
+    return use
+
+
 os.environ.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "graphrag_ui_home"))
 
 

@@ -64,7 +64,7 @@ def test_each_sweep_step_carries_its_binding_limits_and_the_chart_marks_where_th
         assert step.binding == [
             lim.text for lim in binding(run_query(index, "nano.local", QUESTION, {"top_k": step.value}))
         ]
-    changes = binding_changes(sweep, "en")
+    changes = binding_changes(sweep)
     assert 2 in changes["value"].tolist()  # the first step with a binding limit
     assert any("threshold 0.2 binding" in text for text in changes["binding"])  # where the threshold takes over
 

@@ -140,12 +140,12 @@ def test_the_graph_rings_cited_entities_in_orange():
     spec = graph_view.retrieval_subgraph(index, result, None)
     cited_in_graph(index, result, spec, trace)
     assert spec.cited == {first.label}
-    built = graph_view.elements(index, spec, "en")
+    built = graph_view.elements(index, spec)
     node = next(n for n in built.nodes if n["id"] == first.label)
     assert node["color"]["border"] == graph_style.CITED and "Cited by the answer" in node["title"]
     others = [n for n in built.nodes if n["id"] != first.label]
     assert all(n["color"]["border"] != graph_style.CITED for n in others)
-    assert "orange ring / edge: cited by the answer" in graph_style.keys(spec, "en")
+    assert "orange ring / edge: cited by the answer" in graph_style.keys(spec)
 
 
 def test_ms_global_lists_each_map_points_citations_by_point(app, citing):

@@ -246,7 +246,7 @@ def test_a_failing_job_keeps_its_error_for_one_line():
     job = background.Job("x").start(work)
     job.thread.join(5)
     assert isinstance(job.error, RuntimeError)
-    line = plain(background.error_line(job.error, "en"))
+    line = plain(background.error_line(job.error))
     assert line.startswith("RuntimeError: boom at ") and "hunter2" not in line and "second line" not in line
 
 

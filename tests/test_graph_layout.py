@@ -34,15 +34,16 @@ def samples():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("mode", ["nano.local", "lightrag.hybrid", "ms.local"])
 @pytest.mark.parametrize("around", [False, True])
-def test_no_two_labels_overlap_on_the_samples(samples, lang, mode, around):
+def test_no_two_labels_overlap_on_the_samples(samples, lang, mode, around, ui_language):
+    ui_language(lang)
     index = samples[lang]
     result = run_query(index, mode, QUESTIONS[lang])
     spec = graph_view.retrieval_subgraph(index, result, neighbourhood=around)
-    built = graph_view.elements(index, spec, lang)
+    built = graph_view.elements(index, spec)
     assert len(built.positions) == len(spec.nodes) > 5
     assert graph_layout.overlaps(built.positions, boxes_of(built)) == []
     # the same input draws the same picture (positions are data, not a browser simulation)
-    assert graph_view.elements(index, spec, lang).positions == built.positions
+    assert graph_view.elements(index, spec).positions == built.positions
 
 
 def test_label_widths_count_wide_characters_as_one_em():

@@ -102,11 +102,12 @@ def test_the_filter_hides_types_and_says_so(app):
     assert any("nodes hidden by the filter" in c.value for c in at.caption)
 
 
-def test_every_word_of_the_component_follows_the_language():
+def test_every_word_of_the_component_follows_the_language(ui_language):
     from graphrag_ui.i18n import t
 
     for lang in ("en", "zh"):
-        text = graph_component.component_text(lang, 1234)
+        ui_language(lang)
+        text = graph_component.component_text(1234)
         assert set(text) >= {"drawing", "empty", "fit", "fullscreen", "exitFullscreen", "png"}
         if lang == "zh":
             assert not any(re.search(r"[A-Za-z]{3,}", v.replace("PNG", "")) for v in text.values()), text

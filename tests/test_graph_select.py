@@ -135,13 +135,14 @@ def test_the_cap_keeps_the_best_connected_and_says_how_many_were_left_out():
     assert around.nodes[0] == "HUB" and len(around.nodes) == 50 and around.total == 501
 
 
-def test_a_neighbourhood_stops_counting_at_the_scan_limit(monkeypatch):
+def test_a_neighbourhood_stops_counting_at_the_scan_limit(monkeypatch, ui_language):
     monkeypatch.setattr(graph_select, "SCAN_LIMIT", 100)
     spec = graph_view.neighbourhood(star_index(500), ["HUB"], 3)
     assert not spec.counted_all and len(spec.nodes) == 400 and spec.total > 100
-    notes = " ".join(left_out(spec, "en"))
+    notes = " ".join(left_out(spec))
     assert "Drawing 400 of more than 100 entities" in notes, notes
-    assert "超过 100 个实体" in " ".join(left_out(spec, "zh"))
+    ui_language("zh")
+    assert "超过 100 个实体" in " ".join(left_out(spec))
 
 
 def test_within_a_hop_the_best_connected_come_first():

@@ -80,7 +80,7 @@ def test_payloads_stay_data_in_the_standalone_page():
     assert SCRIPT_NAME in {n["id"] for n in found}
 
 
-def test_tooltips_and_legend_follow_the_ui_language():
+def test_tooltips_and_legend_follow_the_ui_language(ui_language):
     from graphrag_ui.retrieval.core.result import Candidate, Retrieval
 
     index = star_index(4)
@@ -94,14 +94,16 @@ def test_tooltips_and_legend_follow_the_ui_language():
         "en": ("Type: THING", "recalled entity", "Weight: 1"),
         "zh": ("类型：THING", "召回的实体", "权重：1"),
     }.items():
-        built = graph_view.elements(index, spec, lang)
+        ui_language(lang)
+        built = graph_view.elements(index, spec)
         hub = next(n for n in built.nodes if n["id"] == "HUB")
         leaf = next(n for n in built.nodes if n["id"] == "LEAF 000")
         assert words[0] in hub["title"] and words[1] in hub["title"], hub["title"]
         assert any(words[2] in e["title"] for e in built.edges)
         assert "desc 0" in hub["title"]  # index text is kept as data
         assert ("dropped: cut" if lang == "en" else "丢弃原因：cut") in leaf["title"]
-        page, _ = graph_view.render(index, spec, lang=lang)
+        page, _ = graph_view.render(index, spec)
         assert ("bold: entity in the context" if lang == "en" else "粗体：上下文中的实体") in page
-    zh_titles = " ".join(n["title"] for n in graph_view.elements(index, spec, "zh").nodes)
+    ui_language("zh")
+    zh_titles = " ".join(n["title"] for n in graph_view.elements(index, spec).nodes)
     assert not re.search(r"\b(type|degree|role|why|dropped):", zh_titles, re.I), zh_titles

@@ -137,26 +137,26 @@ def reason_runs_by_sample() -> dict[str, list]:
     return {key: list(runs(key)) for key in ("sample:en", "sample:zh")}
 
 
-def _reason_frames(result, lang: str):
+def _reason_frames(result):
     """Every grid of the result that carries reasons, as the Explore and Compare tabs build them."""
     from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.ui import stage_tables, tables
 
     for kind in KINDS:
-        yield from tables.split_tables(result, kind, lang)
+        yield from tables.split_tables(result, kind)
     if result.stages is not None:
-        yield from stage_tables.points_frames(result, lang)
-        yield stage_tables.ratings_frame(result, lang)
-        yield stage_tables.batches_frame(result, lang)
+        yield from stage_tables.points_frames(result)
+        yield stage_tables.ratings_frame(result)
+        yield stage_tables.batches_frame(result)
 
 
-def _reason_values(runs: list, lang: str) -> dict[str, str]:
+def _reason_values(runs: list) -> dict[str, str]:
     """reason cell -> the first run that showed it."""
     from zh_catalogue import REASON_COLUMNS
 
     seen: dict[str, str] = {}
     for label, result in runs:
-        for frame in _reason_frames(result, lang):
+        for frame in _reason_frames(result):
             for name in REASON_COLUMNS & set(frame.columns):
                 for value in frame[name]:
                     if isinstance(value, str) and value.strip():
@@ -187,33 +187,37 @@ REASON_KINDS = [
 
 
 @pytest.mark.parametrize("key", ["sample:en", "sample:zh"])
-def test_every_reason_in_the_grids_is_translated(reason_runs_by_sample, allowed, key):
+def test_every_reason_in_the_grids_is_translated(reason_runs_by_sample, allowed, key, ui_language):
     """Every mode with its defaults and with drop-making settings: each reason cell reads in Chinese."""
     runs = reason_runs_by_sample[key]
-    english = _reason_values(runs, "en")
+    english = _reason_values(runs)
     assert not [kind for kind in REASON_KINDS if not any(kind in text for text in english)]
     assert {label.split()[0] for label, _ in runs} >= set(mode_names())
-    shown = _reason_values(runs, "zh")
+    ui_language("zh")
+    shown = _reason_values(runs)
     missing = untranslated(shown, allowed)
     assert not missing, f"{len(missing)} untranslated reasons:\n" + "\n".join(
         f"{shown[m]}: {m!r}" for m in missing[:40]
     )
 
 
-def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample):
+def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample, ui_language):
     from graphrag_ui.ui import tables
 
     label, result = next((lb, r) for lb, r in reason_runs_by_sample["sample:en"] if r.entities)
-    kept, dropped = tables.split_tables(result, "entities", "zh")
-    assert list(kept.columns) == list(tables.split_tables(result, "entities")[0].columns)
-    en_kept, en_dropped = tables.split_tables(result, "entities", "en")
+    en_kept, en_dropped = tables.split_tables(result, "entities")
+    ui_language("zh")
+    kept, dropped = tables.split_tables(result, "entities")
+    assert list(kept.columns) == list(en_kept.columns)
     assert list(en_kept["why"]) == [c.why for c in result.entities if c.in_context]
     csv = tables.candidate_rows("entities", result.entities)
     assert list(csv["why"]) == [c.why for c in result.entities]
     assert list(kept["why"]) != list(en_kept["why"]), label
 
 
-def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by_sample, allowed, monkeypatch):
+def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(
+    reason_runs_by_sample, allowed, monkeypatch, ui_language
+):
     """Without one template ("below threshold …") in the gettext catalogue the same runs show English
     reasons, and the check says so."""
     import graphrag_ui.i18n as gettext_i18n
@@ -229,8 +233,9 @@ def test_the_reason_check_fails_when_a_catalogue_entry_is_missing(reason_runs_by
             return real.pgettext(context, text)
 
     monkeypatch.setattr(gettext_i18n, "_catalogue", lambda lang: Without())
+    ui_language("zh")
     try:
-        missing = untranslated(_reason_values(reason_runs_by_sample["sample:en"], "zh"), allowed)
+        missing = untranslated(_reason_values(reason_runs_by_sample["sample:en"]), allowed)
     finally:
         monkeypatch.undo()
     assert missing and all("below threshold" in m for m in missing), missing[:5]

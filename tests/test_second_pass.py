@@ -166,7 +166,7 @@ def test_the_drift_tree_graph_colours_by_score_and_sets_unfollowed_branches_apar
         ],
         edges=[QuestionEdge(0, 1), QuestionEdge(0, 2), QuestionEdge(1, 3)],
     )
-    built = drift_elements(tree, "en")
+    built = drift_elements(tree)
     nodes = {n["id"]: n for n in built.nodes}
     assert (
         nodes["1"]["color"]["background"] == score_colour(20) != score_colour(95) == nodes["3"]["color"]["background"]

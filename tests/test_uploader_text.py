@@ -7,11 +7,12 @@ from graphrag_ui.ui.uploader_text import _css_string, uploader_style
 
 
 def test_english_keeps_streamlits_own_words():
-    assert uploader_style("en", 5, ["md", "txt"]) == ""
+    assert uploader_style(5, ["md", "txt"]) == ""
 
 
-def test_chinese_draws_the_catalogue_words():
-    style = uploader_style("zh", 5, ["md", "txt"])
+def test_chinese_draws_the_catalogue_words(ui_language):
+    ui_language("zh")
+    style = uploader_style(5, ["md", "txt"])
     assert style.startswith("<style>") and style.endswith("</style>")
     assert f'content: "{t("Upload", "zh")}"' in style
     assert 'content: "单个文件不超过 5 MB • MD, TXT"' in style

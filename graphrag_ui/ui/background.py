@@ -16,10 +16,10 @@ from typing import Any
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t
 from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core.timing import elapsed_s, now
 from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.language import error_text, t
 
 POLL_S = 0.4
 
@@ -65,22 +65,22 @@ class Job:
         return self
 
 
-def error_line(error: BaseException, lang: str) -> str:
+def error_line(error: BaseException) -> str:
     """A failed job's error for a Markdown element: our message translated, anything else as data."""
     if isinstance(error, UserError):
-        return md_escape(error_text(error, lang))
+        return md_escape(error_text(error))
     first = (redact(str(error)).strip().splitlines() or [""])[0][:200]  # one line, no credential
     return md_escape(f"{type(error).__name__}: {first}")
 
 
-def progress_view(job: Job, lang: str, key: str, label: Callable[[Job], str]) -> None:
+def progress_view(job: Job, key: str, label: Callable[[Job], str]) -> None:
     """While ``job`` runs: a progress bar (``label(job)``) and **Stop**, polled; when it ends, one page rerun."""
     polling = job.running
 
     def poll() -> None:
         if job.running:
             st.progress(job.done / max(job.total, 1), text=label(job))
-            if st.button(t("Stop", lang), key=f"{key}_stop", icon=":material/stop:"):
+            if st.button(t("Stop"), key=f"{key}_stop", icon=":material/stop:"):
                 job.cancelled = True
         elif polling:
             st.rerun()  # finished while polling: draw the results with the whole page

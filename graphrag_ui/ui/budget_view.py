@@ -5,16 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
 from graphrag_ui.ui import tables
+from graphrag_ui.ui.language import t, translate
 
 
-def headroom_of(frame: pd.DataFrame, lang: str) -> tuple[int, int | None, pd.DataFrame]:
+def headroom_of(frame: pd.DataFrame) -> tuple[int, int | None, pd.DataFrame]:
     """(tokens in the context, headroom, the sections with a limit): under the total's limit when the mode
     has one, else the sum of each limited section's own headroom (an unlimited section takes none)."""
-    is_total = frame["section"] == translate(SECTIONS["total"], lang)
+    is_total = frame["section"] == translate(SECTIONS["total"])
     parts = frame[~is_total]
     limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
     if is_total.any():
@@ -26,39 +26,39 @@ def headroom_of(frame: pd.DataFrame, lang: str) -> tuple[int, int | None, pd.Dat
     return used, int((limited["limit"] - limited["used"]).clip(lower=0).sum()), limited
 
 
-def limits_list(result: Retrieval, lang: str) -> None:
+def limits_list(result: Retrieval) -> None:
     """Which limits bound each section (●) and which did not (○), as ``binding.limits`` reads the run."""
     found = limits(result)
     if found:
-        st.caption(t("Limits of this run (● binding, ○ not binding):", lang))
+        st.caption(t("Limits of this run (● binding, ○ not binding):"))
         for lim in found:
-            text = translate(lim.text, lang)  # our section and parameter names and numbers: no index text
-            st.caption(t("● {limit}", lang, limit=text) if lim.binding else t("○ {limit}", lang, limit=text))
+            text = translate(lim.text)  # our section and parameter names and numbers: no index text
+            st.caption(t("● {limit}", limit=text) if lim.binding else t("○ {limit}", limit=text))
 
 
-def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) -> None:
+def budget_chart(result: Retrieval, before: Retrieval | None = None) -> None:
     """Per section: used (solid) then headroom (grey) up to its limit; with ``before``, each section's tokens
     in the run compared with beside the table's current ones."""
     import altair as alt
 
-    frame = tables.budget_frame(result, before, lang)
+    frame = tables.budget_frame(result, before)
     if frame.empty:
-        st.info(t("Nothing in this section.", lang))
+        st.info(t("Nothing in this section."))
         return
     for column in ("limit", "before"):  # a section without a limit (or absent before) is empty, never "None"
         if column in frame:
             frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
-    used, headroom, limited = headroom_of(frame, lang)
+    used, headroom, limited = headroom_of(frame)
     full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
     c1, c2, c3 = st.columns(3)
-    c1.metric(t("Tokens in the context", lang), f"{used:,}")
-    c2.metric(t("Headroom under the limits", lang), "—" if headroom is None else f"{headroom:,}")
-    c3.metric(t("Sections at their limit", lang), f"{full} / {len(limited)}")
-    limits_list(result, lang)
-    parts = frame[frame["section"] != translate(SECTIONS["total"], lang)]
+    c1.metric(t("Tokens in the context"), f"{used:,}")
+    c2.metric(t("Headroom under the limits"), "—" if headroom is None else f"{headroom:,}")
+    c3.metric(t("Sections at their limit"), f"{full} / {len(limited)}")
+    limits_list(result)
+    parts = frame[frame["section"] != translate(SECTIONS["total"])]
     long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
     long["order"] = (long["part"] == "headroom").astype(int)
-    long["part"] = long["part"].map({"used": t("used", lang), "headroom": t("headroom", lang)})
+    long["part"] = long["part"].map({"used": t("used"), "headroom": t("headroom")})
     chart = (
         alt.Chart(long)
         .mark_bar()
@@ -66,17 +66,17 @@ def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) 
             y=alt.Y(
                 "section:N", sort=list(parts["section"]), title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)
             ),
-            x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
+            x=alt.X("tokens:Q", stack="zero", title=t("tokens")),
             color=alt.Color(
                 "part:N",
-                scale=alt.Scale(domain=[t("used", lang), t("headroom", lang)], range=["#4e79a7", "#d9dde3"]),
+                scale=alt.Scale(domain=[t("used"), t("headroom")], range=["#4e79a7", "#d9dde3"]),
                 legend=alt.Legend(orient="bottom", title=None),
             ),
             order=alt.Order("order:Q"),
             tooltip=[
-                alt.Tooltip("section:N", title=t("section", lang)),
-                alt.Tooltip("part:N", title=t("kind", lang)),
-                alt.Tooltip("tokens:Q", title=t("tokens", lang)),
+                alt.Tooltip("section:N", title=t("section")),
+                alt.Tooltip("part:N", title=t("kind")),
+                alt.Tooltip("tokens:Q", title=t("tokens")),
             ],
         )
         .properties(height={"step": 26})
@@ -87,14 +87,12 @@ def budget_chart(result: Retrieval, lang: str, before: Retrieval | None = None) 
         hide_index=True,
         width="stretch",
         column_config={
-            "section": t("section", lang),
-            "used": t("used", lang),
-            "headroom": t("headroom", lang),
-            "limit": st.column_config.NumberColumn(
-                t("budget", lang), help=t("empty: the section has no limit of its own", lang)
-            ),
+            "section": t("section"),
+            "used": t("used"),
+            "headroom": t("headroom"),
+            "limit": st.column_config.NumberColumn(t("budget"), help=t("empty: the section has no limit of its own")),
             "before": st.column_config.NumberColumn(
-                t("before", lang), help=t("tokens of the section in the run compared with", lang)
+                t("before"), help=t("tokens of the section in the run compared with")
             ),
         },
     )

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.change import Change, diff, summary
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.language import t, translate
 from graphrag_ui.ui.tables import Marks
 
 
@@ -66,35 +66,34 @@ def _params_text(result: Retrieval) -> str:
     return " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()) if k != "version")
 
 
-def change_bar(result: Retrieval, comparison: Comparison | None, lang: str, key: str) -> None:
+def change_bar(result: Retrieval, comparison: Comparison | None, key: str) -> None:
     """The one-line summary of the move, and the pin that fixes (or releases) the baseline."""
     text_area, pin_area = st.columns([6, 1], vertical_alignment="center")
     with text_area:
         if comparison is None:
-            st.caption(t("Move a slider: what enters and leaves the context is shown here.", lang))
+            st.caption(t("Move a slider: what enters and leaves the context is shown here."))
         else:
             head = (
-                t("Against the pinned run ({params})", lang, params=_params_text(comparison.base))
+                t("Against the pinned run ({params})", params=_params_text(comparison.base))
                 if comparison.pinned
-                else t("Since the previous run", lang)
+                else t("Since the previous run")
             )
             st.caption(head)
-            st.markdown(_md(translate(summary(comparison.change), lang)))
+            st.markdown(_md(translate(summary(comparison.change))))
     with pin_area:
         if comparison is not None and comparison.pinned:
-            if st.button(t("Unpin", lang), key=f"{key}_unpin", icon=":material/keep_off:", help=_pin_help(lang)):
+            if st.button(t("Unpin"), key=f"{key}_unpin", icon=":material/keep_off:", help=_pin_help()):
                 pin(key, None)
                 st.rerun()
-        elif st.button(t("Pin", lang), key=f"{key}_pin", icon=":material/keep:", help=_pin_help(lang)):
+        elif st.button(t("Pin"), key=f"{key}_pin", icon=":material/keep:", help=_pin_help()):
             pin(key, result)
             st.rerun()
 
 
-def _pin_help(lang: str) -> str:
+def _pin_help() -> str:
     return t(
         "Pin this run as the baseline: every later move is then compared with it instead of with the "
         "previous run. Unpin to compare with the previous run again.",
-        lang,
     )
 
 

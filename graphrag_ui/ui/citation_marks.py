@@ -14,8 +14,8 @@ import json
 import streamlit as st
 
 from graphrag_ui.citations import Item, Trace
-from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.row_marks import RowMark, register
 
 SENTENCE_CHARS = 90  # of one citing sentence in a grid cell
@@ -66,7 +66,7 @@ def _short(text: str) -> str:
     return text if len(text) <= SENTENCE_CHARS else text[: SENTENCE_CHARS - 1] + "…"
 
 
-def cited_mark(result: Retrieval, kind: str, lang: str) -> RowMark | None:
+def cited_mark(result: Retrieval, kind: str) -> RowMark | None:
     trace = trace_for(result)
     if trace is None or trace.style == "none":
         return None
@@ -79,13 +79,13 @@ def cited_mark(result: Retrieval, kind: str, lang: str) -> RowMark | None:
         values[item.item_id] = "✓ " + text + (f" (+{more})" if more > 0 else "")
     return RowMark(
         "cited",
-        t("cited by the answer", lang),
-        t("✓: the answer cites this row; the sentences that cite it", lang),
+        t("cited by the answer"),
+        t("✓: the answer cites this row; the sentences that cite it"),
         values,
     )
 
 
-def estimated_mark(result: Retrieval, kind: str, lang: str) -> RowMark | None:
+def estimated_mark(result: Retrieval, kind: str) -> RowMark | None:
     trace = trace_for(result)
     if trace is None:
         return None
@@ -98,8 +98,8 @@ def estimated_mark(result: Retrieval, kind: str, lang: str) -> RowMark | None:
     values = {i: f"≈ {score:.2f} · {_short(text)}" for i, (score, text) in best.items()}
     return RowMark(
         "estimated",
-        t("support (estimate)", lang),
-        t("≈: an estimate, not a citation — share of an uncited sentence's words this row holds", lang),
+        t("support (estimate)"),
+        t("≈: an estimate, not a citation — share of an uncited sentence's words this row holds"),
         values,
     )
 

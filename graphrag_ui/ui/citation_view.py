@@ -14,12 +14,13 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.citations import Citation, Trace, summary_line
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.citation_marks import remember, trace_for
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.judge_view import judge_panel
 from graphrag_ui.ui.labels import KIND_LABELS, label
+from graphrag_ui.ui.language import in_this_language, t, translate
 
 PILL_CHARS = 48
 GRAPHRAG_TABLES = ("Entities", "Relationships", "Sources", "Reports", "Claims")
@@ -29,7 +30,7 @@ def _labels(result: Retrieval) -> dict[tuple[str, str], str]:
     return {(kind, c.id): c.label for kind in KIND_LABELS for c in result.candidates(kind)}
 
 
-def _pill(citation: Citation, lang: str) -> str:
+def _pill(citation: Citation) -> str:
     """``Entities (26, 27)`` for one table of a data reference (a marker may name several), else the marker."""
     if citation.table in GRAPHRAG_TABLES:
         ids = [i.id for i in citation.ids] + (["+more"] if citation.more else [])
@@ -37,7 +38,7 @@ def _pill(citation: Citation, lang: str) -> str:
     else:  # a reference-list line without its bullet
         text = re.sub(r"^(?:[-*+•·]|\d{1,3}[.)、])\s+", "", " ".join(citation.text.split()))
     text = text if len(text) <= PILL_CHARS else text[: PILL_CHARS - 1] + "…"
-    scope = "" if citation.scope == "answer" else translate(_scope(citation.scope), lang) + " · "
+    scope = "" if citation.scope == "answer" else translate(_scope(citation.scope)) + " · "
     mark = "" if citation.in_context else "✗ "
     return md_escape(mark + scope + text)
 
@@ -47,42 +48,40 @@ def _scope(scope: str) -> str:
     return msg("point {n}", n=n) if kind == "point" else msg("question {n}", n=n) if kind == "question" else scope
 
 
-def citation_panel(result: Retrieval, trace: Trace | None, lang: str, key: str) -> None:
+def citation_panel(result: Retrieval, trace: Trace | None, key: str) -> None:
     """The panel under an answer; remembers the trace for the grids, the budget and the run line."""
     if trace is None:
         return
     remember(result, trace)
-    st.caption(shown(summary_line(trace), lang))
+    st.caption(shown(summary_line(trace)))
     citations = trace.all_citations()
     if trace.style == "none":
-        st.caption(
-            t("This mode's prompt asks for no citations: the support below is an estimate by word overlap.", lang)
-        )
+        st.caption(t("This mode's prompt asks for no citations: the support below is an estimate by word overlap."))
     elif citations:
         picked = st.pills(
-            t("Citations: click one to see its rows", lang),
+            t("Citations: click one to see its rows"),
             list(range(len(citations))),
-            format_func=lambda i: _pill(citations[i], lang),
+            format_func=in_this_language(lambda i: _pill(citations[i])),
             key=f"{key}_citation",
         )
         if picked is not None and picked < len(citations):
-            _citation_rows(result, citations[picked], lang, key)
+            _citation_rows(result, citations[picked], key)
     else:
-        st.caption(t("The answer has no citation markers: the support below is an estimate by word overlap.", lang))
-    _sentences(result, trace, lang, key)
-    judge_panel(result, trace, lang, key)
+        st.caption(t("The answer has no citation markers: the support below is an estimate by word overlap."))
+    _sentences(result, trace, key)
+    judge_panel(result, trace, key)
 
 
-def _citation_rows(result: Retrieval, citation: Citation, lang: str, key: str) -> None:
+def _citation_rows(result: Retrieval, citation: Citation, key: str) -> None:
     names = _labels(result)
     rows = []
     for cited in citation.ids:
-        status = t("✓ in the context", lang) if cited.in_context else t("✗ not in the context", lang)
-        note = translate(cited.note, lang)
+        status = t("✓ in the context") if cited.in_context else t("✗ not in the context")
+        note = translate(cited.note)
         if not cited.items:
             rows.append({"id": cited.id, "status": status, "kind": "", "row": "", "note": note})
         for item in cited.items:
-            kind = label(KIND_LABELS, item.kind, lang) if item.kind in KIND_LABELS else item.kind
+            kind = label(KIND_LABELS, item.kind) if item.kind in KIND_LABELS else item.kind
             rows.append(
                 {
                     "id": cited.id,
@@ -93,83 +92,79 @@ def _citation_rows(result: Retrieval, citation: Citation, lang: str, key: str) -
                 }
             )
     with st.container(border=True, key=f"{key}_citation_rows"):
-        st.caption(t("cited by: {sentence}", lang, sentence=md_escape(citation.sentence)))
+        st.caption(t("cited by: {sentence}", sentence=md_escape(citation.sentence)))
         if citation.note:
-            st.caption(t("read loosely: {note}", lang, note=shown(citation.note, lang)))
+            st.caption(t("read loosely: {note}", note=shown(citation.note)))
         st.dataframe(
             pd.DataFrame(rows, columns=["status", "row", "note", "id", "kind"]),
             hide_index=True,
             width="stretch",
             column_config={
-                "id": t("id as written", lang),
-                "status": t("status", lang),
-                "kind": t("kind", lang),
-                "row": st.column_config.TextColumn(t("row", lang), width="medium"),
-                "note": st.column_config.TextColumn(t("note", lang), width="medium"),
+                "id": t("id as written"),
+                "status": t("status"),
+                "kind": t("kind"),
+                "row": st.column_config.TextColumn(t("row"), width="medium"),
+                "note": st.column_config.TextColumn(t("note"), width="medium"),
             },
         )
 
 
-def _sentences(result: Retrieval, trace: Trace, lang: str, key: str) -> None:
+def _sentences(result: Retrieval, trace: Trace, key: str) -> None:
     names = _labels(result)
     rows = []
     for sentence in trace.sentences:
         if sentence.cited:
             support = t(
                 "✓ cited: {rows}",
-                lang,
                 rows="; ".join(names.get((i.kind, i.item_id), i.item_id) for i in sentence.cited[:3]),
             )
         elif sentence.estimates:
             best = sentence.estimates[0]
             support = t(
                 "≈ estimate {score}: {row}",
-                lang,
                 score=f"{best.score:.2f}",
                 row=names.get((best.kind, best.item_id), best.item_id),
             )
         else:
-            support = t("⚠ no support found", lang)
+            support = t("⚠ no support found")
         if sentence.invented:
-            support += " · " + t("✗ {n} citation ids not in the context", lang, n=sentence.invented)
+            support += " · " + t("✗ {n} citation ids not in the context", n=sentence.invented)
         rows.append({"sentence": sentence.text, "support": support})
     if not rows:
         return
     unsupported = sum(1 for s in trace.sentences if not s.supported)
-    with st.expander(t("Sentences and their support ({n} without support)", lang, n=unsupported)):
+    with st.expander(t("Sentences and their support ({n} without support)", n=unsupported)):
         st.dataframe(
             pd.DataFrame(rows),
             hide_index=True,
             width="stretch",
             key=f"{key}_sentences",
             column_config={
-                "sentence": st.column_config.TextColumn(t("sentence", lang), width="large"),
-                "support": st.column_config.TextColumn(t("support", lang), width="large"),
+                "sentence": st.column_config.TextColumn(t("sentence"), width="large"),
+                "support": st.column_config.TextColumn(t("support"), width="large"),
             },
         )
 
 
-def run_line(result: Retrieval, lang: str) -> None:
+def run_line(result: Retrieval) -> None:
     """The run line's answer part: cited of all, not in the context, unused tokens (when an answer is shown)."""
     trace = trace_for(result)
     if trace is not None:
-        st.caption(shown(summary_line(trace), lang))
+        st.caption(shown(summary_line(trace)))
 
 
-def citation_budget(result: Retrieval, lang: str) -> None:
+def citation_budget(result: Retrieval) -> None:
     """Tokens per section: cited by the answer / estimated support / never used (after an answer)."""
     trace = trace_for(result)
     if trace is None or not trace.split:
         return
     import altair as alt
 
-    st.caption(
-        t("What the answer used of each section (estimate: word overlap, for sentences that cite nothing)", lang)
-    )
-    parts = {"cited": t("cited", lang), "estimated": t("estimated", lang), "unused": t("never used", lang)}
+    st.caption(t("What the answer used of each section (estimate: word overlap, for sentences that cite nothing)"))
+    parts = {"cited": t("cited"), "estimated": t("estimated"), "unused": t("never used")}
     rows = [
         {
-            "section": label(KIND_LABELS, s.section, lang) if s.section in KIND_LABELS else s.section,
+            "section": label(KIND_LABELS, s.section) if s.section in KIND_LABELS else s.section,
             "part": parts[p],
             "tokens": getattr(s, p),
             "order": i,
@@ -182,7 +177,7 @@ def citation_budget(result: Retrieval, lang: str) -> None:
         .mark_bar()
         .encode(
             y=alt.Y("section:N", title=None),
-            x=alt.X("tokens:Q", stack="zero", title=t("tokens", lang)),
+            x=alt.X("tokens:Q", stack="zero", title=t("tokens")),
             color=alt.Color(
                 "part:N",
                 scale=alt.Scale(domain=list(parts.values()), range=["#59a14f", "#edc948", "#d9dde3"]),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from graphrag_ui.i18n import t
 from graphrag_ui.retrieval.core.tree import QuestionNode, QuestionTree
 from graphrag_ui.ui.graph_style import GraphElements
+from graphrag_ui.ui.language import t
 
 LOW, HIGH = (215, 48, 39), (26, 152, 80)  # score 0 → red, 100 → green
 UNSCORED = "#b0b0b0"
@@ -65,7 +65,7 @@ def _positions(tree: QuestionTree) -> dict[int, tuple[float, float]]:
     return at
 
 
-def drift_elements(tree: QuestionTree, lang: str) -> GraphElements:
+def drift_elements(tree: QuestionTree) -> GraphElements:
     """vis-network nodes and edges of the tree (ids are the questions' numbers as text)."""
     at = _positions(tree)
     nodes, edges = [], []
@@ -75,8 +75,8 @@ def drift_elements(tree: QuestionTree, lang: str) -> GraphElements:
         title = "\n".join(
             [
                 node.query,
-                t("score: {score}", lang, score="—" if score is None else f"{score:.0f}"),
-                t("round: {round}", lang, round=node.round) if followed else t("not followed", lang),
+                t("score: {score}", score="—" if score is None else f"{score:.0f}"),
+                t("round: {round}", round=node.round) if followed else t("not followed"),
             ]
         )
         label = node.query if len(node.query) <= LABEL else node.query[: LABEL - 1] + "…"
@@ -111,8 +111,8 @@ def drift_elements(tree: QuestionTree, lang: str) -> GraphElements:
             }
         )
     keys = [
-        t("colour: the question's score, red (0) to green (100); grey: no score", lang),
-        t("solid: a round followed it · faint and dashed: not followed", lang),
-        t("click a question to open its local retrieval below", lang),
+        t("colour: the question's score, red (0) to green (100); grey: no score"),
+        t("solid: a round followed it · faint and dashed: not followed"),
+        t("click a question to open its local retrieval below"),
     ]
     return GraphElements(nodes, edges, [], keys, {n["id"]: (n["x"], n["y"]) for n in nodes})

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 
-from graphrag_ui.i18n import Msg, template_in
+from graphrag_ui.i18n import Msg
+from graphrag_ui.ui.language import template_in
 
 # characters that start Markdown, HTML, an entity, a :directive:/:color[...] or LaTeX
 _MARKUP = re.compile(r"([\\`*_\[\]<>#!|~$:&])")
@@ -111,24 +112,24 @@ def md_escape(text: object, *, formatting: bool = False) -> str:
     return out if not live_markup(out) else _prose(text, _ACTIVE)
 
 
-def shown(text: object, lang: str = "en") -> str:
-    """A message (``msg``) for a Markdown element in ``lang``: its template as written (ours, trusted),
+def shown(text: object) -> str:
+    """A message (``msg``) for a Markdown element in the UI language: its template as written (ours, trusted),
     every value in it escaped (``md_escape``; a value that is itself a message is shown the same way).
     Anything that is not a message is data and is escaped whole."""
     if not isinstance(text, Msg):
         return md_escape(text)
-    template = template_in(text, lang)
+    template = template_in(text)
     if not text.values:
         return template
-    return template.format(**{k: shown(v, lang) for k, v in text.values.items()})
+    return template.format(**{k: shown(v) for k, v in text.values.items()})
 
 
-def shown_error(exc: BaseException, lang: str = "en") -> str:
+def shown_error(exc: BaseException) -> str:
     """``i18n.error_text`` for a Markdown element: what and fix as ``shown``, the where (a path, a name,
     a URL) escaped; another exception's text is escaped whole."""
     what = getattr(exc, "what", None)
     if what is None:
         return md_escape(exc)
     where, fix = getattr(exc, "where", ""), getattr(exc, "fix", "")
-    head = shown(what, lang) if not where else f"{md_escape(where)}: {shown(what, lang)}"
-    return f"{head} — {shown(fix, lang)}" if fix else head
+    head = shown(what) if not where else f"{md_escape(where)}: {shown(what)}"
+    return f"{head} — {shown(fix)}" if fix else head

@@ -17,13 +17,14 @@ from graphrag_ui.evaluation.metrics import ItemResult, RowMetrics
 from graphrag_ui.evaluation.plan import Config
 from graphrag_ui.evaluation.runner import EvalRun
 from graphrag_ui.evaluation.stats import Fix, smallest_fix
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui import question as shared_question
 from graphrag_ui.ui import url_choice
 from graphrag_ui.ui.kind_table import TALL_ROW
 from graphrag_ui.ui.labels import KIND_LABELS, label
+from graphrag_ui.ui.language import t, translate
 from graphrag_ui.ui.params import url_form, widget_key
 
 ITEM_KINDS = {
@@ -43,7 +44,7 @@ def _short(text: str) -> str:
     return flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
 
 
-def item_rows(row: RowMetrics, fixes: dict[int, Fix | None], lang: str) -> pd.DataFrame:
+def item_rows(row: RowMetrics, fixes: dict[int, Fix | None]) -> pd.DataFrame:
     """One row per gold item: kind, text, in or not, where it came in, why it was missed, its fix."""
     out = []
     for n, item in enumerate(row.items):
@@ -51,12 +52,12 @@ def item_rows(row: RowMetrics, fixes: dict[int, Fix | None], lang: str) -> pd.Da
         out.append(
             {
                 "n": n + 1,
-                "kind": translate(ITEM_KINDS.get(item.item.kind, item.item.kind), lang),
+                "kind": translate(ITEM_KINDS.get(item.item.kind, item.item.kind)),
                 "item": _short(item.item.value),
                 "found": "✓" if item.found else "✗",
-                "where": _where(item, lang),
-                "why": "" if item.missed is None else translate(item.missed.reason_text, lang),
-                "detail": "" if item.missed is None else translate(item.missed.detail, lang),
+                "where": _where(item),
+                "why": "" if item.missed is None else translate(item.missed.reason_text),
+                "detail": "" if item.missed is None else translate(item.missed.detail),
                 "fix": "" if fix is None else setting_change(fix),
                 "cost": None if fix is None else fix.token_cost,
             }
@@ -64,13 +65,11 @@ def item_rows(row: RowMetrics, fixes: dict[int, Fix | None], lang: str) -> pd.Da
     return pd.DataFrame(out)
 
 
-def _where(item: ItemResult, lang: str) -> str:
+def _where(item: ItemResult) -> str:
     parts = []
     for p in item.where[:3]:
-        kind = label(KIND_LABELS, p.kind, lang) if p.kind in KIND_LABELS else t("context", lang)
-        parts.append(
-            f"{kind} #{p.position}: {_short(p.label)}" if p.position else f"{kind}: {translate(p.label, lang)}"
-        )
+        kind = label(KIND_LABELS, p.kind) if p.kind in KIND_LABELS else t("context")
+        parts.append(f"{kind} #{p.position}: {_short(p.label)}" if p.position else f"{kind}: {translate(p.label)}")
     return " · ".join(parts)
 
 
@@ -83,42 +82,41 @@ def fixes_of(run: EvalRun, row: RowMetrics) -> dict[int, Fix | None]:
     return {n: smallest_fix(run, row.question_id, r.item, row.config) for n, r in enumerate(row.items) if not r.found}
 
 
-def drill_down(run: EvalRun, questions: list[Question], lang: str) -> None:
+def drill_down(run: EvalRun, questions: list[Question]) -> None:
     """Pick a question and a setting; the gold items with where / why / fix, and a button per fix."""
     asked = {q.id: q for q in questions}
     ids = [q.id for q in questions if any(r.question_id == q.id for r in run.rows)]
     if not ids:
-        st.info(t("No question was evaluated.", lang))
+        st.info(t("No question was evaluated."))
         return
     url_choice.seed("ev_q", ids, _first_missed(run, ids))
     keys = [c.key for c in run.configs if run.rows_of(c)]
     url_choice.seed("ev_cfg", keys, keys[0])
     c1, c2 = st.columns([3, 2])
     qid = c1.selectbox(
-        t("Question", lang),
+        t("Question"),
         ids,
         key="ev_q",
         format_func=lambda i: f"{i} · {_short(asked[i].question)}",
-        placeholder=t("Choose an option", lang),
+        placeholder=t("Choose an option"),
     )
-    key = c2.selectbox(t("Setting", lang), keys, key="ev_cfg", placeholder=t("Choose an option", lang))
+    key = c2.selectbox(t("Setting"), keys, key="ev_cfg", placeholder=t("Choose an option"))
     url_choice.sync("ev_q", qid)
     url_choice.sync("ev_cfg", key)
     config = next(c for c in run.configs if c.key == key)
     row = next((r for r in run.rows_of(config) if r.question_id == qid), None)
     if row is None:
-        st.info(t("This setting has no result for this question (see the errors above).", lang))
+        st.info(t("This setting has no result for this question (see the errors above)."))
         return
     q = asked[qid]
     st.text(q.question)  # the set's text is data: shown as plain text
     if not row.items:
-        st.info(t("This question has no gold item.", lang))
+        st.info(t("This question has no gold item."))
         return
     recall = row.evidence_recall or 0.0
     st.caption(
         t(
             "{found} of {n} gold items in the context (recall {recall}) · {tokens} context tokens",
-            lang,
             found=sum(r.found for r in row.items),
             n=len(row.items),
             recall=f"{recall:.2f}",
@@ -127,28 +125,28 @@ def drill_down(run: EvalRun, questions: list[Question], lang: str) -> None:
     )
     fixes = fixes_of(run, row)
     st.dataframe(
-        item_rows(row, fixes, lang),
+        item_rows(row, fixes),
         hide_index=True,
         width="stretch",
         key="ev_items",
         row_height=TALL_ROW,  # three wrapped lines: a fact, where it came in, the mode's reason
         column_config={
             "n": st.column_config.NumberColumn("#", width=40),
-            "kind": st.column_config.TextColumn(t("kind", lang), width=84),
-            "item": st.column_config.TextColumn(t("gold item", lang), width="medium"),
-            "found": st.column_config.TextColumn(t("in", lang), width=40),
-            "where": st.column_config.TextColumn(t("where it came in", lang), width="medium"),
-            "why": st.column_config.TextColumn(t("why missed", lang), width="small"),
-            "detail": st.column_config.TextColumn(t("the mode's reason", lang), width="medium"),
+            "kind": st.column_config.TextColumn(t("kind"), width=84),
+            "item": st.column_config.TextColumn(t("gold item"), width="medium"),
+            "found": st.column_config.TextColumn(t("in"), width=40),
+            "where": st.column_config.TextColumn(t("where it came in"), width="medium"),
+            "why": st.column_config.TextColumn(t("why missed"), width="small"),
+            "detail": st.column_config.TextColumn(t("the mode's reason"), width="medium"),
             "fix": st.column_config.TextColumn(
-                t("smallest fix", lang), help=t("the nearest value of the swept parameter that brings it in", lang)
+                t("smallest fix"), help=t("the nearest value of the swept parameter that brings it in")
             ),
             "cost": st.column_config.NumberColumn(
-                t("token cost", lang), help=t("context tokens the fix adds (negative: saves)", lang), format="%+d"
+                t("token cost"), help=t("context tokens the fix adds (negative: saves)"), format="%+d"
             ),
         },
     )
-    _fix_buttons(run, row, q, fixes, lang)
+    _fix_buttons(run, row, q, fixes)
 
 
 def _first_missed(run: EvalRun, ids: list[str]) -> str:
@@ -156,21 +154,19 @@ def _first_missed(run: EvalRun, ids: list[str]) -> str:
     return next((r.question_id for r in run.rows if r.missed and r.question_id in ids), ids[0])
 
 
-def _fix_buttons(run: EvalRun, row: RowMetrics, q: Question, fixes: dict[int, Fix | None], lang: str) -> None:
+def _fix_buttons(run: EvalRun, row: RowMetrics, q: Question, fixes: dict[int, Fix | None]) -> None:
     shown = [(n, fix) for n, fix in fixes.items() if fix is not None][:SHOWN_FIXES]
     none = [n for n, fix in fixes.items() if fix is None]
     if none:
         st.caption(
             t(
                 "No step of the sweep brings in item(s) {items}: widen the range or try another parameter.",
-                lang,
                 items=", ".join(f"#{n + 1}" for n in none),
             )
         )
     for n, fix in shown:
         text = t(
             "Open #{n} in Explore at {param}={value} ({cost} tokens)",
-            lang,
             n=n + 1,
             param=fix.to.param,  # a name of the mode's schema and a number: no markup can come from them
             value=fix.to.value,

@@ -15,13 +15,14 @@ import streamlit as st
 
 from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.plan import EvalPlan
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.schema import suggestion
 from graphrag_ui.retrieval.registry import FIRST_COMPARISON, get_mode, mode_names, reference_name
 from graphrag_ui.sweep import MAX_STEPS, parse_values
 from graphrag_ui.ui import url_choice, url_notices
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import in_this_language, t, translate
 
 DEFAULT_PARAM = "top_k"
 DEFAULT_RANGE = (5.0, 30.0, 5.0)
@@ -95,54 +96,54 @@ def _link_number(key: str, used: float) -> None:
         _remember(key, used, text)
 
 
-def show_notices(lang: str) -> None:
+def show_notices() -> None:
     """Each link notice while its control still holds what was used in the link's place."""
     kept = st.session_state.get(NOTICES, {})
     for key, (used, text) in list(kept.items()):
         if st.session_state.get(key) != used:
             del kept[key]  # the analyst changed it: the notice is over
             continue
-        st.warning(md_escape(translate(text, lang)), icon=":material/link_off:")
+        st.warning(md_escape(translate(text)), icon=":material/link_off:")
 
 
-def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
+def plan_picker(index: Index) -> tuple[EvalPlan | None, str]:
     """The plan controls; returns the plan (None when it cannot run, said on the page) and its signature."""
     _link_modes()
     st.session_state.setdefault("ev_modes", list(FIRST_COMPARISON))
     modes = st.multiselect(
-        t("Modes", lang),
+        t("Modes"),
         mode_names(),
         key="ev_modes",
         bind="query-params",
-        placeholder=t("Choose one or more modes", lang),
+        placeholder=t("Choose one or more modes"),
     )
-    versions = _versions(modes, index, lang)
+    versions = _versions(modes, index)
     params = numeric_params(modes)
     options = [NONE, *params]
     default = DEFAULT_PARAM if DEFAULT_PARAM in params else NONE
     url_choice.seed("ev_param", options, default)
     c1, c2, c3, c4 = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
     name = c1.selectbox(
-        t("Parameter range", lang),
+        t("Parameter range"),
         options,
         key="ev_param",
-        format_func=lambda n: n or t("none (each mode at its defaults)", lang),
-        placeholder=t("Choose an option", lang),
+        format_func=in_this_language(lambda n: n or t("none (each mode at its defaults)")),
+        placeholder=t("Choose an option"),
     )
     url_choice.sync("ev_param", name)
     _link_choice("ev_param", options, name)
     is_int = params.get(name) == "int"
     number: dict[str, Any] = {"step": 1.0 if is_int else 0.01, "format": "%g", "bind": "query-params"}
     low, high, step = DEFAULT_RANGE
-    start = c2.number_input(t("from", lang), value=low, key="ev_from", disabled=not name, **number)
-    stop = c3.number_input(t("to", lang), value=high, key="ev_to", disabled=not name, **number)
-    every = c4.number_input(t("step", lang), value=step, key="ev_step", disabled=not name, **number)
+    start = c2.number_input(t("from"), value=low, key="ev_from", disabled=not name, **number)
+    stop = c3.number_input(t("to"), value=high, key="ev_to", disabled=not name, **number)
+    every = c4.number_input(t("step"), value=step, key="ev_step", disabled=not name, **number)
     for key, value in (("ev_from", start), ("ev_to", stop), ("ev_step", every)):
         _link_number(key, value)
-    aliases = _aliases(modes, name, lang) if name else {}
+    aliases = _aliases(modes, name) if name else {}
     signature = repr((modes, sorted(versions.items()), name, start, stop, every, sorted(aliases.items())))
     if not modes:
-        st.info(t("Choose at least one mode to evaluate.", lang))
+        st.info(t("Choose at least one mode to evaluate."))
         return None, signature
     values: list[Any] = []
     if name and every > 0 and stop >= start and (stop - start) / every + 1 > MAX_STEPS:
@@ -151,7 +152,6 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
         st.error(
             t(
                 "{n} steps are more than {limit}: use a larger step",
-                lang,
                 n=f"{n:,.0f}" if n < 1e9 else f"{n:.2g}",
                 limit=MAX_STEPS,
             )
@@ -162,21 +162,21 @@ def plan_picker(index: Index, lang: str) -> tuple[EvalPlan | None, str]:
         try:
             values = parse_values(params[name], text)
         except UserError as exc:
-            st.error(shown_error(exc, lang))
+            st.error(shown_error(exc))
             return None, signature
     plan = EvalPlan(list(modes), param=name, values=values, versions=versions, param_names=aliases)
     try:
         configs = plan.check(index)  # every value against each mode's schema, before anything runs
     except UserError as exc:
-        st.error(shown_error(exc, lang))
+        st.error(shown_error(exc))
         return None, signature
     for note in plan.notes:
-        st.caption(md_escape(translate(note, lang)))
-    st.caption(t("{n} settings per question", lang, n=len(configs)))
+        st.caption(md_escape(translate(note)))
+    st.caption(t("{n} settings per question", n=len(configs)))
     return plan, signature
 
 
-def _aliases(modes: list[str], name: str, lang: str) -> dict[str, str]:
+def _aliases(modes: list[str], name: str) -> dict[str, str]:
     """For each chosen mode without ``name``: which of its own numbers the range sweeps (``ms.local``'s
     ``top_k_mapped_entities`` for ``top_k``), or none (it runs once, at its defaults). The CLI's ``--as``."""
     lacking = [m for m in modes if name not in numeric_params([m]) and numeric_params([m])]
@@ -189,11 +189,11 @@ def _aliases(modes: list[str], name: str, lang: str) -> dict[str, str]:
         key = f"ev_as_{mode}"
         url_choice.seed(key, [NONE, *own], NONE)
         chosen = columns[i % len(columns)].selectbox(
-            t("{mode} has no {param}; it sweeps", lang, mode=mode, param=name),
+            t("{mode} has no {param}; it sweeps", mode=mode, param=name),
             [NONE, *own],
             key=key,
-            format_func=lambda n: n or t("nothing (runs at its defaults)", lang),
-            placeholder=t("Choose an option", lang),
+            format_func=in_this_language(lambda n: n or t("nothing (runs at its defaults)")),
+            placeholder=t("Choose an option"),
         )
         url_choice.sync(key, chosen)
         if chosen:
@@ -201,7 +201,7 @@ def _aliases(modes: list[str], name: str, lang: str) -> dict[str, str]:
     return out
 
 
-def _versions(modes: list[str], index: Index, lang: str) -> dict[str, list[str]]:
+def _versions(modes: list[str], index: Index) -> dict[str, list[str]]:
     """One release picker per reference family among ``modes`` that follows several releases."""
     out: dict[str, list[str]] = {}
     families: dict[str, list[str]] = {}
@@ -218,11 +218,11 @@ def _versions(modes: list[str], index: Index, lang: str) -> dict[str, list[str]]
             st.session_state[key] = [v for v in kept if v in options]
         st.session_state.setdefault(key, [spec.default_version(index)])
         chosen = st.multiselect(
-            t("{reference} releases", lang, reference=reference_name(family)),
+            t("{reference} releases", reference=reference_name(family)),
             options,
             key=key,
             bind="query-params",
-            placeholder=t("Choose one or more releases", lang),
+            placeholder=t("Choose one or more releases"),
         )
         for mode in members:
             out[mode] = list(chosen) or [spec.default_version(index)]

@@ -16,8 +16,9 @@ import streamlit as st
 from graphrag_ui.evaluation.plan import Config
 from graphrag_ui.evaluation.runner import EvalRun
 from graphrag_ui.evaluation.stats import Interval, Summary, paired
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.ui import url_choice
+from graphrag_ui.ui.language import in_this_language, t, translate
 
 PAIRED_METRICS = {
     "evidence_recall": msg("evidence recall"),
@@ -47,7 +48,7 @@ def _interval(iv: Interval) -> str:
     return f"{iv.low:.2f}–{iv.high:.2f}"
 
 
-def summary_frame(summaries: list[Summary], lang: str) -> pd.DataFrame:
+def summary_frame(summaries: list[Summary]) -> pd.DataFrame:
     """One row per setting: its means (numbers, for sorting), each recall's interval as text, tokens, ★."""
     rows = []
     for s in summaries:
@@ -71,30 +72,30 @@ def summary_frame(summaries: list[Summary], lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def summary_table(summaries: list[Summary], lang: str) -> None:
-    frame = summary_frame(summaries, lang)
+def summary_table(summaries: list[Summary]) -> None:
+    frame = summary_frame(summaries)
     if not frame.empty and not frame["release"].astype(bool).any():
         frame = frame.drop(columns=["release"])
     cc = st.column_config
-    interval = t("95 % interval", lang)
+    interval = t("95 % interval")
     config = {
         "frontier": cc.TextColumn(
             FRONTIER,
             width=40,
-            help=t("on the Pareto frontier: no other setting has more recall for fewer tokens", lang),
+            help=t("on the Pareto frontier: no other setting has more recall for fewer tokens"),
         ),
-        "mode": t("mode", lang),
-        "release": t("release", lang),
-        "setting": t("setting", lang),
-        "evidence_recall_ci": cc.TextColumn(interval, help=t("bootstrap over the questions", lang)),
-        "entity_recall_ci": cc.TextColumn(interval, help=t("bootstrap over the questions", lang)),
-        "context_tokens": cc.NumberColumn(t("context tokens", lang), format="%d"),
-        "tokens_ci": cc.TextColumn(interval, help=t("bootstrap over the questions", lang)),
-        "questions": cc.NumberColumn(t("questions", lang)),
-        "ms": cc.NumberColumn(t("ms", lang), help=t("mean retrieval time per question", lang), format="%.1f"),
+        "mode": t("mode"),
+        "release": t("release"),
+        "setting": t("setting"),
+        "evidence_recall_ci": cc.TextColumn(interval, help=t("bootstrap over the questions")),
+        "entity_recall_ci": cc.TextColumn(interval, help=t("bootstrap over the questions")),
+        "context_tokens": cc.NumberColumn(t("context tokens"), format="%d"),
+        "tokens_ci": cc.TextColumn(interval, help=t("bootstrap over the questions")),
+        "questions": cc.NumberColumn(t("questions")),
+        "ms": cc.NumberColumn(t("ms"), help=t("mean retrieval time per question"), format="%.1f"),
     }
     for name, title in TABLE_METRICS.items():
-        config[name] = cc.NumberColumn(translate(title, lang), format="%.2f")
+        config[name] = cc.NumberColumn(translate(title), format="%.2f")
     st.dataframe(frame, hide_index=True, width="stretch", key="ev_table", column_config=config)
 
 
@@ -119,25 +120,25 @@ def chart_frame(summaries: list[Summary]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["config", "value", "mode", "tokens", "recall", "low", "high", "frontier"])
 
 
-def recall_chart(summaries: list[Summary], lang: str) -> None:
+def recall_chart(summaries: list[Summary]) -> None:
     """Evidence recall against context tokens, one point per setting, the frontier joined and ringed."""
     import altair as alt
 
     frame = chart_frame(summaries)
     if frame.empty:
-        st.info(t("No question of the set has a gold item: there is no recall to chart.", lang))
+        st.info(t("No question of the set has a gold item: there is no recall to chart."))
         return
-    x = alt.X("tokens:Q", title=t("mean context tokens", lang), scale=alt.Scale(zero=False))
-    y = alt.Y("recall:Q", title=t("mean evidence recall", lang), scale=alt.Scale(domain=[0, 1]))
+    x = alt.X("tokens:Q", title=t("mean context tokens"), scale=alt.Scale(zero=False))
+    y = alt.Y("recall:Q", title=t("mean evidence recall"), scale=alt.Scale(domain=[0, 1]))
     color = alt.Color(
         "mode:N", title=None, scale=alt.Scale(scheme="tableau10"), legend=alt.Legend(orient="bottom", columns=3)
     )
     tips = [
-        alt.Tooltip("config:N", title=t("setting", lang)),
-        alt.Tooltip("recall:Q", title=t("evidence recall", lang), format=".2f"),
-        alt.Tooltip("low:Q", title=t("95 % low", lang), format=".2f"),
-        alt.Tooltip("high:Q", title=t("95 % high", lang), format=".2f"),
-        alt.Tooltip("tokens:Q", title=t("context tokens", lang), format=",.0f"),
+        alt.Tooltip("config:N", title=t("setting")),
+        alt.Tooltip("recall:Q", title=t("evidence recall"), format=".2f"),
+        alt.Tooltip("low:Q", title=t("95 % low"), format=".2f"),
+        alt.Tooltip("high:Q", title=t("95 % high"), format=".2f"),
+        alt.Tooltip("tokens:Q", title=t("context tokens"), format=",.0f"),
     ]
     base = alt.Chart(frame)
     bars = base.mark_rule(opacity=0.45).encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
@@ -152,16 +153,15 @@ def recall_chart(summaries: list[Summary], lang: str) -> None:
         t(
             "Each point is one setting; the bar is its 95 % interval; the ringed points joined by the dashed "
             "line are the Pareto frontier (no other setting has more recall for fewer tokens).",
-            lang,
         )
     )
 
 
-def paired_view(run: EvalRun, questions: dict[str, str], lang: str) -> None:
+def paired_view(run: EvalRun, questions: dict[str, str]) -> None:
     """Two settings picked from the run, compared question by question on one metric."""
     configs = [c for c in run.configs if run.rows_of(c)]
     if len(configs) < 2:
-        st.info(t("The paired view needs two settings: evaluate more than one mode or step.", lang))
+        st.info(t("The paired view needs two settings: evaluate more than one mode or step."))
         return
     keys = [c.key for c in configs]
     by_key = dict(zip(keys, configs, strict=True))
@@ -169,31 +169,30 @@ def paired_view(run: EvalRun, questions: dict[str, str], lang: str) -> None:
         url_choice.seed(name, keys, keys[default])
     url_choice.seed("ev_metric", list(PAIRED_METRICS), "evidence_recall")
     c1, c2, c3 = st.columns([3, 3, 2])
-    a = c1.selectbox("A", keys, key="ev_a", placeholder=t("Choose an option", lang))
-    b = c2.selectbox("B", keys, key="ev_b", placeholder=t("Choose an option", lang))
+    a = c1.selectbox("A", keys, key="ev_a", placeholder=t("Choose an option"))
+    b = c2.selectbox("B", keys, key="ev_b", placeholder=t("Choose an option"))
     metric = c3.selectbox(
-        t("metric", lang),
+        t("metric"),
         list(PAIRED_METRICS),
         key="ev_metric",
-        format_func=lambda m: translate(PAIRED_METRICS[m], lang),
-        placeholder=t("Choose an option", lang),
+        format_func=in_this_language(lambda m: translate(PAIRED_METRICS[m])),
+        placeholder=t("Choose an option"),
     )
     for name, value in (("ev_a", a), ("ev_b", b), ("ev_metric", metric)):
         url_choice.sync(name, value)
     result = paired(run, by_key[a], by_key[b], metric)
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(t("A wins", lang), result.wins)
-    m2.metric(t("B wins", lang), result.losses)
-    m3.metric(t("ties", lang), result.ties)
-    m4.metric(t("p-value", lang), "—" if result.p_value is None else f"{result.p_value:.3g}")
+    m1.metric(t("A wins"), result.wins)
+    m2.metric(t("B wins"), result.losses)
+    m3.metric(t("ties"), result.ties)
+    m4.metric(t("p-value"), "—" if result.p_value is None else f"{result.p_value:.3g}")
     if result.p_value is None:
-        st.caption(t("No question differs: there is nothing to test.", lang) if not result.flips else "")
+        st.caption(t("No question differs: there is nothing to test.") if not result.flips else "")
     else:
         st.caption(
             t(
                 "Wilcoxon signed-rank test over {n} questions with a value under both (ties left out); "
                 "mean difference A − B: {diff}.",
-                lang,
                 n=result.n,
                 diff=f"{result.mean_difference:+.3f}",
             )
@@ -211,15 +210,15 @@ def paired_view(run: EvalRun, questions: dict[str, str], lang: str) -> None:
                 for q, x, y in result.flips
             ]
         )
-        st.caption(t("The questions that flip", lang))
+        st.caption(t("The questions that flip"))
         st.dataframe(
             frame,
             hide_index=True,
             width="stretch",
             key="ev_flips",
             column_config={
-                "id": t("id", lang),
-                "question": st.column_config.TextColumn(t("question", lang), width="large"),
-                "winner": t("better", lang),
+                "id": t("id"),
+                "question": st.column_config.TextColumn(t("question"), width="large"),
+                "winner": t("better"),
             },
         )

@@ -18,9 +18,10 @@ import streamlit as st
 from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.formats import FORMATS, load_questions, read_questions
 from graphrag_ui.evaluation.gold import QuestionSet
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.ui import state, url_choice
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import in_this_language, t, translate
 from graphrag_ui.ui.uploader_text import relabel_uploaders
 
 MAX_UPLOAD_MB = 16
@@ -88,53 +89,53 @@ def load_bundled(index_key: str) -> Loaded | None:
     return kept
 
 
-def set_picker(index_key: str, lang: str) -> Loaded | None:
+def set_picker(index_key: str) -> Loaded | None:
     """The set controls (source, upload, format, bad lines) and what they loaded, said in one line."""
     sources = [BUNDLED, UPLOAD] if bundled_path(index_key) else [UPLOAD]
     url_choice.seed("ev_source", sources, sources[0])
     source = st.segmented_control(
-        t("Question set", lang),
+        t("Question set"),
         sources,
         key="ev_source",
         required=True,
-        format_func=lambda s: translate(SOURCES[s], lang),
+        format_func=in_this_language(lambda s: translate(SOURCES[s])),
     )
     url_choice.sync("ev_source", source)
     if source == UPLOAD or len(sources) == 1:
-        return _upload(index_key, lang)
+        return _upload(index_key)
     try:
         current = load_bundled(index_key)
     except UserError as exc:
-        st.error(shown_error(exc, lang))
+        st.error(shown_error(exc))
         return None
     if current is not None:
-        summary(current, lang)
+        summary(current)
     return current
 
 
-def _upload(index_key: str, lang: str) -> Loaded | None:
-    relabel_uploaders(lang, MAX_UPLOAD_MB, UPLOAD_TYPES)
+def _upload(index_key: str) -> Loaded | None:
+    relabel_uploaders(MAX_UPLOAD_MB, UPLOAD_TYPES)
     c1, c2 = st.columns(2)
     url_choice.seed("ev_fmt", FORMATS, FORMATS[0])
     url_choice.seed("ev_bad", list(BAD_LINES), "skip")
     fmt = c1.selectbox(
-        t("Format", lang),
+        t("Format"),
         FORMATS,
         key="ev_fmt",
-        format_func=lambda f: translate(FORMAT_NAMES[f], lang) if f in FORMAT_NAMES else f,
-        placeholder=t("Choose an option", lang),
+        format_func=in_this_language(lambda f: translate(FORMAT_NAMES[f]) if f in FORMAT_NAMES else f),
+        placeholder=t("Choose an option"),
     )
     on_bad = c2.radio(
-        t("Lines that cannot be read", lang),
+        t("Lines that cannot be read"),
         list(BAD_LINES),
         key="ev_bad",
         horizontal=True,
-        format_func=lambda b: translate(BAD_LINES[b], lang),
+        format_func=in_this_language(lambda b: translate(BAD_LINES[b])),
     )
     url_choice.sync("ev_fmt", fmt)
     url_choice.sync("ev_bad", on_bad)
     upload = st.file_uploader(
-        t("Questions (JSON lines or a JSON array, UTF-8, ≤ {mb} MB)", lang, mb=MAX_UPLOAD_MB),
+        t("Questions (JSON lines or a JSON array, UTF-8, ≤ {mb} MB)", mb=MAX_UPLOAD_MB),
         type=UPLOAD_TYPES,
         key="ev_file",
         max_upload_size=MAX_UPLOAD_MB,
@@ -142,15 +143,14 @@ def _upload(index_key: str, lang: str) -> Loaded | None:
             "One question per line: id, question, and any of answer, evidence, evidence_docs, "
             "evidence_chunks, evidence_entities (see docs/evaluation.md); MultiHop-RAG, HotpotQA / 2Wiki "
             "and GraphRAG-Bench files are read as they are.",
-            lang,
         ),
     )
     if upload is None:
         current = loaded(index_key)
         if current is not None and current.origin != BUNDLED:
-            summary(current, lang)
+            summary(current)
             return current
-        st.caption(t("Upload a question file to evaluate this index against it.", lang))
+        st.caption(t("Upload a question file to evaluate this index against it."))
         return None
     origin = f"{upload.name}:{upload.file_id}:{fmt}:{on_bad}"
     current = loaded(index_key)
@@ -158,21 +158,20 @@ def _upload(index_key: str, lang: str) -> Loaded | None:
         try:
             current = Loaded(index_key, origin, read_upload(upload.name, upload.getvalue(), fmt, on_bad))
         except UserError as exc:
-            st.error(shown_error(exc, lang))
+            st.error(shown_error(exc))
             return None
         st.session_state[LOADED] = current
-    summary(current, lang)
+    summary(current)
     return current
 
 
-def summary(current: Loaded, lang: str) -> None:
+def summary(current: Loaded) -> None:
     """How many questions and gold items were read, and each skipped line with what is wrong with it."""
     qs = current.questions
     items = sum(len(q.gold()) for q in qs.questions)
     st.caption(
         t(
             "{name}: {n} questions, {items} gold items (format: {fmt})",
-            lang,
             name=md_escape(qs.name),
             n=len(qs.questions),
             items=items,
@@ -181,16 +180,16 @@ def summary(current: Loaded, lang: str) -> None:
     )
     if qs.skipped:
         st.warning(
-            t("{n} lines could not be read and were skipped; each is listed below.", lang, n=len(qs.skipped)),
+            t("{n} lines could not be read and were skipped; each is listed below.", n=len(qs.skipped)),
             icon=":material/rule:",
         )
         frame = pd.DataFrame(
-            [{"line": p.line, "what": translate(p.what, lang)} for p in qs.skipped], columns=["line", "what"]
+            [{"line": p.line, "what": translate(p.what)} for p in qs.skipped], columns=["line", "what"]
         )
         st.dataframe(
             frame,
             hide_index=True,
             width="stretch",
             key="ev_skipped",
-            column_config={"line": t("line", lang), "what": t("what is wrong", lang)},
+            column_config={"line": t("line"), "what": t("what is wrong")},
         )

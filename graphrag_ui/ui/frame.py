@@ -24,7 +24,7 @@ PAGES = {
 }
 
 
-def app_pages(lang: str) -> list:
+def app_pages() -> list:
     """Every page at ``/<its name>`` (``pages/graph.py`` is ``/graph``), the first also at ``/``.
 
     Streamlit serves the default page at ``/`` only, so the first page is listed twice: the visible
@@ -34,7 +34,7 @@ def app_pages(lang: str) -> list:
     """
 
     def page(name: str, **how) -> st.Page:
-        return st.Page(f"pages/{name}.py", title=label(PAGE_TITLES, name, lang), **how)
+        return st.Page(f"pages/{name}.py", title=label(PAGE_TITLES, name), **how)
 
     first, *rest = PAGES
     return [
@@ -58,11 +58,11 @@ def run_app() -> None:
     st.set_page_config(page_title="GraphRAG Retrieval Explorer", page_icon="🕸️", layout="wide")
     st.html(PAGE_STYLE)
     with legacy_pages.as_main_script():
-        lang, index, index_key = state.sidebar_frame()
+        index, index_key = state.sidebar_frame()
         st.session_state["_index"] = index
         st.session_state["_index_key"] = index_key
-        page = st.navigation(app_pages(lang), position="sidebar")
-    run_guarded(page.run, lang)
+        page = st.navigation(app_pages(), position="sidebar")
+    run_guarded(page.run)
 
 
 def return_to_frame() -> None:

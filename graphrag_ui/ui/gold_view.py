@@ -16,7 +16,7 @@ from graphrag_ui.errors import UserError
 from graphrag_ui.evaluation.gold import Question
 from graphrag_ui.evaluation.lookup import norm
 from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import (
@@ -25,6 +25,7 @@ from graphrag_ui.ui import (
     row_marks,
 )
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import t, translate
 from graphrag_ui.ui.row_marks import RowMark
 
 GOLD = msg("★ gold")
@@ -110,17 +111,17 @@ def item_marks(metrics: RowMetrics, kind: str, followed: int | None) -> dict[str
     return marks
 
 
-def use_gold(index: Index, index_key: str, lang: str) -> None:
+def use_gold(index: Index, index_key: str) -> None:
     """Explore's first step for gold: a link's ``gold=bundled`` loads the index's bundled set before the
     grids draw (their marks come from ``gold_marks``, registered with the row-mark hook)."""
     if st.query_params.get("gold") == eval_set.BUNDLED and eval_set.loaded(index_key) is None:
         try:
             eval_set.load_bundled(index_key)
         except UserError as exc:
-            st.error(shown_error(exc, lang))
+            st.error(shown_error(exc))
 
 
-def gold_marks(result: Retrieval, kind: str, lang: str) -> RowMark | None:
+def gold_marks(result: Retrieval, kind: str) -> RowMark | None:
     """The grids' gold column: the rows where the question's gold came in, and the dropped rows that held
     a missed item (None when no set is loaded for the open index, or it lacks the question)."""
     index = st.session_state.get("_index")
@@ -133,35 +134,33 @@ def gold_marks(result: Retrieval, kind: str, lang: str) -> RowMark | None:
     marks = item_marks(scored(index, result, question), kind, followed_item())
     return RowMark(
         SOURCE,
-        t("gold", lang),
+        t("gold"),
         t(  # a column's help is Markdown: the set's name and the question's id are data
             "what of the question's gold this row carries ({set}, {id})",
-            lang,
             set=md_escape(current.questions.name),
             id=md_escape(question.id),
         ),
-        {cid: translate(mark, lang) for cid, mark in marks.items()},
+        {cid: translate(mark) for cid, mark in marks.items()},
     )
 
 
 row_marks.register(gold_marks)
 
 
-def gold_line(index: Index, index_key: str, result: Retrieval, lang: str) -> None:
+def gold_line(index: Index, index_key: str, result: Retrieval) -> None:
     """``gold: 3 of 4 evidence items in the context`` for the question asked, when the loaded set has it."""
     current = eval_set.loaded(index_key)
     questions = current.questions.questions if current else []
     question = question_of(questions, result.query, st.query_params.get("gold_q")) if current else None
     name = current.questions.name if current else ""
     for text in link_notices(name, questions, question, current is not None):
-        st.warning(md_escape(translate(text, lang)), icon=":material/link_off:")
+        st.warning(md_escape(translate(text)), icon=":material/link_off:")
     if current is None:
         return
     if question is None:
         st.caption(
             t(
                 "gold: the loaded set {name} has no question with this text.",
-                lang,
                 name=md_escape(current.questions.name),
             )
         )
@@ -171,7 +170,6 @@ def gold_line(index: Index, index_key: str, result: Retrieval, lang: str) -> Non
     st.caption(
         t(
             "gold ({id}): {found} of {n} evidence items in the context",
-            lang,
             id=md_escape(question.id),
             found=found,
             n=len(metrics.items),

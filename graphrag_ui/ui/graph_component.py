@@ -25,8 +25,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.ui.graph_view import GraphElements
+from graphrag_ui.ui.language import t
 
 COMPONENT_NAME = "graphrag_ui_graph"
 LIB_SENT = "_graph_vislib_sent"  # this session's page has vis-network already (~470 kB not sent again)
@@ -93,17 +93,17 @@ def _component():
     return st.components.v2.component(COMPONENT_NAME, html=_HTML, css=_CSS, js=_JS)
 
 
-def component_text(lang: str, nodes: int) -> dict[str, str]:
-    """Every word the component shows, in ``lang`` (its script has none of its own)."""
+def component_text(nodes: int) -> dict[str, str]:
+    """Every word the component shows, in the UI language (its script has none of its own)."""
     return {
-        "drawing": t("Drawing {n} nodes…", lang, n=f"{nodes:,}"),
-        "empty": t("Nothing to draw with these filters.", lang),
-        "fit": t("Fit", lang),
-        "fs": t("Fullscreen", lang),
-        "fullscreen": t("Fullscreen", lang),
-        "exitFullscreen": t("Exit fullscreen", lang),
-        "png": t("Download PNG", lang),
-        "hint": t("click: details · double-click: add its neighbours", lang),
+        "drawing": t("Drawing {n} nodes…", n=f"{nodes:,}"),
+        "empty": t("Nothing to draw with these filters."),
+        "fit": t("Fit"),
+        "fs": t("Fullscreen"),
+        "fullscreen": t("Fullscreen"),
+        "exitFullscreen": t("Exit fullscreen"),
+        "png": t("Download PNG"),
+        "hint": t("click: details · double-click: add its neighbours"),
     }
 
 
@@ -111,7 +111,6 @@ def component_data(
     built: GraphElements,
     options: dict,
     *,
-    lang: str,
     height: int,
     view_key: str,
     focus: list[str],
@@ -121,7 +120,7 @@ def component_data(
     vislib: bool = True,
 ) -> dict:
     legend = [{"colour": r["colour"], "text": f"{r['title'] or r['name']} ({r['nodes']})"} for r in built.legend]
-    text = component_text(lang, len(built.nodes))
+    text = component_text(len(built.nodes))
     return {
         "nodes": built.nodes,
         "edges": built.edges,
@@ -147,7 +146,6 @@ def clickable_graph(
     options: dict,
     *,
     key: str,
-    lang: str = "en",
     height: int = 620,
     view_key: str = "",
     focus: list[str] | None = None,
@@ -159,7 +157,6 @@ def clickable_graph(
     data = component_data(
         built,
         options,
-        lang=lang,
         height=height,
         view_key=view_key or key,
         focus=focus or [],

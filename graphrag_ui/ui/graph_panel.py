@@ -12,7 +12,6 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import Retrieval
@@ -21,6 +20,7 @@ from graphrag_ui.ui.graph_component import clickable_graph
 from graphrag_ui.ui.graph_details import node_details
 from graphrag_ui.ui.graph_select import HARD_CAP, STRONG_ROLES
 from graphrag_ui.ui.labels import GRAPH_VIEWS, label
+from graphrag_ui.ui.language import in_this_language, t
 
 VIEWS = ("interactive", "standalone")
 HEIGHT = 620
@@ -43,32 +43,33 @@ def _panel(key: str, scope: str) -> dict:
     return panel
 
 
-def _controls(index: Index, spec: graph_view.GraphSpec, lang: str, key: str, default_view: str, extra=None):
+def _controls(index: Index, spec: graph_view.GraphSpec, key: str, default_view: str, extra=None):
     """View, colour and filter in one row that wraps in a narrow column (``extra`` draws more controls
     first); returns (view, colour_by, types, communities)."""
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         if extra is not None:
             extra()
         view = st.segmented_control(
-            t("Graph view", lang),
+            t("Graph view"),
             VIEWS,
             default=default_view,
             key=f"{key}_view",
-            format_func=lambda v: label(GRAPH_VIEWS, v, lang),
+            format_func=in_this_language(lambda v: label(GRAPH_VIEWS, v)),
             persist_state="page",
             label_visibility="collapsed",
             help=t(
                 "Interactive: click a node to see its details, double-click it to add its neighbours. "
                 "Standalone: the same graph as the self-contained pyvis page you can download.",
-                lang,
             ),
         )
         colour_by = st.segmented_control(
-            t("Colour by", lang),
+            t("Colour by"),
             graph_view.COLOUR_BY,
             default="community",
             key=f"{key}_colour",
-            format_func=lambda v: t("Colour: community", lang) if v == "community" else t("Colour: entity type", lang),
+            format_func=in_this_language(
+                lambda v: t("Colour: community") if v == "community" else t("Colour: entity type")
+            ),
             persist_state="page",
             label_visibility="collapsed",
         )
@@ -76,27 +77,27 @@ def _controls(index: Index, spec: graph_view.GraphSpec, lang: str, key: str, def
         chosen_types = st.session_state.get(f"{key}_types") or []
         chosen_comms = st.session_state.get(f"{key}_comms") or []
         active = len(chosen_types) + len(chosen_comms)
-        with st.popover(t("Filter", lang) + (f" ({active})" if active else ""), icon=":material/filter_list:"):
+        with st.popover(t("Filter") + (f" ({active})" if active else ""), icon=":material/filter_list:"):
             types = st.multiselect(
-                t("Entity types", lang),
+                t("Entity types"),
                 list(dict.fromkeys([*chosen_types, *types])),
                 key=f"{key}_types",
-                placeholder=t("All types", lang),
+                placeholder=t("All types"),
                 persist_state="page",
             )
             titles = {c.id: c.title for c in index.communities}
             communities = st.multiselect(
-                t("Communities", lang),
+                t("Communities"),
                 list(dict.fromkeys([*chosen_comms, *communities])),
                 key=f"{key}_comms",
-                format_func=lambda c: f"{c} · {titles.get(c, '')}" if c else t("no community", lang),
-                placeholder=t("All communities", lang),
+                format_func=in_this_language(lambda c: f"{c} · {titles.get(c, '')}" if c else t("no community")),
+                placeholder=t("All communities"),
                 persist_state="page",
             )
     return view or default_view, colour_by or "community", set(types), set(communities)
 
 
-def left_out(spec: graph_view.GraphSpec, lang: str) -> list[str]:
+def left_out(spec: graph_view.GraphSpec) -> list[str]:
     """What the drawing leaves out, one short sentence each (the page must say so)."""
     notes = []
     if spec.capped or not spec.counted_all:
@@ -105,7 +106,6 @@ def left_out(spec: graph_view.GraphSpec, lang: str) -> list[str]:
             notes.append(
                 t(
                     "Drawing {n} of {total} entities: the {more} farther or less connected ones are left out.",
-                    lang,
                     n=f"{len(spec.nodes):,}",
                     total=f"{spec.total:,}",
                     more=f"{more:,}",
@@ -115,7 +115,6 @@ def left_out(spec: graph_view.GraphSpec, lang: str) -> list[str]:
             notes.append(
                 t(
                     "Drawing {n} of more than {limit} entities: the farther or less connected ones are left out.",
-                    lang,
                     n=f"{len(spec.nodes):,}",
                     limit=f"{graph_select.SCAN_LIMIT:,}",
                 )
@@ -124,26 +123,22 @@ def left_out(spec: graph_view.GraphSpec, lang: str) -> list[str]:
         notes.append(
             t(
                 "{n} 1-hop neighbours are not drawn: turn on “Show neighbourhood” to add them.",
-                lang,
                 n=f"{spec.hidden:,}",
             )
         )
     for name, (added, degree) in spec.added.items():
         if added < degree:
-            notes.append(
-                t("{name}: {added} of its {degree} neighbours added.", lang, name=name, added=added, degree=degree)
-            )
+            notes.append(t("{name}: {added} of its {degree} neighbours added.", name=name, added=added, degree=degree))
     if len(spec.nodes) >= HARD_CAP:
-        notes.append(t("At most {cap} nodes are drawn: expanding adds nothing more.", lang, cap=HARD_CAP))
+        notes.append(t("At most {cap} nodes are drawn: expanding adds nothing more.", cap=HARD_CAP))
     if spec.filtered:
-        notes.append(t("{n} nodes hidden by the filter.", lang, n=f"{spec.filtered:,}"))
+        notes.append(t("{n} nodes hidden by the filter.", n=f"{spec.filtered:,}"))
     return notes
 
 
 def show_graph(
     index: Index,
     spec: graph_view.GraphSpec,
-    lang: str,
     *,
     key: str,
     cache_key: str,
@@ -158,17 +153,17 @@ def show_graph(
     change whenever ``spec`` does) is the scope when none is given. ``extra_controls`` draws more widgets
     in the row of controls."""
     if not spec.nodes:
-        st.info(graph_view.empty_text(lang))
+        st.info(graph_view.empty_text())
         return
     dark = _dark()
     panel = _panel(key, f"{index.path}|{scope if scope is not None else cache_key}")
     shown = graph_view.expand(index, spec, panel["expanded"]) if panel["expanded"] else spec
-    view, colour_by, types, communities = _controls(index, shown, lang, key, default_view, extra_controls)
+    view, colour_by, types, communities = _controls(index, shown, key, default_view, extra_controls)
     shown = graph_view.filtered(index, shown, types, communities)
-    notes = left_out(shown, lang)
+    notes = left_out(shown)
     if notes:
         st.caption(" · ".join(notes))
-    built = graph_view.elements(index, shown, lang, colour_by=colour_by, dark=dark, known=panel["pos"])
+    built = graph_view.elements(index, shown, colour_by=colour_by, dark=dark, known=panel["pos"])
     panel["pos"].update(built.positions)
     if side_by_side:
         graph_area, details_area = st.columns([3, 2], gap="medium")
@@ -177,9 +172,9 @@ def show_graph(
     node_key = f"{key}_node"
     with graph_area:
         if not shown.nodes:
-            st.info(t("Nothing to draw with these filters.", lang))
+            st.info(t("Nothing to draw with these filters."))
         elif view == "standalone":
-            page, _ = graph_view.render(index, shown, dark=dark, lang=lang, built=built)
+            page, _ = graph_view.render(index, shown, dark=dark, built=built)
             st.iframe(page, height=700, tab_index=0, alt="Knowledge graph (standalone pyvis view)")
         else:
             focus = [n for n in shown.nodes if shown.roles.get(n) in STRONG_ROLES] or shown.nodes[:50]
@@ -189,7 +184,6 @@ def show_graph(
                 built,
                 graph_view.options(dark),
                 key=f"{key}_graph",
-                lang=lang,
                 height=HEIGHT,
                 view_key=f"{key}|{view_key}",
                 focus=focus,
@@ -204,34 +198,34 @@ def show_graph(
                 st.session_state[node_key] = events.expand
                 st.rerun()
     with details_area:
-        _details(index, shown, built, lang, key, panel, dark, file_name)
+        _details(index, shown, built, key, panel, dark, file_name)
 
 
-def _details(index, spec, built, lang, key, panel, dark, file_name) -> None:
+def _details(index, spec, built, key, panel, dark, file_name) -> None:
     node_key = f"{key}_node"
     if st.session_state.get(node_key) not in spec.nodes:
         st.session_state.pop(node_key, None)
     chosen = st.selectbox(
-        t("Node details", lang),
+        t("Node details"),
         spec.nodes,
         index=None,
         key=node_key,
-        placeholder=t("Click a node in the graph, or pick one", lang),
+        placeholder=t("Click a node in the graph, or pick one"),
     )
     if chosen:
-        node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen, lang), lang)
+        node_details(index, chosen, spec.roles.get(chosen, ""), graph_view.why_text(spec, chosen))
     with st.container(horizontal=True):
         if chosen and chosen not in panel["expanded"]:
-            if st.button(t("Add its neighbours", lang), key=f"{key}_expand", icon=":material/hub:"):
+            if st.button(t("Add its neighbours"), key=f"{key}_expand", icon=":material/hub:"):
                 panel["expanded"].append(chosen)
                 st.rerun()
         if panel["expanded"]:
-            if st.button(t("Remove added neighbours", lang), key=f"{key}_collapse", icon=":material/undo:"):
+            if st.button(t("Remove added neighbours"), key=f"{key}_collapse", icon=":material/undo:"):
                 panel["expanded"].clear()
                 st.rerun()
         st.download_button(
-            t("Download graph HTML", lang),
-            lambda: graph_view.render(index, spec, dark=dark, lang=lang, built=built)[0].encode("utf-8"),
+            t("Download graph HTML"),
+            lambda: graph_view.render(index, spec, dark=dark, built=built)[0].encode("utf-8"),
             file_name=file_name,
             mime="text/html",
             key=f"{key}_graph_dl",
@@ -260,7 +254,7 @@ def cited_in_graph(index: Index, result: Retrieval, spec: graph_view.GraphSpec, 
                 spec.cited_edges.add(ends)
 
 
-def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, change: Change | None = None) -> None:
+def retrieval_graph(index: Index, result: Retrieval, *, key: str, change: Change | None = None) -> None:
     """Explore's graph: the retrieved subgraph first (in-context bold, dropped faint), the neighbourhood on
     demand, and — given the ``change`` since the previous run — what entered (green) and what left (ghosts)."""
     around_key, dropped_key = f"{key}_around", f"{key}_dropped"
@@ -270,13 +264,13 @@ def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, cha
 
     def toggles() -> None:
         st.toggle(
-            t("Show neighbourhood", lang),
+            t("Show neighbourhood"),
             value=False,
             key=around_key,
             persist_state="page",
-            help=t("Add the 1-hop neighbours of what was retrieved (best connected first).", lang),
+            help=t("Add the 1-hop neighbours of what was retrieved (best connected first)."),
         )
-        st.toggle(t("Show dropped candidates", lang), value=True, key=dropped_key, persist_state="page")
+        st.toggle(t("Show dropped candidates"), value=True, key=dropped_key, persist_state="page")
 
     spec = graph_view.retrieval_subgraph(index, result, change, neighbourhood=around, dropped=dropped)
     from graphrag_ui.ui.citation_marks import trace_for
@@ -288,7 +282,6 @@ def retrieval_graph(index: Index, result: Retrieval, lang: str, *, key: str, cha
     show_graph(
         index,
         spec,
-        lang,
         key=key,
         cache_key=digest.hexdigest(),
         scope=f"question|{result.query}",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_search
 from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.language import t
 
 ENTITY = "g_entity"  # the picked entity (session and URL)
 QUERY = "g_q"  # the search box
@@ -43,19 +43,19 @@ def _picked() -> None:
 
 
 @st.fragment
-def entity_picker(index: Index, lang: str) -> None:
+def entity_picker(index: Index) -> None:
     """Search box, the current pick and, while searching, the best matches (names and aliases) as one-click
     choices."""
     current = st.session_state.get(ENTITY)
     if current != st.session_state.get(DRAWN):
         st.rerun()  # a match was picked: the whole page draws the graph around it
     query = st.text_input(
-        t("Search an entity", lang),
+        t("Search an entity"),
         key=QUERY,
         type="search",
         live=True,
-        placeholder=t("Type part of a name or alias", lang),
-        help=t("Searched on the server among every entity name and alias; the best matches are listed.", lang),
+        placeholder=t("Type part of a name or alias"),
+        help=t("Searched on the server among every entity name and alias; the best matches are listed."),
     )
     typed = (query or "").strip()
     matches, found = graph_search.search(index, typed, SHOWN) if typed else ([], len(index.entities))
@@ -70,7 +70,7 @@ def entity_picker(index: Index, lang: str) -> None:
 
     st.session_state[PICK] = current
     st.pills(
-        t("Entity", lang),
+        t("Entity"),
         options,
         key=PICK,
         format_func=display,
@@ -79,16 +79,15 @@ def entity_picker(index: Index, lang: str) -> None:
         label_visibility="collapsed",
     )
     if not typed:
-        st.caption(t("Type to search all {n} entity names and aliases.", lang, n=f"{found:,}"))
+        st.caption(t("Type to search all {n} entity names and aliases.", n=f"{found:,}"))
     elif not matches:
-        st.caption(t("No entity name or alias contains “{text}”.", lang, text=md_escape(typed)))
+        st.caption(t("No entity name or alias contains “{text}”.", text=md_escape(typed)))
     elif found == 1:
-        st.caption(t("One entity matches “{text}” (names and aliases).", lang, text=md_escape(typed)))
+        st.caption(t("One entity matches “{text}” (names and aliases).", text=md_escape(typed)))
     else:
         st.caption(
             t(
                 "{n} entities match “{text}” (names and aliases): the best {shown} are listed.",
-                lang,
                 n=f"{found:,}",
                 text=md_escape(typed),
                 shown=len(matches),

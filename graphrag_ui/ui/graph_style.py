@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui import graph_layout
 from graphrag_ui.ui.graph_select import STRONG_ROLES, GraphSpec, community_of, pair
 from graphrag_ui.ui.labels import GRAPH_ROLES, label
+from graphrag_ui.ui.language import language_read_once, t, translate
 
 PALETTE = [
     "#4e79a7",
@@ -66,21 +67,21 @@ class GraphElements:
     positions: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
-def role_text(role: str, lang: str) -> str:
-    """What a node's role means, in ``lang`` (an unknown role is shown as is)."""
+def role_text(role: str) -> str:
+    """What a node's role means, in the UI language (an unknown role is shown as is)."""
     if role in EXTRA_ROLES:
-        return translate(EXTRA_ROLES[role], lang)
-    return label(GRAPH_ROLES, role, lang)
+        return translate(EXTRA_ROLES[role])
+    return label(GRAPH_ROLES, role)
 
 
-def why_text(spec: GraphSpec, name: str, lang: str) -> str:
-    """Why the entity was selected and, when it was dropped, why, in ``lang`` (empty when not recalled)."""
+def why_text(spec: GraphSpec, name: str) -> str:
+    """Why the entity was selected and, when it was dropped, why, in the UI language (empty when not recalled)."""
     if name not in spec.why:
         return ""
-    why = translate(spec.why[name], lang)
+    why = translate(spec.why[name])
     if name not in spec.dropped:
         return why
-    return t("{why} — dropped: {dropped}", lang, why=why, dropped=translate(spec.dropped[name], lang))
+    return t("{why} — dropped: {dropped}", why=why, dropped=translate(spec.dropped[name]))
 
 
 def _plain(text: str, limit: int = 400) -> str:
@@ -108,35 +109,35 @@ def node_radius(role: str, degree: int) -> float:
     return RADIUS.get(role, 8) + min(10.0, 2.0 * math.log2(1 + degree))
 
 
-def _title(index: Index, spec: GraphSpec, name: str, role: str, degree: int, lang: str) -> str:
+def _title(index: Index, spec: GraphSpec, name: str, role: str, degree: int) -> str:
     entity = index.entity_by_name.get(name)
     lines = [
         name,
-        t("{label}: {value}", lang, label=t("Type", lang), value=entity.type if entity else "?"),
-        t("{label}: {value}", lang, label=t("Degree", lang), value=degree),
-        t("{label}: {value}", lang, label=t("Role in this view", lang), value=role_text(role, lang)),
+        t("{label}: {value}", label=t("Type"), value=entity.type if entity else "?"),
+        t("{label}: {value}", label=t("Degree"), value=degree),
+        t("{label}: {value}", label=t("Role in this view"), value=role_text(role)),
     ]
     if name in spec.why:
-        lines.append(t("{label}: {value}", lang, label=t("Why selected", lang), value=why_text(spec, name, lang)))
+        lines.append(t("{label}: {value}", label=t("Why selected"), value=why_text(spec, name)))
     if name in spec.entered:
-        lines.append(t("Entered the context since the previous run", lang))
+        lines.append(t("Entered the context since the previous run"))
     if name in spec.left:
-        lines.append(t("Left the context since the previous run", lang))
+        lines.append(t("Left the context since the previous run"))
     if name in spec.cited:
-        lines.append(t("Cited by the answer", lang))
+        lines.append(t("Cited by the answer"))
     if entity is not None:
         lines.append(_plain(entity.description))
     return "\n".join(lines)
 
 
-def _node(index, spec, name, colour, degree, dark, lang) -> dict:
+def _node(index, spec, name, colour, degree, dark) -> dict:
     role = spec.roles.get(name, "neighbour")
     fg = "250,250,250" if dark else "38,39,48"
     faint = role not in STRONG_ROLES
     node = {
         "id": name,
         "label": short_label(name),
-        "title": _title(index, spec, name, role, degree, lang),
+        "title": _title(index, spec, name, role, degree),
         "shape": SHAPES.get(role, "dot"),
         "size": round(node_radius(role, degree), 1),
         "color": {"background": colour, "border": "#111111" if role in BOLD else colour},
@@ -166,7 +167,7 @@ def _node(index, spec, name, colour, degree, dark, lang) -> dict:
     return node
 
 
-def _edge(index: Index, spec: GraphSpec, a: str, b: str, lang: str) -> dict:
+def _edge(index: Index, spec: GraphSpec, a: str, b: str) -> dict:
     rel = index.relation_between(a, b)
     weight = rel.weight if rel else 1.0
     ends = (a, b)
@@ -175,7 +176,7 @@ def _edge(index: Index, spec: GraphSpec, a: str, b: str, lang: str) -> dict:
         "to": b,
         "title": _plain(
             f"{a} — {b}\n"
-            + t("{label}: {value}", lang, label=t("Weight", lang), value=f"{weight:g}")
+            + t("{label}: {value}", label=t("Weight"), value=f"{weight:g}")
             + f"\n{rel.description if rel else ''}"
         ),
         "width": 1,
@@ -203,35 +204,35 @@ def drawn_edges(index: Index, drawn: list[str]) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def keys(spec: GraphSpec, lang: str) -> list[str]:
+def keys(spec: GraphSpec) -> list[str]:
     """One line per kind of mark present in the drawing, in the UI language."""
     roles = {spec.roles.get(n, "neighbour") for n in spec.nodes}
     out = []
     if "seed" in roles:
-        out.append(t("★ bold: entity in the context", lang))
+        out.append(t("★ bold: entity in the context"))
     if "centre" in roles:
-        out.append(t("★ searched entity / community member", lang))
+        out.append(t("★ searched entity / community member"))
     if "context" in roles:
-        out.append(t("● bold: endpoint of a relation in the context", lang))
+        out.append(t("● bold: endpoint of a relation in the context"))
     if "dropped" in roles or "dropped_endpoint" in roles:
-        out.append(t("◆ faint: considered but dropped", lang))
+        out.append(t("◆ faint: considered but dropped"))
     if "neighbour" in roles:
-        out.append(t("· faint: neighbour, not retrieved", lang))
+        out.append(t("· faint: neighbour, not retrieved"))
     if spec.context_edges:
-        out.append(t("red edge: relation in the context (faint red: dropped)", lang))
+        out.append(t("red edge: relation in the context (faint red: dropped)"))
     if spec.marks:
-        out.append(t("green ring / edge: entered since the previous run", lang))
-        out.append(t("dashed grey: left since the previous run", lang))
+        out.append(t("green ring / edge: entered since the previous run"))
+        out.append(t("dashed grey: left since the previous run"))
     if spec.cited or spec.cited_edges:
-        out.append(t("orange ring / edge: cited by the answer", lang))
-    out.append(t("size = degree", lang))
+        out.append(t("orange ring / edge: cited by the answer"))
+    out.append(t("size = degree"))
     return out
 
 
+@language_read_once
 def elements(
     index: Index,
     spec: GraphSpec,
-    lang: str = "en",
     *,
     colour_by: str = "community",
     dark: bool = False,
@@ -257,9 +258,9 @@ def elements(
             legend[key] = {"name": key or "none", "community": key or "none", "title": title, "colour": colour}
             legend[key]["nodes"] = 0
         legend[key]["nodes"] += 1
-        nodes.append(_node(index, spec, name, colour, degrees.get(name, 0), dark, lang))
+        nodes.append(_node(index, spec, name, colour, degrees.get(name, 0), dark))
     pairs = drawn_edges(index, drawn)
-    edges = [_edge(index, spec, a, b, lang) for a, b in pairs]
+    edges = [_edge(index, spec, a, b) for a, b in pairs]
     boxes = {
         n["id"]: graph_layout.label_box(n["label"], n["size"], n["font"]["size"], bool(n["font"]["mod"])) for n in nodes
     }
@@ -268,4 +269,4 @@ def elements(
     for node in nodes:
         node["x"], node["y"] = positions[node["id"]]
     rows = sorted(legend.values(), key=lambda r: (-r["nodes"], r["name"]))
-    return GraphElements(nodes, edges, rows, keys(spec, lang), positions)
+    return GraphElements(nodes, edges, rows, keys(spec), positions)

@@ -14,7 +14,6 @@ import html
 import json
 import re
 
-from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.graph_select import (  # noqa: F401  (the graph's public names, in one place)
     EXPAND_CAP,
@@ -36,6 +35,7 @@ from graphrag_ui.ui.graph_style import (  # noqa: F401
     role_text,
     why_text,
 )
+from graphrag_ui.ui.language import t
 
 OPTIONS = {
     "edges": {"smooth": False, "selectionWidth": 2},
@@ -61,7 +61,6 @@ def render(
     spec: GraphSpec,
     height: int = 620,
     dark: bool = False,
-    lang: str = "en",
     *,
     built: GraphElements | None = None,
 ) -> tuple[str, list[dict]]:
@@ -75,7 +74,7 @@ def render(
         cdn_resources="in_line",
         bgcolor="#0e1117" if dark else "#ffffff",
     )  # no font_color: pyvis would overwrite every node's own font
-    built = built or elements(index, spec, lang, dark=dark)
+    built = built or elements(index, spec, dark=dark)
     for node in built.nodes:
         net.add_node(node["id"], **{k: v for k, v in node.items() if k != "id"})
     for edge in built.edges:
@@ -111,5 +110,5 @@ def remote_references(html: str) -> list[str]:
     return re.findall(r"(?:src|href)\s*=\s*[\"'](https?://[^\"']+)", html, flags=re.I)
 
 
-def empty_text(lang: str) -> str:
-    return t("Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.", lang)
+def empty_text() -> str:
+    return t("Nothing to draw: this mode recalled no entities or relations. Try another mode or a larger top_k.")

@@ -12,31 +12,30 @@ from collections.abc import Callable
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import t
 from graphrag_ui.redact import redact
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import t
 
 log = logging.getLogger("graphrag_ui.ui")
 
 
-def message(exc: Exception, lang: str) -> str:
+def message(exc: Exception) -> str:
     """One line for the user: our own errors already say what/where/fix; others get a generic fix."""
     if isinstance(exc, UserError):
-        return shown_error(exc, lang)
+        return shown_error(exc)
     first = (redact(str(exc)).strip().splitlines() or [""])[0][:200]
     what = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
     return t(
         "Something went wrong while drawing this page ({what}). Try again or change the last "
         "setting; if it persists, pick another index and report the server log.",
-        lang,
         what=md_escape(what),
     )
 
 
-def run_guarded(body: Callable[[], None], lang: str) -> None:
+def run_guarded(body: Callable[[], None]) -> None:
     """Run ``body``; any ordinary exception is logged and shown as one st.error line."""
     try:
         body()
     except Exception as exc:  # noqa: BLE001 - this is the last line of defence for the page
         log.exception("page failed")
-        st.error(message(exc, lang), icon=":material/error:")
+        st.error(message(exc), icon=":material/error:")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.ui.escape import md_escape, shown
+from graphrag_ui.ui.language import t
 
 
-def incomplete_notice(reply, lang: str, retry_key: str) -> None:
+def incomplete_notice(reply, retry_key: str) -> None:
     """A cut answer (stream broken, or the model's length limit): its text, a notice and a retry button."""
     if reply.text:
         st.markdown(md_escape(reply.text, formatting=True))
@@ -17,17 +17,13 @@ def incomplete_notice(reply, lang: str, retry_key: str) -> None:
         notice = t(
             "Incomplete answer: the model stopped at its length limit, so the text above is cut short and was "
             "not cached. ({error})",
-            lang,
-            error=shown(reply.error, lang),
+            error=shown(reply.error),
         )
     else:
         notice = t(
             "Incomplete answer: the stream stopped before the model finished, so the text above is cut "
             "short and was not cached. ({error})",
-            lang,
-            error=shown(reply.error, lang),
+            error=shown(reply.error),
         )
     st.warning(notice, icon=":material/warning:")
-    st.button(
-        t("Retry", lang), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True)
-    )
+    st.button(t("Retry"), key=retry_key + "_button", on_click=st.session_state.__setitem__, args=(retry_key, True))

@@ -17,8 +17,9 @@ import pandas as pd
 
 from graphrag_ui.access import Access
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.ui.language import translate
 
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 ALLOWED_SUFFIXES = {".txt", ".md"}
@@ -190,8 +191,8 @@ def source_version(index: Index) -> str:
     return layout_label(index)
 
 
-def import_report(index: Index, lang: str) -> tuple[list[str], list[str], pd.DataFrame]:
-    """(found, missing, readiness table) of the open index, in ``lang``: what the CLI prints after an
+def import_report(index: Index) -> tuple[list[str], list[str], pd.DataFrame]:
+    """(found, missing, readiness table) of the open index, in the UI language: what the CLI prints after an
     import, for the statistics tab."""
     from graphrag_ui.query_readiness import kept_readiness
 
@@ -199,13 +200,13 @@ def import_report(index: Index, lang: str) -> tuple[list[str], list[str], pd.Dat
     rows = [
         {
             "mode": row.mode,
-            "status": translate(row.status_text, lang),
-            "why": "; ".join(translate(r, lang) for r in row.reasons),
+            "status": translate(row.status_text),
+            "why": "; ".join(translate(r) for r in row.reasons),
         }
         for row in modes
     ]
-    found = [translate(f, lang) for f in facts.found]
-    missing = [translate(m, lang) for m in facts.missing]
+    found = [translate(f) for f in facts.found]
+    missing = [translate(m) for m in facts.missing]
     return found, missing, pd.DataFrame(rows, columns=["mode", "status", "why"])
 
 

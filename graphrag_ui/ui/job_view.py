@@ -13,20 +13,20 @@ import streamlit as st
 
 from graphrag_ui import jobs
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import error_text, t, translate
 from graphrag_ui.redact import redact
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import error_text, t, translate
 
 
-def start_job(kind: str, target: str, work: Callable[[jobs.Progress], object], detail: str, lang: str) -> None:
+def start_job(kind: str, target: str, work: Callable[[jobs.Progress], object], detail: str) -> None:
     """Start the job, or say by name why not (the same job already running on this index)."""
     try:
         jobs.start(kind, target, work, detail)
     except UserError as exc:
-        st.error(shown_error(exc, lang))
+        st.error(shown_error(exc))
 
 
-def job_status(kind: str, target: str, lang: str) -> None:
+def job_status(kind: str, target: str) -> None:
     """The newest ``kind`` job on ``target``: bars per stage while it runs; its end once it ended."""
     found = jobs.jobs_for(target, kind)
     if not found:
@@ -35,30 +35,25 @@ def job_status(kind: str, target: str, lang: str) -> None:
     polling = job.state == jobs.RUNNING
 
     def poll() -> None:
-        what = translate(jobs.KINDS.get(kind, kind), lang)
+        what = translate(jobs.KINDS.get(kind, kind))
         if job.state == jobs.RUNNING:
             st.caption(
                 t(
                     "{job} of this index is running on the server ({detail}); closing the tab does not stop it.",
-                    lang,
                     job=what,
                     detail=md_escape(job.detail),
                 )
             )
             for stage, (done, total) in job.stages.items():
-                text = t("{stage}: {done}/{total}", lang, stage=translate(stage, lang), done=done, total=total)
+                text = t("{stage}: {done}/{total}", stage=translate(stage), done=done, total=total)
                 st.progress(min(done / total, 1.0) if total else 1.0, text=text)
         elif polling:
             st.rerun()  # it ended while this view polled: the whole page shows the result
         elif job.state == jobs.DONE:
-            st.success(
-                t("The last {job} of this index finished ({detail}).", lang, job=what, detail=md_escape(job.detail))
-            )
+            st.success(t("The last {job} of this index finished ({detail}).", job=what, detail=md_escape(job.detail)))
         else:
             error = job.error
-            text = (
-                error_text(error, lang) if isinstance(error, UserError) else redact(f"{type(error).__name__}: {error}")
-            )
-            st.error(t("The last {job} of this index failed: {error}", lang, job=what, error=md_escape(text)))
+            text = error_text(error) if isinstance(error, UserError) else redact(f"{type(error).__name__}: {error}")
+            st.error(t("The last {job} of this index failed: {error}", job=what, error=md_escape(text)))
 
     st.fragment(poll, run_every=0.5 if polling else None)()

@@ -8,9 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui.citations import Trace
-from graphrag_ui.i18n import msg, t, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.language import t, translate
 
 VERDICT_MARKS = {"supported": "✓", "partly": "≈", "unsupported": "✗"}
 VERDICT_LABELS = {"supported": msg("supported"), "partly": msg("partly"), "unsupported": msg("unsupported")}
@@ -21,26 +22,25 @@ def _key(result: Retrieval, trace: Trace) -> str:
     return "judge_" + hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
 
 
-def judge_panel(result: Retrieval, trace: Trace, lang: str, key: str) -> None:
+def judge_panel(result: Retrieval, trace: Trace, key: str) -> None:
     """Price of the judge calls, a button that makes them, and the verdicts (kept for this answer)."""
     from graphrag_ui.llm import judge
     from graphrag_ui.llm_client.settings import LLMSettings
 
     settings = LLMSettings.from_env_and_secrets()
-    with st.expander(t("Check each sentence with the model (judge)", lang)):
+    with st.expander(t("Check each sentence with the model (judge)")):
         if not settings.configured:
-            st.caption(t("The judge needs a language model: configure one on the Settings page.", lang))
+            st.caption(t("The judge needs a language model: configure one on the Settings page."))
             return
         planned = judge.plan(trace, result, settings)
         if not planned.requests:
-            st.caption(t("No sentence has rows to check.", lang))
+            st.caption(t("No sentence has rows to check."))
             return
-        cost = t("unknown", lang) if planned.cost_usd is None else f"${planned.cost_usd:.5f}"
+        cost = t("unknown") if planned.cost_usd is None else f"${planned.cost_usd:.5f}"
         st.caption(
             t(
                 "{n} calls to {model}, about {tokens} prompt tokens, estimated cost {cost} (answers already in the "
                 "cache cost nothing); {skipped} sentences without rows are not sent",
-                lang,
                 n=len(planned.requests),
                 model=md_escape(settings.model),
                 tokens=f"{planned.prompt_tokens:,}",
@@ -49,8 +49,8 @@ def judge_panel(result: Retrieval, trace: Trace, lang: str, key: str) -> None:
             )
         )
         store = _key(result, trace)
-        if st.button(t("Run the judge", lang), key=f"{key}_judge"):
-            with st.spinner(t("The judge is reading the sentences…", lang)):
+        if st.button(t("Run the judge"), key=f"{key}_judge"):
+            with st.spinner(t("The judge is reading the sentences…")):
                 st.session_state[store] = judge.run(planned, settings)
         verdicts = st.session_state.get(store)
         if not verdicts:
@@ -58,11 +58,11 @@ def judge_panel(result: Retrieval, trace: Trace, lang: str, key: str) -> None:
         rows = [
             {
                 "sentence": v.text,
-                "rows": t("cited", lang) if v.basis == "cited" else t("estimated", lang),
-                "verdict": f"{VERDICT_MARKS[v.verdict]} {translate(VERDICT_LABELS[v.verdict], lang)}"
+                "rows": t("cited") if v.basis == "cited" else t("estimated"),
+                "verdict": f"{VERDICT_MARKS[v.verdict]} {translate(VERDICT_LABELS[v.verdict])}"
                 if v.ok
-                else "⚠ " + t("failed", lang),
-                "reason": v.reason if v.ok else translate(v.error, lang),
+                else "⚠ " + t("failed"),
+                "reason": v.reason if v.ok else translate(v.error),
             }
             for v in verdicts
         ]
@@ -72,9 +72,9 @@ def judge_panel(result: Retrieval, trace: Trace, lang: str, key: str) -> None:
             width="stretch",
             key=f"{key}_judge_rows",
             column_config={
-                "sentence": st.column_config.TextColumn(t("sentence", lang), width="large"),
-                "rows": t("rows shown", lang),
-                "verdict": t("verdict", lang),
-                "reason": st.column_config.TextColumn(t("reason", lang), width="large"),
+                "sentence": st.column_config.TextColumn(t("sentence"), width="large"),
+                "rows": t("rows shown"),
+                "verdict": t("verdict"),
+                "reason": st.column_config.TextColumn(t("reason"), width="large"),
             },
         )

@@ -16,10 +16,10 @@ import pandas as pd
 import streamlit as st
 
 from graphrag_ui import csv_cells
-from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui import row_marks, tables
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.row_marks import RowMark
 from graphrag_ui.ui.tables import Marks
 
@@ -33,31 +33,31 @@ SHORT_FIELDS = ("type", "document", "weight", "level", "rating")  # the one shor
 DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
 
 
-def column_config(lang: str) -> dict:
-    """Headers of the app's own columns in ``lang``; the reference's row fields keep their names."""
+def column_config() -> dict:
+    """Headers of the app's own columns in the UI language; the reference's row fields keep their names."""
     cc = st.column_config
     return {
-        "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with", lang)),
-        "#": cc.NumberColumn(t("#", lang), width=48, help=t("order in which the mode found the item", lang)),
-        "label": cc.TextColumn(t("label", lang), width=180, help=t("select a row to read it whole", lang)),
+        "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with")),
+        "#": cc.NumberColumn(t("#"), width=48, help=t("order in which the mode found the item")),
+        "label": cc.TextColumn(t("label"), width=180, help=t("select a row to read it whole")),
         "score": cc.NumberColumn(
-            t("score", lang),
+            t("score"),
             format="%.4f",
             width=70,
-            help=t("similarity or the reference's score; — where the mode picked the item by rank, not by score", lang),
+            help=t("similarity or the reference's score; — where the mode picked the item by rank, not by score"),
         ),
         "rank": cc.NumberColumn(
-            t("rank", lang), width=60, help=t("degree or the reference's rank; — where the mode has none", lang)
+            t("rank"), width=60, help=t("degree or the reference's rank; — where the mode has none")
         ),
-        "tokens": cc.NumberColumn(t("tokens", lang), width=60, help=t("tokens this row adds to the context", lang)),
-        "why": cc.TextColumn(t("Why selected", lang), width=190),
-        "dropped": cc.TextColumn(t("why dropped", lang), width=190),
-        "document": cc.TextColumn(t("document", lang), width=160),
+        "tokens": cc.NumberColumn(t("tokens"), width=60, help=t("tokens this row adds to the context")),
+        "why": cc.TextColumn(t("Why selected"), width=190),
+        "dropped": cc.TextColumn(t("why dropped"), width=190),
+        "document": cc.TextColumn(t("document"), width=160),
         "type": cc.TextColumn("type", width=110),
         "weight": cc.NumberColumn("weight", width=60),
         "level": cc.NumberColumn("level", width=50),
         "rating": cc.NumberColumn("rating", width=60),
-        "text": cc.TextColumn(t("text", lang), width="large"),
+        "text": cc.TextColumn(t("text"), width="large"),
     }
 
 
@@ -100,13 +100,11 @@ def _height(frame: pd.DataFrame, row: int) -> int:
     return ROW + row * max(min(len(frame), GRID_ROWS), 1) + 3
 
 
-def _grid(
-    frame: pd.DataFrame, lang: str, key: str, full: dict[str, dict] | None = None, marks: list[RowMark] = ()
-) -> None:
+def _grid(frame: pd.DataFrame, key: str, full: dict[str, dict] | None = None, marks: list[RowMark] = ()) -> None:
     """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data);
     ``marks``: columns from the row-mark hook (``row_marks``)."""
     shown = row_marks.add_columns(_shown(frame), list(marks))
-    config = column_config(lang)
+    config = column_config()
     config.update({m.column: st.column_config.TextColumn(m.header, help=m.help, width="medium") for m in marks})
     picked = st.dataframe(
         shown,
@@ -138,36 +136,35 @@ def _details(row: pd.Series, data: dict, headers: dict) -> None:
             st.text(str(value))
 
 
-def kind_table(index: Index, result: Retrieval, kind: str, lang: str, key: str, marks: Marks | None = None) -> None:
+def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None) -> None:
     titles = _titles(index)
-    kept, dropped = tables.split_tables(result, kind, lang, marks, titles)
+    kept, dropped = tables.split_tables(result, kind, marks, titles)
     full = {c.id: c.data for c in result.candidates(kind)}
-    marks = row_marks.marks_for(result, kind, lang)
-    st.caption(t("In the context", lang) + f": {len(kept)}")
+    marks = row_marks.marks_for(result, kind)
+    st.caption(t("In the context") + f": {len(kept)}")
     if kept.empty:
-        st.info(t("Nothing in this section.", lang))
+        st.info(t("Nothing in this section."))
     else:
-        _grid(kept, lang, f"{key}_{kind}_kept", full, marks)
+        _grid(kept, f"{key}_{kind}_kept", full, marks)
     if not dropped.empty:
-        st.caption(t("Considered but dropped", lang) + f": {len(dropped):,}")
+        st.caption(t("Considered but dropped") + f": {len(dropped):,}")
         if len(dropped) > DROPPED_SHOWN:
             st.caption(
                 t(
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
                     "found them); the CSV below holds every row.",
-                    lang,
                     shown=DROPPED_SHOWN,
                     n=f"{len(dropped):,}",
                 )
             )
-        _grid(dropped.head(DROPPED_SHOWN), lang, f"{key}_{kind}_dropped", full)
+        _grid(dropped.head(DROPPED_SHOWN), f"{key}_{kind}_dropped", full)
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
         return csv_cells.text(rows).encode("utf-8")  # no cell a spreadsheet runs as a formula
 
     st.download_button(
-        t("Download CSV", lang),
+        t("Download CSV"),
         csv,
         file_name=f"{kind}.csv",
         mime="text/csv",

@@ -1,13 +1,14 @@
 """UI labels for values the code names by key: page titles, result kinds, table columns, roles, sources.
 
-Each label is marked with ``msg`` here, so the gettext catalogue has it; ``label(table, key, lang)``
+Each label is marked with ``msg`` here, so the gettext catalogue has it; ``label(table, key)``
 shows it in the UI language (the key itself when the table lacks it: a column the table does not
 name keeps its own name).
 """
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import Msg, msg, pmsg, translate
+from graphrag_ui.i18n import Msg, msg, pmsg
+from graphrag_ui.ui.language import translate
 
 PAGE_TITLES = {
     "explore": msg("Explore"),
@@ -155,7 +156,7 @@ TRACE_STEPS = {
 }
 
 
-def label(table: dict[str, Msg], key: str, lang: str) -> str:
-    """``table[key]`` in ``lang``; the key itself when the table has no label for it."""
+def label(table: dict[str, Msg], key: str) -> str:
+    """``table[key]`` in the UI language; the key itself when the table has no label for it."""
     text = table.get(key)
-    return key if text is None else translate(text, lang)
+    return key if text is None else translate(text)

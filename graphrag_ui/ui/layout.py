@@ -12,27 +12,27 @@ from contextlib import AbstractContextManager
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.ui.labels import LAYOUTS, label
+from graphrag_ui.ui.language import in_this_language, t
 from graphrag_ui.ui.stages_view import model_configured
 
 KEY = "layout"
 CHOICES = ("beside", "below")
 
 
-def layout_picker(lang: str, wide_answer: bool = False) -> str:
+def layout_picker(wide_answer: bool = False) -> str:
     """The sidebar's choice; its default: beside with a model, below without one or when the answer panel
     holds tables of its own (``wide_answer``: DRIFT's question tree and each question's local retrieval)."""
     default = "beside" if model_configured() and not wide_answer else "below"
     chosen = st.radio(  # not a button group: the result views' switch is the page's one
-        t("Answer", lang),
+        t("Answer"),
         CHOICES,
         index=CHOICES.index(default),
         horizontal=True,
         key=KEY,
         bind="query-params",
-        format_func=lambda v: label(LAYOUTS, v, lang),
-        help=t("Beside the results, or below them (the results then take the whole width).", lang),
+        format_func=in_this_language(lambda v: label(LAYOUTS, v)),
+        help=t("Beside the results, or below them (the results then take the whole width)."),
     )
     return chosen or default
 

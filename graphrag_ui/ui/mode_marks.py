@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.query_readiness import CANNOT, READY, ModeReadiness, kept_readiness
+from graphrag_ui.ui.language import t, translate
 
 
 def marks_of(index: Index) -> dict[str, ModeReadiness]:
@@ -20,28 +20,28 @@ def marks_of(index: Index) -> dict[str, ModeReadiness]:
     return {row.mode: row for row in kept_readiness(index)[1]}
 
 
-def picker_note(marks: dict[str, ModeReadiness], lang: str) -> None:
+def picker_note(marks: dict[str, ModeReadiness]) -> None:
     """Under the mode picker: the modes that cannot run on this index (their names stay the picker's
     options: a link binds the mode by the text the picker shows, so a label cannot carry the mark)."""
     blocked = [mode for mode, row in marks.items() if row.status == CANNOT]
     if blocked:
-        st.caption(t("Cannot run on this index: {modes} (choose one to see why).", lang, modes=", ".join(blocked)))
+        st.caption(t("Cannot run on this index: {modes} (choose one to see why).", modes=", ".join(blocked)))
 
 
-def explain_cannot_run(mode: str, marks: dict[str, ModeReadiness], lang: str) -> bool:
+def explain_cannot_run(mode: str, marks: dict[str, ModeReadiness]) -> bool:
     """When ``mode`` cannot run on this index: its reasons and, when re-embedding helps, the way to the
     Re-embed tab. True when the caller should not run it."""
     row = marks.get(mode)
     if row is None or row.status != CANNOT:
         return False
     st.warning(
-        t("{mode} cannot run on this index:", lang, mode=mode)
+        t("{mode} cannot run on this index:", mode=mode)
         + "\n\n"
-        + "\n".join(f"- {translate(reason, lang)}" for reason in row.reasons),
+        + "\n".join(f"- {translate(reason)}" for reason in row.reasons),
         icon=":material/block:",
     )
     if row.reembed_helps:
-        st.page_link("pages/index.py", label=t("Open the Index page (Re-embed tab)", lang), icon=":material/sync:")
+        st.page_link("pages/index.py", label=t("Open the Index page (Re-embed tab)"), icon=":material/sync:")
     return True
 
 

@@ -7,19 +7,17 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.frame import return_to_frame
 from graphrag_ui.ui.labels import PAGE_TITLES, label
-from graphrag_ui.ui.state import language
 
 
-def open_page(title_key: str, *, require_index: bool = True) -> tuple[str, Index | None, str]:
-    """Every page's start: the title in the UI language and the index the frame opened.
+def open_page(title_key: str, *, require_index: bool = True) -> tuple[Index | None, str]:
+    """Every page's start: the title in the UI language, the index the frame opened and its key.
 
     With ``require_index`` the page stops here when no index could be opened (the frame has already
     said why in the sidebar). A page that Streamlit ran without app.py's frame reruns inside it first.
     """
     return_to_frame()
-    lang = language()
     index = st.session_state.get("_index")
-    st.title(label(PAGE_TITLES, title_key, lang))
+    st.title(label(PAGE_TITLES, title_key))
     if require_index and index is None:
         st.stop()
-    return lang, index, st.session_state.get("_index_key", "")
+    return index, st.session_state.get("_index_key", "")

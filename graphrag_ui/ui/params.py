@@ -7,12 +7,12 @@ from typing import Any
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import t, translate
 from graphrag_ui.retrieval.core.param_intake import reference_of
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, ParamSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import ranges
 from graphrag_ui.ui.labels import CHOICES, label
+from graphrag_ui.ui.language import in_this_language, t, translate
 
 RESYNC = "_url_resync"  # widgets seeded from a link's spelling they cannot read: written back to the URL next run
 PENDING = "_param_pending"  # widget key -> value another view asked for (a sweep step): set before the widget draws
@@ -70,11 +70,11 @@ def _resync(key: str) -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "", index: Any = None) -> Any:
+def _widget(param: ParamSpec, key: str, disabled: bool, mode: str = "", index: Any = None) -> Any:
     """The parameter keeps the reference's name as its label; its help is in the UI language."""
     _resync(key)
     linked = _from_link(param, key)
-    common = {"key": key, "help": translate(param.help, lang), "bind": "query-params", "disabled": disabled}
+    common = {"key": key, "help": translate(param.help), "bind": "query-params", "disabled": disabled}
     if param.type == "bool":
         return st.toggle(param.name, value=bool(param.default), **common)
     if param.type == "choice":
@@ -83,8 +83,8 @@ def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "
             param.name,
             options,
             index=options.index(param.default),
-            placeholder=t("Choose an option", lang),
-            format_func=lambda value: label(CHOICES, value, lang) if param.name == "recall" else value,
+            placeholder=t("Choose an option"),
+            format_func=in_this_language(lambda value: label(CHOICES, value) if param.name == "recall" else value),
             **common,
         )
     if param.type == "str":
@@ -100,8 +100,7 @@ def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "
         bottom, top = ranges.bounds(param, ranges.index_cap(param, mode, index), keep)
         common["help"] = t(
             "{help} Round steps that grow with the value; a link may set any whole number from {low} to {high}.",
-            lang,
-            help=translate(param.help, lang),
+            help=translate(param.help),
             low=low,
             high=high,
         )
@@ -112,7 +111,7 @@ def _widget(param: ParamSpec, key: str, disabled: bool, lang: str, mode: str = "
     return st.number_input(param.name, min_value=low, max_value=high, value=cast(param.default), step=step, **common)
 
 
-def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> ModeSpec:
+def version_picker(spec: ModeSpec, index: Any, prefix: str = "") -> ModeSpec:
     """For a mode that follows several releases: pick one (default: the release that wrote ``index``)
     and return the mode with that release's parameter schema; other modes come back unchanged."""
     if not spec.versions:
@@ -123,24 +122,21 @@ def version_picker(spec: ModeSpec, index: Any, lang: str, prefix: str = "") -> M
     if st.session_state.get(key) not in options:
         st.session_state.pop(key, None)
     chosen = st.selectbox(
-        t("Reference version", lang),
+        t("Reference version"),
         options,
         index=options.index(default),
         key=key,
         help=t(
             "Which release of the reference library this mode reproduces, byte for byte. Default: the "
             "release that wrote the index (1.4.7 for built and sample indexes).",
-            lang,
         ),
         bind="query-params",
-        placeholder=t("Choose an option", lang),
+        placeholder=t("Choose an option"),
     )
     return spec.for_version(chosen)
 
 
-def parameter_widgets(
-    spec: ModeSpec, prefix: str = "", disabled: bool = False, lang: str = "en", index: Any = None
-) -> dict[str, Any]:
+def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, index: Any = None) -> dict[str, Any]:
     """One widget per parameter; returns name -> value in the reference's own field names.
 
     The ``version`` of a versioned mode is chosen beside the mode (``version_picker``); here it is
@@ -153,7 +149,7 @@ def parameter_widgets(
         if param.name == VERSION_PARAM:
             values[param.name] = param.default
             continue
-        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, lang, spec.name, index)
+        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, spec.name, index)
     return values
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t, translate
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.change import Change
@@ -18,22 +17,23 @@ from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.graph_panel import retrieval_graph
 from graphrag_ui.ui.kind_table import kind_table
 from graphrag_ui.ui.labels import KIND_LABELS, TIMINGS, TRACE_STEPS, VIEW_LABELS, label
+from graphrag_ui.ui.language import in_this_language, t, translate
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.sweep_view import rerun_if_a_step_was_shown, sweep_view
 
 
-def warnings_box(result: Retrieval, lang: str = "en") -> None:
+def warnings_box(result: Retrieval) -> None:
     for warning in result.warnings:
-        st.warning(shown(warning, lang), icon="⚠️")
+        st.warning(shown(warning), icon="⚠️")
 
 
-def vector_search_note(result: Retrieval, lang: str = "en") -> None:
+def vector_search_note(result: Retrieval) -> None:
     """Which engine searched the vectors, and how its top-k agrees with the exact search (server only)."""
     info = result.vector_search
     if not info:
         return
     st.info(
-        t("Vectors searched by chroma HNSW on {where}.", lang, where=md_escape(info.get("server", ""))),
+        t("Vectors searched by chroma HNSW on {where}.", where=md_escape(info.get("server", ""))),
         icon=":material/dns:",
     )
     agreed = overlaps(info)
@@ -41,32 +41,27 @@ def vector_search_note(result: Retrieval, lang: str = "en") -> None:
         st.caption(
             t(
                 "{kind}: server top-{k} ∩ exact top-{k}: {both}/{n}",
-                lang,
-                kind=label(KIND_LABELS, kind, lang),
+                kind=label(KIND_LABELS, kind),
                 k=k,
                 both=both,
                 n=n,
             )
         )
     if not agreed:
-        st.caption(
-            t("No local copy of the vectors: the server's top-k cannot be compared with the exact search.", lang)
-        )
+        st.caption(t("No local copy of the vectors: the server's top-k cannot be compared with the exact search."))
 
 
-def run_summary(result: Retrieval, lang: str = "en") -> None:
+def run_summary(result: Retrieval) -> None:
     """One line that reproduces the run: mode, every parameter, timing and what went in (last on the page)."""
     params = " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()))
     total = sum(result.timings_ms.values())
     kept = ", ".join(
-        t("{n} {kind}", lang, n=n, kind=label(KIND_LABELS, kind, lang))
-        for kind, (n, _) in tables.counts(result).items()
+        t("{n} {kind}", n=n, kind=label(KIND_LABELS, kind)) for kind, (n, _) in tables.counts(result).items()
     )
-    bound = "; ".join(translate(lim.text, lang) for lim in limits(result))
+    bound = "; ".join(translate(lim.text) for lim in limits(result))
     st.caption(
         t(
             "run: {mode} · {params} · {ms} ms · in the context: {kept} · limits: {limits}",
-            lang,
             mode=result.mode,
             params=params,
             ms=f"{total:.1f}",
@@ -74,16 +69,16 @@ def run_summary(result: Retrieval, lang: str = "en") -> None:
             limits=bound or "—",
         )
     )
-    run_line(result, lang)  # what the answer cites and never used, once an answer is shown
+    run_line(result)  # what the answer cites and never used, once an answer is shown
 
 
-def timings_line(timings_ms: dict[str, float], lang: str) -> str:
-    """``keywords: 0.3 ms, embed: 23.6 ms, …`` with the stage names in ``lang``."""
-    parts = [t("{stage}: {ms} ms", lang, stage=label(TIMINGS, k, lang), ms=f"{v:.1f}") for k, v in timings_ms.items()]
+def timings_line(timings_ms: dict[str, float]) -> str:
+    """``keywords: 0.3 ms, embed: 23.6 ms, …`` with the stage names in the UI language."""
+    parts = [t("{stage}: {ms} ms", stage=label(TIMINGS, k), ms=f"{v:.1f}") for k, v in timings_ms.items()]
     return ", ".join(parts)
 
 
-def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool:
+def empty_state(result: Retrieval, known_cause: bool = False) -> bool:
     """One clear line when a mode put nothing into its context (the dropped rows still explain why);
     ``known_cause``: the index limits this mode, and the notes above name it (no threshold advice)."""
     if any(kept for kept, _ in tables.counts(result).values()):
@@ -92,7 +87,6 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
         st.info(
             t(
                 "{mode} found nothing for this question; the notes above say what this index lacks for it.",
-                lang,
                 mode=result.mode,
             ),
             icon=":material/search_off:",
@@ -102,7 +96,6 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
         text = t(
             "{mode} found nothing for this question: it considered no entity, relation, community or chunk at "
             "all. Try another mode, different keywords, or check that the index is about this question.",
-            lang,
             mode=result.mode,
         )
         st.info(text, icon=":material/search_off:")
@@ -112,7 +105,6 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
             "{mode} found nothing for this question: no entity, relation, community or chunk made it "
             "into the context. The dropped rows in each tab say why; try another mode, a lower "
             "threshold or different keywords.",
-            lang,
             mode=result.mode,
         ),
         icon=":material/search_off:",
@@ -120,18 +112,18 @@ def empty_state(result: Retrieval, lang: str, known_cause: bool = False) -> bool
     return True
 
 
-def graph_panel(index: Index, result: Retrieval, lang: str, key: str, change: Change | None = None) -> None:
+def graph_panel(index: Index, result: Retrieval, key: str, change: Change | None = None) -> None:
     """The retrieved subgraph first; ``change`` (since the previous run) marks what entered and left."""
-    retrieval_graph(index, result, lang, key=key, change=change)
+    retrieval_graph(index, result, key=key, change=change)
 
 
-def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = True) -> None:
+def context_panel(result: Retrieval, key: str, *, show_text: bool = True) -> None:
     """The exact context string (``show_text``) and the context and JSON downloads."""
     if show_text:
         st.code(result.context or "", language=None, wrap_lines=True)
     c1, c2 = st.columns(2)
     c1.download_button(
-        t("Download context", lang),
+        t("Download context"),
         lambda: result.context.encode("utf-8"),  # made on click: a context can be 10⁵ characters
         file_name="context.txt",
         mime="text/plain",
@@ -140,7 +132,7 @@ def context_panel(result: Retrieval, lang: str, key: str, *, show_text: bool = T
         on_click="ignore",
     )
     c2.download_button(
-        t("Download Retrieval JSON", lang),
+        t("Download Retrieval JSON"),
         lambda: result.to_json().encode("utf-8"),  # made on click: every candidate of a large index
         file_name="retrieval.json",
         mime="application/json",
@@ -159,15 +151,13 @@ def views_of(result: Retrieval) -> list[str]:
     return ([MAP_REDUCE] if result.stages is not None else []) + [*KINDS, *OTHER_VIEWS]
 
 
-def _view_label(view: str, result: Retrieval, lang: str, counts: dict[str, tuple[int, int]]) -> str:
+def _view_label(view: str, result: Retrieval, counts: dict[str, tuple[int, int]]) -> str:
     if view in KINDS:
-        return f"{label(KIND_LABELS, view, lang)} ({counts[view][0]})"
+        return f"{label(KIND_LABELS, view)} ({counts[view][0]})"
     if view == MAP_REDUCE:
         kept = sum(1 for p in result.stages.points if p.in_context) if result.stages else 0
-        return t(
-            "Map-reduce: {batches} batches, {points} points", lang, batches=len(result.stages.batches), points=kept
-        )
-    return label(VIEW_LABELS, view, lang)
+        return t("Map-reduce: {batches} batches, {points} points", batches=len(result.stages.batches), points=kept)
+    return label(VIEW_LABELS, view)
 
 
 def chosen_view(result: Retrieval, key: str) -> str:
@@ -184,23 +174,23 @@ def chosen_view(result: Retrieval, key: str) -> str:
     return current
 
 
-def result_tabs(index: Index, result: Retrieval, lang: str, key: str = "main", comparison=None) -> None:
+def result_tabs(index: Index, result: Retrieval, key: str = "main", comparison=None) -> None:
     """The result's views behind one switch; switching runs only this part of the page (a fragment)."""
     chosen_view(result, key)
-    _views(index, result, lang, key, comparison)
+    _views(index, result, key, comparison)
 
 
 @st.fragment
-def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> None:
+def _views(index: Index, result: Retrieval, key: str, comparison) -> None:
     rerun_if_a_step_was_shown(key)
     options = views_of(result)
     counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
     url_key = "view" if key == "main" else f"{key}_view"
     view = st.segmented_control(
-        t("View", lang),
+        t("View"),
         options,
         key=f"{key}_show",
-        format_func=lambda v: _view_label(v, result, lang, counts),
+        format_func=in_this_language(lambda v: _view_label(v, result, counts)),
         required=True,
         label_visibility="collapsed",
         width="stretch",
@@ -211,24 +201,24 @@ def _views(index: Index, result: Retrieval, lang: str, key: str, comparison) -> 
     marks = comparison.marks if comparison is not None else None
     before = comparison.base if comparison is not None else None
     if view == MAP_REDUCE:
-        _stages(result, lang, key)
+        _stages(result, key)
     elif view in KINDS:
-        kind_table(index, result, view, lang, key, marks)
+        kind_table(index, result, view, key, marks)
     elif view == "graph":
-        graph_panel(index, result, lang, key, comparison.change if comparison is not None else None)
+        graph_panel(index, result, key, comparison.change if comparison is not None else None)
     elif view == "budget":
-        budget_chart(result, lang, before)
-        citation_budget(result, lang)
+        budget_chart(result, before)
+        citation_budget(result)
     elif view == "trace":
-        trace_view(result, lang, key)
+        trace_view(result, key)
     elif view == "sweep":
-        sweep_view(index, result, lang, key, _sidebar_keys(result) if key == "main" else {})
+        sweep_view(index, result, key, _sidebar_keys(result) if key == "main" else {})
     else:
         if result.stages is not None:
             from graphrag_ui.ui.stages_view import reduce_context_view
 
-            reduce_context_view(result, lang, key)
-        context_panel(result, lang, key, show_text=result.stages is None)
+            reduce_context_view(result, key)
+        context_panel(result, key, show_text=result.stages is None)
 
 
 def _sidebar_keys(result: Retrieval) -> dict[str, str]:
@@ -239,26 +229,26 @@ def _sidebar_keys(result: Retrieval) -> dict[str, str]:
     return {p.name: widget_key(spec, p) for p in spec.params}
 
 
-def _stages(result: Retrieval, lang: str, key: str) -> None:
+def _stages(result: Retrieval, key: str) -> None:
     from graphrag_ui.ui import stages_view
 
     part = st.segmented_control(
-        t("Stage", lang),
+        t("Stage"),
         ["batches", "points"],
         key=f"{key}_stage",
         default="batches",
-        format_func=lambda v: label(VIEW_LABELS, v, lang),
+        format_func=in_this_language(lambda v: label(VIEW_LABELS, v)),
         required=True,
         label_visibility="collapsed",
     )
     if part == "points":
-        stages_view.points_view(result, lang, key)
+        stages_view.points_view(result, key)
     else:
-        stages_view.batches_view(result, lang, key)
+        stages_view.batches_view(result, key)
 
 
-def trace_view(result: Retrieval, lang: str, key: str) -> None:
-    trace = tables.trace_frame(result, TRACE_STEPS, lang)
+def trace_view(result: Retrieval, key: str) -> None:
+    trace = tables.trace_frame(result, TRACE_STEPS)
     slowest = float(trace["ms"].max()) if not trace.empty else 1.0
     st.dataframe(
         trace,
@@ -266,15 +256,15 @@ def trace_view(result: Retrieval, lang: str, key: str) -> None:
         width="stretch",
         key=f"{key}_trace",
         column_config={
-            "step": t("step", lang),
-            "in": t("in", lang),
-            "out": t("out", lang),
-            "ms": st.column_config.ProgressColumn(t("ms", lang), min_value=0.0, max_value=slowest, format="%.2f"),
-            "detail": st.column_config.TextColumn(t("detail", lang), width="large"),
+            "step": t("step"),
+            "in": t("in"),
+            "out": t("out"),
+            "ms": st.column_config.ProgressColumn(t("ms"), min_value=0.0, max_value=slowest, format="%.2f"),
+            "detail": st.column_config.TextColumn(t("detail"), width="large"),
         },
     )
-    st.caption(timings_line(result.timings_ms, lang))
+    st.caption(timings_line(result.timings_ms))
     if result.stages is not None:
         from graphrag_ui.ui.stages_view import calls_view
 
-        calls_view(result, lang, key)
+        calls_view(result, key)

@@ -36,8 +36,8 @@ def register(*providers: Provider) -> None:
     PROVIDERS.extend(p for p in providers if p not in PROVIDERS)
 
 
-def marks_for(result: Retrieval, kind: str, lang: str) -> list[RowMark]:
-    return [mark for provider in PROVIDERS if (mark := provider(result, kind, lang)) is not None]
+def marks_for(result: Retrieval, kind: str) -> list[RowMark]:
+    return [mark for provider in PROVIDERS if (mark := provider(result, kind)) is not None]
 
 
 def add_columns(frame: pd.DataFrame, marks: list[RowMark]) -> pd.DataFrame:

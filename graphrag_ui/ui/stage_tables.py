@@ -2,16 +2,16 @@
 
 Pure functions over ``Retrieval.stages`` (no Streamlit), so the views and their tests share them.
 Report titles come from the retrieval's community rows; every text is a plain cell, never markup.
-Reasons (why kept, why dropped, the map call's outcome) come in ``lang``, the UI language.
+Reasons (why kept, why dropped, the map call's outcome) come in the UI language.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from graphrag_ui.i18n import pt, t, translate
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import Stages
+from graphrag_ui.ui.language import pt, t, translate
 
 _PREVIEW = 300
 
@@ -30,7 +30,7 @@ def _reports(ids: list[str], titles: dict[str, str]) -> str:
     return "; ".join(f"{i} {titles[i]}" if titles.get(i) and titles[i] != i else i for i in ids)
 
 
-def batches_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
+def batches_frame(result: Retrieval) -> pd.DataFrame:
     """One row per map batch: its reports in order, tokens against the batch budget, the map call's fate."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -53,9 +53,9 @@ def batches_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
                 "kept": None if call is None else sum(1 for p in got if p.in_context),
                 "map": ""
                 if call is None
-                else (pt("map call outcome", "cached", lang) if call.cached else t("ok", lang))
+                else (pt("map call outcome", "cached") if call.cached else t("ok"))
                 if call.ok
-                else translate(call.error, lang),
+                else translate(call.error),
                 "report ids": _reports(b.community_ids, titles),
             }
         )
@@ -90,7 +90,7 @@ def calls_frame(stages: Stages) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd.DataFrame]:
+def points_frames(result: Retrieval) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(points in the reduce context, best first; dropped points, each leading with why it was dropped)."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -104,9 +104,9 @@ def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd
             "reports": _reports(p.community_ids, titles),
         }
         if p.in_context:
-            kept.append({**row, "why": translate(p.why, lang)})
+            kept.append({**row, "why": translate(p.why)})
         else:
-            why = translate(p.dropped, lang) if p.dropped else t("not in the reduce context", lang)
+            why = translate(p.dropped) if p.dropped else t("not in the reduce context")
             dropped.append({"why dropped": why, **row})
     kept_cols = ["score", "batch", "description", "why", "tokens", "reports"]
     dropped_cols = ["why dropped", "score", "batch", "description", "tokens", "reports"]
@@ -116,7 +116,7 @@ def points_frames(result: Retrieval, lang: str = "en") -> tuple[pd.DataFrame, pd
     return kept_frame, pd.DataFrame(dropped, columns=dropped_cols)
 
 
-def ratings_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
+def ratings_frame(result: Retrieval) -> pd.DataFrame:
     """Dynamic community selection: each rated community, its rating, and whether it was kept and why."""
     stages = result.stages or Stages()
     titles = report_titles(result)
@@ -127,7 +127,7 @@ def ratings_frame(result: Retrieval, lang: str = "en") -> pd.DataFrame:
             "level": r.level,
             "rating": r.rating,
             "kept": r.kept,
-            "reason": translate(r.why, lang),
+            "reason": translate(r.why),
         }
         for r in stages.ratings
     ]

@@ -11,13 +11,14 @@ import hashlib
 
 import streamlit as st
 
-from graphrag_ui.i18n import msg, t
+from graphrag_ui.i18n import msg
 from graphrag_ui.llm.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
 from graphrag_ui.ui.citation_view import citation_panel
 from graphrag_ui.ui.escape import md_escape, shown
 from graphrag_ui.ui.incomplete import incomplete_notice
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.prompt_panel import prompt_panel
 
 
@@ -32,16 +33,16 @@ def latest(result: Retrieval) -> Retrieval:
     return Retrieval.from_dict(saved[0]) if saved else result
 
 
-def _run(result: Retrieval, settings, use_cache: bool, lang: str) -> None:
+def _run(result: Retrieval, settings, use_cache: bool) -> None:
     from graphrag_ui.llm import map_reduce
 
     total = len(result.stages.batches) if result.stages else 0
-    bar = st.progress(0.0, text=t("Map calls: {done} of {total} done", lang, done=0, total=total))
+    bar = st.progress(0.0, text=t("Map calls: {done} of {total} done", done=0, total=total))
     box = st.empty()
     parts: list[str] = []
 
     def on_progress(done: int, total: int, _call) -> None:
-        bar.progress(done / total, text=t("Map calls: {done} of {total} done", lang, done=done, total=total))
+        bar.progress(done / total, text=t("Map calls: {done} of {total} done", done=done, total=total))
 
     def on_token(token: str) -> None:
         parts.append(token)
@@ -75,13 +76,13 @@ def answered_points(stages: Stages) -> None:
             )
 
 
-def map_button_label(n: int, lang: str) -> str:
+def map_button_label(n: int) -> str:
     if n == 1:
-        return t("Generate answer (1 map call, then reduce)", lang)
-    return t("Generate answer ({n} map calls, then reduce)", lang, n=n)
+        return t("Generate answer (1 map call, then reduce)")
+    return t("Generate answer ({n} map calls, then reduce)", n=n)
 
 
-def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, rerun: bool = False) -> Retrieval:
+def staged_answer_panel(result: Retrieval, key: str = "main", *, rerun: bool = False) -> Retrieval:
     """Ask button → map (progress bar) → reduce (streamed); returns the retrieval with its stages filled in.
 
     ``rerun``: start a new script run after a fresh run, for pages that drew the stage tabs above.
@@ -90,17 +91,17 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
     from graphrag_ui.ui.stages_view import cost_text, status_box
 
     settings = LLMSettings.from_env_and_secrets()
-    st.subheader(t("Answer", lang))
+    st.subheader(t("Answer"))
     if not settings.configured:
-        status_box(result, lang)
+        status_box(result)
         return result
     use_cache = st.toggle(
-        t("answer cache", lang), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer", lang)
+        t("answer cache"), value=True, key=f"{key}_cache", help=t("reuse an identical earlier answer")
     )
     n = len(result.stages.batches) if result.stages else 0
-    asked = st.button(map_button_label(n, lang), key=f"{key}_ask", type="primary")
+    asked = st.button(map_button_label(n), key=f"{key}_ask", type="primary")
     if asked or st.session_state.pop(f"{key}_retry_pending", False):
-        _run(result, settings, use_cache, lang)
+        _run(result, settings, use_cache)
         if rerun:
             st.rerun()
     saved = st.session_state.get(_run_key(result))
@@ -108,9 +109,9 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
     if reply is not None and reply.error_kind in INCOMPLETE_KINDS:  # the reduce answer arrived only in part
-        incomplete_notice(reply, lang, f"{key}_retry_pending")
+        incomplete_notice(reply, f"{key}_retry_pending")
     elif current.stages is not None and current.stages.status == FAILED:
-        st.error(shown(current.stages.note, lang))
+        st.error(shown(current.stages.note))
     if reply is not None and not reply.error and current.stages is not None:
         st.markdown(md_escape(reply.text, formatting=True))
         calls = current.stages.calls
@@ -118,14 +119,13 @@ def staged_answer_panel(result: Retrieval, lang: str, key: str = "main", *, reru
         cached = sum(1 for c in calls if c.cached)
         caption = t(
             "{model} · {calls} calls ({cached} from the cache) · {tokens:,} tokens · cost {cost}",
-            lang,
             model=reply.model,
             calls=len(calls),
             cached=cached,
             tokens=tokens,
-            cost=cost_text(current.stages, lang),
+            cost=cost_text(current.stages),
         )
         st.caption(caption)
-        citation_panel(current, getattr(reply, "trace", None), lang, key)
-        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), lang, key)
+        citation_panel(current, getattr(reply, "trace", None), key)
+        prompt_panel(Retrieval(mode=current.mode, query=current.query, params={}, messages=reply.messages), key)
     return current

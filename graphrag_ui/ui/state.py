@@ -15,11 +15,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from graphrag_ui import i18n
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import LANGUAGES, t
+from graphrag_ui.i18n import LANGUAGES
 from graphrag_ui.index.cache import KEPT_INDEXES
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.escape import md_escape, shown_error
+from graphrag_ui.ui.language import t
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {"sample:en": ROOT / "data" / "sample" / "en", "sample:zh": ROOT / "data" / "sample" / "zh"}
@@ -83,11 +85,11 @@ def index_choices() -> dict[str, Path]:
     return choices
 
 
-def choice_label(key: str, lang: str = "en") -> str:
+def choice_label(key: str) -> str:
     if key == "sample:en":
-        return t("Sample · English", lang)
+        return t("Sample · English")
     if key == "sample:zh":
-        return t("Sample · 中文（跑步与睡眠）", lang)
+        return t("Sample · 中文（跑步与睡眠）")
     return key.split(":", 1)[1]
 
 
@@ -124,12 +126,8 @@ def vectors_engine(path: Path) -> str:
 
 def load_index(path: Path, vectors: str = "local") -> Index:
     """The index at ``path``, loaded once per process, per on-disk version and per vector engine."""
-    with st.spinner(t("Loading index…", language())):
+    with st.spinner(t("Loading index…")):
         return _load(str(path), index_version(path), vectors)
-
-
-def language() -> str:
-    return st.session_state.get("lang", "en")
 
 
 def seed_widget(key: str, value: str) -> None:
@@ -153,8 +151,8 @@ def pop_flash() -> str | None:
     return st.session_state.pop("_flash", None)
 
 
-def sidebar_frame() -> tuple[str, Index | None, str]:
-    """Language switch and index picker (both in the URL); returns (lang, index or None, index key).
+def sidebar_frame() -> tuple[Index | None, str]:
+    """Language switch and index picker (both in the URL); returns (index or None, index key).
 
     Before any widget draws, the link's values are kept (``url_notices.remember_url``): a language or
     index the app does not have becomes a notice above the page, naming it and what was opened instead.
@@ -168,30 +166,30 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
         st.session_state["index"] = pending
     shown = st.session_state.get("lang") or st.query_params.get("lang", "en")  # first run: only the URL knows
     with st.sidebar:
-        lang = st.selectbox(
+        st.selectbox(
             "Language / 语言",
             list(LANGUAGES),
             key="lang",
             bind="query-params",
             help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
-            placeholder=t("Choose an option", shown),
+            placeholder=i18n.t("Choose an option", shown),  # the switch itself is not drawn yet
         )
         choices = index_choices()
         if not choices:
-            st.error(t("No index found: build one on the Index page.", lang))
-            return lang, None, ""
+            st.error(t("No index found: build one on the Index page."))
+            return None, ""
         key = st.selectbox(
-            t("Index", lang), list(choices), key="index", bind="query-params", placeholder=t("Choose an option", lang)
+            t("Index"), list(choices), key="index", bind="query-params", placeholder=t("Choose an option")
         )
-        st.caption(md_escape(choice_label(key, lang)))
-    url_notices.check_frame(list(choices), choice_label(key, lang), lang)
-    url_notices.show(url_notices.frame_notices(lang))
-    index = _open(choices[key], key, lang)
-    question.follow(key, index, choice_label(key, lang), suggested_questions(key))
-    return lang, index, key
+        st.caption(md_escape(choice_label(key)))
+    url_notices.check_frame(list(choices), choice_label(key))
+    url_notices.show(url_notices.frame_notices())
+    index = _open(choices[key], key)
+    question.follow(key, index, choice_label(key), suggested_questions(key))
+    return index, key
 
 
-def _open(path: Path, key: str, lang: str) -> Index | None:
+def _open(path: Path, key: str) -> Index | None:
     """The picked index, or None after one error line in the main area saying what to do."""
     if key.startswith("path:") and not path.exists():
         st.error(
@@ -199,8 +197,7 @@ def _open(path: Path, key: str, lang: str) -> Index | None:
                 "The index {label} is registered at {path}, which does not exist on this machine (a folder of "
                 "another machine, or a disk that is not mounted): copy or mount it at that path, or pick "
                 "another index in the sidebar.",
-                lang,
-                label=md_escape(choice_label(key, lang)),
+                label=md_escape(choice_label(key)),
                 path=md_escape(str(path)),
             ),
             icon=":material/folder_off:",
@@ -209,12 +206,11 @@ def _open(path: Path, key: str, lang: str) -> Index | None:
     try:
         return load_index(path, vectors_engine(path))
     except UserError as exc:
-        st.error(shown_error(exc, lang))
+        st.error(shown_error(exc))
     except Exception as exc:  # a damaged folder must not take the page down
         st.error(
             t(
                 "Could not open the index at {path}: {error}",
-                lang,
                 path=md_escape(path),
                 error=md_escape(f"{type(exc).__name__}: {exc}"),  # an unexpected fault: Python's own words, as data
             )

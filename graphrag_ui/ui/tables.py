@@ -1,7 +1,7 @@
 """Turn a ``Retrieval``'s candidate lists into tables: what went in, and what was dropped and why.
 
-The grids show the reasons (``why``, ``dropped``) in the UI language; ``candidate_rows`` with the default
-language, and so the CSV download, keeps them in English as the retrieval wrote them: a CSV is a
+The grids show the reasons (``why``, ``dropped``) in the UI language; ``candidate_rows`` by default,
+and so the CSV download, keeps them in English as the retrieval wrote them: a CSV is a
 record to diff, grep and compare with the CLI's JSON, whichever language the page was in.
 
 After a parameter change the grids also say what moved (``Marks``): a row that entered the context
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from graphrag_ui.i18n import msg, translate
+from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval, section_label
+from graphrag_ui.ui.language import language_read_once, translate
 
 # columns of the row data worth showing per kind, when present
 _DATA_COLUMNS = {
@@ -66,16 +67,19 @@ def _document(data: dict, titles: Callable[[str], str] | None) -> str:
     return title or str(data.get("file_path") or "") or doc_id
 
 
+@language_read_once
 def candidate_rows(
     kind: str,
     items: list[Candidate],
-    lang: str = "en",
     *,
     change: dict[str, str] | None = None,
     titles: Callable[[str], str] | None = None,
+    translated: bool = False,
 ) -> pd.DataFrame:
-    """One row per candidate, its reasons in ``lang`` (translated here: a data frame keeps text, not
-    messages); ``change`` maps a candidate id to its mark; ``titles`` names a chunk's document."""
+    """One row per candidate, its reasons in the UI language when ``translated`` (translated here: a data
+    frame keeps text, not messages), else as written; ``change`` maps a candidate id to its mark;
+    ``titles`` names a chunk's document."""
+    say = translate if translated else (lambda text: text)
     columns = ["order", "id", "label", "score", "rank", "tokens", "why"]
     extra = _DATA_COLUMNS.get(kind, [])
     rows = []
@@ -87,10 +91,10 @@ def candidate_rows(
             "score": None if c.score is None else round(float(c.score), 4),
             "rank": c.rank,
             "tokens": c.tokens,
-            "why": translate(c.why, lang),
+            "why": say(c.why),
         }
         if change is not None:
-            row = {"change": translate(change[c.id], lang) if c.id in change else "", **row}
+            row = {"change": say(change[c.id]) if c.id in change else "", **row}
         for name in extra:
             if name == "document":
                 if "doc_id" in c.data or "file_path" in c.data:
@@ -98,7 +102,7 @@ def candidate_rows(
             elif name in c.data:
                 row[name] = _cell(c.data[name])
         if not c.in_context:
-            row["dropped"] = translate(c.dropped, lang)
+            row["dropped"] = say(c.dropped)
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -109,11 +113,10 @@ def candidate_rows(
 def split_tables(
     result: Retrieval,
     kind: str,
-    lang: str = "en",
     marks: Marks | None = None,
     titles: Callable[[str], str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(in-context rows in context order, dropped rows with their reason), reasons in ``lang``.
+    """(in-context rows in context order, dropped rows with their reason), reasons in the UI language.
 
     With ``marks``, rows that entered are marked new, and every candidate that left the context is in
     the dropped table marked "was in before" (a candidate the new run did not consider at all is shown
@@ -128,8 +131,8 @@ def split_tables(
         present = {c.id for c in items}
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
         dropped_items = sorted(dropped_items, key=lambda c: c.id not in change) + gone
-    kept = candidate_rows(kind, [c for c in items if c.in_context], lang, change=change, titles=titles)
-    dropped = candidate_rows(kind, dropped_items, lang, change=change, titles=titles)
+    kept = candidate_rows(kind, [c for c in items if c.in_context], change=change, titles=titles, translated=True)
+    dropped = candidate_rows(kind, dropped_items, change=change, titles=titles, translated=True)
     return kept, dropped
 
 
@@ -143,14 +146,14 @@ def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
     return out
 
 
-def budget_frame(result: Retrieval, before: Retrieval | None = None, lang: str = "en") -> pd.DataFrame:
-    """Per section (named in ``lang``): tokens used and the headroom left under its limit (for a stacked
+def budget_frame(result: Retrieval, before: Retrieval | None = None) -> pd.DataFrame:
+    """Per section (named in the UI language): tokens used and the headroom left under its limit (for a stacked
     bar); with ``before``, the tokens the section used in the run compared with."""
     earlier = {b.section: b.used for b in before.budgets} if before is not None else {}
     rows = []
     for b in result.budgets:
         limit = b.limit if b.limit is not None else b.used
-        row = {"section": translate(section_label(b.section), lang), "used": b.used, "headroom": max(limit - b.used, 0)}
+        row = {"section": translate(section_label(b.section)), "used": b.used, "headroom": max(limit - b.used, 0)}
         row["limit"] = b.limit
         if before is not None:
             row["before"] = earlier.get(b.section)
@@ -159,14 +162,14 @@ def budget_frame(result: Retrieval, before: Retrieval | None = None, lang: str =
     return pd.DataFrame(rows, columns=columns)
 
 
-def trace_frame(result: Retrieval, steps: dict[str, str] | None = None, lang: str = "en") -> pd.DataFrame:
+def trace_frame(result: Retrieval, steps: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per step; ``steps`` names the steps (``labels.TRACE_STEPS``) and the details are translated
     where a mode wrote them as messages."""
     names = steps or {}
     rows = [
         {
-            "step": translate(names.get(s.name, s.name), lang),
-            "detail": translate(s.detail, lang),
+            "step": translate(names.get(s.name, s.name)),
+            "detail": translate(s.detail),
             "in": s.n_in,
             "out": s.n_out,
             "ms": round(s.ms, 2),

@@ -16,10 +16,10 @@ from typing import Any
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
+from graphrag_ui.ui.language import t
 from graphrag_ui.ui.params import widget_key
 from graphrag_ui.ui.runner import retrieve
 
@@ -75,7 +75,6 @@ def offer_lower_threshold(
     values: dict[str, Any],
     hl: list[str] | None,
     ll: list[str] | None,
-    lang: str,
     prefix: str = "",
 ) -> bool:
     """Show the score-vs-threshold line and the one-click action; False when this is no threshold dead end."""
@@ -99,7 +98,6 @@ def offer_lower_threshold(
         t(
             "The best candidate scores {best}, below {name} {threshold}, so (almost) nothing reached "
             "the context. Just below that score, {n} items would. The default stays the reference's.",
-            lang,
             best=f"{best:.3f}",
             name=param.name,
             threshold=f"{current:g}",
@@ -112,11 +110,10 @@ def offer_lower_threshold(
             t(
                 "The best score is far below the threshold: this index may not be about the question (its "
                 "language or its subject); lowering the threshold then brings in what is least unlike it.",
-                lang,
             )
         )
     st.button(
-        t("Set {name} to {value} for this view", lang, name=param.name, value=f"{lower:.2f}"),
+        t("Set {name} to {value} for this view", name=param.name, value=f"{lower:.2f}"),
         key=f"{prefix}threshold_rescue",
         on_click=_set,
         args=(widget_key(spec, param, prefix), lower),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import t
+from graphrag_ui.ui.language import language, t
 
 ZONE = '[data-testid="stFileUploaderDropzone"]'
 BUTTON_LABEL = f'{ZONE} button [data-testid="stMarkdownContainer"] p'
@@ -23,14 +23,12 @@ def _css_string(text: str) -> str:
     return '"' + "".join(c if c.isalnum() or c in " •.,()·/-" or ord(c) > 127 else f"\\{ord(c):x} " for c in text) + '"'
 
 
-def uploader_style(lang: str, max_mb: int, types: list[str]) -> str:
+def uploader_style(max_mb: int, types: list[str]) -> str:
     """The ``<style>`` that relabels every uploader on the page; empty in English (Streamlit's own)."""
-    if lang == "en":
+    if language() == "en":
         return ""
-    button = _css_string(t("Upload", lang))
-    limit = _css_string(
-        t("{size} per file • {types}", lang, size=f"{max_mb} MB", types=", ".join(x.upper() for x in types))
-    )
+    button = _css_string(t("Upload"))
+    limit = _css_string(t("{size} per file • {types}", size=f"{max_mb} MB", types=", ".join(x.upper() for x in types)))
     return (
         "<style>"
         f"{BUTTON_LABEL}, {LIMIT_LINE} {{font-size: 0}}"
@@ -40,8 +38,8 @@ def uploader_style(lang: str, max_mb: int, types: list[str]) -> str:
     )
 
 
-def relabel_uploaders(lang: str, max_mb: int, types: list[str]) -> None:
+def relabel_uploaders(max_mb: int, types: list[str]) -> None:
     """Put the style on the page (takes no space); call once per page that has an uploader."""
-    style = uploader_style(lang, max_mb, types)
+    style = uploader_style(max_mb, types)
     if style:
         st.html(style)

@@ -21,11 +21,12 @@ from typing import Any
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import LANGUAGES, msg, translate
+from graphrag_ui.i18n import LANGUAGES, msg
 from graphrag_ui.retrieval.core.schema import VERSION_PARAM, ModeSpec, suggestion
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 from graphrag_ui.ui import question
 from graphrag_ui.ui.escape import md_escape
+from graphrag_ui.ui.language import language, translate
 from graphrag_ui.ui.params import widget_key
 
 RAW_KEY = "_url_raw"  # this run's query parameters, read before any widget drew
@@ -231,23 +232,23 @@ def _update(page: str, keys: set[str], found: list[Notice], raw: Mapping[str, st
         store[(page, key)] = notice
 
 
-def check_frame(choices: Sequence[str], index_label: str, lang: str) -> None:
+def check_frame(choices: Sequence[str], index_label: str) -> None:
     """The frame's keys: the index picker and the language switch (drawn before any page)."""
     raw = _raw()
     found = []
     if "index" in raw:
         found.append(index_notice(raw["index"], list(choices), index_label))
     if "lang" in raw:
-        found.append(language_notice(raw["lang"], lang))
+        found.append(language_notice(raw["lang"], language()))
     _update(FRAME, {"index", "lang"}, [n for n in found if n], raw)
 
 
-def frame_notices(lang: str) -> list[str]:
-    return [translate(n.text, lang) for (page, _), n in _store().items() if page == FRAME]
+def frame_notices() -> list[str]:
+    return [translate(n.text) for (page, _), n in _store().items() if page == FRAME]
 
 
-def url_notices(page: str, lang: str, prefixes: Sequence[str] = ("",), on_server: bool = False) -> list[str]:
-    """What the link asked of this page that it could not use, each in one line in ``lang``.
+def url_notices(page: str, prefixes: Sequence[str] = ("",), on_server: bool = False) -> list[str]:
+    """What the link asked of this page that it could not use, each in one line in the UI language.
 
     Call it after the page's widgets are drawn (their values are what was used). ``prefixes``: one per
     side of the page (Explore ``""``, Compare ``"a_"`` and ``"b_"``); ``on_server``: whether the open
@@ -266,8 +267,8 @@ def url_notices(page: str, lang: str, prefixes: Sequence[str] = ("",), on_server
         if "vectors" in raw:
             found += [n for n in [vectors_notice(raw["vectors"], on_server)] if n]
     _update(page, keys, found, raw)
-    lines = [translate(text, lang) for text in question.notices()]
-    return lines + [translate(n.text, lang) for (where, _), n in _store().items() if where == page]
+    lines = [translate(text) for text in question.notices()]
+    return lines + [translate(n.text) for (where, _), n in _store().items() if where == page]
 
 
 def show(lines: Iterable[str]) -> None:
@@ -275,6 +276,6 @@ def show(lines: Iterable[str]) -> None:
         st.warning(md_escape(line), icon=":material/link_off:")
 
 
-def show_url_notices(page: str, lang: str, prefixes: Sequence[str] = ("",), on_server: bool = False) -> None:
+def show_url_notices(page: str, prefixes: Sequence[str] = ("",), on_server: bool = False) -> None:
     """``url_notices`` drawn as warnings (the one call a page makes after its widgets)."""
-    show(url_notices(page, lang, prefixes, on_server))
+    show(url_notices(page, prefixes, on_server))
