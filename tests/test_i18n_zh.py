@@ -138,12 +138,15 @@ def reason_runs_by_sample() -> dict[str, list]:
 
 
 def _reason_frames(result, lang: str):
-    """Every grid of the result that carries reasons, as the Explore and Compare tabs build them."""
+    """Every grid of the result that carries reasons, as the Explore and Compare tabs build them (the
+    Trace view's steps and details too)."""
     from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.ui import stage_tables, tables
+    from graphrag_ui.ui.labels import TRACE_STEPS
 
     for kind in KINDS:
         yield from tables.split_tables(result, kind, lang)
+    yield tables.trace_frame(result, TRACE_STEPS, lang)
     if result.stages is not None:
         yield from stage_tables.points_frames(result, lang)
         yield stage_tables.ratings_frame(result, lang)
@@ -183,6 +186,15 @@ REASON_KINDS = [
     "over the reduce budget",
     "threshold 1: kept",
     "pruned with everything below it",
+    # the Trace view's steps and details, one per family's way of writing them
+    "round-robin merge",
+    "LanceDB k-NN",
+    "chunk budget",
+    "four CSV sections",
+    "greedy groups",
+    "sections joined by blank lines",
+    "reports at level",
+    "np.array_split",
 ]
 
 

@@ -81,7 +81,8 @@ def _markdown_text(body: str) -> str:
 
 
 # columns (by their name in the frame) whose cells are reasons the package wrote: UI text, not data
-REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map", "step"}  # "step": the Trace view's step names
+# ("step", "detail": the Trace view's step names and what each step did)
+REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map", "step", "detail"}
 
 
 def _table(proto):
@@ -313,7 +314,7 @@ VISIBLE_UI_TEXT = """() => {
 
 def reason_headers(lang: str) -> list[str]:
     """The headers the grids give their reason columns (``REASON_COLUMNS``) in ``lang``."""
-    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call", "step")]
+    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call", "step", "detail")]
 
 
 # the grids' headers and the cells under a reason header, as the browser draws them (the data grid

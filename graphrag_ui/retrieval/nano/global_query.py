@@ -134,7 +134,9 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     start = time.perf_counter()
     schema = prep.schema()
     out.trace.append(
-        TraceStep("schema", "clusters of the entities, in graph order", len(index.entities), len(schema), _ms(start))
+        TraceStep(
+            "schema", msg("clusters of the entities, in graph order"), len(index.entities), len(schema), _ms(start)
+        )
     )
 
     step = time.perf_counter()
@@ -157,7 +159,7 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     out.trace.append(
         TraceStep(
             "consider",
-            f"level <= {level}, sort by schema occurrence, first {cap}",
+            msg("level <= {level}, sort by schema occurrence, first {cap}", level=level, cap=cap),
             len(schema),
             len(considered),
             _ms(step),
@@ -189,7 +191,7 @@ def _select(index: Index, params: dict, out: Retrieval) -> list[_Row]:
     out.trace.append(
         TraceStep(
             "reports",
-            f"stored reports with rating >= {min_rating:g}, sort (occurrence, rating)",
+            msg("stored reports with rating >= {rating}, sort (occurrence, rating)", rating=f"{min_rating:g}"),
             len(considered),
             len(rows),
             _ms(step),
@@ -251,7 +253,7 @@ def nano_global(index: Index, query: str, params: dict[str, Any], deps: Deps) ->
     out.trace.append(
         TraceStep(
             "batches",
-            f"greedy groups within {limit} report tokens, one map prompt each",
+            msg("greedy groups within {limit} report tokens, one map prompt each", limit=limit),
             len(rows),
             len(groups),
             _ms(step),
