@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import LANGUAGES, t
+from graphrag_ui.i18n import t
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.escape import md_escape, shown_error
 
@@ -159,6 +159,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
     Then the question follows the analyst across pages (``question.follow``).
     """
     from graphrag_ui.ui import question, url_notices
+    from graphrag_ui.ui.language_picker import language_picker
 
     url_notices.remember_url()
     pending = st.session_state.pop("_pending_index", None)
@@ -166,14 +167,7 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
         st.session_state["index"] = pending
     shown = st.session_state.get("lang") or st.query_params.get("lang", "en")  # first run: only the URL knows
     with st.sidebar:
-        lang = st.selectbox(
-            "Language / 语言",
-            list(LANGUAGES),
-            key="lang",
-            bind="query-params",
-            help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
-            placeholder=t("Choose an option", shown),
-        )
+        lang = language_picker(t("Choose an option", shown))
         choices = index_choices()
         if not choices:
             st.error(t("No index found: build one on the Index page.", lang))
