@@ -164,9 +164,10 @@ def _view_label(view: str, result: Retrieval, lang: str, counts: dict[str, tuple
         return f"{label(KIND_LABELS, view, lang)} ({counts[view][0]})"
     if view == MAP_REDUCE:
         kept = sum(1 for p in result.stages.points if p.in_context) if result.stages else 0
-        return t(
-            "Map-reduce: {batches} batches, {points} points", lang, batches=len(result.stages.batches), points=kept
-        )
+        n = len(result.stages.batches)
+        batches = t("{n} batch", lang, n=n) if n == 1 else t("{n} batches", lang, n=n)
+        points = t("{n} point", lang, n=kept) if kept == 1 else t("{n} points", lang, n=kept)
+        return t("Map-reduce: {batches}, {points}", lang, batches=batches, points=points)
     return label(VIEW_LABELS, view, lang)
 
 

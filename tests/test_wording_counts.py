@@ -1,0 +1,36 @@
+"""Issue 29's wording, second look: a count of one reads as one ("1 batch", not "1 batches") in the
+map-reduce view's label, in both languages, and no subcommand's --help shows docstring markup."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_app import view_labels  # noqa: E402
+
+
+def _stages_label(at) -> str:
+    return next(label for label in view_labels(at) if label.startswith(("Map-reduce", "映射-归约")))
+
+
+def test_one_map_batch_is_one_batch_in_the_view_label(app):
+    at = app(index="sample:en", mode="ms.global")  # its reports fit one batch of 12,000 tokens
+    assert _stages_label(at) == "Map-reduce: 1 batch, 0 points"
+    at = app(index="sample:en", mode="ms.global", lang="zh")
+    assert _stages_label(at) == "映射-归约：1 个批次，0 个要点"
+    at = app(index="sample:en", mode="ms.global", ms_max_context_tokens="500")  # a batch per report or two
+    label = _stages_label(at)
+    assert label.startswith("Map-reduce: ") and label.endswith(" batches, 0 points") and "1 batch," not in label
+
+
+@pytest.mark.parametrize("command", ["build", "import", "reembed", "query", "sweep", "eval"])
+def test_no_subcommand_help_shows_literal_backticks(command, capsys):
+    from graphrag_ui.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage:") and "`" not in out, out
