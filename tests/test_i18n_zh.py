@@ -265,6 +265,28 @@ def test_reasons_keep_index_names_verbatim():
     )
 
 
+@pytest.mark.parametrize(("mode", "move"), [("nano.local", {"top_k": 5}), ("ms.local", {"max_context_tokens": 3000})])
+def test_the_change_line_names_its_sections_in_chinese(allowed, mode, move):
+    """A slider move's one line (items and tokens per section) reads in Chinese: the sections too, nano's own
+    section names with the reference's spelling beside the translation."""
+    from reason_runs import sample
+
+    from graphrag_ui.i18n import translate
+    from graphrag_ui.query import run_query
+    from graphrag_ui.retrieval.core.change import diff, summary
+    from graphrag_ui.ui.state import suggested_questions
+
+    question = suggested_questions("sample:en")[0]
+    before = run_query(sample("sample:en"), mode, question)
+    after = run_query(sample("sample:en"), mode, question, move)
+    change = diff(before, after)
+    assert change.sections, change  # the move changed some sections' tokens: the line names them
+    line = translate(summary(change), "zh")
+    assert not untranslated([line], allowed), line
+    if mode == "nano.local":
+        assert "（Entities）" in line or "（Sources）" in line or "（Relationships）" in line, line
+
+
 def test_evaluate_page_in_zh_has_no_untranslated_string(zh_app, allowed):
     """Evaluate on the Chinese sample: the set, the plan, a run of two modes over a range, and every result
     view (settings, paired, per question with its why-missed and fix buttons), then Explore with the gold

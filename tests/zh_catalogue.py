@@ -190,7 +190,8 @@ def reference_names() -> set[str]:
 
     names: set[str] = set(available_embedders())
     names |= {field for fields in _DATA_COLUMNS.values() for field in fields}  # the reference's row fields
-    names |= {"Reports", "Entities", "Relationships", "Sources"}  # nano-graphrag's context sections, as budget rows
+    # (nano-graphrag's section names, Reports / Entities / Relationships / Sources, are not among them: the
+    # change line and the Budget view show them translated, the reference's spelling beside the translation)
     for mode in mode_names():
         spec = get_mode(mode)
         names |= {mode, spec.family}

@@ -14,7 +14,6 @@ from graphrag_ui.i18n import LANGUAGES
 
 KEY = "lang"
 _WRITTEN = "_lang_in_link"  # the code this picker last wrote to the link (None: none)
-LABEL = "Language / 语言"  # in both languages: the reader may not read the current one
 
 
 def language_picker(placeholder: str) -> str:
@@ -23,7 +22,7 @@ def language_picker(placeholder: str) -> str:
     if raw in LANGUAGES and raw != st.session_state.get(_WRITTEN):
         st.session_state[KEY] = raw  # the link asks for a language the picker did not write
     lang = st.selectbox(
-        LABEL,
+        "Language / 语言",  # in both languages: the reader may not read the current one
         list(LANGUAGES),
         key=KEY,
         format_func=LANGUAGES.__getitem__,
