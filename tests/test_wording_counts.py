@@ -1,5 +1,6 @@
 """Issue 29's wording, second look: a count of one reads as one ("1 batch", not "1 batches") in the
-map-reduce view's label, in both languages, and no subcommand's --help shows docstring markup."""
+map-reduce view's label, in both languages; no subcommand's --help shows docstring markup; the language
+picker names the languages while the link keeps their codes."""
 
 from __future__ import annotations
 
@@ -34,3 +35,21 @@ def test_no_subcommand_help_shows_literal_backticks(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage:") and "`" not in out, out
+
+
+def test_the_language_picker_shows_names_and_the_link_keeps_the_code(app):
+    """The picker lists English / 简体中文; the link says lang=zh (a shared link keeps working), English
+    leaves it out, and a link's language wins over the one the picker last wrote."""
+    at = app(index="sample:en", lang="zh")
+    picker = at.selectbox(key="lang")
+    assert picker.value == "zh" and list(picker.options) == ["English", "简体中文"]
+    assert at.title[0].value == "检索探索" and at.query_params["lang"] == "zh"
+    picker.set_value("en").run()
+    assert at.title[0].value == "Explore" and "lang" not in at.query_params
+    at.selectbox(key="lang").set_value("zh").run()
+    assert at.title[0].value == "检索探索" and at.query_params["lang"] == "zh"
+    at.switch_page("pages/compare.py").run()  # another page: the same language, still in the link
+    assert at.selectbox(key="lang").value == "zh" and at.query_params["lang"] == "zh"
+    at.query_params["lang"] = "en"  # a link (or the address bar) asks for English
+    at.run()
+    assert at.selectbox(key="lang").value == "en" and "lang" not in at.query_params
