@@ -4,6 +4,7 @@ picker names the languages while the link keeps their codes."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -53,3 +54,12 @@ def test_the_language_picker_shows_names_and_the_link_keeps_the_code(app):
     at.query_params["lang"] = "en"  # a link (or the address bar) asks for English
     at.run()
     assert at.selectbox(key="lang").value == "en" and "lang" not in at.query_params
+
+
+@pytest.mark.parametrize("raw", ["<img src=x onerror=alert(1)>", "zh" * 2_000, "简体中文", "ZH", " zh"])
+def test_a_language_the_app_lacks_is_named_dropped_from_the_link_and_english_shown(app, raw):
+    at = app(index="sample:en", lang=raw)
+    assert at.selectbox(key="lang").value == "en" and at.title[0].value == "Explore"
+    assert "lang" not in at.query_params
+    (notice,) = [w.value for w in at.warning if "is not a language of this app" in w.value]
+    assert not re.search(r"(?<!\\)<img", notice), notice[:300]  # markup stays text
