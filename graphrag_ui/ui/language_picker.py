@@ -10,24 +10,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.i18n import LANGUAGES
+from graphrag_ui.i18n import LANGUAGES, t
 
 KEY = "lang"
 _WRITTEN = "_lang_in_link"  # the code this picker last wrote to the link (None: none)
 
 
-def language_picker(placeholder: str) -> str:
+def language_picker() -> str:
     """The picked language's code; the link's ``lang`` follows it."""
     raw = st.query_params.get(KEY)
-    if raw in LANGUAGES and raw != st.session_state.get(_WRITTEN):
+    written = st.session_state.get(_WRITTEN)
+    if raw in LANGUAGES and raw != written:
         st.session_state[KEY] = raw  # the link asks for a language the picker did not write
+    elif st.session_state.get(KEY) is None and written in LANGUAGES:
+        st.session_state[KEY] = written  # a page switch with its own link (st.switch_page) dropped both
     lang = st.selectbox(
         "Language / 语言",  # in both languages: the reader may not read the current one
         list(LANGUAGES),
         key=KEY,
         format_func=LANGUAGES.__getitem__,
         help=" · ".join(f"{code} = {name}" for code, name in LANGUAGES.items()),  # the codes the link uses
-        placeholder=placeholder,
+        placeholder=t("Choose an option", st.session_state.get(KEY) or "en"),
     )
     written = None if lang == "en" else lang
     if raw != written:

@@ -165,9 +165,8 @@ def sidebar_frame() -> tuple[str, Index | None, str]:
     pending = st.session_state.pop("_pending_index", None)
     if pending:
         st.session_state["index"] = pending
-    shown = st.session_state.get("lang") or st.query_params.get("lang", "en")  # first run: only the URL knows
     with st.sidebar:
-        lang = language_picker(t("Choose an option", shown))
+        lang = language_picker()
         choices = index_choices()
         if not choices:
             st.error(t("No index found: build one on the Index page.", lang))
