@@ -45,7 +45,7 @@ if community:
 else:
     spec = graph_view.neighbourhood(index, [centre], depth, level=level)
     scope = f"entity|{centre}|{level}"
-show_graph(index, spec, key="g", cache_key=f"{scope}|{depth}", scope=scope, file_name="graph.html")
+show_graph(index, spec, key="g", cache_key=f"{scope}|{depth}", scope=scope, file_name="graph.html", fit_all=True)
 if community:
     with st.expander(t("Community report")):
         st.text(index.community_by_id[community].report)

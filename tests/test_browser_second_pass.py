@@ -152,10 +152,15 @@ def test_compare_fits_1280(page, app_url):
     assert "Only right" in overlap["headers"] and overlap["sideways"] <= 2, overlap
 
 
-@pytest.mark.parametrize("mode", ["nano.local", "nano.global", "lightrag.hybrid", "ms.local", "ms.drift"])
+@pytest.mark.parametrize(
+    "mode",
+    ["nano.local", "nano.global", "nano.naive", "lightrag.hybrid", "lightrag.naive"]
+    + ["ms.local", "ms.global", "ms.basic", "ms.drift"],  # each family's pipelines: each writes its own trace
+)
 def test_every_view_of_every_mode_family_in_chinese_in_the_browser(page, app_url, mode):
-    """The browser counterpart of test_i18n_zh: each view of one mode per family, drawn in Chromium with
-    lang=zh, shows no untranslated UI text (page text, grid headers, the reasons and Trace steps in view)."""
+    """The browser counterpart of test_i18n_zh: each view of each pipeline of every family, drawn in Chromium
+    with lang=zh, shows no untranslated UI text (page text, grid headers, the reasons and the Trace view's
+    steps and details in view)."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))

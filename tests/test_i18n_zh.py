@@ -138,12 +138,15 @@ def reason_runs_by_sample() -> dict[str, list]:
 
 
 def _reason_frames(result):
-    """Every grid of the result that carries reasons, as the Explore and Compare tabs build them."""
+    """Every grid of the result that carries reasons, as the Explore and Compare tabs build them (the
+    Trace view's steps and details too)."""
     from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.ui import stage_tables, tables
+    from graphrag_ui.ui.labels import TRACE_STEPS
 
     for kind in KINDS:
         yield from tables.split_tables(result, kind)
+    yield tables.trace_frame(result, TRACE_STEPS)
     if result.stages is not None:
         yield from stage_tables.points_frames(result)
         yield stage_tables.ratings_frame(result)
@@ -183,6 +186,15 @@ REASON_KINDS = [
     "over the reduce budget",
     "threshold 1: kept",
     "pruned with everything below it",
+    # the Trace view's steps and details, one per family's way of writing them
+    "round-robin merge",
+    "LanceDB k-NN",
+    "chunk budget",
+    "four CSV sections",
+    "greedy groups",
+    "sections joined by blank lines",
+    "reports at level",
+    "np.array_split",
 ]
 
 
@@ -256,6 +268,28 @@ def test_reasons_keep_index_names_verbatim():
         translate(why, "zh")
         == "实体 #2（向量检索），相似度 0.500；与 entity, ok 并列（相似度相同：它们之间的先后是参考实现 argsort 给出的顺序）"
     )
+
+
+@pytest.mark.parametrize(("mode", "move"), [("nano.local", {"top_k": 5}), ("ms.local", {"max_context_tokens": 3000})])
+def test_the_change_line_names_its_sections_in_chinese(allowed, mode, move):
+    """A slider move's one line (items and tokens per section) reads in Chinese: the sections too, nano's own
+    section names with the reference's spelling beside the translation."""
+    from reason_runs import sample
+
+    from graphrag_ui.i18n import translate
+    from graphrag_ui.query import run_query
+    from graphrag_ui.retrieval.core.change import diff, summary
+    from graphrag_ui.ui.state import suggested_questions
+
+    question = suggested_questions("sample:en")[0]
+    before = run_query(sample("sample:en"), mode, question)
+    after = run_query(sample("sample:en"), mode, question, move)
+    change = diff(before, after)
+    assert change.sections, change  # the move changed some sections' tokens: the line names them
+    line = translate(summary(change), "zh")
+    assert not untranslated([line], allowed), line
+    if mode == "nano.local":
+        assert "（Entities）" in line or "（Sources）" in line or "（Relationships）" in line, line
 
 
 def test_evaluate_page_in_zh_has_no_untranslated_string(zh_app, allowed):

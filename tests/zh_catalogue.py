@@ -81,7 +81,8 @@ def _markdown_text(body: str) -> str:
 
 
 # columns (by their name in the frame) whose cells are reasons the package wrote: UI text, not data
-REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map", "step"}  # "step": the Trace view's step names
+# ("step", "detail": the Trace view's step names and what each step did)
+REASON_COLUMNS = {"why", "dropped", "why dropped", "reason", "map", "step", "detail"}
 
 
 def _table(proto):
@@ -189,7 +190,8 @@ def reference_names() -> set[str]:
 
     names: set[str] = set(available_embedders())
     names |= {field for fields in _DATA_COLUMNS.values() for field in fields}  # the reference's row fields
-    names |= {"Reports", "Entities", "Relationships", "Sources"}  # nano-graphrag's context sections, as budget rows
+    # (nano-graphrag's section names, Reports / Entities / Relationships / Sources, are not among them: the
+    # change line and the Budget view show them translated, the reference's spelling beside the translation)
     for mode in mode_names():
         spec = get_mode(mode)
         names |= {mode, spec.family}
@@ -313,7 +315,7 @@ VISIBLE_UI_TEXT = """() => {
 
 def reason_headers(lang: str) -> list[str]:
     """The headers the grids give their reason columns (``REASON_COLUMNS``) in ``lang``."""
-    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call", "step")]
+    return [t(text, lang) for text in ("Why selected", "why dropped", "why kept", "why", "map call", "step", "detail")]
 
 
 # the grids' headers and the cells under a reason header, as the browser draws them (the data grid

@@ -57,6 +57,7 @@ function showView(box, data) {
     box.__network.moveTo({ position: view.position, scale: view.scale, animation: false });
   } else {
     defaultView(box, data);
+    box.__refit = true;  // once drawn, again: vis measures the labels only when it first paints them
   }
   box.dataset.viewKey = data.viewKey;
   saveView(box);  // what the analyst sees now is what a remount shows again
@@ -217,6 +218,11 @@ export default function (component) {
   fitHeight(root, box, data);
   if (fresh || box.dataset.viewKey !== data.viewKey) { showView(box, data); }
   box.__network.once("afterDrawing", () => {
+    if (box.__refit) {  // the default view with every label's width known: none is cut at an edge
+      box.__refit = false;
+      defaultView(box, data);
+      saveView(box);
+    }
     box.dataset.painted = String(performance.now() - started);
     if (data.nodes.length) { status.textContent = ""; }
   });

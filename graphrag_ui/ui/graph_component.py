@@ -118,6 +118,7 @@ def component_data(
     png_name: str = "graph.png",
     anchor: str | None = None,
     vislib: bool = True,
+    fit_all: bool = False,
 ) -> dict:
     legend = [{"colour": r["colour"], "text": f"{r['title'] or r['name']} ({r['nodes']})"} for r in built.legend]
     text = component_text(len(built.nodes))
@@ -129,9 +130,9 @@ def component_data(
         "keys": built.keys,
         "height": height,
         "text": text,
-        "focus": focus[:200],
+        "focus": [] if fit_all else focus[:200],  # fit_all: the first view holds every node, however small
         "anchor": anchor,
-        "minScale": MIN_SCALE,
+        "minScale": 0.0 if fit_all else MIN_SCALE,
         "maxScale": MAX_SCALE,
         "viewKey": view_key,
         "background": "#0e1117" if dark else "#ffffff",
@@ -152,8 +153,10 @@ def clickable_graph(
     anchor: str | None = None,
     dark: bool = False,
     png_name: str = "graph.png",
+    fit_all: bool = False,
 ) -> GraphEvents:
-    """Draw the graph; returns what was clicked or double-clicked in this run."""
+    """Draw the graph; returns what was clicked or double-clicked in this run. ``fit_all``: the first view
+    (and Fit) shows every node, not only ``focus`` at a readable zoom."""
     data = component_data(
         built,
         options,
@@ -164,6 +167,7 @@ def clickable_graph(
         png_name=png_name,
         anchor=anchor,
         vislib=not st.session_state.get(LIB_SENT, False),
+        fit_all=fit_all,
     )
     result = _component()(
         key=key,

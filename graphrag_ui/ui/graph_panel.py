@@ -147,11 +147,13 @@ def show_graph(
     file_name: str = "graph.html",
     scope: str | None = None,
     extra_controls=None,
+    fit_all: bool = False,
 ) -> None:
     """Graph + details panel. ``scope`` names what the picture is about (the question, the searched
     entity): within one scope nodes keep their places and expansions are kept; ``cache_key`` (which must
     change whenever ``spec`` does) is the scope when none is given. ``extra_controls`` draws more widgets
-    in the row of controls."""
+    in the row of controls. ``fit_all``: the first view shows every node (the Graph page: nothing is
+    clipped at the edges), not the retrieved ones at a readable zoom."""
     if not spec.nodes:
         st.info(graph_view.empty_text())
         return
@@ -190,6 +192,7 @@ def show_graph(
                 anchor=centres[0] if len(centres) == 1 else None,
                 dark=dark,
                 png_name=file_name.rsplit(".", 1)[0] + ".png",
+                fit_all=fit_all,
             )
             if events.clicked in shown.nodes:
                 st.session_state[node_key] = events.clicked

@@ -8,6 +8,7 @@ name keeps its own name).
 from __future__ import annotations
 
 from graphrag_ui.i18n import Msg, msg, pmsg
+from graphrag_ui.retrieval.core.result import KEYWORD_SOURCES as KEYWORD_SOURCES  # the run line reads it here
 from graphrag_ui.ui.language import translate
 
 PAGE_TITLES = {
@@ -29,12 +30,6 @@ ROLE_LABELS = {
     "system": msg("system"),
     "user": pmsg("message role", "user"),
     "assistant": msg("assistant"),
-}
-KEYWORD_SOURCES = {
-    "offline": msg("offline"),
-    "llm": msg("llm"),
-    "user": pmsg("keywords source", "user"),
-    "cache": msg("cache"),
 }
 # choice values of our own parameters shown in words (the value itself stays in the link; the
 # references' own values, e.g. VECTOR / WEIGHT, are shown as spelled)

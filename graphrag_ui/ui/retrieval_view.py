@@ -156,7 +156,10 @@ def _view_label(view: str, result: Retrieval, counts: dict[str, tuple[int, int]]
         return f"{label(KIND_LABELS, view)} ({counts[view][0]})"
     if view == MAP_REDUCE:
         kept = sum(1 for p in result.stages.points if p.in_context) if result.stages else 0
-        return t("Map-reduce: {batches} batches, {points} points", batches=len(result.stages.batches), points=kept)
+        n = len(result.stages.batches)
+        batches = t("{n} batch", n=n) if n == 1 else t("{n} batches", n=n)
+        points = t("{n} point", n=kept) if kept == 1 else t("{n} points", n=kept)
+        return t("Map-reduce: {batches}, {points}", batches=batches, points=points)
     return label(VIEW_LABELS, view)
 
 

@@ -15,9 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from graphrag_ui import i18n
 from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import LANGUAGES
 from graphrag_ui.index.cache import KEPT_INDEXES
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.escape import md_escape, shown_error
@@ -159,21 +157,14 @@ def sidebar_frame() -> tuple[Index | None, str]:
     Then the question follows the analyst across pages (``question.follow``).
     """
     from graphrag_ui.ui import question, url_notices
+    from graphrag_ui.ui.language_picker import language_picker
 
     url_notices.remember_url()
     pending = st.session_state.pop("_pending_index", None)
     if pending:
         st.session_state["index"] = pending
-    shown = st.session_state.get("lang") or st.query_params.get("lang", "en")  # first run: only the URL knows
     with st.sidebar:
-        st.selectbox(
-            "Language / 语言",
-            list(LANGUAGES),
-            key="lang",
-            bind="query-params",
-            help=" · ".join(f"{k} = {v}" for k, v in LANGUAGES.items()),
-            placeholder=i18n.t("Choose an option", shown),  # the switch itself is not drawn yet
-        )
+        language_picker()
         choices = index_choices()
         if not choices:
             st.error(t("No index found: build one on the Index page."))

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import pmsg
+from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.retrieval.core.stages import Stages
 from graphrag_ui.retrieval.core.tree import QuestionTree
 
@@ -84,6 +84,15 @@ class Keywords:
     hl: list[str] = field(default_factory=list)
     ll: list[str] = field(default_factory=list)
     source: str = ""  # "llm" | "offline" | "user" | "cache" | "" (mode uses none)
+
+
+# where the keywords came from, in words (the run line, LightRAG's keywords trace step)
+KEYWORD_SOURCES = {
+    "offline": msg("offline"),
+    "llm": msg("llm"),
+    "user": pmsg("keywords source", "user"),
+    "cache": msg("cache"),
+}
 
 
 @dataclass

@@ -12,7 +12,7 @@ from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.answer_prompt import DEFAULT_RESPONSE_TYPE
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.result import Keywords, Retrieval
+from graphrag_ui.retrieval.core.result import KEYWORD_SOURCES, Keywords, Retrieval
 from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
@@ -87,7 +87,13 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
                 clock.lap("keywords", msg("hl and ll empty"), 0, 0)
                 r.trace = clock.trace()
                 return r
-        clock.lap("keywords", f"hl={list(kw.hl)} ll={list(kw.ll)} ({kw.source or 'given'})", 0, len(kw.hl) + len(kw.ll))
+        source = KEYWORD_SOURCES.get(kw.source) or kw.source or msg("given")
+        clock.lap(
+            "keywords",
+            msg("hl={hl} ll={ll} ({source})", hl=list(kw.hl), ll=list(kw.ll), source=source),
+            0,
+            len(kw.hl) + len(kw.ll),
+        )
     if effective == "naive":
         naive(index, query, p, deps, r, clock)
     else:

@@ -136,7 +136,9 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     start = now()
     schema = prep.schema()
     out.trace.append(
-        TraceStep("schema", "clusters of the entities, in graph order", len(index.entities), len(schema), _ms(start))
+        TraceStep(
+            "schema", msg("clusters of the entities, in graph order"), len(index.entities), len(schema), _ms(start)
+        )
     )
 
     step = now()
@@ -159,7 +161,7 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     out.trace.append(
         TraceStep(
             "consider",
-            f"level <= {level}, sort by schema occurrence, first {cap}",
+            msg("level <= {level}, sort by schema occurrence, first {cap}", level=level, cap=cap),
             len(schema),
             len(considered),
             _ms(step),
@@ -191,7 +193,7 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     out.trace.append(
         TraceStep(
             "reports",
-            f"stored reports with rating >= {min_rating:g}, sort (occurrence, rating)",
+            msg("stored reports with rating >= {rating}, sort (occurrence, rating)", rating=f"{min_rating:g}"),
             len(considered),
             len(rows),
             _ms(step),
@@ -254,7 +256,7 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
     out.trace.append(
         TraceStep(
             "batches",
-            f"greedy groups within {limit} report tokens, one map prompt each",
+            msg("greedy groups within {limit} report tokens, one map prompt each", limit=limit),
             len(rows),
             len(groups),
             _ms(step),

@@ -168,7 +168,13 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         ("nano.recall", id(index), query, *recall_key), out, lambda: recall(index, query, params, deps, out)
     )
     out.trace.append(
-        TraceStep("recall", f"{params.recall} recall, top_k {params.top_k}", len(index.entities), len(hits), _ms(start))
+        TraceStep(
+            "recall",
+            msg("{method} recall, top_k {k}", method=params.recall, k=params.top_k),
+            len(index.entities),
+            len(hits),
+            _ms(start),
+        )
     )
     if not hits:
         for cand in out.entities:
@@ -206,7 +212,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         out.entities.append(cand)
     out.budgets.append(Budget("Entities", sum(c.tokens for c in out.entities if c.in_context), None))
     out.trace.append(
-        TraceStep("node data", "degree of each recalled entity = its rank", len(hits), len(hits), _ms(step))
+        TraceStep("node data", msg("degree of each recalled entity = its rank"), len(hits), len(hits), _ms(step))
     )
 
     step = now()
@@ -222,7 +228,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     out.trace.append(
         TraceStep(
             "communities",
-            f"level <= {params.level}, sort (count, rating)",
+            msg("level <= {level}, sort (count, rating)", level=params.level),
             len(out.communities),
             len(reports),
             _ms(step),
@@ -232,14 +238,20 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
     chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
     out.trace.append(
-        TraceStep("text units", "sort (entity order, -supporting relations)", len(out.chunks), len(chunks), _ms(step))
+        TraceStep(
+            "text units", msg("sort (entity order, -supporting relations)"), len(out.chunks), len(chunks), _ms(step)
+        )
     )
     step = now()
     relations_key = ("nano.relations", *seen, params.local_max_token_for_local_context)
     rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
     out.trace.append(
         TraceStep(
-            "relations", "sort (edge degree, weight), insertion order on ties", len(out.relations), len(rels), _ms(step)
+            "relations",
+            msg("sort (edge degree, weight), insertion order on ties"),
+            len(out.relations),
+            len(rels),
+            _ms(step),
         )
     )
 
@@ -270,7 +282,9 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     out.messages = _messages(out.context, query, params)
     out.trace.append(
-        TraceStep("assemble", "four CSV sections", len(hits) + len(rels) + len(reports) + len(chunks), 4, _ms(step))
+        TraceStep(
+            "assemble", msg("four CSV sections"), len(hits) + len(rels) + len(reports) + len(chunks), 4, _ms(step)
+        )
     )
     out.timings_ms["context"] = _ms(start)
     return out

@@ -87,7 +87,13 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         else:
             beyond.append((chunk, sim, pos, msg("after the first score below threshold (nano-vectordb stops there)")))
     out.trace.append(
-        TraceStep("search", f"chunk vectors, top_k {top_k}", len(table) if table else 0, len(hits), _ms(start))
+        TraceStep(
+            "search",
+            msg("chunk vectors, top_k {top_k}", top_k=top_k),
+            len(table) if table else 0,
+            len(hits),
+            _ms(start),
+        )
     )
 
     step = now()
@@ -109,7 +115,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         why = msg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
         out.chunks.append(_chunk_candidate(chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
     out.budgets.append(Budget(SECTIONS["chunks"], running[kept - 1] if kept else 0, limit))
-    out.trace.append(TraceStep("cut", f"chunk tokens within {limit}", len(hits), kept, _ms(step)))
+    out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), len(hits), kept, _ms(step)))
 
     if not hits:
         out.warnings.append(FAIL_RESPONSE_NOTE)

@@ -59,7 +59,12 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
     )
     used = sum(c.tokens for c in r.chunks if c.in_context)
-    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
+    clock.lap(
+        "token control",
+        msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
+        len(rows),
+        len(kept),
+    )
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
     r.context = ctx.naive_context(units)
     r.budgets = [
@@ -69,7 +74,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
         total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p.max_total_tokens, LABEL),
     ]
-    clock.lap("assemble", "naive context: document chunks", len(kept), len(units))
+    clock.lap("assemble", msg("naive context: document chunks"), len(kept), len(units))
     return r
 
 
@@ -88,7 +93,15 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
     clock.lap(
         "token control",
-        f"entities {n_ent}/{len(entities)} within {p.max_entity_tokens}, relations {n_rel}/{len(relations)} within {p.max_relation_tokens}",
+        msg(
+            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit}",
+            n_ent=n_ent,
+            ent_total=len(entities),
+            ent_limit=p.max_entity_tokens,
+            n_rel=n_rel,
+            rel_total=len(relations),
+            rel_limit=p.max_relation_tokens,
+        ),
         len(entities) + len(relations),
         n_ent + n_rel,
     )
@@ -106,7 +119,12 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     rows = [chunk_row(index, cid, source) for cid, source in merged]
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
     chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
-    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(merged), len(kept))
+    clock.lap(
+        "token control",
+        msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
+        len(merged),
+        len(kept),
+    )
     ent_used, rel_used = sum(ent_costs[:n_ent]), sum(rel_costs[:n_rel])
     r.budgets = [
         Budget(SECTIONS["entities"], ent_used, p.max_entity_tokens),
@@ -129,13 +147,13 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
                 "fail response)"
             )
         )
-        clock.lap("assemble", "nothing to assemble", 0, 0)
+        clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
     units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
     r.context = ctx.kg_context(ent_items, rel_items, units)
     clock.lap(
         "assemble",
-        "-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----",
+        msg("-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----"),
         len(ent_items) + len(rel_items) + len(units),
         3,
     )

@@ -67,8 +67,16 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
     clock.lap(
         "token control",
-        f"entities {n_ent}/{len(entities)} within {p.max_entity_tokens}, relations {n_rel}/{len(relations)} "
-        f"within {p.max_relation_tokens} (JSON lines, separators counted)",
+        msg(
+            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit} "
+            "(JSON lines, separators counted)",
+            n_ent=n_ent,
+            ent_total=len(entities),
+            ent_limit=p.max_entity_tokens,
+            n_rel=n_rel,
+            rel_total=len(relations),
+            rel_limit=p.max_relation_tokens,
+        ),
         len(entities) + len(relations),
         n_ent + n_rel,
     )
@@ -77,7 +85,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
-        clock.lap("assemble", "nothing to assemble", 0, 0)
+        clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
     picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
     ent_lines, rel_lines = ent_lines[:n_ent], rel_lines[:n_rel]
@@ -85,7 +93,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         r.warnings.append(
             msg("no entity, relation or chunk survived truncation: no context {no_context}", no_context=NO_CONTEXT)
         )
-        clock.lap("assemble", "nothing to assemble", 0, 0)
+        clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
 
     sys_tokens = c157.system_overhead("kg", p.response_type, p.user_prompt)
@@ -96,7 +104,12 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     rows = [chunk_row(index, cid, source) for cid, source in picked.merged]
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
     chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
-    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
+    clock.lap(
+        "token control",
+        msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
+        len(rows),
+        len(kept),
+    )
     ent_used, rel_used = c157.joined_tokens(ent_lines), c157.joined_tokens(rel_lines)
     r.budgets = [
         Budget(SECTIONS["entities"], ent_used, p.max_entity_tokens),
@@ -110,7 +123,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     ]
     if not ent_lines and not rel_lines and not kept:
         r.warnings.append(msg("nothing fits the budgets: no context {no_context}", no_context=NO_CONTEXT))
-        clock.lap("assemble", "nothing to assemble", 0, 0)
+        clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
     if rows and not kept:
         r.warnings.append(
@@ -121,7 +134,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     r.context = c157.kg_context(ent_lines, rel_lines, kept, refs)
     clock.lap(
         "assemble",
-        "Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List",
+        msg("Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List"),
         len(ent_lines) + len(rel_lines) + len(kept),
         len(refs),
     )
@@ -143,7 +156,12 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
     used = c157.joined_tokens(c157.chunk_lines(kept))
-    clock.lap("token control", f"chunk_top_k {p.chunk_top_k}, chunk budget {available}", len(rows), len(kept))
+    clock.lap(
+        "token control",
+        msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
+        len(rows),
+        len(kept),
+    )
     if not kept:  # 1.5.7 still sends its (empty) chunk and reference sections
         r.warnings.append(
             msg(
@@ -159,5 +177,5 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         Budget(SECTIONS["buffer"], c157.BUFFER_TOKENS, None),
         total_budget(r, fixed + used, p.max_total_tokens, LABEL),
     ]
-    clock.lap("assemble", "naive context: document chunks and references", len(kept), len(refs))
+    clock.lap("assemble", msg("naive context: document chunks and references"), len(kept), len(refs))
     return r

@@ -114,10 +114,14 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
         out.warnings.append(
             msg("max_context_tokens {limit} is smaller than the table header ({used} tokens)", limit=limit, used=used)
         )
-    order_words = "similarity order (2.x)" if version == "2" else "text_units.parquet order (3.x)"
+    order_words = msg("similarity order (2.x)") if version == "2" else msg("text_units.parquet order (3.x)")
     out.trace.append(
         TraceStep(
-            "context table", f"{len(rows)} rows in {order_words}, {used}/{limit} tokens", len(units), len(rows), _ms(t)
+            "context table",
+            msg("{n} rows in {order}, {used}/{limit} tokens", n=len(rows), order=order_words, used=used, limit=limit),
+            len(units),
+            len(rows),
+            _ms(t),
         )
     )
     out.messages = BASIC.messages(out.context, query, response_type=params.response_type)

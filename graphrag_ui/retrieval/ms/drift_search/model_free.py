@@ -79,7 +79,13 @@ def primer_stage(
     out.messages = hyde_messages(query, primer.full_content(template))
     parts = [hyde_header(template.id, template.title, pos, len(reports), seed) + out.messages[0]["content"]]
     out.trace.append(
-        TraceStep("template choice", f"random.Random({seed}).choice over the loaded reports", len(reports), 1, _ms(t))
+        TraceStep(
+            "template choice",
+            msg("random.Random({seed}).choice over the loaded reports", seed=seed),
+            len(reports),
+            1,
+            _ms(t),
+        )
     )
     t = now()
     matrix, missing = primer.report_vectors(index, reports)
@@ -112,7 +118,9 @@ def primer_stage(
     k = params.drift_k_followups
     top = ranked[:k]
     out.trace.append(
-        TraceStep("report ranking", f"cosine to full_content vectors, nlargest({k})", len(reports), len(top), _ms(t))
+        TraceStep(
+            "report ranking", msg("cosine to full_content vectors, nlargest({k})", k=k), len(reports), len(top), _ms(t)
+        )
     )
     t = now()
     folds = primer.split_folds([r.community for r in top], params.primer_folds)
@@ -120,7 +128,9 @@ def primer_stage(
     parts.append(ranking_header(ranked_by, len(top), len(reports)) + ranking_table(top))
     for i, fold in enumerate(folds):
         parts.append(fold_header(i, len(folds), [c.id for c in fold]) + primer.fold_text(fold) + "\n")
-    out.trace.append(TraceStep("primer folds", "np.array_split of the ranked reports", len(top), len(folds), _ms(t)))
+    out.trace.append(
+        TraceStep("primer folds", msg("np.array_split of the ranked reports"), len(top), len(folds), _ms(t))
+    )
     _candidates(out, ranked, k, fold_of, template.id, ranked_by)
     out.context = "".join(parts)
     if expansion is None:  # no model ran: say what needs one

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
@@ -54,13 +54,17 @@ def run(
     out.stages = stages
     t = now()
     reports = level_reports(index, level)
-    detail = f"{len(reports)} reports at level ≤ {level} (community_reports.parquet order)"
+    detail = msg("{n} reports at level ≤ {level} (community_reports.parquet order)", n=len(reports), level=level)
     if params.dynamic_community_selection:
         if selection is not None:
             stages.ratings = list(selection.ratings)
             by_id = {c.id: c for c in reports}
             reports = [by_id[cid] for cid in selection.kept if cid in by_id]
-            detail = f"dynamic selection kept {len(reports)} of {len(selection.ratings)} rated reports"
+            detail = msg(
+                "dynamic selection kept {kept} of {rated} rated reports",
+                kept=len(reports),
+                rated=len(selection.ratings),
+            )
         else:
             out.warnings.append(
                 msg(
@@ -69,7 +73,7 @@ def run(
                     level=level,
                 )
             )
-            detail += "; dynamic selection needs a model (not run)"
+            detail = joined(detail, msg("dynamic selection needs a model (not run)"))
     out.trace.append(TraceStep("reports", detail, len(index.communities), len(reports), _ms(t)))
     if not reports:
         out.warnings.append(
@@ -85,7 +89,11 @@ def run(
         stages.batches.append(Batch(b.index, b.community_ids, b.text, b.tokens, limit, messages))
     out.trace.append(
         TraceStep(
-            "batches", f"{len(ctx.batches)} batch(es) of ≤ {limit} tokens", len(reports), len(ctx.batches), _ms(t)
+            "batches",
+            msg("{n} batch(es) of ≤ {limit} tokens", n=len(ctx.batches), limit=limit),
+            len(reports),
+            len(ctx.batches),
+            _ms(t),
         )
     )
     out.context = staged_context(stages)  # what `query --context-only` prints: each batch under its header

@@ -267,8 +267,15 @@ def run(
     out.trace.append(
         TraceStep(
             "local context",
-            f"Entities + Relationships {local.entities.used}+{local.relations.used}"
-            f"/{limits[1]} tokens; relationships of {local.accepted}/{len(selected)} entities",
+            msg(
+                "Entities + Relationships {entities}+{relations}/{limit} tokens; relationships of "
+                "{accepted}/{selected} entities",
+                entities=local.entities.used,
+                relations=local.relations.used,
+                limit=limits[1],
+                accepted=local.accepted,
+                selected=len(selected),
+            ),
             len(local.relations.rows),
             sum(r.in_context for r in local.relations.rows),
             _ms(t),
@@ -286,7 +293,7 @@ def run(
     out.trace.append(
         TraceStep(
             "text units",
-            f"Sources {sources.used}/{limits[2]} tokens",
+            msg("Sources {used}/{limit} tokens", used=sources.used, limit=limits[2]),
             len(sources.rows),
             sum(r.in_context for r in sources.rows),
             _ms(t),
@@ -301,7 +308,9 @@ def run(
         _section_budget(out, SECTIONS["text units"], sources.used, limits[2]),
     ]
     out.messages = _messages(out.context, query, params)
-    out.trace.append(TraceStep("assemble", f"{len(parts)} sections joined by blank lines", len(parts), 1, _ms(t)))
+    out.trace.append(
+        TraceStep("assemble", msg("{n} sections joined by blank lines", n=len(parts)), len(parts), 1, _ms(t))
+    )
     out.timings_ms["context"] = _ms(start)
     return out
 
