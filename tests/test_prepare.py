@@ -21,12 +21,31 @@ def test_prepared_caches_are_the_ones_queries_use():
     index = store.load(SAMPLE)
     before = run_query(index, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     fresh = store.load(SAMPLE)
+    fresh.manifest.source = "lightrag-1.4.7"  # as an imported LightRAG index says
     prepare_index(fresh)
     held = search._CACHES[id(fresh)][1]
     assert search.graph_cache(fresh) is held and held.degree == dict(fresh.graph.degree())
-    assert prep._CACHE[id(fresh)].index is fresh
     after = run_query(fresh, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     assert after == before != ""
+    nano = store.load(SAMPLE)
+    nano.manifest.source = "nano-graphrag"
+    prepare_index(nano)
+    assert prep._CACHE[id(nano)].index is nano and id(nano) not in search._CACHES
+
+
+def test_an_index_of_no_known_family_is_left_to_each_family_s_first_query():
+    """Built here: any family may be asked, so none is prepared up front (seconds of a 100k first view)."""
+    plain = store.load(SAMPLE)
+    modes = ("nano.local", "lightrag.local", "ms.local")
+    before = {m: run_query(plain, m, "Who is the Lock Queen?").context for m in modes}
+    fresh = store.load(SAMPLE)
+    assert family(fresh) is None
+    prepare_index(fresh)
+    assert id(fresh) not in search._CACHES and id(fresh) not in indexer_adapters._VIEWS
+    assert id(fresh) not in prep._CACHE
+    after = {m: run_query(fresh, m, "Who is the Lock Queen?").context for m in modes}
+    assert after == before and all(after.values())
+    assert id(fresh) in search._CACHES and id(fresh) in indexer_adapters._VIEWS and id(fresh) in prep._CACHE
 
 
 def test_only_the_index_family_is_prepared_and_answers_do_not_change():
