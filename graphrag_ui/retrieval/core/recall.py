@@ -11,6 +11,9 @@
 from __future__ import annotations
 
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -98,16 +101,44 @@ def vector_topk(
     if reuse.active():  # a sweep: one full ranking of the table for this query, cut at every step
         scores, full = reuse.kept("cosine", table, query_vec, lambda: _ranked(table, query_vec))
         order = full[-top_k:][::-1]
+        top = [(int(row), float(scores[row])) for row in order]
     else:
-        scores = table.matrix @ normalise(query_vec)
-        order = top_order(scores, top_k, table)
+        top = _recent_top(table, query_vec, top_k)
+    if threshold is None:
+        return list(top)
     hits: list[tuple[int, float]] = []
-    for row in order:
-        score = float(scores[row])
-        if threshold is not None and score < threshold:
+    for row, score in top:
+        if score < threshold:
             break
-        hits.append((int(row), score))
+        hits.append((row, score))
     return hits
+
+
+# the last few searches' top rows (no threshold), by (table's matrix, query vector, top_k): LightRAG's near
+# misses (``lightrag.near_misses``) ask again for the very searches its pipeline has just made, without the
+# threshold — half the vector work of a lightrag.* query. The top is a pure function of those three; a
+# matrix is held by a weak reference (a dropped index's vectors are not kept alive) and checked by identity.
+_RECENT: OrderedDict[tuple, tuple[weakref.ref, list[tuple[int, float]]]] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
+RECENT = 8
+
+
+def _recent_top(table: VectorTable, query_vec: np.ndarray, top_k: int) -> list[tuple[int, float]]:
+    matrix = table.matrix
+    q = np.ascontiguousarray(query_vec)
+    key = (id(matrix), q.dtype.str, q.shape, q.tobytes(), top_k)
+    with _RECENT_LOCK:
+        found = _RECENT.get(key)
+    if found is not None and found[0]() is matrix:
+        return found[1]
+    scores = matrix @ normalise(query_vec)
+    top = [(int(row), float(scores[row])) for row in top_order(scores, top_k, table)]
+    with _RECENT_LOCK:
+        _RECENT[key] = (weakref.ref(matrix), top)
+        _RECENT.move_to_end(key)
+        while len(_RECENT) > RECENT:
+            _RECENT.popitem(last=False)
+    return top
 
 
 def _ranked(table: VectorTable, query_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
