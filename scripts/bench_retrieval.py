@@ -66,15 +66,21 @@ def pct(values: list[float], q: float) -> float:
 # ============================================================== part 1: synthetic indexes (our venv)
 
 
-def synthetic_index(n: int, cache: Path):
-    from graphrag_ui.index import store
-
+def synthetic_folder(n: int, cache: Path) -> Path:
+    """The folder of the cached ``n``-entity synthetic index (hash vectors), generated when absent."""
     folder = cache / f"synthetic-{n}"
     if not (folder / "manifest.json").is_file():
         print(f"generating {folder} ...", flush=True)
         args = ["--entities", str(n), "--relations", str(3 * n), "--chunks", str(n // 2), "--vectors", "hash"]
         script = ROOT / "scripts" / "make_synthetic_index.py"
         subprocess.run([sys.executable, str(script), *args, "--out", str(folder)], check=True, capture_output=True)
+    return folder
+
+
+def synthetic_index(n: int, cache: Path):
+    from graphrag_ui.index import store
+
+    folder = synthetic_folder(n, cache)
     start = time.perf_counter()
     index = store.load(folder)
     return index, time.perf_counter() - start

@@ -11,7 +11,6 @@ from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import store
 from graphrag_ui.query import run_query
 from graphrag_ui.retrieval.lightrag import search
-from graphrag_ui.retrieval.nano import prep
 from graphrag_ui.retrieval.prepare import family, freeze_heap, open_index, prepare_index
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "en" / "index"
@@ -21,12 +20,31 @@ def test_prepared_caches_are_the_ones_queries_use():
     index = store.load(SAMPLE)
     before = run_query(index, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     fresh = store.load(SAMPLE)
+    fresh.manifest.source = "lightrag-1.4.7"  # as an imported LightRAG index says
     prepare_index(fresh)
     held = index_cache.peek(fresh, search.GRAPH_CACHE)
     assert search.graph_cache(fresh) is held and held.degree == dict(fresh.graph.degree())
-    assert prep.prepared(fresh) is index_cache.peek(fresh, "nano.prep") and prep.prepared(fresh).index is fresh
     after = run_query(fresh, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
     assert after == before != ""
+    nano = store.load(SAMPLE)
+    nano.manifest.source = "nano-graphrag"
+    prepare_index(nano)
+    assert index_cache.peek(nano, "nano.prep").index is nano and index_cache.peek(nano, search.GRAPH_CACHE) is None
+
+
+def test_an_index_of_no_known_family_is_left_to_each_family_s_first_query():
+    """Built here: any family may be asked, so none is prepared up front (seconds of a 100k first view)."""
+    plain = store.load(SAMPLE)
+    modes = ("nano.local", "lightrag.local", "ms.local")
+    before = {m: run_query(plain, m, "Who is the Lock Queen?").context for m in modes}
+    fresh = store.load(SAMPLE)
+    assert family(fresh) is None
+    prepare_index(fresh)
+    assert index_cache.peek(fresh, search.GRAPH_CACHE) is None and index_cache.peek(fresh, "ms.index_view") is None
+    assert index_cache.peek(fresh, "nano.prep") is None
+    after = {m: run_query(fresh, m, "Who is the Lock Queen?").context for m in modes}
+    assert after == before and all(after.values())
+    assert all(index_cache.peek(fresh, name) is not None for name in (search.GRAPH_CACHE, "ms.index_view", "nano.prep"))
 
 
 def test_only_the_index_family_is_prepared_and_answers_do_not_change():

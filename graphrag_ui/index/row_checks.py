@@ -17,6 +17,7 @@ import numpy as np
 
 from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import VectorTable
+from graphrag_ui.index.validate import squared_norms
 
 # rows named one by one per kind of problem; more are counted in one message
 SHOWN = 5
@@ -50,8 +51,11 @@ class _Report:
         return self.lines
 
 
-def check_rows(tables: dict[str, list], vectors: dict[str, VectorTable]) -> list[str]:
-    """Repair ``tables`` (table name -> rows) and ``vectors`` in place as the messages say; return them."""
+def check_rows(
+    tables: dict[str, list], vectors: dict[str, VectorTable], squared: dict[str, np.ndarray] | None = None
+) -> list[str]:
+    """Repair ``tables`` (table name -> rows) and ``vectors`` in place as the messages say; return them.
+    ``squared``: the vectors' ``validate.squared_norms`` by kind, when the loader has them already."""
     report = _Report()
     for name in ("documents", "chunks", "entities", "relations", "communities"):
         if name in tables:
@@ -82,7 +86,7 @@ def check_rows(tables: dict[str, list], vectors: dict[str, VectorTable]) -> list
             )
             com.rating = None
     for kind, table in vectors.items():
-        _norms(kind, table, report)
+        _norms(kind, table, report, (squared or {}).get(kind))
     return report.finish()
 
 
@@ -145,12 +149,16 @@ def _names(entities: list, report: _Report) -> None:
             first[entity.name] = row
 
 
-def _norms(kind: str, table: VectorTable, report: _Report) -> None:
+def _norms(kind: str, table: VectorTable, report: _Report, squared: np.ndarray | None = None) -> None:
     """Vectors whose norm is ``NORM_FACTOR`` times off the kind's median are set to zero (and named)."""
     matrix = table.matrix
-    if matrix.ndim != 2 or not len(matrix) or not np.isfinite(matrix).all():
-        return  # empty (server engine) or not finite: the finite check reports those
-    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64))
+    if matrix.ndim != 2 or not len(matrix):
+        return  # empty (server engine)
+    if squared is None or len(squared) != len(matrix):
+        squared = squared_norms(matrix)
+    if not np.isfinite(squared).all():
+        return  # not finite: the finite check reports those
+    norms = np.sqrt(squared)
     nonzero = norms[norms > 0]
     if not len(nonzero):
         return

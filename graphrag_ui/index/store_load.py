@@ -12,16 +12,19 @@ import fcntl
 import json
 import os
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+import numpy as np
 
 from graphrag_ui import tokens
 from graphrag_ui.errors import IndexFormatError, UserError
 from graphrag_ui.gc_pause import paused_gc
 from graphrag_ui.i18n import msg
 from graphrag_ui.index import row_checks, tables, validate, vector_server, vectorstore
-from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
+from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest, VectorTable
 
 MANIFEST = "manifest.json"
 LAYOUT = 1  # version of the ``storage`` section (files inside the folder)
@@ -141,20 +144,22 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
     counts = manifest.counts
     loaded: dict[str, list] = {}
-    for name in tables.TABLES:
-        file = paths[name]
-        if not file.is_file():
-            what = msg("is not a file") if file.exists() else msg("is missing")
-            raise IndexFormatError(
-                msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
-            )
-        loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
     if engine not in ("local", "server"):
         raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
-    if engine == "server":
-        vectors = vector_server.server_tables(folder, storage)
-    else:
-        vectors = vectorstore.read_vectors(folder, storage, finite=finite_vectors)
+    squared: dict[str, np.ndarray] = {}
+    # the vectors are checked (numpy, which lets go of the interpreter lock) on a second core while this
+    # thread builds the rows; their errors still come after the tables' (the result is asked for last)
+    with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool:
+        pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, squared)
+        for name in tables.TABLES:
+            file = paths[name]
+            if not file.is_file():
+                what = msg("is not a file") if file.exists() else msg("is missing")
+                raise IndexFormatError(
+                    msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
+                )
+            loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
+        vectors = pending.result()
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(
@@ -182,12 +187,28 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     if not catalog_file.is_file():
         raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
     _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
-    problems = row_checks.check_rows(loaded, vectors)
+    problems = row_checks.check_rows(loaded, vectors, squared)
     with validate.reading(folder):
         index = Index(manifest=manifest, vectors=vectors, **loaded)
     index.problems = problems
     index.path = str(folder.absolute())
     return index
+
+
+def _read_vectors(
+    folder: Path, storage: dict, engine: str, finite: bool, squared: dict[str, np.ndarray]
+) -> dict[str, VectorTable]:
+    """The vector tables, each checked finite with one pass that also gives ``row_checks`` its norms
+    (``squared`` is filled: the matrices are not read twice more)."""
+    if engine == "server":
+        return vector_server.server_tables(folder, storage)
+    vectors = vectorstore.read_vectors(folder, storage, finite=False)
+    for kind, table in vectors.items():
+        if table.matrix.ndim == 2:
+            squared[kind] = validate.squared_norms(table.matrix)
+        if finite:
+            validate.check_finite(table.matrix, str(folder / "vectors" / f"{kind}.npy"), squared=squared.get(kind))
+    return vectors
 
 
 def _check_catalog(file: Path, rows: int) -> None:

@@ -256,7 +256,9 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
                 fix=validate.REBUILD,
             )
         wanted = [f for f, _ in fields] + ["extra"]
-        table = file.read(columns=wanted)
+        # one thread: the CPU work is ~0.3 s at 100k entities, and the vectors are checked on the other core
+        # meanwhile; arrow's pool only added hand-offs (slower on a busy machine, measured)
+        table = file.read(columns=wanted, use_threads=False)
     validate.check_nulls(name, table, path)
     cols = [
         _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))

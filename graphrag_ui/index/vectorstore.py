@@ -386,7 +386,7 @@ def read_vectors(folder: Path, storage: dict[str, Any], *, finite: bool = True) 
                 fix=validate.REBUILD,
             )
         if npy.is_file():
-            matrix = validate.load_matrix(npy, rows, dim)  # the header is checked before numpy allocates
+            matrix = validate.load_matrix(npy, rows, dim, mapped=True)  # the header is checked first
             if ids is None:
                 raise IndexFormatError(
                     msg("the ids file beside the vectors is missing"), where=str(ids_file), fix=validate.REBUILD

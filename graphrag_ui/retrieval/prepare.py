@@ -10,7 +10,10 @@ fast as the second.
 Only the family the index came from is prepared (a GraphRAG index gets GraphRAG's views, not
 LightRAG's row map nor nano's o200k_base encoding): each family's lookups cost 0.1–0.5 s at 10k and
 are wasted on an index nobody asks that family's modes about; those still work, building their
-lookups on their first query. Indexes built here (``build``) and any other source get all of them.
+lookups on their first query. Indexes built here (``build``) and any other source get none: any
+family may be asked about them, and preparing all three took ~5 s of a 100k-entity index's first
+view (GraphRAG's level views and row norms alone ~3 s, ``scripts/bench_scale.py``); each family's
+first query builds its lookups instead, and only the parts it reads (nano counts the reports it uses).
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ def defaults(mode: str) -> dict[str, Any]:
 
 
 def prepare_index(index: Index) -> None:
-    """Import every mode module, fill the per-index caches of the index's family, then freeze the heap.
+    """Import every mode module, fill the per-index caches of the index's family (none for an index of
+    no known family), then freeze the heap.
 
     ``freeze_heap`` moves the just-loaded rows (10⁵–10⁶ objects) out of the collector's generations:
     without it every full collection a query's allocations trigger walks them all again (tens of ms
@@ -54,11 +58,11 @@ def prepare_index(index: Index) -> None:
     kind = family(index)
     with paused_gc():  # modules and 10⁵ lookup tuples: each full collection would walk the whole index
         mode_names()  # imports the mode modules
-        if kind in (None, "graphrag"):
+        if kind == "graphrag":
             _prepare_graphrag(index)
-        if kind in (None, "nano"):
+        if kind == "nano":
             _prepare_nano(index)
-        if kind in (None, "lightrag"):
+        if kind == "lightrag":
             tokens.encoding(nano_prep.ENCODING)  # LightRAG counts with o200k_base too
             lightrag_search.graph_cache(index)
         # frozen before the collector is back on: its allocation count is reset, so the first

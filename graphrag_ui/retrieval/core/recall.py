@@ -11,6 +11,9 @@
 from __future__ import annotations
 
 import math
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -99,16 +102,45 @@ def vector_topk(
     if reuse.active():  # a sweep: one full ranking of the table for this query, cut at every step
         scores, full = reuse.kept("cosine", table, query_vec, lambda: _ranked(table, query_vec))
         order = full[-top_k:][::-1]
+        top = [(int(row), float(scores[row])) for row in order]
     else:
-        scores = table.matrix @ normalise(query_vec)
-        order = top_order(scores, top_k, table)
+        top = _recent_top(table, query_vec, top_k)
+    if threshold is None:
+        return list(top)
     hits: list[tuple[int, float]] = []
-    for row in order:
-        score = float(scores[row])
-        if threshold is not None and score < threshold:
+    for row, score in top:
+        if score < threshold:
             break
-        hits.append((int(row), score))
+        hits.append((row, score))
     return hits
+
+
+# the last few searches' top rows (no threshold) of a vector table, by query vector and top_k, in the one
+# per-index cache (kept with the table, dropped when its index closes): LightRAG's near misses
+# (``lightrag.near_misses``) ask again for the very searches its pipeline has just made, without the
+# threshold — half the vector work of a lightrag.* query. The top is a pure function of table and key.
+RECENT_TOPS = "recall.recent_tops"
+RECENT = 8  # searches kept per table
+_RECENT_LOCK = threading.Lock()
+
+
+def _recent_top(table: VectorTable, query_vec: np.ndarray, top_k: int) -> list[tuple[int, float]]:
+    matrix = table.matrix  # a table given new vectors drops what was kept for the old ones (held weakly)
+    q = np.ascontiguousarray(query_vec)
+    key = (q.dtype.str, q.shape, q.tobytes(), top_k)
+    recent: OrderedDict[tuple, tuple[weakref.ref, list]] = index_cache.kept(table, RECENT_TOPS, OrderedDict)
+    with _RECENT_LOCK:
+        found = recent.get(key)
+    if found is not None and found[0]() is matrix:
+        return found[1]
+    scores = matrix @ normalise(query_vec)
+    top = [(int(row), float(scores[row])) for row in top_order(scores, top_k, table)]
+    with _RECENT_LOCK:
+        recent[key] = (weakref.ref(matrix), top)
+        recent.move_to_end(key)
+        while len(recent) > RECENT:
+            recent.popitem(last=False)
+    return top
 
 
 def _ranked(table: VectorTable, query_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
