@@ -34,7 +34,7 @@ postgresql:
 # No file watcher: the app does not reload on edits, and the watcher logged ~49k "Inotify queue
 # overflowed" lines in an hour (it watches the .venv and every index folder the app writes).
 run: setup
-	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(PY) -m graphrag_ui.serve \
+	OPENBLAS_NUM_THREADS=1 STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(PY) -m graphrag_ui.cli.serve \
 	  --server.address 127.0.0.1 --server.port $(PORT) --server.headless true --server.fileWatcherType none
 
 test: setup-test

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 import graphrag_ui  # noqa: F401  (offline environment first)
-from graphrag_ui.ui.frame import run_app
+from graphrag_ui.ui.shell.frame import run_app
 
 run_app()

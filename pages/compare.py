@@ -5,18 +5,21 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.errors import UserError
+from graphrag_ui.base.errors import UserError
 from graphrag_ui.retrieval.core.compare import overlap
 from graphrag_ui.retrieval.registry import mode_names, reference_name
-from graphrag_ui.ui import mode_form, mode_marks, question, staged_answer, state, url_notices
-from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.escape import md_escape, shown_error
-from graphrag_ui.ui.labels import KIND_LABELS, label
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.page import open_page
-from graphrag_ui.ui.retrieval_view import result_tabs, warnings_box
-from graphrag_ui.ui.runner import retrieve
-from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
+from graphrag_ui.ui.answer import staged_answer
+from graphrag_ui.ui.answer.answer_view import answer_panel
+from graphrag_ui.ui.results import mode_marks
+from graphrag_ui.ui.results.retrieval_view import result_tabs, warnings_box
+from graphrag_ui.ui.results.threshold_rescue import offer_lower_threshold
+from graphrag_ui.ui.shell import state
+from graphrag_ui.ui.shell.escape import md_escape, shown_error
+from graphrag_ui.ui.shell.labels import KIND_LABELS, label
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
+from graphrag_ui.ui.shell.runner import retrieve
+from graphrag_ui.ui.widgets import mode_form, question, url_notices
 
 
 def side_title(spec, values: dict) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.ui import eval_plan_view, eval_run_view, eval_set
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.page import open_page
+from graphrag_ui.ui.evaluate import eval_plan_view, eval_run_view, eval_set
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
 
 index, index_key = open_page("evaluate")
 st.caption(

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.ui import gold_view, mode_form, mode_marks, question, state, url_notices
-from graphrag_ui.ui.answer_view import answer_panel
-from graphrag_ui.ui.change_view import change_bar, remember
-from graphrag_ui.ui.escape import shown_error
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.layout import answer_and_results, layout_picker
-from graphrag_ui.ui.page import open_page
-from graphrag_ui.ui.retrieval_view import empty_state, result_tabs, run_summary, vector_search_note, warnings_box
-from graphrag_ui.ui.runner import retrieve
-from graphrag_ui.ui.threshold_rescue import offer_lower_threshold
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.ui.answer.answer_view import answer_panel
+from graphrag_ui.ui.answer.layout import answer_and_results, layout_picker
+from graphrag_ui.ui.results import gold_view, mode_marks
+from graphrag_ui.ui.results.change_view import change_bar, remember
+from graphrag_ui.ui.results.retrieval_view import (
+    empty_state,
+    result_tabs,
+    run_summary,
+    vector_search_note,
+    warnings_box,
+)
+from graphrag_ui.ui.results.threshold_rescue import offer_lower_threshold
+from graphrag_ui.ui.shell import state
+from graphrag_ui.ui.shell.escape import shown_error
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
+from graphrag_ui.ui.shell.runner import retrieve
+from graphrag_ui.ui.widgets import mode_form, question, url_notices
 
 index, index_key = open_page("explore")
 gold_view.use_gold(index, index_key)  # the loaded question set's gold marks on the grids (Evaluate)
@@ -70,7 +78,7 @@ with st.sidebar:
     form = mode_form.mode_settings(mode, spec)
     values, hl, ll = form.values, form.hl, form.ll
 
-# --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/url_notices.py)
+# --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/widgets/url_notices.py)
 url_notices.show_url_notices("explore", ("",), state.on_chroma_server(index.path))
 # ---
 if not query.strip():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.ui import graph_view
-from graphrag_ui.ui.escape import md_escape
-from graphrag_ui.ui.graph_panel import show_graph
-from graphrag_ui.ui.graph_picker import DRAWN, current_entity, entity_picker
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.page import open_page
+from graphrag_ui.ui.graph import graph_view
+from graphrag_ui.ui.graph.graph_panel import show_graph
+from graphrag_ui.ui.graph.graph_picker import DRAWN, current_entity, entity_picker
+from graphrag_ui.ui.shell.escape import md_escape
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
 
 index, _ = open_page("graph")
 

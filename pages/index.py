@@ -6,18 +6,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from graphrag_ui.embed import DEFAULT_EMBEDDER
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.ui import index_ops, job_view, state
-from graphrag_ui.ui.escape import md_escape, shown, shown_error
-from graphrag_ui.ui.labels import COLUMNS, EXTRACTORS, STATISTICS, label
-from graphrag_ui.ui.language import in_this_language, t, translate
-from graphrag_ui.ui.page import open_page
-from graphrag_ui.ui.uploader_text import relabel_uploaders
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.embedding.embed import DEFAULT_EMBEDDER
+from graphrag_ui.ui.shell import state
+from graphrag_ui.ui.shell.escape import md_escape, shown, shown_error
+from graphrag_ui.ui.shell.labels import COLUMNS, EXTRACTORS, STATISTICS, label
+from graphrag_ui.ui.shell.language import in_this_language, t, translate
+from graphrag_ui.ui.shell.page import open_page
+from graphrag_ui.ui.widgets import index_ops, job_view
+from graphrag_ui.ui.widgets.uploader_text import relabel_uploaders
 
 index, index_key = open_page("index", require_index=False)
-try:  # the operator's limits (graphrag_ui.access, docs/deploying.md): never from the URL or this page
+try:  # the operator's limits (graphrag_ui.base.access, docs/deploying.md): never from the URL or this page
     access = index_ops.operator_access(state.app_home())
 except UserError as exc:
     st.error(shown_error(exc))
@@ -31,7 +32,7 @@ WRITES_OFF = t(
 
 def progress_bar(title: str):
     """One st.status box for the whole job; inside it a bar per stage with counts, rate and time left."""
-    from graphrag_ui.progress import StageClock
+    from graphrag_ui.base.progress import StageClock
 
     box = st.status(title, expanded=True)
     bars: dict[str, object] = {}
@@ -218,7 +219,7 @@ with tab_build:
     if not writes:
         st.info(WRITES_OFF)
     elif st.button(t("Build from documents"), key="b_btn", type="primary"):
-        from graphrag_ui.llm_client.settings import LLMSettings
+        from graphrag_ui.model_client.settings import LLMSettings
 
         box = None
         try:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.query import query_embedder_id
+from graphrag_ui.base.errors import UserError
 from graphrag_ui.retrieval.core.recall import explain_recall
-from graphrag_ui.ui.escape import shown_error
-from graphrag_ui.ui.labels import COLUMNS, label
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.page import open_page
+from graphrag_ui.services.query import query_embedder_id
+from graphrag_ui.ui.shell.escape import shown_error
+from graphrag_ui.ui.shell.labels import COLUMNS, label
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
 
 RECALL_COLUMNS = (
     "rank",
@@ -44,7 +44,7 @@ w_occ = c5.slider("w_occ", 0.0, 1.0, 0.2, 0.05, key="w_occ", bind="query-params"
 if not text.strip():
     st.stop()
 try:
-    from graphrag_ui.embed import get_embedder
+    from graphrag_ui.embedding.embed import get_embedder
 
     vec = get_embedder(query_embedder_id(index)).embed([text])[0]
 except UserError as exc:

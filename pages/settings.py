@@ -10,16 +10,16 @@ import os
 
 import streamlit as st
 
-from graphrag_ui.embed import available_embedders
-from graphrag_ui.ui import state
-from graphrag_ui.ui.language import t
-from graphrag_ui.ui.page import open_page
+from graphrag_ui.embedding.embed import available_embedders
+from graphrag_ui.ui.shell import state
+from graphrag_ui.ui.shell.language import t
+from graphrag_ui.ui.shell.page import open_page
 
 _, _ = open_page("settings", require_index=False)
 
-from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
-from graphrag_ui.redact import redact  # noqa: E402
-from graphrag_ui.ui.escape import md_escape, shown  # noqa: E402
+from graphrag_ui.base.redact import redact  # noqa: E402
+from graphrag_ui.model_client.settings import LLMSettings  # noqa: E402
+from graphrag_ui.ui.shell.escape import md_escape, shown  # noqa: E402
 
 settings = LLMSettings.from_env_and_secrets()
 st.subheader(t("LLM"))
@@ -36,7 +36,7 @@ st.caption(
     )
 )
 if st.button(t("Test connection"), disabled=not settings.configured):
-    from graphrag_ui.llm_client.client import test_connection
+    from graphrag_ui.model_client.client import test_connection
 
     with st.spinner(t("Calling the model…")):
         ok, message = test_connection(settings)

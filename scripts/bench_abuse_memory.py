@@ -32,7 +32,7 @@ argv = json.loads(sys.argv[1])
 server = json.loads(sys.argv[2])
 stop = None
 if server is not None:
-    from llm_server import Reply, Script, default_reply, drift_reply, start_server
+    from tests.support.llm_server import Reply, Script, default_reply, drift_reply, start_server
     import os
     def reply(body):
         messages = body.get("messages") or []

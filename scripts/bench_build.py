@@ -7,7 +7,7 @@ same text); each stage runs ``--runs`` times and the median is printed. Goal on 
 >= 50 chunks/s with use-m3.
 
 For use-m3 the single-process path (``workers=0``, the reference) and the default path (worker
-processes, :mod:`graphrag_ui.embed_workers`) run interleaved, run by run, so both see the same
+processes, :mod:`graphrag_ui.embedding.embed_workers`) run interleaved, run by run, so both see the same
 machine load; the ratio of their medians, the load average, the peak memory of the parent and of
 its workers, and whether the vectors are bit-identical are printed (goal: >= 2x on 2 cores).
 """
@@ -30,8 +30,8 @@ import graphrag_ui  # noqa: E402,F401  (offline environment and the BLAS kernel 
 # isort: split
 import numpy as np  # noqa: E402
 
-from graphrag_ui import tokens  # noqa: E402
-from graphrag_ui.embed import UseM3Embedder, get_embedder  # noqa: E402
+from graphrag_ui.base import tokens  # noqa: E402
+from graphrag_ui.embedding.embed import UseM3Embedder, get_embedder  # noqa: E402
 from graphrag_ui.index.builder.chunking import split_text  # noqa: E402
 from graphrag_ui.index.builder.offline import OfflineExtractor  # noqa: E402
 

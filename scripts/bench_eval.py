@@ -38,9 +38,9 @@ import bench_retrieval as br  # noqa: E402  (the cached synthetic index and its 
 from graphrag_ui.evaluation.gold import Question, QuestionSet  # noqa: E402
 from graphrag_ui.evaluation.plan import EvalPlan  # noqa: E402
 from graphrag_ui.evaluation.runner import default_modes, processes, run_evaluation  # noqa: E402
-from graphrag_ui.query import run_query  # noqa: E402
 from graphrag_ui.retrieval.registry import get_mode  # noqa: E402
-from graphrag_ui.sweep import run_sweep  # noqa: E402
+from graphrag_ui.services.query import run_query  # noqa: E402
+from graphrag_ui.services.sweep import run_sweep  # noqa: E402
 
 OWN_NAMES = {
     "ms.local": "top_k_mapped_entities",

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
 from scripts.bench_ui import view_clicks  # noqa: E402
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, new_page, settle, streamlit_app  # noqa: E402
+from tests.support.browser_support import CHROMIUM, CHROMIUM_ARGS, new_page, settle, streamlit_app  # noqa: E402
 
 SMALL = "ev_modes=nano.local&ev_modes=lightrag.local&ev_param=top_k&ev_from=2&ev_to=20&ev_step=6"
 LONG_MODES = ("nano.local", "nano.naive", "lightrag.local", "lightrag.hybrid", "ms.local", "lightrag.naive")

@@ -13,13 +13,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graphrag_ui.index.model import Chunk, Entity, Index, Manifest, Relation, VectorTable  # noqa: E402
 from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402

@@ -2,7 +2,7 @@
 
 For each kind of call (non-streamed, streamed) it times N requests made directly over HTTP
 (``http.client`` on a kept-alive connection: the server's own time plus the wire) and N calls
-through ``graphrag_ui.llm_client.client`` (litellm underneath), and prints the medians and their difference.
+through ``graphrag_ui.model_client.client`` (litellm underneath), and prints the medians and their difference.
 The goal is an overhead of at most 20 ms at p50.
 
     .venv/bin/python scripts/bench_llm.py [--n 50]
@@ -22,11 +22,10 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from llm_server import Reply, start_server  # noqa: E402
-
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
-from graphrag_ui.llm_client import client  # noqa: E402
-from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
+from graphrag_ui.model_client import client  # noqa: E402
+from graphrag_ui.model_client.settings import LLMSettings  # noqa: E402
+from tests.support.llm_server import Reply, start_server  # noqa: E402
 
 ANSWER = "Amabel Quell organised the flood relief after the great flood of 409, paid for by the Tide Tax. " * 4
 # the model name picks how the server splits the streamed answer: 1 chunk, or ~27 chunks of 16 characters

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from graphrag_ui.embed import HashEmbedder  # noqa: E402
+from graphrag_ui.embedding.embed import HashEmbedder  # noqa: E402
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Manifest, Relation, VectorTable  # noqa: E402
 from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402
 from graphrag_ui.retrieval.ms.local_search import search as ms_local  # noqa: E402

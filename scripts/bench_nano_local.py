@@ -16,12 +16,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 from make_synthetic_index import make_index  # noqa: E402
 
-from graphrag_ui.embed import HashEmbedder  # noqa: E402
+from graphrag_ui.embedding.embed import HashEmbedder  # noqa: E402
 from graphrag_ui.retrieval.core.deps import Deps  # noqa: E402
 from graphrag_ui.retrieval.nano.local_query import SPECS  # noqa: E402
 

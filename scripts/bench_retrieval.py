@@ -5,7 +5,7 @@
 
 1. Synthetic indexes (scripts/make_synthetic_index.py; hash vectors, 3 relations and 0.5 chunks per
    entity; generated once and cached under --cache, default /tmp/bench_retrieval). Each query goes
-   through ``graphrag_ui.query.run_query`` (the CLI's and the app's path) with explicit keywords; the
+   through ``graphrag_ui.services.query.run_query`` (the CLI's and the app's path) with explicit keywords; the
    context-build time is ``timings_ms["context"]`` (query embedding excluded, printed apart). The
    first query of a mode is "cold" (per-index token-count caches fill); p50/p95 are over the rest.
    Similarity thresholds are set to 0 so every query does the full work (no early "nothing found").
@@ -25,7 +25,7 @@
    importer reads the same files; thresholds 0, golden-style keywords, BLAS threads as in 1.
 
 The reference side is scripts/bench_retrieval_reference.py, run with the library venv's python; it
-needs only the library, numpy and graphrag_ui.embed's HashEmbedder from this checkout.
+needs only the library, numpy and graphrag_ui.embedding.embed's HashEmbedder from this checkout.
 On a busy machine OpenBLAS's threads make a 30k x 256 matrix-vector product ~100x slower (8 ms vs
 0.06 ms measured); --blas-threads 1 shows the single-threaded numbers for both sides.
 """
@@ -118,8 +118,8 @@ def variants(modes: list[str]) -> list[str]:
 
 
 def bench_synthetic(sizes: list[int], n_queries: int, modes: list[str], cache: Path) -> list[str]:
-    from graphrag_ui.query import run_query
     from graphrag_ui.retrieval.registry import get_mode
+    from graphrag_ui.services.query import run_query
 
     missed = []
     print("\n== synthetic indexes: context build per mode (ms; query embedding excluded) ==")
@@ -189,7 +189,7 @@ def ours(lib: str, cases: list[dict], dirs: dict[str, Path]) -> list[float]:
     """Median ms per case of our mode on the imported working dirs (hash embedding included, as theirs)."""
     import numpy as np
 
-    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.embedding.embed import HashEmbedder
     from graphrag_ui.index.importers import lightrag, ms_graphrag, nano_graphrag
     from graphrag_ui.retrieval.core.deps import Deps
     from graphrag_ui.retrieval.core.result import Keywords

@@ -14,7 +14,7 @@
         what the library reads; our importer then reads the same files (GraphRAG 3.3.0: its table
         provider and LanceDB store, in scripts/bench_graphrag3_world.py)
 
-Needs only the library, numpy and graphrag_ui.embed.HashEmbedder from this checkout (the query
+Needs only the library, numpy and graphrag_ui.embedding.embed.HashEmbedder from this checkout (the query
 embedder on both sides, so both times include the same cheap hash embedding).
 """
 
@@ -36,7 +36,7 @@ def hash_vectors(texts):
     import numpy as np
 
     sys.path.insert(0, str(ROOT))
-    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.embedding.embed import HashEmbedder
 
     return np.stack([HashEmbedder.vector(t) for t in texts])
 

@@ -9,7 +9,7 @@ entity; the folders of ``--cache`` are bench_vs_reference.py's, so both scripts 
 
 * open: a fresh process opens the index as the app does (``store.load``, then ``prepare_index``) and
   answers the first ``--mode`` question with its defaults: seconds per stage and the process's peak RSS;
-* first view: a fresh server (``python -m graphrag_ui.serve``, with its start-up preload) per round;
+* first view: a fresh server (``python -m graphrag_ui.cli.serve``, with its start-up preload) per round;
   Chromium navigates to Explore with the index, the mode and a question → the result views drawn
   (bench_ui.py's "first view, fresh server"; goal issue 30: ≤ 5 s at 100k), the server's CPU seconds
   meanwhile (user + system of all its threads, /proc: what a busy machine's wall clock hides) and its peak RSS;
@@ -49,10 +49,10 @@ med = statistics.median
 def open_main(folder: str, mode: str, question: str) -> int:
     """Child process: open ``folder`` as the app does and answer one question; print stages and peak RSS."""
     start, cpu = time.perf_counter(), time.process_time()
-    from graphrag_ui.gc_pause import paused_gc
+    from graphrag_ui.base.gc_pause import paused_gc
     from graphrag_ui.index import store
-    from graphrag_ui.query import run_query
     from graphrag_ui.retrieval.prepare import prepare_index
+    from graphrag_ui.services.query import run_query
 
     imported = time.perf_counter()
     with paused_gc():  # as open_index: one pause over loading and preparing
@@ -101,7 +101,7 @@ def server_pid(port: int) -> int:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"graphrag_ui.serve" in cmdline and str(port).encode() in cmdline:
+        if b"graphrag_ui.cli.serve" in cmdline and str(port).encode() in cmdline:
             return int(pid)
     raise SystemExit(f"no server process on port {port}")
 
@@ -123,7 +123,7 @@ def first_view(browser, folder: Path, mode: str, question: str) -> tuple[float, 
     RSS MiB)."""
     from bench_ui import _open
 
-    from tests.browser_support import streamlit_app
+    from tests.support.browser_support import streamlit_app
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as home:
         (Path(home) / "indexes.json").write_text(json.dumps({"scale": str(folder)}), encoding="utf-8")
@@ -242,7 +242,7 @@ class _browser:
             return None
         from playwright.sync_api import sync_playwright
 
-        from tests.browser_support import CHROMIUM, CHROMIUM_ARGS
+        from tests.support.browser_support import CHROMIUM, CHROMIUM_ARGS
 
         self._pw = sync_playwright().start()
         self._browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
 from scripts.ui_floor import floor_app, floor_runs  # noqa: E402
-from tests.browser_support import (  # noqa: E402
+from tests.support.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     VIEW_SWITCH,
@@ -152,7 +152,7 @@ def fresh_server(browser, home: Path, index_key: str, mode: str, name: str, ques
 def answers(browser, llm_url: str, after: float = 0.0) -> tuple[float, float]:
     """("Generate answer" → answer shown) on a fresh server with an empty answer cache, opened ``after``
     seconds after its health check; then the same again on the now warm server with the cache off."""
-    from tests.llm_server import PROSE
+    from tests.support.llm_server import PROSE
 
     env = {"GRAPHRAG_UI_LLM_MODEL": "openai/bench", "GRAPHRAG_UI_LLM_API_BASE": llm_url, "OPENAI_API_KEY": "x"}
     out = []
@@ -175,7 +175,7 @@ def answers(browser, llm_url: str, after: float = 0.0) -> tuple[float, float]:
 
 def graph_pick(browser, url: str, index_key: str, name: str) -> tuple[float, float]:
     """On the Graph page: typing part of ``name`` → the matches listed; picking it → the new graph painted."""
-    from tests.browser_support import GRAPH_BOX_JS
+    from tests.support.browser_support import GRAPH_BOX_JS
 
     sig_js = f"() => {{ const box = ({GRAPH_BOX_JS})(); return box && box.dataset.painted ? box.dataset.sig : null; }}"
     blocked: list[str] = []
@@ -303,7 +303,7 @@ def main() -> int:
                         report(f"first view, server up 10 s  {key}", [g[0] for g in later])
                     report(f"slider → table, fresh server  {key}", [x for g in got for x in g[1]])
             if "answer" in only:
-                from tests.llm_server import PROSE, Reply, start_server
+                from tests.support.llm_server import PROSE, Reply, start_server
 
                 llm_url, stop = start_server([Reply(text=PROSE)])  # its URL ends in /v1 already
                 try:

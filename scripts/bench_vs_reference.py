@@ -14,7 +14,7 @@ same drift of a noisy machine; the warm queries of all rounds are pooled, first 
 the rounds' medians:
 
 * ours: ``open_index`` as the app opens an index (timed: "load"), then each query through
-  ``graphrag_ui.query.run_query`` with
+  ``graphrag_ui.services.query.run_query`` with
   the mode's defaults (query embedding included, the first query included);
 * the reference: opening the working dir with the library (timed: "load"), then each query through
   its own query path with ``only_need_context`` (query embedding included, the first included).
@@ -125,10 +125,10 @@ def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
 
 def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     """Child process: our side of one mode (imports first, then load and queries timed)."""
-    from graphrag_ui.query import run_query
     from graphrag_ui.retrieval.core.result import KINDS
     from graphrag_ui.retrieval.prepare import open_index
     from graphrag_ui.retrieval.registry import get_mode
+    from graphrag_ui.services.query import run_query
 
     cases = json.loads(Path(cases_file).read_text(encoding="utf-8"))
     get_mode(mode)

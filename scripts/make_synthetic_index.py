@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from graphrag_ui import tokens  # noqa: E402
+from graphrag_ui.base import tokens  # noqa: E402
+from graphrag_ui.base.progress import TextProgress  # noqa: E402
 from graphrag_ui.index import store  # noqa: E402
 from graphrag_ui.index.embed_texts import texts_to_embed  # noqa: E402
 from graphrag_ui.index.model import (  # noqa: E402
@@ -37,7 +38,6 @@ from graphrag_ui.index.model import (  # noqa: E402
     Relation,
     VectorTable,
 )
-from graphrag_ui.progress import TextProgress  # noqa: E402
 
 SYLLABLES = (
     "ka lo mi ren sa tu vo bel dor fen gar hul isk jor kel lum nar oth pim quo ras sel tor ul vex wyn yor zed".split()
@@ -216,7 +216,7 @@ def make_index(n_ent: int, n_rel: int, n_chunks: int, seed: int, dim: int, vecto
 def make_vectors(index: Index, rng: np.random.Generator, dim: int, how: str) -> dict[str, VectorTable]:
     out = {}
     if how == "hash":
-        from graphrag_ui.embed import get_embedder
+        from graphrag_ui.embedding.embed import get_embedder
 
         embedder = get_embedder("hash")
         for kind, (ids, texts) in texts_to_embed(index).items():

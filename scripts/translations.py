@@ -6,9 +6,9 @@
     .venv/bin/python scripts/translations.py init fr   # a new language: its .po with every msgid
 
 Texts are marked where they are written, with ``msg`` / ``pmsg`` (any layer) and ``t`` / ``pt`` (the
-UI), all from ``graphrag_ui.i18n``; Babel reads those calls from the source (``KEYWORDS``). A new
+UI), all from ``graphrag_ui.base.i18n``; Babel reads those calls from the source (``KEYWORDS``). A new
 language is one more .po (``init``), translated with any gettext tool, then ``compile``; the UI lists
-it once ``graphrag_ui.i18n.LANGUAGES`` names it. ``make translations`` runs update and compile.
+it once ``graphrag_ui.base.i18n.LANGUAGES`` names it. ``make translations`` runs update and compile.
 """
 
 from __future__ import annotations

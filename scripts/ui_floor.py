@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_support import free_port, new_page, settle  # noqa: E402
+from tests.support.browser_support import free_port, new_page, settle  # noqa: E402
 
 APP = """
 import pandas as pd

@@ -56,8 +56,8 @@ def no_network(monkeypatch):
 
 @pytest.fixture()
 def serve(no_network):
-    """The local OpenAI-compatible test server (tests/llm_server.py), with the network otherwise closed."""
-    from llm_server import serve_fixture
+    """The local OpenAI-compatible test server (tests/support/llm_server.py), with the network otherwise closed."""
+    from tests.support.llm_server import serve_fixture
 
     yield from serve_fixture()
 
@@ -65,7 +65,7 @@ def serve(no_network):
 @pytest.fixture()
 def fast_backoff(monkeypatch):
     """Retry back-off of the model client shortened, for modules that exercise retries (usefixtures)."""
-    from graphrag_ui.llm_client import client
+    from graphrag_ui.model_client import client
 
     monkeypatch.setattr(client, "BACKOFF_BASE", 0.01)
 
@@ -115,7 +115,7 @@ def browser():
     when playwright or chromium is missing, before this is asked for)."""
     from playwright.sync_api import sync_playwright
 
-    from tests.browser_support import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.browser_support import CHROMIUM, CHROMIUM_ARGS
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

@@ -16,24 +16,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "graphrag_ui"
 
-# top to bottom; a module belongs to the first layer one of whose prefixes it starts with
+# top to bottom, by folder; a module belongs to the first layer one of whose folders holds it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("entry points", ("app", "pages", "graphrag_ui.cli", "graphrag_ui.__main__", "graphrag_ui.query_cli",
-                      "graphrag_ui.query_stages", "graphrag_ui.query_batch", "graphrag_ui.sweep_cli", "graphrag_ui.serve",
-                      "graphrag_ui.import_cli", "graphrag_ui.eval_cli")),
+    ("entry points", ("app", "pages", "graphrag_ui.__main__", "graphrag_ui.cli")),
     ("ui", ("graphrag_ui.ui",)),
-    ("query and answers", ("graphrag_ui.query", "graphrag_ui.query_readiness", "graphrag_ui.llm.", "graphrag_ui.sweep",
-                           "graphrag_ui.evaluation", "graphrag_ui.citations")),
+    ("services", ("graphrag_ui.services", "graphrag_ui.model_calls", "graphrag_ui.evaluation", "graphrag_ui.citations")),
     ("retrieval", ("graphrag_ui.retrieval",)),
     ("index", ("graphrag_ui.index",)),
-    ("base", ("graphrag_ui",)),
+    ("base", ("graphrag_ui.base", "graphrag_ui.embedding", "graphrag_ui.model_client", "graphrag_ui")),
 ]  # fmt: skip
 
 # inside retrieval: the shared machinery, the families over it, then what ties the families together
 RETRIEVAL_LEVELS: list[tuple[str, tuple[str, ...]]] = [
     ("registry", ("graphrag_ui.retrieval.registry", "graphrag_ui.retrieval.prepare")),
     ("families", ("graphrag_ui.retrieval.nano", "graphrag_ui.retrieval.lightrag", "graphrag_ui.retrieval.ms")),
-    ("core", ("graphrag_ui.retrieval.core",)),
+    ("core", ("graphrag_ui.retrieval.core", "graphrag_ui.retrieval.spec")),
 ]
 FAMILIES = ("nano", "lightrag", "ms")
 
@@ -145,9 +142,9 @@ def test_no_import_circles() -> None:
 def test_the_checks_read_real_imports_and_catch_each_fault() -> None:
     """The checks above would pass on an empty graph: they must see real edges and flag planted faults."""
     assert "graphrag_ui.retrieval.core.result" in GRAPH["graphrag_ui.retrieval.nano.local_query"]
-    assert "graphrag_ui.llm_client.client" in GRAPH["graphrag_ui.index.builder.llm_adapter"]
+    assert "graphrag_ui.model_client.client" in GRAPH["graphrag_ui.index.builder.llm_adapter"]
     assert "graphrag_ui.retrieval.nano.local_query" in GRAPH["graphrag_ui.retrieval.registry"]  # named in a string
-    assert upward({"graphrag_ui.index.store": {"graphrag_ui.ui.state"}})
+    assert upward({"graphrag_ui.index.store": {"graphrag_ui.ui.shell.state"}})
     assert family_crossings({"graphrag_ui.retrieval.nano.local_query": {"graphrag_ui.retrieval.ms.text"}})
     assert family_crossings({"graphrag_ui.retrieval.core.recall": {"graphrag_ui.retrieval.nano.prep"}})
     assert circles({"graphrag_ui.ui.a": {"graphrag_ui.ui.b"}, "graphrag_ui.ui.b": {"graphrag_ui.ui.a"}})
@@ -162,3 +159,29 @@ def test_each_family_opens_with_a_map_of_its_reference(family: str) -> None:
 def test_no_module_is_too_long_to_read_in_one_sitting() -> None:
     sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _sources().items()}
     assert {name: n for name, n in sizes.items() if n > 420} == {}
+
+
+MAX_MODULES_PER_FOLDER = 15  # besides its __init__: a folder a reader takes in at a glance
+
+
+def test_the_top_level_holds_only_packages() -> None:
+    """``graphrag_ui/`` holds ``__init__``, ``__main__`` and folders: every module sits in the folder of its layer."""
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in {"__init__.py", "__main__.py"})
+    assert loose == []
+
+
+def test_no_folder_holds_more_than_a_glance_of_modules() -> None:
+    crowded = {
+        str(folder.relative_to(ROOT)): n
+        for folder in [PACKAGE, *(d for d in PACKAGE.rglob("*") if d.is_dir() and d.name != "__pycache__")]
+        if (n := len([m for m in folder.glob("*.py") if m.name != "__init__.py"])) > MAX_MODULES_PER_FOLDER
+    }
+    assert crowded == {}
+
+
+def test_every_folder_of_the_package_is_named_by_a_layer() -> None:
+    """The layers list folders: a new folder is placed in a layer by name, never by falling through to the base."""
+    folders = {_module_name(d / "__init__.py") for d in PACKAGE.rglob("*") if (d / "__init__.py").exists()}
+    named = [p for _label, prefixes in LAYERS for p in prefixes if p != "graphrag_ui"]
+    unnamed = [f for f in sorted(folders - {"graphrag_ui"}) if not any(f == p or f.startswith(p + ".") for p in named)]
+    assert unnamed == []

@@ -60,7 +60,9 @@ def test_no_source_above_retrieval_names_a_mode() -> None:
 
 def test_the_check_sees_modes_in_code_and_lets_docstrings_and_examples_pass() -> None:
     sources = _sources()
-    assert {ROOT / "app.py", ROOT / "pages" / "compare.py", ROOT / "graphrag_ui" / "query_readiness.py"} <= set(sources)
+    assert {ROOT / "app.py", ROOT / "pages" / "compare.py", ROOT / "graphrag_ui" / "services" / "readiness.py"} <= set(
+        sources
+    )
     assert not [p for p in sources if ROOT / "graphrag_ui" / "retrieval" in p.parents]
     planted = '''"""Runs ms.global like any mode."""
 DEFAULT = "nano.local"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 
 # the context tables' names as GraphRAG writes them, and what models call them instead
 TABLES = {

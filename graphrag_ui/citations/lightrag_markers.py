@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.citations.graphrag_markers import read_ids
-from graphrag_ui.i18n import msg
 
 _HEADING = re.compile(
     r"^[ \t]{0,3}(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:references?|sources|citations|参考文献|参考资料|參考資料|引用|参考|来源)"

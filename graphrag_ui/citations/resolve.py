@@ -8,10 +8,10 @@ list, a table the context does not have — is ``in_context=False`` with a note 
 
 from __future__ import annotations
 
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.citations import graphrag_markers, lightrag_markers, sentences
 from graphrag_ui.citations.items import ContextItems, norm, path_keys
 from graphrag_ui.citations.model import Citation, CitedId, Item
-from graphrag_ui.i18n import msg
 
 MAX_CITATIONS = 2000  # citations read from one text at most (a marker of ten tables is ten citations)
 MAX_SENTENCE = 1000  # characters of a marker and of its sentence kept with each citation (a flood of markers

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.citations import resolve, sentences
 from graphrag_ui.citations.items import ContextItems, context_items
 from graphrag_ui.citations.model import ITEM_KINDS, Citation, Item, Sentence, Split, Trace
 from graphrag_ui.citations.support import Overlap
-from graphrag_ui.i18n import msg
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.registry import find_mode
 

@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.redact import redact
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.redact import redact
 
 CONNECT_SECONDS = 20  # how long to wait for the scheduler before saying it cannot be reached
 MAX_ADDRESS = 400

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from graphrag_ui import csv_cells
+from graphrag_ui.base import csv_cells
 from graphrag_ui.evaluation.gold import QuestionSet
 from graphrag_ui.evaluation.metrics import RowMetrics
 from graphrag_ui.evaluation.runner import EvalRun

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from graphrag_ui.errors import UserError
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.evaluation.gold import (
     MAX_FILE_BYTES,
     MAX_QUESTIONS,
@@ -31,7 +32,6 @@ from graphrag_ui.evaluation.gold import (
     question_from,
     text_id,
 )
-from graphrag_ui.i18n import msg
 
 FORMATS = ("auto", "jsonl", "multihop-rag", "hotpotqa", "graphrag-bench")
 MAX_PROBLEMS = 1000  # bad records listed at most; the reader stops there

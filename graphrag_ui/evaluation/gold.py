@@ -21,7 +21,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 
 # bounds: a question set is read whole into memory and each question runs every mode and step
 MAX_FILE_BYTES = 64 * 1024 * 1024

@@ -18,18 +18,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.errors import UserError
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.evaluation.gold import Question, QuestionSet
+from graphrag_ui.evaluation.judge_prompts import JUDGE_PROMPT_VERSION, PROMPTS, judge_messages
 from graphrag_ui.evaluation.plan import Config
 from graphrag_ui.evaluation.runner import EvalRun, question_keywords, retrieval_for
-from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.llm.answer import answer, answer_key, messages_for
-from graphrag_ui.llm_client import usage
-from graphrag_ui.llm_client.cache import LLMCache, args_hash, default_cache
-from graphrag_ui.llm_client.errors import LLMError
-from graphrag_ui.llm_client.settings import LLMSettings, scrub
-from graphrag_ui.prompts_judge import JUDGE_PROMPT_VERSION, PROMPTS, judge_messages
+from graphrag_ui.model_calls.answer import answer, answer_key, messages_for
+from graphrag_ui.model_client import usage
+from graphrag_ui.model_client.cache import LLMCache, args_hash, default_cache
+from graphrag_ui.model_client.errors import LLMError
+from graphrag_ui.model_client.settings import LLMSettings, scrub
 from graphrag_ui.retrieval.core.result import Retrieval
 
 MAX_REPLY_CHARS = 4000  # a judge reply longer than this is not read
@@ -157,7 +157,7 @@ def _judge(kind: str, messages: list[dict[str, str]], settings: LLMSettings, sto
         if verdict.status == OK:
             verdict.cached = True
             return verdict, 0.0
-    from graphrag_ui.llm_client import client
+    from graphrag_ui.model_client import client
 
     try:
         result = client.call(messages, settings)

@@ -23,14 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.tokens import count as count_tokens
 from graphrag_ui.evaluation.gold import GoldItem, Question
 from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
 from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
-from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
-from graphrag_ui.tokens import count as count_tokens
 
 
 @dataclass

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.schema import VERSION_PARAM
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.retrieval.spec.schema import VERSION_PARAM
 
 
 @dataclass(frozen=True)

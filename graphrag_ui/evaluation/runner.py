@@ -18,19 +18,19 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.errors import UserError
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.gc_pause import paused_gc
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.redact import redact
+from graphrag_ui.base.timing import elapsed_ms, elapsed_s, now
 from graphrag_ui.evaluation.gold import Question, QuestionSet
 from graphrag_ui.evaluation.metrics import RowMetrics, evaluate
 from graphrag_ui.evaluation.plan import Config, EvalPlan
-from graphrag_ui.gc_pause import paused_gc
-from graphrag_ui.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.query import resolve_keywords, run_query
-from graphrag_ui.redact import redact
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.retrieval.core.timing import elapsed_ms, elapsed_s, now
 from graphrag_ui.retrieval.registry import get_mode
+from graphrag_ui.services.query import resolve_keywords, run_query
 
 MAX_JOBS_ROWS = 200_000  # questions × configs of one run
 
@@ -75,7 +75,7 @@ class EvalRun:
 def default_modes(index: Index) -> list[str]:
     """Every mode the index can run (``query_readiness``), but a context-free one (LightRAG's ``bypass``:
     it retrieves nothing)."""
-    from graphrag_ui.query_readiness import CANNOT, readiness
+    from graphrag_ui.services.readiness import CANNOT, readiness
 
     return [r.mode for r in readiness(index) if r.status != CANNOT and not get_mode(r.mode).context_free]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.evaluation.lookup import Lookup
-from graphrag_ui.i18n import msg, pmsg
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
 REASONS = {

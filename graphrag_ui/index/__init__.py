@@ -1,1 +1,2 @@
-"""The canonical index: data model, storage, importers and the builder."""
+"""The canonical index: data model, storage, importers, the builder, and ``servers`` (the team's PostgreSQL
+catalog and Chroma server an index may live on)."""

@@ -16,8 +16,8 @@ is embedded from its title.
 
 from __future__ import annotations
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.index.model import VECTOR_KINDS, Chunk, Community, Entity, Index, Relation
 
 STYLES = ("lightrag", "nano", "graphrag")

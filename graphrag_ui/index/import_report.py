@@ -3,14 +3,14 @@
 ``report(index)`` looks only at the index (no mode, no model): its layout, whether its embedder is
 known, per vector kind how many rows have a vector, chunks whose stored vector row has no text
 (LightRAG ≤ 1.2 wrote none), community reports, and the importer's own warnings. Which mode can run
-on it is decided one layer up (``graphrag_ui.query_readiness``), from these facts.
+on it is decided one layer up (``graphrag_ui.services.readiness``), from these facts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.coverage import KINDS, Coverage, coverage
 from graphrag_ui.index.model import Index
 

@@ -20,7 +20,7 @@ import zlib
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 from graphrag_ui.index.model import Chunk, Entity, Index, Relation
 
 ENCODING = "o200k_base"  # LightRAG's TiktokenTokenizer("gpt-4o-mini")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 from graphrag_ui.index.model import Index
 
 ENCODING = "o200k_base"  # nano-graphrag: tiktoken.encoding_for_model("gpt-4o")

@@ -1,4 +1,4 @@
-"""``python -m graphrag_ui reembed INDEX_DIR --embedder use-m3``: new vectors for an existing index.
+"""New vectors for an existing index (the ``reembed`` command: ``graphrag_ui.cli.reembed``).
 
 Why: an imported index may carry vectors of a model we cannot run offline (or say "unknown"),
 and a query must be embedded by the same model as the index. Re-embedding replaces the vectors
@@ -14,14 +14,13 @@ of the index's source (``--style`` overrides it).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from graphrag_ui.embed import DEFAULT_EMBEDDER, get_embedder
-from graphrag_ui.embed_checks import check_rows
+from graphrag_ui.embedding.embed import get_embedder
+from graphrag_ui.embedding.embed_checks import check_rows
 from graphrag_ui.index import embed_texts, store
 from graphrag_ui.index.coverage import row_ids
 from graphrag_ui.index.model import VECTOR_KINDS, Index, VectorTable
@@ -80,28 +79,3 @@ def reembed(
     reembed_index(index, embedder_name, progress, style)
     store.save(index, index_dir, progress)
     return store.load(index_dir)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("index_dir", type=Path, help="folder of an index (built or imported)")
-    parser.add_argument(
-        "--embedder",
-        default=DEFAULT_EMBEDDER,
-        help=f"embedder id: use-m3, chroma-minilm, litellm:<model> or hash (default {DEFAULT_EMBEDDER})",
-    )
-    parser.add_argument(
-        "--style",
-        choices=["auto", *embed_texts.STYLES],
-        default="auto",
-        help="which reference's texts to embed (auto: follow the index's source)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    from graphrag_ui.progress import TextProgress
-
-    style = None if args.style == "auto" else args.style
-    index = reembed(args.index_dir, args.embedder, TextProgress(), style)
-    counts = {k: len(v) for k, v in index.vectors.items()}
-    print(f"re-embedded {args.index_dir} with {index.manifest.embedder} (dim {index.manifest.dimension}): {counts}")
-    return 0

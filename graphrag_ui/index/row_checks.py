@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import VectorTable
 from graphrag_ui.index.validate import squared_norms
 

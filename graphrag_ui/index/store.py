@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import tables, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest
 from graphrag_ui.index.store_load import LAYOUT, MANIFEST, is_index, load, read_manifest  # noqa: F401 (re-exported)
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.progress.TextProgress
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as graphrag_ui.base.progress.TextProgress
 STALE_AFTER = 5.0  # seconds; an unlocked .tmp-* folder older than this belongs to a killed save
 CATALOG_FILE = "catalog.sqlite"  # = catalog.CATALOG_FILE; catalog (SQLAlchemy) is imported only to write
 # progress stages of ``save`` (the Index page shows them translated)
@@ -187,12 +187,12 @@ def save(
             )
         )
         _stage(progress, SAVE_CATALOG, 0, len(index.entities))
-        from graphrag_ui.index import catalog
+        from graphrag_ui.index.servers import catalog
 
         catalog.write_catalog(index.entities, tmp / CATALOG_FILE)
         storage["catalog"] = {"file": CATALOG_FILE, "rows": len(index.entities)}
         if server_url:  # a team's shared catalog (PostgreSQL): this index gets its own table there
-            from graphrag_ui.index.catalog_server import server_errors
+            from graphrag_ui.index.servers.catalog_server import server_errors
 
             table = catalog.new_table_name(target.name)
             with server_errors(server_url, msg("writing the entity catalog")):
@@ -221,7 +221,7 @@ def check_servers() -> str | None:
     a malformed one is a ``UserError`` naming it, its password masked. Returns the catalog URL or None.
 
     Import, build and reembed call it first, so a bad setting fails before minutes of work."""
-    from graphrag_ui.index.catalog_server import server_url_from_env
+    from graphrag_ui.index.servers.catalog_server import server_url_from_env
 
     vectorstore.server_from_env()
     return server_url_from_env()
@@ -287,8 +287,8 @@ def _swap(tmp: Path, target: Path, replace: bool = True) -> None:
 
 def _drop_replaced_table(old: Path) -> None:
     """The replaced index's table on the team catalog server goes with it (each save writes a new one)."""
-    from graphrag_ui.index import catalog
-    from graphrag_ui.index.catalog_server import server_url_from_env
+    from graphrag_ui.index.servers import catalog
+    from graphrag_ui.index.servers.catalog_server import server_url_from_env
 
     try:
         url = server_url_from_env()
@@ -300,7 +300,7 @@ def _drop_replaced_table(old: Path) -> None:
 
 
 def _drop_catalog_table(url: str, table: str) -> None:
-    from graphrag_ui.index import catalog
+    from graphrag_ui.index.servers import catalog
 
     try:
         catalog.drop_table(url, table)

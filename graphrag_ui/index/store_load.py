@@ -19,12 +19,13 @@ from urllib.parse import quote
 
 import numpy as np
 
-from graphrag_ui import tokens
-from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.gc_pause import paused_gc
-from graphrag_ui.i18n import msg
-from graphrag_ui.index import row_checks, tables, validate, vector_server, vectorstore
+from graphrag_ui.base import tokens
+from graphrag_ui.base.errors import IndexFormatError, UserError
+from graphrag_ui.base.gc_pause import paused_gc
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.index import row_checks, tables, validate, vectorstore
 from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest, VectorTable
+from graphrag_ui.index.servers import vector_server
 
 MANIFEST = "manifest.json"
 LAYOUT = 1  # version of the ``storage`` section (files inside the folder)

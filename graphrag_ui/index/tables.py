@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError, UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
 

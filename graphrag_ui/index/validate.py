@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 
 REBUILD = msg("rebuild or re-import the index (or restore the folder from a backup)")
 REEMBED = msg("run `python -m graphrag_ui reembed` on the index, or rebuild/re-import it")

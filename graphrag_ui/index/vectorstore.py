@@ -40,11 +40,12 @@ from urllib.parse import quote
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.index import server_timeouts, validate
+from graphrag_ui.base.errors import IndexFormatError, UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.redact import redact
+from graphrag_ui.index import validate
 from graphrag_ui.index.model import VECTOR_KINDS, VectorTable
-from graphrag_ui.redact import redact
+from graphrag_ui.index.servers import server_timeouts
 
 Progress = Callable[[int, int], None]
 # HNSW settings for chroma. Retrieval never searches chroma, and building chroma's graph is most

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy.ma  # noqa: F401  (the first np.unique of a query imports it: 25 ms)
 
-from graphrag_ui import tokens
-from graphrag_ui.gc_pause import paused_gc
+from graphrag_ui.base import tokens
+from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search

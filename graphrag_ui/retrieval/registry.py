@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.schema import ModeSpec
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.retrieval.spec.schema import ModeSpec
 
 MODE_MODULES: dict[str, str] = {
     "nano.local": "graphrag_ui.retrieval.nano.local_query",

@@ -1,7 +1,7 @@
 """Scripted "LLM" and query cases shared by the GraphRAG 2.x and 3.x golden harnesses.
 
 Runs inside the throwaway golden venvs (only the standard library, numpy and
-graphrag_ui.embed.HashEmbedder from /work/main are needed). The reply to each prompt is derived
+graphrag_ui.embedding.embed.HashEmbedder from /work/main are needed). The reply to each prompt is derived
 from the prompt text alone, so the library's own indexing pipeline can run end to end offline:
 
 * entity/relationship extraction: the document whose text appears in the prompt -> its records from
@@ -29,8 +29,8 @@ TUPLE, RECORD, COMPLETE = "<|>", "##", "<|COMPLETE|>"
 
 
 def hash_vector(text: str) -> list[float]:
-    """The project's ``hash`` embedder (graphrag_ui.embed.HashEmbedder), as a float list."""
-    from graphrag_ui.embed import HashEmbedder
+    """The project's ``hash`` embedder (graphrag_ui.embedding.embed.HashEmbedder), as a float list."""
+    from graphrag_ui.embedding.embed import HashEmbedder
 
     return [float(x) for x in HashEmbedder.vector(text)]
 

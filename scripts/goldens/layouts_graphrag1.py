@@ -11,9 +11,9 @@ replaced) and the project's ``hash`` embedder. Two outputs:
 * ``graphrag-1.2.0-parquet/`` — ``embeddings.vector_store`` off, ``snapshots.embeddings`` on: the
   vectors are ``embeddings.entity.description.parquet`` … (``id, embedding``), no LanceDB. (The
   ``*_embedding`` columns inside the tables are 0.x's ``store_in_table``, which 1.2.0 no longer
-  writes; tests/test_import_layouts.py moves these vectors into such columns to cover that layout.)
+  writes; tests/index/test_import_layouts.py moves these vectors into such columns to cover that layout.)
 
-Only the layout is recorded; tests/test_import_layouts.py imports both and runs every mode.
+Only the layout is recorded; tests/index/test_import_layouts.py imports both and runs every mode.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import graphrag_scripted as gs  # noqa: E402
 
 RELEASE = "1.2.0"

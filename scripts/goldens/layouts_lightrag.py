@@ -6,7 +6,7 @@ Each release runs in its own throwaway venv (/tmp/goldens-venv-lightrag-<release
 (1.0–1.4 ``("entity"<|>…)##`` records from the shared corpus' extraction.json) and the project's
 ``hash`` embedder, over the first three English documents of the shared corpus. The working dir as the
 release wrote it (without its LLM cache) goes to tests/goldens/layouts/lightrag-<release>/. Only the
-layout is recorded (no contexts): tests/test_import_layouts.py imports it and runs every mode.
+layout is recorded (no contexts): tests/index/test_import_layouts.py imports it and runs every mode.
 
 1.0–1.2 declare no dependencies on PyPI, so the venv gets the ones their modules import; the model
 clients their ``llm`` module imports at top level (torch, transformers, ollama, aioboto3, …) are never
@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lightrag_common as common  # noqa: E402
 
 RELEASES = ("1.0.9", "1.1.7", "1.2.5", "1.3.9")

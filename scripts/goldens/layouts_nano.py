@@ -5,7 +5,7 @@
 The same scripted LLM as ``nano_graphrag.py`` (extraction records, ``<|COMPLETE|>`` for gleaning, JSON
 community reports) and the ``hash`` embedder, over the first three English documents; naive RAG off,
 as nano's default is (no ``vdb_chunks.json``). Writes the working dir (without its LLM cache) to
-tests/goldens/layouts/nano-graphrag-0.0.8/. tests/test_import_layouts.py imports it and runs every mode.
+tests/goldens/layouts/nano-graphrag-0.0.8/. tests/index/test_import_layouts.py imports it and runs every mode.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def inside() -> None:
 
     harness = _harness()
     sys.path.insert(0, str(MAIN))
-    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.embedding.embed import HashEmbedder
 
     @wrap_embedding_func_with_attrs(embedding_dim=HashEmbedder.dim, max_token_size=8192)
     async def hash_embed(texts: list[str]) -> np.ndarray:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lightrag_common as common  # noqa: E402
 
 VENV = Path("/tmp/goldens-venv-lightrag147")

@@ -7,7 +7,7 @@ embedder as the 1.4.7 harness. The working dirs under tests/goldens/lightrag-1.5
 the importer reads the 1.5 layout; cases.jsonl holds 1.5.7's own context strings
 (``aquery(only_need_context=True)``) and its ``aquery_data`` selection for every mode (bypass
 included), default and tight budgets, both chunk pick methods, odd keyword lists, en + zh.
-tests/test_golden_lightrag157.py checks our ``version=1.5.7`` modes against them byte for byte.
+tests/retrieval/test_golden_lightrag157.py checks our ``version=1.5.7`` modes against them byte for byte.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lightrag_common as common  # noqa: E402
 
 VERSION = "1.5.7"

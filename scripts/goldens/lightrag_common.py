@@ -37,7 +37,7 @@ def ensure_venv(venv: Path, requirements: list[str], marker: str) -> None:
 def hash_embedder():
     """The project's deterministic ``hash`` embedder (numpy only)."""
     sys.path.insert(0, str(ROOT))
-    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.embedding.embed import HashEmbedder
 
     return HashEmbedder()
 

@@ -20,7 +20,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lightrag_common as common  # noqa: E402
 
 VERSION = "1.5.7"

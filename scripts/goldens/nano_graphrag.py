@@ -527,7 +527,7 @@ def build(lang: str, workdir: Path):
     from nano_graphrag._utils import wrap_embedding_func_with_attrs
 
     sys.path.insert(0, str(MAIN))
-    from graphrag_ui.embed import HashEmbedder
+    from graphrag_ui.embedding.embed import HashEmbedder
 
     @wrap_embedding_func_with_attrs(embedding_dim=HashEmbedder.dim, max_token_size=8192)
     async def hash_embed(texts: list[str]) -> np.ndarray:

@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 
 LLMFunction = Callable[[list[dict]], str]
 

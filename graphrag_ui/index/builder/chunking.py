@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 
-from graphrag_ui import tokens
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base import tokens
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Chunk, Document
 
 

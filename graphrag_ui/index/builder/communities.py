@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import graspologic_native as gn
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Community, Entity, Relation
 
 

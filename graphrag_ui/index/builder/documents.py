@@ -10,8 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.model import Document
 
 EXTENSIONS = (".txt", ".md")

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from graphrag_ui.embed import Embedder
-from graphrag_ui.embed_checks import check_rows
+from graphrag_ui.embedding.embed import Embedder
+from graphrag_ui.embedding.embed_checks import check_rows
 from graphrag_ui.index.embed_texts import embed_stage, texts_to_embed
 from graphrag_ui.index.model import Index, VectorTable
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM
 from graphrag_ui.index.builder.records import Extraction, parse_records

@@ -1,17 +1,17 @@
 """Turn a litellm model name into the builder's ``llm(messages) -> str`` function.
 
-The model client (``graphrag_ui.llm_client.client.complete``) owns timeouts, retries, API bases and
+The model client (``graphrag_ui.model_client.client.complete``) owns timeouts, retries, API bases and
 keys; the key comes from the environment or the secrets file and is never logged or written into
 the build cache.
 """
 
 from __future__ import annotations
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.builder.cache import LLMFunction
-from graphrag_ui.llm_client.client import complete
-from graphrag_ui.llm_client.settings import LLMSettings
+from graphrag_ui.model_client.client import complete
+from graphrag_ui.model_client.settings import LLMSettings
 
 
 def llm_for_model(model: str, api_base: str | None = None) -> LLMFunction:

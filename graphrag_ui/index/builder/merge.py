@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphrag_ui import tokens
-from graphrag_ui.i18n import msg
+from graphrag_ui.base import tokens
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.builder.records import Extraction
 from graphrag_ui.index.model import SEP, Chunk, Entity, Relation
 

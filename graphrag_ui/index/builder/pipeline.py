@@ -18,10 +18,10 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from graphrag_ui import tokens
-from graphrag_ui.embed import get_embedder
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base import tokens
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg, pmsg
+from graphrag_ui.embedding.embed import get_embedder
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM, LLMFunction, load_entries, replay_model
 from graphrag_ui.index.builder.chunking import check_sizes, chunk_documents

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 
 FIELD_SEP = "<|>"
 RECORD_SEP = "##"

@@ -15,8 +15,8 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from graphrag_ui import tokens
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base import tokens
+from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.index.builder import prompts
 from graphrag_ui.index.builder.cache import CachedLLM
 from graphrag_ui.index.model import SEP, Community, Entity, Relation

@@ -11,8 +11,8 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 
 IMPORTERS: dict[str, str] = {
     "nano": "graphrag_ui.index.importers.nano_graphrag",

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.gc_pause import paused_gc
-from graphrag_ui.i18n import msg
-from graphrag_ui.index.importers import IMPORTERS, detect, importer
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.gc_pause import paused_gc
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.progress import ProgressFn
+from graphrag_ui.index.importers import detect, importer
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.row_checks import check_rows
-from graphrag_ui.progress import ProgressFn
 
 
 def import_source(
@@ -36,7 +35,7 @@ def import_source(
     under an allowed root (refused before anything looks at it) and a database URL is read strictly;
     ``replace=False``: never over an index that is at ``out`` by the time the import is saved.
     """
-    from graphrag_ui.embed import check_name
+    from graphrag_ui.embedding.embed import check_name
     from graphrag_ui.index import store
 
     if embedder is not None:  # None: not said (the manifest says "unknown"); "" or a typo: refused
@@ -83,7 +82,7 @@ def _check_rows(index: Index) -> None:
 def check_dimension(index: Index, src: Path | str) -> None:
     """A named embedder of known width must match the stored vectors (a litellm model is checked at
     its first query, when its width is known)."""
-    from graphrag_ui.embed import KNOWN_DIMS
+    from graphrag_ui.embedding.embed import KNOWN_DIMS
 
     want = KNOWN_DIMS.get(index.manifest.embedder)
     have = next((t.matrix.shape[1] for t in index.vectors.values() if len(t)), 0)
@@ -106,21 +105,3 @@ def import_warnings(index) -> list[str]:
     Each is the importer's message as written (translatable); read back from a manifest, plain English."""
     found = index.manifest.settings.get("import_warnings") or []
     return [w if isinstance(w, str) else str(w) for w in found] if isinstance(found, list) else []
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=["auto", *IMPORTERS], help="layout of the source directory")
-    parser.add_argument("src", help="nano-graphrag / LightRAG working dir, or GraphRAG output dir")
-    parser.add_argument("--out", required=True, help="folder of the new canonical index")
-    parser.add_argument(
-        "--embedder",
-        default=None,
-        help="embedder that made the source's vectors (e.g. hash, litellm:text-embedding-3-small); "
-        "without it the index says 'unknown' and a query asks for it",
-    )
-    parser.add_argument(
-        "--chroma",
-        action="store_true",
-        help="also write the vectors into chroma collections under INDEX_DIR/chroma for other tools "
-        "(always done when CHROMA_HOST names a chroma server; retrieval itself never reads chroma)",
-    )

@@ -12,8 +12,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 
 FIX = msg("correct or remove that record (or re-create the source with its library), then import again")
 

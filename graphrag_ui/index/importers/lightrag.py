@@ -18,15 +18,15 @@ import hashlib
 import re
 from pathlib import Path
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.progress import ProgressFn
 from graphrag_ui.index import coverage
 from graphrag_ui.index.importers.fields import as_int
 from graphrag_ui.index.importers.lightrag_files import read_vdb
 from graphrag_ui.index.importers.workdir_files import GRAPHML, read_graphml, read_kv
 from graphrag_ui.index.lightrag_precount import precount
 from graphrag_ui.index.model import SEP, Chunk, Document, Entity, Index, Manifest, Relation, VectorTable
-from graphrag_ui.progress import ProgressFn
 
 KIND = "lightrag"
 VDB_FILES = {"entities": "vdb_entities.json", "relations": "vdb_relationships.json", "chunks": "vdb_chunks.json"}

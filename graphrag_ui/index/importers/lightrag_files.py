@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.importers.workdir_files import normalise_rows, read_json
 
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError, UserError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError, UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.progress import ProgressFn
 from graphrag_ui.index.importers import lightrag, pg_url
 from graphrag_ui.index.importers.pg_url import is_url, shown  # noqa: F401 (the importer's names for them)
 from graphrag_ui.index.model import SEP, Index
-from graphrag_ui.progress import ProgressFn
 
 KV_TABLES = {  # table -> (working-dir file, columns kept as record fields)
     "lightrag_doc_full": ("kv_store_full_docs.json", ("content", "doc_name")),

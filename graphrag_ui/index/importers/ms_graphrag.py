@@ -30,14 +30,14 @@ import math
 from pathlib import Path
 from typing import Any
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg, pmsg
+from graphrag_ui.base.progress import ProgressFn
 from graphrag_ui.index import coverage
 from graphrag_ui.index.importers import ms_graphrag_v1
 from graphrag_ui.index.importers.fields import FIX, as_float
 from graphrag_ui.index.importers.ms_graphrag_lance import lance_dir_of, lance_kernel, read_vectors
 from graphrag_ui.index.model import Chunk, Community, Document, Entity, Index, Manifest, Relation
-from graphrag_ui.progress import ProgressFn
 
 KIND = "msgraphrag"
 TABLES = ("entities", "relationships", "communities", "community_reports", "text_units")

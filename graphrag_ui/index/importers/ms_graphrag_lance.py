@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.importers import lance_manifest
 from graphrag_ui.index.model import VectorTable
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import VectorTable
 
 FILES = {

@@ -22,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.progress import ProgressFn
 from graphrag_ui.index import coverage
 from graphrag_ui.index.importers.fields import as_float, as_int
 from graphrag_ui.index.importers.workdir_files import GRAPHML, normalise_rows, read_graphml, read_json, read_kv
 from graphrag_ui.index.model import SEP, Chunk, Community, Document, Entity, Index, Manifest, Relation, VectorTable
 from graphrag_ui.index.nano_precount import precount
-from graphrag_ui.progress import ProgressFn
 
 KIND = "nano"
 SOURCE = "nano-graphrag"
@@ -189,7 +189,7 @@ def _communities(reports: dict[str, dict], path: Path) -> list[Community]:
 
 def _check_embedder_dim(embedder: str | None, dims: set[int], folder: Path) -> None:
     """The named embedder must make vectors of the stored dimension (checked without loading it)."""
-    from graphrag_ui import embed
+    from graphrag_ui.embedding import embed
 
     classes = {"hash": embed.HashEmbedder, "use-m3": embed.UseM3Embedder, "usem3": embed.UseM3Embedder}
     classes["chroma-minilm"] = getattr(embed, "ChromaMiniLMEmbedder", None)

@@ -12,7 +12,7 @@ certificate and key that do not exist, no GSS, and a server that must ask for a 
 the server's secrets nor its OS identity — trust, peer — log in for the visitor).
 
 ``shown`` is the URL as every message, log and manifest names it: no password, only the known
-parameters, the rest redacted (``graphrag_ui.redact``).
+parameters, the rest redacted (``graphrag_ui.base.redact``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from graphrag_ui.errors import UserError
-from graphrag_ui.i18n import msg
-from graphrag_ui.redact import redact
+from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.redact import redact
 
 SCHEMES = ("postgresql://", "postgres://")
 BROWSER_PARAMS = ("workspace", "graph", "sslmode")

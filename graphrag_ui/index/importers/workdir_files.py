@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from graphrag_ui.errors import IndexFormatError
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 
 GRAPHML = "graph_chunk_entity_relation.graphml"
 NS = "{http://graphml.graphdrawing.org/xmlns}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graphrag_ui.i18n import Msg, msg
+from graphrag_ui.base.i18n import Msg, msg
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 
 THRESHOLD, COUNT, BUDGET = "threshold", "count", "budget"

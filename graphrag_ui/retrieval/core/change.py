@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import Msg, joined, listed, msg, pmsg
+from graphrag_ui.base.i18n import Msg, joined, listed, msg, pmsg
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval, section_label
 
 # "+4 entities", "−1 relation": the kind's noun by count

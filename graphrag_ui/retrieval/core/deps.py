@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.errors import EmbedderMismatchError
+from graphrag_ui.base.errors import EmbedderMismatchError
 from graphrag_ui.retrieval.core.result import Keywords
 
 

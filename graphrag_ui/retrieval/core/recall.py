@@ -20,10 +20,10 @@ from typing import TypeVar
 
 import numpy as np
 
-from graphrag_ui.i18n import Msg, joined, msg
+from graphrag_ui.base.i18n import Msg, joined, msg
 from graphrag_ui.index import cache as index_cache
-from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Entity, Index, VectorTable
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 
 K = TypeVar("K", bound=Hashable)
@@ -203,7 +203,7 @@ def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: flo
 
 
 def _ilike_hits(index: Index, text: str, limit: int) -> list[tuple[Entity, str]]:
-    from graphrag_ui.index import catalog
+    from graphrag_ui.index.servers import catalog
 
     found = []
     for row in catalog.find_entities_by_name_or_alias(catalog.for_index(index), text, limit):
@@ -331,7 +331,7 @@ def explain_recall(
 def recall_params(recall_help: str) -> tuple:
     """The recall strategy (``recall_help``: its help, "Entity recall: …") and its seed-003 weights, as
     every entity-starting mode exposes them."""
-    from graphrag_ui.retrieval.core.schema import ParamSpec
+    from graphrag_ui.retrieval.spec.schema import ParamSpec
 
     w_ilike, w_sim, w_occ = DEFAULT_WEIGHTS
     return (

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.retrieval.core.stages import Stages
 from graphrag_ui.retrieval.core.tree import QuestionTree
 

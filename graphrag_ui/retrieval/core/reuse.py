@@ -1,6 +1,6 @@
 """Work that the steps of a sweep share: a vector search's full ranking, made once and cut per step.
 
-A sweep (``graphrag_ui.sweep``) runs one mode at many values of one parameter with the same question.
+A sweep (``graphrag_ui.services.sweep``) runs one mode at many values of one parameter with the same question.
 Inside ``shared()`` the vector searches keep what they computed — the similarity of every row and the
 complete order the reference's sort puts them in — keyed by the table and the exact query vector, so
 the next step asks only for a cut of that order: ``top_k`` and a similarity threshold are then a slice

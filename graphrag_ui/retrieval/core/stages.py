@@ -1,7 +1,7 @@
 """The stages of a map-reduce retrieval (``ms.global``, ``nano.global``) as plain data.
 
 A map-reduce mode's context builder is pure: it returns the batches it would send to the model, each
-with its exact map prompt. The model calls (rating, map, reduce) happen in ``graphrag_ui.llm.map_reduce``
+with its exact map prompt. The model calls (rating, map, reduce) happen in ``graphrag_ui.model_calls.map_reduce``
 and are recorded back here — every call, every parsed point, why each point was kept or dropped — so
 the UI, the CLI and the JSON export show the whole run without the retrieval importing the model
 client. Without a model the batches and prompts are complete and ``status`` says the model stages
@@ -136,10 +136,10 @@ def staged_context(stages: Stages) -> str:
 
 
 class MapReduceHooks(Protocol):
-    """What a map-reduce mode gives the runner in ``graphrag_ui.llm.map_reduce`` (all pure).
+    """What a map-reduce mode gives the runner in ``graphrag_ui.model_calls.map_reduce`` (all pure).
 
     A mode declares an object with these methods as ``ModelStages.map_reduce`` on its ``ModeSpec.stages``
-    (``graphrag_ui.retrieval.core.model_stages``). The runner
+    (``graphrag_ui.retrieval.spec.model_stages``). The runner
     calls the model for each batch's ``messages``, hands the answers to ``parse_map`` and the
     collected points to ``reduce``; it owns concurrency, caching, timing and error records.
 

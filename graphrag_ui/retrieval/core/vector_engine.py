@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
-from graphrag_ui.index.vector_server import Search, exact_table
+from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.index.servers.vector_server import Search, exact_table
 
 
 def summary(searches: list[Search]) -> dict[str, Any]:

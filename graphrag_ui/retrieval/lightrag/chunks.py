@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index import cache as index_cache
-from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Chunk, Index, VectorTable
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
 
 

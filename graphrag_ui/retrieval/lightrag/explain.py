@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms, now
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
+from graphrag_ui.retrieval.spec.schema import Params
 
 SEED_ORDER = (
     "keywords",

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from graphrag_ui.i18n import joined, msg
-from graphrag_ui.retrieval.core.needs import Needs
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.retrieval.core.recall import recall_params
-from graphrag_ui.retrieval.core.reference_params import LIGHTRAG_147
-from graphrag_ui.retrieval.core.schema import ModeSpec, ParamSpec
 from graphrag_ui.retrieval.lightrag.prompts import ANSWER
 from graphrag_ui.retrieval.lightrag.retrieve import VERSION_147, VERSION_157, retrieve
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.reference_params import LIGHTRAG_147
+from graphrag_ui.retrieval.spec.schema import ModeSpec, ParamSpec
 
 TOP_K = LIGHTRAG_147.param(
     "top_k",

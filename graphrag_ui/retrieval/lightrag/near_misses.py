@@ -11,16 +11,16 @@ again, the same text's vector); a server-searched table is left out.
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import msg
-from graphrag_ui.index import vector_server
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import preview
 from graphrag_ui.retrieval.lightrag.search import graph_cache
 from graphrag_ui.retrieval.lightrag.stages import recall_of
+from graphrag_ui.retrieval.spec.schema import Params
 
 # trace step -> (vector table, the keyword text it searched with, how many rows it asked for)
 _SEARCHES = {

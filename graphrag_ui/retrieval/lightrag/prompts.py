@@ -8,7 +8,7 @@ fall back to naive).
 
 from __future__ import annotations
 
-from graphrag_ui.retrieval.core.answer_prompt import ROLE, AnswerPrompt
+from graphrag_ui.retrieval.spec.answer_prompt import ROLE, AnswerPrompt
 
 _KG_ANSWER = f"""## Role
 {ROLE}

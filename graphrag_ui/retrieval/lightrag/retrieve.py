@@ -8,17 +8,17 @@ messages.
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.core.answer_prompt import DEFAULT_RESPONSE_TYPE
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import KEYWORD_SOURCES, Keywords, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.near_misses import add_near_misses
 from graphrag_ui.retrieval.lightrag.prompts import ANSWER
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as v147
 from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as v157
+from graphrag_ui.retrieval.spec.answer_prompt import DEFAULT_RESPONSE_TYPE
+from graphrag_ui.retrieval.spec.schema import Params
 
 NAIVE_SHORT_QUERY = 50  # seed 001: both keyword lists empty and a query shorter than this -> naive
 VERSION_147, VERSION_157 = "1.4.7", "1.5.7"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk

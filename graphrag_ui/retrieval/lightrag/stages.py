@@ -14,17 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import msg, pmsg
+from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.index.lightrag_precount import kg_row
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
 from graphrag_ui.retrieval.lightrag.explain import Clock
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
+from graphrag_ui.retrieval.spec.schema import Params
 
 
 @dataclass

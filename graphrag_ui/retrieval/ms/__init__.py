@@ -17,5 +17,5 @@
   the mode itself: ``search``)
 
 The modes declare their model stages on ``ModeSpec.stages`` (``retrieval.core.model_stages``); the calls
-themselves are made by the query service's drivers in ``graphrag_ui.llm``: the builders here stay pure.
+themselves are made by the query service's drivers in ``graphrag_ui.model_calls``: the builders here stay pure.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.ms.text import ENCODING

@@ -12,7 +12,7 @@ ask for is the JSON GraphRAG parses (``points`` of ``description``/``score``; ``
 
 from __future__ import annotations
 
-from graphrag_ui.retrieval.core.answer_prompt import ROLE, AnswerPrompt
+from graphrag_ui.retrieval.spec.answer_prompt import ROLE, AnswerPrompt
 
 _LOCAL_ANSWER = f"""## Role
 {ROLE}

@@ -11,7 +11,7 @@ import io
 import os
 from functools import lru_cache
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 
 ENCODING = "cl100k_base"
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import cache as index_cache
-from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Index, VectorTable
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
 

@@ -10,7 +10,7 @@
 
 The map and reduce model calls are not made here (retrieval stays pure): ``Retrieval.stages`` holds every
 batch with its exact context and map messages, status ``needs_model``; the runner in
-``graphrag_ui.llm.map_reduce`` calls the model and uses ``map_reduce.HOOKS`` to read map answers
+``graphrag_ui.model_calls.map_reduce`` calls the model and uses ``map_reduce.HOOKS`` to read map answers
 and build the reduce context. One deliberate difference (docs/differences/nano.md): a report whose
 tokens alone exceed the batch budget makes nano loop forever; we leave it out and say so.
 """
@@ -21,16 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.model_stages import ModelStages
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano.community_schema import SchemaEntry, report_occurrence, report_rating
 from graphrag_ui.retrieval.nano.map_reduce import HOOKS
@@ -38,6 +35,9 @@ from graphrag_ui.retrieval.nano.params import GLOBAL_MODE as MODE
 from graphrag_ui.retrieval.nano.params import GLOBAL_PARAMS as PARAMS
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import map_messages
+from graphrag_ui.retrieval.spec.model_stages import ModelStages
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.schema import ModeSpec, Params
 
 MAP_HEADER = ["id", "content", "rating", "importance"]
 NO_COMMUNITY_NOTE = msg(

@@ -22,23 +22,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
-from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.reference_params import NANO
+from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "nano.local"
 FAIL_RESPONSE_NOTE = msg(

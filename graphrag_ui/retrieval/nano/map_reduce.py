@@ -22,14 +22,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui import tokens
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.answer_prompt import FAIL_RESPONSE
-from graphrag_ui.retrieval.core.schema import Params
+from graphrag_ui.base import tokens
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.retrieval.core.stages import Point
 from graphrag_ui.retrieval.nano.params import GLOBAL_TYPED
 from graphrag_ui.retrieval.nano.prep import ENCODING
 from graphrag_ui.retrieval.nano.prompts import reduce_messages
+from graphrag_ui.retrieval.spec.answer_prompt import FAIL_RESPONSE
+from graphrag_ui.retrieval.spec.schema import Params
 
 # nano's QueryParam.global_special_community_map_llm_kwargs: the map call asks for a JSON object
 MAP_LLM_KWARGS: dict[str, Any] = {"response_format": {"type": "json_object"}}

@@ -15,21 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import vector_topk
-from graphrag_ui.retrieval.core.reference_params import NANO
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.nano import csv_context
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import NAIVE
 from graphrag_ui.retrieval.nano.recall import EXPLAIN_BEYOND
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.reference_params import NANO
+from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "nano.naive"
 SEPARATOR = "--New Chunk--\n"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.reference_params import NANO
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ParamSpec, params_class
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.retrieval.spec.reference_params import NANO
+from graphrag_ui.retrieval.spec.schema import REDUCE_PROMPT, ParamSpec, params_class
 
 LEVEL = NANO.param(
     "level", msg("Use communities at this level or coarser (level <= this; 0 is the root partition)."), 0, 10, 1

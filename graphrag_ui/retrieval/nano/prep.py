@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from typing import cast
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import nano_precount
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation

@@ -11,7 +11,7 @@ for both). The JSON the map prompt asks for is the JSON nano parses (``points`` 
 
 from __future__ import annotations
 
-from graphrag_ui.retrieval.core.answer_prompt import ROLE, AnswerPrompt
+from graphrag_ui.retrieval.spec.answer_prompt import ROLE, AnswerPrompt
 
 _MAP = f"""## Role
 {ROLE}

@@ -7,12 +7,12 @@ strategies from ``graphrag_ui.retrieval.core.recall``.
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, entity_label, recall_entities, tie_note, tied_rows, vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
+from graphrag_ui.retrieval.spec.schema import Params
 
 EXPLAIN_BEYOND = 5  # how many entities past top_k to show as dropped candidates
 

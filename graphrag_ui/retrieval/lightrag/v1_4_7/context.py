@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.lightrag_precount import (
     ENCODING,

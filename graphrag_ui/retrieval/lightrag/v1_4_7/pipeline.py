@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
@@ -27,6 +26,7 @@ from graphrag_ui.retrieval.lightrag.stages import (
     total_budget,
 )
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
+from graphrag_ui.retrieval.spec.schema import Params
 
 LABEL = "LightRAG 1.4.7"
 

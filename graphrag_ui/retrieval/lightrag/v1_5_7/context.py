@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
-from graphrag_ui import tokens
+from graphrag_ui.base import tokens
 
 ENCODING = "o200k_base"
 BUFFER_TOKENS = 200  # 1.5.7: "reserved for reference list and safety buffer"

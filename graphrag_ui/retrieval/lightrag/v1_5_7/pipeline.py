@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
@@ -29,6 +28,7 @@ from graphrag_ui.retrieval.lightrag.stages import (
     total_budget,
 )
 from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
+from graphrag_ui.retrieval.spec.schema import Params
 
 LABEL = "LightRAG 1.5.7"
 NO_CONTEXT = msg("(LightRAG 1.5.7 answers with its fail response)")

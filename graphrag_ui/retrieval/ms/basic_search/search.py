@@ -15,19 +15,19 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.needs import Needs
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.prompts import BASIC
 from graphrag_ui.retrieval.ms.text import count
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_BASIC
+from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "ms.basic"
 

@@ -19,6 +19,6 @@ GraphRAG's functions → our modules:
   carried as ``graphrag_ui.retrieval.core.tree.QuestionTree``
 - ``DRIFTSearch._reduce_response``'s context → ``loop.run_loop`` (its prompt: ``graphrag_ui.retrieval.ms.prompts.drift_reduce_messages``)
 
-``rounds`` turns the loop's model calls into requests the query service makes (``graphrag_ui.llm.model_rounds``);
+``rounds`` turns the loop's model calls into requests the query service makes (``graphrag_ui.model_calls.model_rounds``);
 nothing here imports the model client.
 """

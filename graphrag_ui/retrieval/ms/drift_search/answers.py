@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.retrieval.ms.global_search.parse import try_parse_json_object
 
 

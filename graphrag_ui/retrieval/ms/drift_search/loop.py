@@ -27,11 +27,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import DONE, FAILED
 from graphrag_ui.retrieval.core.tree import QuestionEdge, QuestionNode, QuestionTree
 from graphrag_ui.retrieval.ms.drift_search import primer
@@ -47,6 +46,7 @@ from graphrag_ui.retrieval.ms.drift_search.params import TYPING
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.local_search import search as ms_local
 from graphrag_ui.retrieval.ms.prompts import drift_local_messages, drift_reduce_messages
+from graphrag_ui.retrieval.spec.schema import Params
 
 LOCAL_RESPONSE_TYPE = "multiple paragraphs"  # DRIFTSearch.init_local_search's LocalSearch
 # Bounds GraphRAG does not have (docs/differences/ms.md): a reply listing 220k follow-ups (a string

@@ -16,18 +16,18 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.drift_search import primer
 from graphrag_ui.retrieval.ms.drift_search.params import MODE, TYPING
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.prompts import hyde_messages, primer_messages
 from graphrag_ui.retrieval.ms.text import count_text
+from graphrag_ui.retrieval.spec.schema import Params
 
 
 def hyde_header(template_id: str, title: str, pos: int, n: int, seed: int) -> str:

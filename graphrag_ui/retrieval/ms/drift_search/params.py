@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_DRIFT
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, ModeSpec, ParamSpec
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_DRIFT
+from graphrag_ui.retrieval.spec.schema import REDUCE_PROMPT, ModeSpec, ParamSpec
 
 MODE = "ms.drift"
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphrag_ui.index import vector_server
 from graphrag_ui.index.model import Community, Index
+from graphrag_ui.index.servers import vector_server
 
 
 @dataclass

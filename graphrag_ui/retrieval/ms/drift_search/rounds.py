@@ -18,11 +18,11 @@ from typing import Any
 
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.model_stages import Ask, CallRequest
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import ModelCall
 from graphrag_ui.retrieval.ms.drift_search import answers, loop
 from graphrag_ui.retrieval.ms.drift_search.params import TYPING
+from graphrag_ui.retrieval.spec.model_stages import Ask, CallRequest
 
 JSON_OBJECT = {"response_format": {"type": "json_object"}}  # GraphRAG asks its primer and local calls for JSON
 

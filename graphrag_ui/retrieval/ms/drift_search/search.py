@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.ms.drift_search import rounds
 from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
 from graphrag_ui.retrieval.ms.drift_search.params import MODE, PARAMS, VERSIONS, index_version
+from graphrag_ui.retrieval.spec.model_stages import ModelRounds, ModelStages
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.schema import ModeSpec, Params
 
 __all__ = ["MODE", "SPECS", "primer_prompts", "primer_stage", "run"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view
 from graphrag_ui.retrieval.ms.text import count, csv_table

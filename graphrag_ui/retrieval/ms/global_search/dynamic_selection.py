@@ -21,14 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.model import Community, Index
-from graphrag_ui.retrieval.core.schema import Params
 from graphrag_ui.retrieval.core.stages import Rating
 from graphrag_ui.retrieval.ms.global_search.community_context import level_reports
 from graphrag_ui.retrieval.ms.global_search.params import TYPED
 from graphrag_ui.retrieval.ms.global_search.parse import Unreadable, try_parse_json_object
 from graphrag_ui.retrieval.ms.prompts import rate_messages
+from graphrag_ui.retrieval.spec.schema import Params
 
 
 class SelectionError(ValueError):

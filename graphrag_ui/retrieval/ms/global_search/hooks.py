@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
-from graphrag_ui.retrieval.core.schema import Params
+from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.retrieval.core.stages import MalformedAnswer, Point
 from graphrag_ui.retrieval.ms.global_search.params import TYPED
 from graphrag_ui.retrieval.ms.global_search.parse import read_points
 from graphrag_ui.retrieval.ms.prompts import NO_DATA_ANSWER, reduce_messages
 from graphrag_ui.retrieval.ms.text import count_text
+from graphrag_ui.retrieval.spec.schema import Params
 
 
 def score_text(score: float) -> str:

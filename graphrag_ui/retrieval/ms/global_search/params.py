@@ -4,9 +4,9 @@ read. Its own module because those sit below ``search``, which imports them."""
 
 from __future__ import annotations
 
-from graphrag_ui.i18n import msg
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_GLOBAL
-from graphrag_ui.retrieval.core.schema import REDUCE_PROMPT, params_class
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_GLOBAL
+from graphrag_ui.retrieval.spec.schema import REDUCE_PROMPT, params_class
 
 MODE = "ms.global"
 PARAMS = (

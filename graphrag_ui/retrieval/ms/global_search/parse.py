@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 
 _OBJECT = re.compile(r"\{(.*)\}", re.DOTALL)
 

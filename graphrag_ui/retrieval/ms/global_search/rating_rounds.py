@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.model_stages import Ask, CallRequest, reason
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, ModelCall
 from graphrag_ui.retrieval.ms.global_search import dynamic_selection
 from graphrag_ui.retrieval.ms.global_search.params import TYPED
+from graphrag_ui.retrieval.spec.model_stages import Ask, CallRequest, reason
 
 # GraphRAG asks for a JSON object on every rating call (3.x: response_format_json_object=True)
 RATE_LLM_KWARGS = {"response_format": {"type": "json_object"}}

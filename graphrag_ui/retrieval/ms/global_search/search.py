@@ -2,7 +2,7 @@
 
 Steps (trace order): reports (level ≤ ``community_level``, or dynamic community selection when the
 caller ran it with a model) → weights, rank filter and shuffle → batches of ``max_context_tokens`` →
-one map prompt per batch. The map and reduce calls happen in ``graphrag_ui.llm.map_reduce`` through
+one map prompt per batch. The map and reduce calls happen in ``graphrag_ui.model_calls.map_reduce`` through
 ``HOOKS`` (``hooks``); without a model the Retrieval holds every batch and map prompt and
 its stages say the model stages did not run. Parameters carry GraphRAG's config names and its
 factory's values (summary off, rank and occurrence weight columns on, random state 86).
@@ -14,16 +14,13 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from graphrag_ui.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.model_stages import ModelRounds, ModelStages
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ModeSpec, Params
 from graphrag_ui.retrieval.core.stages import Batch, Stages, staged_context
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.global_search import rating_rounds
 from graphrag_ui.retrieval.ms.global_search.community_context import (
     GlobalContext,
@@ -36,6 +33,9 @@ from graphrag_ui.retrieval.ms.global_search.hooks import HOOKS
 from graphrag_ui.retrieval.ms.global_search.params import MODE, PARAMS
 from graphrag_ui.retrieval.ms.indexer_adapters import level_view
 from graphrag_ui.retrieval.ms.prompts import map_messages
+from graphrag_ui.retrieval.spec.model_stages import ModelRounds, ModelStages
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.schema import ModeSpec, Params
 
 
 def run(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Chunk, Community, Index, Relation
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
 from graphrag_ui.retrieval.ms.text import count, count_text, csv_table

@@ -17,20 +17,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.i18n import msg
+from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.timing import elapsed_ms as _ms
+from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.needs import Needs
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
-from graphrag_ui.retrieval.core.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.core.schema import ANSWER_PROMPT, ModeSpec, Params
-from graphrag_ui.retrieval.core.timing import elapsed_ms as _ms
-from graphrag_ui.retrieval.core.timing import now
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
+from graphrag_ui.retrieval.spec.needs import Needs
+from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_LOCAL
+from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "ms.local"
 
@@ -38,7 +38,7 @@ MODE = "ms.local"
 def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: float) -> tuple[int, int, int]:
     """(reports, local, text units) token limits, with GraphRAG's exact float arithmetic."""
     if community_prop + text_unit_prop > 1:
-        from graphrag_ui.errors import UserError
+        from graphrag_ui.base.errors import UserError
 
         raise UserError(
             msg(

@@ -1,0 +1,1 @@
+"""The bottom layer: errors, translations, redaction, tokens, the one stopwatch, terminal and progress output."""

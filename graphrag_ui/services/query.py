@@ -1,0 +1,349 @@
+"""Run one retrieval the way the CLI, the batch runner and the app all do.
+
+This is the glue above the pure modes: it picks the query embedder from the index manifest (and
+refuses a mismatch, by id or by vector dimension), resolves LightRAG keywords (user → LLM →
+offline), times the query embedding apart from the context build, and returns the mode's
+``Retrieval``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import numpy as np
+
+from graphrag_ui.base.errors import EmbedderMismatchError, UserError
+from graphrag_ui.base.gc_pause import paused_gc
+from graphrag_ui.base.i18n import listed, msg
+from graphrag_ui.base.timing import elapsed_ms, now
+from graphrag_ui.embedding.embed import check_compatible, get_embedder
+from graphrag_ui.embedding.embed_checks import question_rows
+from graphrag_ui.index.model import Index
+from graphrag_ui.index.servers import vector_server
+from graphrag_ui.retrieval.core import vector_engine
+from graphrag_ui.retrieval.core.deps import Deps
+from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
+from graphrag_ui.retrieval.registry import find_mode, get_mode
+from graphrag_ui.retrieval.spec.param_intake import take
+from graphrag_ui.services.readiness import embeds_question, mode_readiness
+
+
+def index_dimension(index: Index) -> int:
+    """The width of the index's stored vectors (the manifest's, when it has no vectors)."""
+    for table in index.vectors.values():
+        if table.matrix.ndim == 2 and table.matrix.shape[1]:
+            return int(table.matrix.shape[1])
+    return int(index.manifest.dimension or 0)
+
+
+def _check_dimension(index: Index, embedder_id: str, dim: int) -> None:
+    want = index_dimension(index)
+    if dim and want and dim != want:
+        raise EmbedderMismatchError(
+            msg(
+                "the index's vectors have {want} dimensions (embedder {embedder}) but the query embedder "
+                "{embedder_id} makes {dim}",
+                want=want,
+                embedder=repr(index.manifest.embedder),
+                embedder_id=repr(embedder_id),
+                dim=dim,
+            ),
+            fix=msg(
+                "query with the embedder that made the index, or re-embed it: "
+                "`python -m graphrag_ui reembed INDEX_DIR --embedder {embedder_id}`",
+                embedder_id=embedder_id,
+            ),
+        )
+
+
+LONG_QUESTION_CHARS = 2000
+
+
+def _script(ch: str) -> str:
+    """The Unicode script of a letter, from its name ("LATIN", "CJK", "DEVANAGARI", ...)."""
+    if ch.isascii():
+        return "LATIN"
+    name = unicodedata.name(unicodedata.normalize("NFKC", ch)[:1] or ch, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+SCRIPT_NAMES = {"CJK": msg("Chinese characters"), "LATIN": msg("Latin script")}  # the rest: "Cyrillic script"
+
+
+def _scripts(text: str) -> set[str]:
+    return {_script(ch) for ch in set(text) if ch.isalpha()} - {""}
+
+
+def name_scripts(index: Index) -> set[str]:
+    """Scripts used by entity names and aliases; computed once per entity list (cached on the index)."""
+    cached = getattr(index, "_name_scripts", None)
+    if cached is not None and cached[0] is index.entities and cached[1] == len(index.entities):
+        return cached[2]
+    chars: set[str] = set()
+    for entity in index.entities:
+        chars.update(entity.name)
+        for alias in entity.aliases or []:
+            chars.update(alias)
+    scripts = _scripts("".join(chars))
+    index._name_scripts = (index.entities, len(index.entities), scripts)  # type: ignore[attr-defined]
+    return scripts
+
+
+def question_warnings(index: Index, query: str, by_name: bool = True) -> list[str]:
+    """What about the question or the index makes this retrieval unreliable, said once for every mode
+    (the script of the question only for modes that match names, ``by_name``)."""
+    notes = []
+    if not index.entities and not index.chunks:
+        notes.append(msg("the index is empty (0 entities, 0 chunks): there is nothing to retrieve"))
+    if not any(ch.isalnum() for ch in query):
+        notes.append(
+            msg(
+                "the question has no words (only spaces, punctuation or symbols): name matching finds nothing "
+                "and its embedding carries no meaning, so whatever is recalled is arbitrary"
+            )
+        )
+    elif len(query) > LONG_QUESTION_CHARS:
+        notes.append(
+            msg(
+                "the question is {n} characters long: its embedding is an average over all of it, so "
+                "recall by similarity is blurred; ask a shorter question",
+                n=f"{len(query):,}",
+            )
+        )
+    if index.entities and by_name:
+        foreign = sorted(_scripts(query) - name_scripts(index))
+        if foreign and len(foreign) == len(_scripts(query)):
+            written = listed(*(SCRIPT_NAMES.get(s) or msg("{name} script", name=s.title()) for s in foreign))
+            notes.append(
+                msg(
+                    "the question is written in {written}, which no entity name in this index uses: name "
+                    "matching cannot find anything, only the embedding can relate it to the index",
+                    written=written,
+                )
+            )
+    return notes
+
+
+def query_embedder_id(index: Index, override: str | None = None) -> str:
+    """The embedder a query must use: the index's own, unless the caller insists on another.
+
+    An imported index whose manifest says ``unknown`` accepts an explicit override (the user
+    knows what built the source); the vector width is still checked when the query is embedded.
+    """
+    wanted = override or index.manifest.embedder
+    if not (override and index.manifest.embedder == "unknown"):
+        check_compatible(index.manifest.embedder, wanted)
+    return wanted
+
+
+def resolve_keywords(
+    index: Index,
+    query: str,
+    hl: list[str] | None,
+    ll: list[str] | None,
+    llm_settings: Any = None,
+    warnings: list[str] | None = None,
+) -> Keywords:
+    """User keywords win; otherwise the LLM (when configured) or the offline extractor.
+
+    Notices (offline extraction, a failed model call) are appended to ``warnings``.
+    """
+    from graphrag_ui.model_calls import keywords as kw
+
+    return kw.extract_keywords(query, index=index, settings=llm_settings, user_hl=hl, user_ll=ll, warnings=warnings)
+
+
+# question vectors by (embedder, texts): every slider move of the tuning loop embeds the same question,
+# and an API embedder would be called (and billed) each time. Embedders are deterministic.
+_EMBEDDED: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+EMBEDDED_KEPT = 256
+
+
+def run_query(
+    index: Index,
+    mode: str,
+    query: str,
+    params: dict[str, Any] | None = None,
+    *,
+    hl: list[str] | None = None,
+    ll: list[str] | None = None,
+    keywords: Keywords | None = None,
+    llm_settings: Any = None,
+    embedder: str | None = None,
+    model_stages: bool = False,
+    use_cache: bool = True,
+    on_progress: Any = None,
+) -> Retrieval:
+    """Resolve parameters and keywords, run ``mode`` and record where the time went.
+
+    ``params`` may be the reference's whole parameter object (``param_intake``): fields this mode
+    does not use are named in the warnings, answer-side fields land in ``answer_options``.
+    ``model_stages``: a mode whose retrieval asks the model only on request (``ModelRounds.on_request``)
+    runs those calls with ``llm_settings`` (through the answer cache unless ``use_cache`` is off;
+    ``on_progress(stage, done, total)``); otherwise it returns what it builds without a model."""
+    spec = get_mode(mode)
+    intake = take(spec, params, index)
+    resolved = intake.params
+    hl = _keywords_once("hl", hl, intake.hl)
+    ll = _keywords_once("ll", ll, intake.ll)
+    if not isinstance(query, str):
+        raise UserError(msg("the question must be text, got {kind}", kind=type(query).__name__))
+    check_text(query, msg("question"))
+    for kind, words in (("hl", hl), ("ll", ll)):
+        for word in words or []:
+            check_text(word, msg("{kind} keyword", kind=kind))
+    for name, value in (params or {}).items():
+        if isinstance(value, str):
+            check_text(value, msg("parameter {name}", name=name))
+    embedding: dict[str, Any] = {}
+
+    def embed_model() -> Any:
+        """The query embedder, resolved and checked on first use: a mode that never embeds the
+        question runs on an index whose embedder is unknown or another one."""
+        if not embedding:
+            embedder_id = query_embedder_id(index, embedder)
+            model = get_embedder(embedder_id)
+            _check_dimension(index, embedder_id, int(getattr(model, "dim", 0) or 0))
+            embedding.update(model=model, id=embedder_id)
+        return embedding["model"]
+
+    if embeds_question(mode) and resolved.get("recall", "vector") != "ilike":
+        embed_model()  # refuse before any keyword call
+    embed_ms = 0.0
+
+    def timed_embed(texts: list[str]) -> np.ndarray:
+        nonlocal embed_ms
+        model = embed_model()
+        # one model name may be served by two endpoints (another GRAPHRAG_UI_EMBED_API_BASE): both key it
+        key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
+        rows = _EMBEDDED.get(key)
+        if rows is None:
+            start = now()
+            try:
+                # a NaN, 1e300, all-zero or wrong-width question vector is refused, never searched with
+                # (the width is _check_dimension's: it names the embedder that would fit)
+                rows = question_rows(model.embed, texts, embedding["id"])
+            finally:
+                embed_ms += elapsed_ms(start)
+        if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too
+            _check_dimension(index, embedding["id"], rows.shape[1])
+        if key in _EMBEDDED:  # the same question again (a slider move): the same vector
+            return rows
+        rows.setflags(write=False)
+        _EMBEDDED[key] = rows
+        while len(_EMBEDDED) > EMBEDDED_KEPT:
+            _EMBEDDED.pop(next(iter(_EMBEDDED)))
+        return rows
+
+    notes = (
+        list(getattr(index, "problems", []))
+        + intake.warnings
+        + question_warnings(index, query, by_name=any(p.name == "recall" for p in spec.params))
+    )
+    kw_ms = 0.0
+    if spec.uses_keywords and keywords is None:
+        start = now()
+        keywords = resolve_keywords(index, query, hl, ll, llm_settings, notes)
+        kw_ms = elapsed_ms(start)
+    elif not spec.uses_keywords and (hl or ll):
+        notes.append(msg("mode {mode} does not use keywords: the given hl/ll keywords were ignored", mode=mode))
+    deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
+    start = now()
+    # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
+    # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
+    with vector_server.recording() as searches, paused_gc():
+        if spec.stages is not None and spec.stages.rounds is not None:
+            # a mode that asks the model while it retrieves (its declared rounds); without a model, its plain func
+            from graphrag_ui.model_calls.model_rounds import retrieve_with_model
+
+            result = retrieve_with_model(
+                spec,
+                index,
+                query,
+                resolved,
+                deps,
+                llm_settings,
+                model_stages=model_stages,
+                use_cache=use_cache,
+                on_progress=on_progress,
+            )
+        else:
+            result = spec.func(index, query, resolved, deps)
+    total_ms = elapsed_ms(start)
+    if searches:
+        vector_engine.mark(result, searches)
+    result.timings_ms.update(
+        {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
+    )
+    notes += nothing_found(index, mode, result)
+    for note in notes:
+        if note not in result.warnings:
+            result.warnings.append(note)
+    result.answer_options = intake.answer
+    return result
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text: str, name: str) -> None:
+    """Text is valid Unicode: a byte that is not UTF-8 on the command line (Python keeps it as a lone
+    surrogate) or a lone surrogate escaped in JSON (``"\\ud800"``) is a ``UserError`` naming it, not a
+    traceback later in a tokenizer, an encoder or a database driver."""
+    found = _SURROGATE.search(text) if isinstance(text, str) else None
+    if found is None:
+        return
+    char, at = found.group(), found.start()
+    escaped = char.encode("unicode_escape").decode("ascii")  # \ud800, as JSON writes it
+    if "\udc80" <= char <= "\udcff":  # surrogateescape: the byte the command line could not decode
+        what = msg(
+            "the {name} is not valid UTF-8 (byte 0x{byte} at character {at})",
+            name=name,
+            byte=f"{ord(char) - 0xDC00:02x}",
+            at=at,
+        )
+    else:
+        what = msg(
+            "the {name} holds a lone surrogate {char} at character {at}: not valid Unicode",
+            name=name,
+            char=escaped,
+            at=at,
+        )
+    raise UserError(
+        what, fix=msg("give the text as UTF-8 (check the terminal's, the file's or the program's encoding)")
+    )
+
+
+def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
+    """When a mode put nothing into its context, the index's own reasons (no text, no communities,
+    no vectors), so the reader is not left to suspect the threshold."""
+    spec = find_mode(mode)
+    if (spec is not None and spec.context_free) or any(c.in_context for kind in KINDS for c in result.candidates(kind)):
+        return []
+    reasons = mode_readiness(index, mode).reasons
+    if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked
+        reasons = [r for r in reasons if not _about_embedding(r)]
+    return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in reasons]
+
+
+def _about_embedding(reason: str) -> bool:
+    template = getattr(reason, "template", str(reason))
+    return "recall = ilike" in template or template.startswith("{mode} embeds the question")
+
+
+def _keywords_once(kind: str, given: list[str] | None, in_params: list[str] | None) -> list[str] | None:
+    """Keywords given beside the parameters and inside them (``hl_keywords``) must agree."""
+    if given and in_params and list(given) != list(in_params):
+        raise UserError(
+            msg(
+                "{kind} keywords given twice and different: {given} and {kind2}_keywords={in_params}",
+                kind=kind,
+                given=str(given),
+                kind2=kind,
+                in_params=str(in_params),
+            ),
+            fix=msg("give them once"),
+        )
+    return given or in_params

@@ -1,0 +1,1 @@
+"""The interactive graph: the vis-network component, its layout, styles, search, selection and details."""

@@ -1,0 +1,1 @@
+"""A retrieval's results: the grids, their marks, budgets, the change line, the sweep view."""

@@ -1,0 +1,184 @@
+"""One kind's tables (entities, relations, communities or chunks): what went in, what was dropped, why.
+
+Readable at 1280×800 without scrolling sideways: the grid holds what, why (and why dropped), the
+numbers and, for kept rows, one short field of the kind (type, document, weight, level, rating) in fixed widths that add up to the results'
+width, and shows 12 rows; long texts (description, chunk text, keywords) and fields the label repeats
+(source, target, title) are read by selecting a row, which shows it whole below the table (a grid of
+a few rows wraps its reasons on three lines instead). Numbers that do not apply show "—" (a relation
+picked by rank has no similarity), rows are numbered from 1 in the order the mode found them, chunks
+are named by their document. Each grid keeps its key from run to run, so its sort survives a
+slider move.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from graphrag_ui.base import csv_cells
+from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui.results import row_marks, tables
+from graphrag_ui.ui.results.row_marks import RowMark
+from graphrag_ui.ui.results.tables import Marks
+from graphrag_ui.ui.shell.language import t
+
+TALL_ROW = 72  # px: three wrapped lines of a reason
+ROW = 35  # px: one line
+WRAP_AFTER = 36  # characters of the longest reason before rows grow (a medium column holds ~36)
+FEW = 5  # a grid of this many rows or fewer wraps its reasons (it fits tall)
+GRID_ROWS = 12  # rows a grid shows before it scrolls
+SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
+SHORT_FIELDS = ("type", "document", "weight", "level", "rating")  # the one short field of each kind
+DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
+
+
+def column_config() -> dict:
+    """Headers of the app's own columns in the UI language; the reference's row fields keep their names."""
+    cc = st.column_config
+    return {
+        "change": cc.TextColumn("Δ", width=64, help=t("what moved since the run compared with")),
+        "#": cc.NumberColumn(t("#"), width=48, help=t("order in which the mode found the item")),
+        "label": cc.TextColumn(t("label"), width=180, help=t("select a row to read it whole")),
+        "score": cc.NumberColumn(
+            t("score"),
+            format="%.4f",
+            width=70,
+            help=t("similarity or the reference's score; — where the mode picked the item by rank, not by score"),
+        ),
+        "rank": cc.NumberColumn(
+            t("rank"), width=60, help=t("degree or the reference's rank; — where the mode has none")
+        ),
+        "tokens": cc.NumberColumn(t("tokens"), width=60, help=t("tokens this row adds to the context")),
+        "why": cc.TextColumn(t("Why selected"), width=190),
+        "dropped": cc.TextColumn(t("why dropped"), width=190),
+        "document": cc.TextColumn(t("document"), width=160),
+        "type": cc.TextColumn("type", width=110),
+        "weight": cc.NumberColumn("weight", width=60),
+        "level": cc.NumberColumn("level", width=50),
+        "rating": cc.NumberColumn("rating", width=60),
+        "text": cc.TextColumn(t("text"), width="large"),
+    }
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The grid's frame: ``#`` from 1, and always the mark column (a grid whose columns change from one
+    run to the next forgets its sort)."""
+    frame = frame.copy()
+    frame.insert(0, "#", frame["order"] + 1 if not frame.empty else pd.Series(dtype="int64"))
+    if "change" not in frame.columns:
+        frame.insert(0, "change", "")
+    return frame
+
+
+def _order(frame: pd.DataFrame, marked: list[str] = ()) -> list[str]:
+    """Kept rows lead with what and why, dropped rows with why dropped, what and why considered; then the
+    numbers, and for kept rows the kind's short field. Row marks (``marked``, from ``row_marks``) come right
+    after ``change``; columns not listed are not drawn, except unknown short mark columns, kept after them."""
+    dropped = "dropped" in frame.columns
+    lead = ["change", "dropped", "label", "why"] if dropped else ["change", "#", "label", "why"]
+    head = [c for c in lead if c in frame.columns]
+    rest = [c for c in (*SHOWN, *SHORT_FIELDS) if c in frame.columns and c not in head]
+    if dropped:  # two reasons take the room of the order and the short field (both in the selected row)
+        rest = [c for c in rest if c not in ("#", *SHORT_FIELDS)]
+    known = {*SHOWN, *SHORT_FIELDS, *tables.DATA_FIELDS, "order", "id", "doc_id", "file_path"}
+    marks = [c for c in marked if c in frame.columns]
+    marks += [c for c in frame.columns if c not in known and c not in marks]  # e.g. another mark column
+    return head[:1] + marks + head[1:] + rest
+
+
+def _row_height(frame: pd.DataFrame) -> int:
+    longest = 0
+    for name in ("why", "dropped"):
+        if name in frame.columns and not frame.empty:
+            longest = max(longest, int(frame[name].astype(str).str.len().max()))
+    return TALL_ROW if longest > WRAP_AFTER and len(frame) <= FEW else ROW
+
+
+def _height(frame: pd.DataFrame, row: int) -> int:
+    """Header and up to ``GRID_ROWS`` rows (a grid of 10⁴ dropped rows scrolls inside this)."""
+    return ROW + row * max(min(len(frame), GRID_ROWS), 1) + 3
+
+
+def _grid(frame: pd.DataFrame, key: str, full: dict[str, dict] | None = None, marks: list[RowMark] = ()) -> None:
+    """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data);
+    ``marks``: columns from the row-mark hook (``row_marks``)."""
+    shown = row_marks.add_columns(_shown(frame), list(marks))
+    config = column_config()
+    config.update({m.column: st.column_config.TextColumn(m.header, help=m.help, width="medium") for m in marks})
+    picked = st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_order=_order(shown, [m.column for m in marks]),
+        column_config=config,
+        row_height=(row_height := _row_height(shown)),
+        height=_height(shown, row_height),
+        placeholder="—",
+        on_select="rerun",
+        selection_mode="single-row",
+    )
+    rows = picked.selection.rows if picked is not None else []
+    if rows and rows[0] < len(shown):
+        row = shown.iloc[rows[0]]
+        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, config)
+
+
+def _details(row: pd.Series, data: dict, headers: dict) -> None:
+    """The selected row whole: every field as text, long ones untruncated (index text is data, never markup)."""
+    with st.container(border=True):
+        for name, value in row.items():
+            value = data.get(name, value)  # the grid shortens long texts; the row's own data does not
+            if name == "order" or value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+                continue
+            st.caption(headers.get(name, {}).get("label") or name)
+            st.text(str(value))
+
+
+def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None) -> None:
+    titles = _titles(index)
+    kept, dropped = tables.split_tables(result, kind, marks, titles)
+    full = {c.id: c.data for c in result.candidates(kind)}
+    marks = row_marks.marks_for(result, kind)
+    st.caption(t("In the context") + f": {len(kept)}")
+    if kept.empty:
+        st.info(t("Nothing in this section."))
+    else:
+        _grid(kept, f"{key}_{kind}_kept", full, marks)
+    if not dropped.empty:
+        st.caption(t("Considered but dropped") + f": {len(dropped):,}")
+        if len(dropped) > DROPPED_SHOWN:
+            st.caption(
+                t(
+                    "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
+                    "found them); the CSV below holds every row.",
+                    shown=DROPPED_SHOWN,
+                    n=f"{len(dropped):,}",
+                )
+            )
+        _grid(dropped.head(DROPPED_SHOWN), f"{key}_{kind}_dropped", full)
+
+    def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
+        rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
+        return csv_cells.text(rows).encode("utf-8")  # no cell a spreadsheet runs as a formula
+
+    st.download_button(
+        t("Download CSV"),
+        csv,
+        file_name=f"{kind}.csv",
+        mime="text/csv",
+        key=f"{key}_{kind}_csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def _titles(index: Index):
+    documents = index.document_by_id
+
+    def title(doc_id: str) -> str:
+        doc = documents.get(doc_id)
+        return doc.title if doc is not None else ""
+
+    return title

@@ -1,0 +1,1 @@
+"""Translations, tokens, embedders, progress: the bottom layer."""

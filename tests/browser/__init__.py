@@ -1,0 +1,1 @@
+"""Chromium tests of the running app (Playwright, Debian's chromium)."""

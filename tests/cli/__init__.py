@@ -1,0 +1,1 @@
+"""The ``python -m graphrag_ui`` subcommands."""

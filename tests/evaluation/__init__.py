@@ -1,0 +1,1 @@
+"""Question sets, metrics, runs and the cluster executor."""

@@ -1,0 +1,1 @@
+"""Abuse and failure cases across surfaces: hostile text, bounds, servers, secrets."""

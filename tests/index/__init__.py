@@ -1,0 +1,1 @@
+"""Importers, the builder, storage, catalogs and vector servers, the samples."""

@@ -1,0 +1,66 @@
+"""Opening a large index does less and changes nothing: vectors mapped from their files (read-only), one
+pass per matrix for the finite check and the norm check, and those checks as strict as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.index import store, validate
+from graphrag_ui.services.query import run_query
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "en" / "index"
+BIG = float(np.finfo(np.float32).max)
+
+
+def _refusal(matrix: np.ndarray, squared: np.ndarray | None) -> str | None:
+    try:
+        validate.check_finite(matrix, "here", squared=squared)
+    except IndexFormatError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize(
+    "poison",
+    [None, np.nan, np.inf, -np.inf, BIG, -BIG, 1e-45],
+    ids=["clean", "nan", "inf", "-inf", "float32-max", "-float32-max", "subnormal"],
+)
+def test_the_one_pass_finite_check_refuses_exactly_what_the_element_check_refuses(poison):
+    """A float32's square never overflows a float64: a row's squared norm is finite exactly when the row is."""
+    matrix = np.ones((7, 1024), dtype=np.float32)
+    if poison is not None:
+        matrix[[2, 5], 3] = poison
+        matrix[5, :] = poison  # a whole row of the largest finite values: 1024 × 1.2e77 is still finite
+    squared = validate.squared_norms(matrix)
+    assert _refusal(matrix, squared) == _refusal(matrix, None)
+    assert (_refusal(matrix, None) is None) == (poison is None or np.isfinite(poison))
+
+
+def test_vectors_are_mapped_read_only_and_equal_to_the_files():
+    index = store.load(SAMPLE)
+    for kind, table in index.vectors.items():
+        on_disk = np.load(SAMPLE / "vectors" / f"{kind}.npy")
+        assert table.matrix.dtype == np.float32 and not table.matrix.flags.writeable
+        assert np.array_equal(table.matrix, on_disk)
+        with pytest.raises(ValueError):
+            table.matrix[0, 0] = 1.0  # nothing may change an index's vectors behind the file
+
+
+def test_an_open_index_keeps_its_vectors_when_a_save_replaces_the_folder(tmp_path):
+    """A save writes a new folder and swaps it in: the mapped old files stay readable (no SIGBUS)."""
+    folder = tmp_path / "index"
+    store.save(store.load(SAMPLE), folder, chroma=False)
+    old = store.load(folder)
+    before = {k: np.array(t.matrix) for k, t in old.vectors.items()}
+    answer = run_query(old, "nano.local", "Who is the Lock Queen?").context
+    changed = store.load(folder)
+    for table in changed.vectors.values():
+        table.matrix = np.zeros_like(table.matrix)
+    store.save(changed, folder, chroma=False)  # replaces every file old's matrices were mapped from
+    assert all(np.array_equal(old.vectors[k].matrix, v) for k, v in before.items())
+    assert run_query(old, "nano.local", "Who is the Lock Queen?").context == answer != ""
+    assert not store.load(folder).vectors["entities"].matrix.any()

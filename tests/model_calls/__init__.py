@@ -1,0 +1,1 @@
+"""Answers, keywords, map-reduce, DRIFT and judge calls, and the model client."""

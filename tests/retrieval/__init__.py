@@ -1,0 +1,1 @@
+"""Every mode against the real libraries' goldens, and retrieval's core."""

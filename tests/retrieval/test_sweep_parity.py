@@ -1,0 +1,68 @@
+"""A sweep's steps reuse work (the vector rankings, ``retrieval.core.reuse``) and still return, at every
+value, exactly the ``Retrieval`` a single run at that value returns: the same context byte for byte, the
+same candidates in the same order with the same reasons, drops, scores and tokens, the same warnings.
+Every mode × every parameter ``sweepable`` names, on both samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphrag_ui.index import store
+from graphrag_ui.retrieval.registry import get_mode, mode_names
+from graphrag_ui.retrieval.spec.schema import ParamSpec
+from graphrag_ui.services.query import run_query
+from graphrag_ui.services.sweep import run_sweep, sweepable
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = {
+    "en": (ROOT / "data" / "sample" / "en" / "index", "How did the city respond to the flood?"),
+    "zh": (ROOT / "data" / "sample" / "zh" / "index", "城市如何应对洪水？"),
+}
+CASES = [(lang, mode, param) for lang in SAMPLES for mode in mode_names() for param in sweepable(mode)]
+
+
+@pytest.fixture(scope="module")
+def indexes():
+    return {lang: store.load(path) for lang, (path, _question) in SAMPLES.items()}
+
+
+def values_of(spec: ParamSpec) -> list:
+    """Below, at and above the default, inside the bounds; the range's ends too."""
+    lo = spec.min if spec.min is not None else 0
+    hi = spec.max if spec.max is not None else (spec.default or 1) * 4
+    d = spec.default if spec.default is not None else lo
+    raw = [d, lo + (d - lo) / 2, d + (hi - d) / 4, lo, hi] if spec.type == "float" else [d, d // 2, d * 2, lo, d + 1]
+    out = []
+    for v in raw:
+        v = min(max(v, lo), hi)
+        v = round(v, 6) if spec.type == "float" else int(v)
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def comparable(result) -> dict:
+    """Everything a Retrieval says, without the clock (timings and the trace's milliseconds)."""
+    data = result.to_dict()
+    data.pop("timings_ms")
+    for step in data["trace"]:
+        step.pop("ms")
+    return data
+
+
+@pytest.mark.parametrize("lang,mode,param", CASES, ids=[f"{a}-{b}-{c}" for a, b, c in CASES])
+def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, param):
+    index, question = indexes[lang], SAMPLES[lang][1]
+    spec = next(p for p in get_mode(mode).params if p.name == param)
+    values = values_of(spec)
+    steps = []
+    sweep = run_sweep(index, mode, question, {}, param, values, on_step=lambda v, r: steps.append((v, r)))
+    assert [v for v, _ in steps] == sweep.values == values
+    for value, result in steps:
+        alone = run_query(
+            index, mode, question, {param: value}, keywords=sweep.keywords if sweep.keywords.source else None
+        )
+        assert result.context == alone.context, f"{mode} {param}={value}: the context differs"
+        assert comparable(result) == comparable(alone), f"{mode} {param}={value}: the Retrieval differs"

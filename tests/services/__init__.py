@@ -1,0 +1,1 @@
+"""Services shared by the CLI and the UI."""

@@ -1,0 +1,1 @@
+"""Shared test helpers: fixtures, scripted servers, sample-index builders."""

@@ -1,0 +1,1 @@
+"""Pages and UI parts run headless (Streamlit's AppTest)."""
