@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
 from graphrag_ui.base.errors import UserError
 from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.progress import ProgressFn
 from graphrag_ui.embedding.embed import DEFAULT_EMBEDDER
 from graphrag_ui.ui.shell import state
 from graphrag_ui.ui.shell.escape import md_escape, shown, shown_error
@@ -62,6 +64,25 @@ def finish(label: str, folder: Path, detail: str = "") -> None:
     message = t("Ready: {label} is open now (and listed in the sidebar picker).", label=md_escape(listed))
     state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
     st.rerun()
+
+
+def run_in_page(running: str, failed: str, name: str, replace: bool, work: Callable[[Path, ProgressFn], str]) -> None:
+    """An import or a build, in the page: the folder checked first, then ``work`` with one progress box;
+    done, the new index opens; a ``UserError`` stops the box and says why (the store writes atomically, so
+    nothing is left half-written)."""
+    box = None
+    try:
+        out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
+        index_ops.check_replace(out, replace)
+        update, box = progress_bar(running)
+        detail = work(out, update)
+        box.update(state="complete")
+    except UserError as exc:
+        if box is not None:  # the spinner stops: the job is over
+            box.update(label=failed, state="error", expanded=False)
+        st.error(shown_error(exc))
+        return
+    finish(out.name, out, detail)
 
 
 def confirm_replace(name: str, key: str) -> bool:
@@ -183,20 +204,13 @@ with tab_import:
     elif st.button(t("Import"), key="imp_btn", type="primary"):
         from graphrag_ui.index.importers.command import import_source, import_warnings
 
-        box = None
-        try:
-            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name or index_ops.source_name(src))
-            index_ops.check_replace(out, replace)
-            update, box = progress_bar(t("Importing…"))
+        def do_import(out: Path, update: ProgressFn) -> str:
             chosen = index_ops.chosen_embedder(choice, model)
             found, imported = import_source(kind, src, out, chosen, update, guard=access, replace=replace)
-            box.update(state="complete")
             warned = "".join(t(" — warning: {warning}", warning=shown(w)) for w in import_warnings(imported))
-            finish(out.name, out, t("detected {found}", found=found) + " · " + counted(imported.counts()) + warned)
-        except UserError as exc:
-            if box is not None:  # the spinner stops: the import is over
-                box.update(label=t("Import failed"), state="error", expanded=False)
-            st.error(shown_error(exc))
+            return t("detected {found}", found=found) + " · " + counted(imported.counts()) + warned
+
+        run_in_page(t("Importing…"), t("Import failed"), name or index_ops.source_name(src), replace, do_import)
 with tab_build:
     relabel_uploaders(index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
@@ -221,12 +235,8 @@ with tab_build:
     elif st.button(t("Build from documents"), key="b_btn", type="primary"):
         from graphrag_ui.model_client.settings import LLMSettings
 
-        box = None
-        try:
-            out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
-            index_ops.check_replace(out, replace)
+        def do_build(out: Path, update: ProgressFn) -> str:
             files = [(f.name, f.getvalue()) for f in uploads or []]
-            update, box = progress_bar(t("Building the index…"))
             noticed: list[str] = []  # bad records, unusable report replies, dropped self-loops
             built = index_ops.build_from_uploads(
                 files,
@@ -238,13 +248,10 @@ with tab_build:
                 on_warning=noticed.append,
                 replace=replace,
             )
-            box.update(state="complete")
             warned = "".join(t(" — warning: {warning}", warning=shown(w)) for w in noticed)
-            finish(out.name, out, counted(built.counts()) + warned)
-        except UserError as exc:
-            if box is not None:
-                box.update(label=t("Building failed"), state="error", expanded=False)
-            st.error(shown_error(exc))
+            return counted(built.counts()) + warned
+
+        run_in_page(t("Building the index…"), t("Building failed"), name, replace, do_build)
 with tab_reembed:
     if index is not None:
         st.write(t("Current embedder: **{embedder}**", embedder=md_escape(index.manifest.embedder)))
