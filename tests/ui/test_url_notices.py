@@ -200,3 +200,26 @@ def test_make_run_has_no_file_watcher():
     dry = subprocess.run(["make", "-n", "run"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     line = next(line for line in dry.splitlines() if "streamlit run" in line or "fileWatcher" in line)
     assert "--server.fileWatcherType none" in dry, line
+
+
+@pytest.mark.parametrize(
+    ("key", "page"), [("lang", "pages/explore.py"), ("index", "pages/explore.py"), ("nano_top_k", "pages/explore.py")]
+)
+def test_an_enormous_link_value_is_quoted_cut_and_says_how_long_it_was(app, key, page):
+    """A 20,000-character value is no way to make every check of the page read it, nor a wall of text."""
+    value = "<b>x</b>" * 2500
+    at = app(page, index="sample:en", mode="nano.local", **{key: value}) if key != "index" else app(page, index=value)
+    (text,) = [t for t in shown(at) if f"{key}=" in t]
+    assert len(text) < 600 and f"(more than {url_notices.LINK_VALUE_CHARS} characters)" in text
+    assert value[: url_notices.SHOWN_VALUE_CHARS] in text
+    assert not at.exception
+
+
+def test_a_long_value_is_quoted_by_its_start_and_length():
+    notice = url_notices.language_notice("y" * 5000, "en")
+    assert "y" * url_notices.SHOWN_VALUE_CHARS + "… (5000 characters)" in translate(notice.text, "en")
+
+
+def test_a_value_of_a_usable_length_is_quoted_whole():
+    notice = url_notices.language_notice("x" * url_notices.SHOWN_VALUE_CHARS, "en")
+    assert "x" * url_notices.SHOWN_VALUE_CHARS in translate(notice.text, "en") and "characters)" not in notice.text

@@ -52,7 +52,7 @@ class ParamSpec:
                     "parameter {name} must be one of {choices}, got {raw}",
                     name=self.name,
                     choices=", ".join(self.choices),
-                    raw=repr(value),
+                    raw=quoted(value),
                 )
             )
         if self.type in {"int", "float"}:
@@ -95,7 +95,22 @@ def parse_bool(name: str, raw: Any) -> bool:
 
 
 def _expects(name: str, type_: str, raw: Any) -> str:
-    return msg("parameter {name} expects {type}, got {raw}", name=name, type=type_, raw=repr(raw))
+    return msg("parameter {name} expects {type}, got {raw}", name=name, type=type_, raw=quoted(raw))
+
+
+QUOTED_CHARS = 120  # a refused value is quoted to this length: a message names it, it does not repeat a megabyte
+
+
+def cut_text(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` whole when short, else its start and how long it was (a link's, an argument's, a file's value)."""
+    if len(text) <= limit:
+        return text
+    return msg("{start}… ({n} characters)", start=text[:limit], n=len(text))
+
+
+def quoted(raw: Any) -> str:
+    """``repr(raw)`` as a message quotes a refused value: cut, with its length said, when it is long."""
+    return cut_text(repr(raw))
 
 
 def parse_float(name: str, raw: Any) -> float:

@@ -23,7 +23,7 @@ import streamlit as st
 from graphrag_ui.base.errors import UserError
 from graphrag_ui.base.i18n import LANGUAGES, msg
 from graphrag_ui.retrieval.registry import get_mode, mode_names
-from graphrag_ui.retrieval.spec.schema import VERSION_PARAM, ModeSpec, suggestion
+from graphrag_ui.retrieval.spec.schema import VERSION_PARAM, ModeSpec, cut_text, suggestion
 from graphrag_ui.ui.shell.escape import md_escape
 from graphrag_ui.ui.shell.language import language, translate
 from graphrag_ui.ui.widgets import question
@@ -34,6 +34,8 @@ STORE_KEY = "_url_notices"  # (page, key) -> Notice
 FRAME = ""  # the page name of the frame's own checks (index, language): shown on every page
 VECTOR_ENGINES = ("local", "server")
 _SHOWN_CHOICES = 6  # an index list longer than this is cut with "…"
+LINK_VALUE_CHARS = 2000  # a link's value is kept to this many characters: no usable value is longer
+SHOWN_VALUE_CHARS = 120  # and a notice quotes at most this many of them
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,14 @@ class Notice:
 
 
 # --- pure checks (tests call these with plain dicts) ------------------------------------------------
+
+
+def _cut(raw: object) -> str:
+    """The link's value as a notice quotes it: whole when short, else its start and how long it was."""
+    text = str(raw)
+    if len(text) == LINK_VALUE_CHARS + 1 and text.endswith("…"):  # already cut when the link was read
+        return msg("{start}… (more than {n} characters)", start=text[:SHOWN_VALUE_CHARS], n=LINK_VALUE_CHARS)
+    return cut_text(text, SHOWN_VALUE_CHARS)
 
 
 def _listed(names: Iterable[str]) -> str:
@@ -60,14 +70,14 @@ def index_notice(raw: str, choices: Sequence[str], used: str) -> Notice | None:
             "The link's index={raw} is an index folder registered on the machine the link was made on; it is "
             "not registered on this machine, so {used} was opened instead. To open it here, copy or mount "
             "that folder on this machine and add it on the Index page (Open folder).",
-            raw=raw,
+            raw=_cut(raw),
             used=used,
         )
     else:
         text = msg(
             "The link's index={raw} is not an index of this app (it has: {known}), so {used} was opened "
             "instead. Pick an index in the sidebar or add its folder on the Index page.",
-            raw=raw,
+            raw=_cut(raw),
             known=_listed(choices),
             used=used,
         )
@@ -79,7 +89,7 @@ def language_notice(raw: str, used: str) -> Notice | None:
         return None
     text = msg(
         "The link's lang={raw} is not a language of this app ({known}), so {used} is shown instead.",
-        raw=raw,
+        raw=_cut(raw),
         known=", ".join(LANGUAGES),
         used=LANGUAGES.get(used, used),
     )
@@ -93,7 +103,7 @@ def mode_notice(key: str, raw: str, used: str) -> Notice | None:
     text = msg(
         "The link's {key}={raw} is not a retrieval mode ({fix}), so {used} was used instead.",
         key=key,
-        raw=raw,
+        raw=_cut(raw),
         fix=suggestion(raw, set(modes)),
         used=used,
     )
@@ -106,7 +116,7 @@ def version_notice(key: str, raw: str, spec: ModeSpec, used: str) -> Notice | No
     text = msg(
         "The link's {key}={raw} is not a release {mode} follows ({versions}), so {used} was used instead.",
         key=key,
-        raw=raw,
+        raw=_cut(raw),
         mode=spec.name,
         versions=", ".join(spec.versions),
         used=used,
@@ -146,7 +156,7 @@ def param_notices(spec: ModeSpec, prefix: str, raw: Mapping[str, str], used: Map
                     msg(
                         "The link's {key}={raw} cannot be used: {why}; {instead}.",
                         key=key,
-                        raw=raw[key],
+                        raw=_cut(raw[key]),
                         why=exc.message,
                         instead=instead,
                     ),
@@ -157,7 +167,7 @@ def param_notices(spec: ModeSpec, prefix: str, raw: Mapping[str, str], used: Map
             text = msg(
                 "The link's {key}={raw} could not be set on its control; {instead}.",
                 key=key,
-                raw=raw[key],
+                raw=_cut(raw[key]),
                 instead=instead,
             )
             out.append(Notice(key, text))
@@ -169,7 +179,7 @@ def vectors_notice(raw: str, on_server: bool) -> Notice | None:
         text = msg(
             "The link's vectors={raw} is not a vector search of this app (local or server), so the local "
             "search was used instead.",
-            raw=raw,
+            raw=_cut(raw),
         )
         return Notice("vectors", text)
     if raw == "server" and not on_server:
@@ -208,7 +218,15 @@ def side_checks(prefix: str, raw: Mapping[str, str], used: Mapping[str, Any]) ->
 
 def remember_url() -> None:
     """The frame's first step on every run: the link's values before any widget takes or drops them."""
-    st.session_state[RAW_KEY] = {key: st.query_params.get(key) for key in st.query_params}
+    st.session_state[RAW_KEY] = {key: _bounded(st.query_params.get(key)) for key in st.query_params}
+
+
+def _bounded(value: str | None) -> str | None:
+    """A value past ``LINK_VALUE_CHARS`` is kept cut (its notice says so): a link is not a way to make every
+    check of the page read a megabyte."""
+    if value is None or len(value) <= LINK_VALUE_CHARS:
+        return value
+    return value[:LINK_VALUE_CHARS] + "…"
 
 
 def _raw() -> dict[str, str]:
