@@ -21,6 +21,7 @@ SAMPLES = {
     "zh": (ROOT / "data" / "sample" / "zh" / "index", "城市如何应对洪水？"),
 }
 
+
 def versions(mode: str) -> list[str | None]:
     """Every release a mode follows (None: the index's own), each swept on its own."""
     return list(get_mode(mode).versions) or [None]
@@ -64,9 +65,7 @@ def comparable(result) -> dict:
     return data
 
 
-@pytest.mark.parametrize(
-    "lang,mode,version,param", CASES, ids=[f"{a}-{b}-{c or 'index'}-{d}" for a, b, c, d in CASES]
-)
+@pytest.mark.parametrize("lang,mode,version,param", CASES, ids=[f"{a}-{b}-{c or 'index'}-{d}" for a, b, c, d in CASES])
 def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, version, param):
     index, question = indexes[lang], SAMPLES[lang][1]
     spec = next(p for p in get_mode(mode).params if p.name == param)
