@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from graphrag_ui.base.i18n import msg, pmsg
@@ -22,7 +23,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
-from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
 from graphrag_ui.retrieval.spec.schema import Params
 
@@ -257,13 +258,14 @@ def pick_chunks(
     method, rcn = p.kg_chunk_pick_method, p.related_chunk_number
     qvec = by_name(deps, query, p) if method == "VECTOR" else None
     # a sweep's steps whose kept entities / relations did not change pick the same chunks: ``pick_related``
-    # is a pure function of the key (the question's vector is the query's), its pick only read after
+    # is a pure function of the key (each hit's id names its label and chunk ids, the question's vector is
+    # the query's), its pick only read after
     asked = (id(index), method, rcn, query if qvec is not None else None)
     ent_pick = ChunkPick("entity")
     if entities:
         sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
         ent_pick = reuse.once(
-            ("lightrag.pick", "entity", *asked, _sources_key(sources)),
+            ("lightrag.pick", "entity", *asked, tuple(h.entity.id for h in entities)),
             lambda: pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec),
         )
     clock.lap(
@@ -276,7 +278,13 @@ def pick_chunks(
     if relations:
         sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations]
         rel_pick = reuse.once(
-            ("lightrag.pick", "relation", *asked, _sources_key(sources), tuple(ent_pick.picked)),
+            (
+                "lightrag.pick",
+                "relation",
+                *asked,
+                tuple((h.relation.id, h.pair) for h in relations),
+                tuple(ent_pick.picked),
+            ),
             lambda: pick_related(
                 index,
                 "relation",
@@ -305,9 +313,18 @@ def pick_chunks(
     return Picked(picks, merged, dupes)
 
 
-def _sources_key(sources: list[tuple[str, list[str]]]) -> tuple:
-    """Everything ``pick_related`` reads of its owners: each label with its chunk ids, in order."""
-    return tuple((label, tuple(ids)) for label, ids in sources)
+def fill_graph(
+    r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
+) -> None:
+    """The entity and relation candidates (``fill_graph_candidates``) of one search cut at ``keep``; in a
+    sweep, a step with the same search (``found``, held by the scope), cut and limits gets copies of the
+    first such step's candidates (``reuse.replayed``: a budget step that moves only the chunk budget)."""
+    for kind, hits, dupes, cost, n, limit in (
+        ("entity", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
+        ("relation", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
+    ):
+        run = partial(fill_graph_candidates, r, hits, dupes, cost, n, limit, kind)
+        reuse.replayed(("lightrag.rows", label, id(found), kind, n, limit), r, run)
 
 
 def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:

@@ -18,9 +18,10 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
+    fill_graph,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -92,7 +93,6 @@ def _items(cache: ctx.TokenCache, entities: list, relations: list) -> tuple[list
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
-    ent_dupes, rel_dupes = found.entity_dupes, found.relation_dupes
 
     cache = ctx.cache_for(index)
     ent_items, rel_items, ent_costs, rel_costs = reuse.once(  # one search's items, shared by its budget steps
@@ -116,8 +116,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         n_ent + n_rel,
     )
 
-    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
-    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
+    fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 
     picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks

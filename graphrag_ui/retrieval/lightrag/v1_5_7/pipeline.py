@@ -19,10 +19,11 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
     chunk_row,
+    fill_graph,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -90,8 +91,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         len(entities) + len(relations),
         n_ent + n_rel,
     )
-    fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
-    fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
+    fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
