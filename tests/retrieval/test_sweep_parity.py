@@ -20,7 +20,20 @@ SAMPLES = {
     "en": (ROOT / "data" / "sample" / "en" / "index", "How did the city respond to the flood?"),
     "zh": (ROOT / "data" / "sample" / "zh" / "index", "城市如何应对洪水？"),
 }
-CASES = [(lang, mode, param) for lang in SAMPLES for mode in mode_names() for param in sweepable(mode)]
+
+
+def versions(mode: str) -> list[str | None]:
+    """Every release a mode follows (None: the index's own), each swept on its own."""
+    return list(get_mode(mode).versions) or [None]
+
+
+CASES = [
+    (lang, mode, version, param)
+    for lang in SAMPLES
+    for mode in mode_names()
+    for version in versions(mode)
+    for param in sweepable(mode)
+]
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +65,18 @@ def comparable(result) -> dict:
     return data
 
 
-@pytest.mark.parametrize("lang,mode,param", CASES, ids=[f"{a}-{b}-{c}" for a, b, c in CASES])
-def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, param):
+@pytest.mark.parametrize("lang,mode,version,param", CASES, ids=[f"{a}-{b}-{c or 'index'}-{d}" for a, b, c, d in CASES])
+def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, version, param):
     index, question = indexes[lang], SAMPLES[lang][1]
     spec = next(p for p in get_mode(mode).params if p.name == param)
     values = values_of(spec)
     steps = []
-    sweep = run_sweep(index, mode, question, {}, param, values, on_step=lambda v, r: steps.append((v, r)))
+    fixed = {"version": version} if version else {}
+    sweep = run_sweep(index, mode, question, fixed, param, values, on_step=lambda v, r: steps.append((v, r)))
     assert [v for v, _ in steps] == sweep.values == values
     for value, result in steps:
         alone = run_query(
-            index, mode, question, {param: value}, keywords=sweep.keywords if sweep.keywords.source else None
+            index, mode, question, {**fixed, param: value}, keywords=sweep.keywords if sweep.keywords.source else None
         )
         assert result.context == alone.context, f"{mode} {param}={value}: the context differs"
         assert comparable(result) == comparable(alone), f"{mode} {param}={value}: the Retrieval differs"

@@ -10,6 +10,7 @@ Budget view and each sweep step can say it. Pure: it reads a ``Retrieval`` and n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +69,12 @@ def _root(reason: Any) -> str:
 
 def limit_class(reason: Any) -> str:
     """THRESHOLD, COUNT, BUDGET or "" (a reason that is no limit: a duplicate, a filter)."""
-    root = _root(reason)
+    return _class_of(_root(reason))
+
+
+@functools.lru_cache(maxsize=1024)
+def _class_of(root: str) -> str:
+    """A reason template's class, once per template: a sweep classifies thousands of drops per step."""
     return next((cls for start, cls in _CLASSES if root.startswith(start)), "")
 
 

@@ -10,6 +10,12 @@ Only what is provably the same is reused: ``np.argsort(scores)[-k:][::-1]`` is t
 full argsort of the same scores, and LanceDB's top ``k`` by (distance, row) is the first ``k`` of the
 whole table in that total order (its distances are per row, so computing them for every row gives the
 same bits). Outside ``shared()`` nothing is kept and every search runs as before.
+
+Stages above the searches share through ``once``, ``replayed`` and ``prefixed`` with keys naming every
+input they read: nano.local's gathers (``nano.local_gather``); LightRAG's whole search, its items and
+costs, its chunk picks, its entity/relation rows and the local path's edges (``lightrag.stages``,
+``lightrag.search``); ms.local's relationship filter per entity prefix and its text units
+(``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
 """
 
 from __future__ import annotations

@@ -37,8 +37,11 @@ class Clock:
     def __init__(self) -> None:
         self.steps: dict[str, TraceStep] = {}
         self._t = now()
+        self.recorded: list[tuple[str, str, int, int]] | None = None  # laps kept for a replay (``stages``)
 
     def lap(self, name: str, detail: str, n_in: int, n_out: int) -> None:
+        if self.recorded is not None:
+            self.recorded.append((name, detail, n_in, n_out))
         ms = elapsed_ms(self._t)
         self._t = now()
         if name in self.steps:  # a step done in two parts (token control) adds up

@@ -17,6 +17,7 @@ import numpy as np
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk
 
 
@@ -95,33 +96,50 @@ def local_path(
         deg = cache.degree.get(hit.entity.name, 0)
         why = msg("local #{n} ({why})", n=i + 1, why=hit.why)
         entities.append(EntityHit(hit.entity, "local", len(entities), why, hit.sim, deg))
+    names = tuple(ent.entity.name for ent in entities)
+    # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
+    edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
+    rels = []
+    for i, (key, via, rel, deg) in enumerate(edges):
+        why = msg(
+            "local #{n}: {why}, edge degree {degree}, weight {weight}",
+            n=i + 1,
+            why=msg("edge of {name}", name=names[via]),
+            degree=f"{deg:g}",
+            weight=f"{rel.weight:g}",
+        )
+        rels.append(RelationHit(rel, key, "local", i, why, None, deg))
+    return entities, rels
+
+
+Edge = tuple[tuple[str, str], int, Relation, int]  # sorted pair, position of the entity that brought it, edge degree
+
+
+def _edges(index: Index, names: tuple[str, ...]) -> list[Edge]:
+    """Every edge of the entities ``names`` once (by sorted pair, the first entity bringing it), in
+    adjacency order, stably sorted by (edge degree, weight) descending: 1.4.7's ``_find_most_related_edges_from_entities``."""
     # the graph's own adjacency dicts (graph.adj[name]'s order) and Index.relation_between inline: the
     # views and the method call cost microseconds per edge, 10⁴ edges per query around a hub
-    adjacency, by_id, degree = index.graph._adj, index.relation_by_id, cache.degree
-    found: dict[tuple[str, str], str] = {}
-    for ent in entities:
-        name = ent.entity.name
+    adjacency, by_id, degree = index.graph._adj, index.relation_by_id, graph_cache(index).degree
+    found: dict[tuple[str, str], int] = {}
+    for pos, name in enumerate(names):
         for nbr in adjacency[name]:
-            found.setdefault((name, nbr) if name <= nbr else (nbr, name), name)
-    rels = []
+            found.setdefault((name, nbr) if name <= nbr else (nbr, name), pos)
+    edges = []
     for key, via in found.items():
         edge = adjacency[key[0]].get(key[1])
         rel = by_id.get(edge["id"]) if edge else None
-        if rel is None:
-            continue
-        deg = degree.get(key[0], 0) + degree.get(key[1], 0)
-        rels.append(RelationHit(rel, key, "local", 0, msg("edge of {name}", name=via), None, deg))
-    rels.sort(key=lambda r: (r.rank, r.relation.weight), reverse=True)
-    for i, rel in enumerate(rels):
-        rel.order = i
-        rel.why = msg(
-            "local #{n}: {why}, edge degree {degree}, weight {weight}",
-            n=i + 1,
-            why=rel.why,
-            degree=f"{rel.rank:g}",
-            weight=f"{rel.relation.weight:g}",
-        )
-    return entities, rels
+        if rel is not None:
+            edges.append((key, via, rel, degree.get(key[0], 0) + degree.get(key[1], 0)))
+    edges.sort(key=lambda e: (e[3], e[2].weight), reverse=True)  # stable: ties keep adjacency order
+    return edges
+
+
+def _first_edges(edges: list[Edge], k: int) -> list[Edge]:
+    """``_edges`` of the first ``k`` entities, from the edges of more of them: an edge belongs to the first
+    entity that brings it, so theirs are exactly those brought by one of the first ``k``, and the stable
+    sort keeps them in the same order (its keys do not depend on the other entities)."""
+    return [edge for edge in edges if edge[1] < k]
 
 
 def global_path(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from graphrag_ui.base.i18n import msg, pmsg
@@ -22,7 +23,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
-from graphrag_ui.retrieval.lightrag.explain import Clock
+from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
 from graphrag_ui.retrieval.spec.schema import Params
 
@@ -125,7 +126,37 @@ def skipped(what: str) -> str:
 def search_graph(
     index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock, label: str
 ) -> Found:
-    """Stage 1 (``_perform_kg_search``): local and/or global path, mix's vector chunks, merges."""
+    """Stage 1 (``_perform_kg_search``): local and/or global path, mix's vector chunks, merges.
+
+    In a sweep (``reuse.once``) a step whose search inputs did not change (a budget step) gets the
+    ``Found`` of the first such step, its warnings and its trace laps again; ``Found`` is only read after."""
+    if not reuse.active():
+        return _search_graph(index, query, mode, p, deps, r, clock, label)
+    recall, weights = recall_of(p)
+    key = ("lightrag.search", id(index), label, mode, query, tuple(r.keywords.hl), tuple(r.keywords.ll))
+    key += (p.top_k, p.chunk_top_k, p.cosine_better_than_threshold, recall, weights)
+    made = []
+
+    def first() -> tuple[Found, list[str], list[tuple[str, str, int, int]]]:
+        made.append(True)
+        warned, clock.recorded = len(r.warnings), []
+        try:
+            found = _search_graph(index, query, mode, p, deps, r, clock, label)
+            return found, r.warnings[warned:], clock.recorded
+        finally:
+            clock.recorded = None
+
+    found, warnings, laps = reuse.once(key, first)
+    if not made:
+        r.warnings.extend(warnings)
+        for lap in laps:
+            clock.lap(*lap)
+    return found
+
+
+def _search_graph(
+    index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock, label: str
+) -> Found:
     hl_text, ll_text = ", ".join(r.keywords.hl), ", ".join(r.keywords.ll)
     threshold = p.cosine_better_than_threshold
     local_e, local_r, global_e, global_r = [], [], [], []
@@ -226,10 +257,17 @@ def pick_chunks(
     """Stage 3: chunks of the kept entities, then relations (entity chunks excluded), then the merge."""
     method, rcn = p.kg_chunk_pick_method, p.related_chunk_number
     qvec = by_name(deps, query, p) if method == "VECTOR" else None
+    # a sweep's steps whose kept entities / relations did not change pick the same chunks: ``pick_related``
+    # is a pure function of the key (each hit's id names its label and chunk ids, the question's vector is
+    # the query's), its pick only read after
+    asked = (id(index), method, rcn, query if qvec is not None else None)
     ent_pick = ChunkPick("entity")
     if entities:
         sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
-        ent_pick = pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec)
+        ent_pick = reuse.once(
+            ("lightrag.pick", "entity", *asked, tuple(h.entity.id for h in entities)),
+            lambda: pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec),
+        )
     clock.lap(
         "chunks from entities",
         msg("{method}, related_chunk_number {n}", method=ent_pick.method or method, n=rcn),
@@ -239,14 +277,23 @@ def pick_chunks(
     rel_pick = ChunkPick("relation")
     if relations:
         sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations]
-        rel_pick = pick_related(
-            index,
-            "relation",
-            sources,
-            method=method,
-            related_chunk_number=rcn,
-            query_vec=qvec,
-            exclude=set(ent_pick.picked),
+        rel_pick = reuse.once(
+            (
+                "lightrag.pick",
+                "relation",
+                *asked,
+                tuple((h.relation.id, h.pair) for h in relations),
+                tuple(ent_pick.picked),
+            ),
+            lambda: pick_related(
+                index,
+                "relation",
+                sources,
+                method=method,
+                related_chunk_number=rcn,
+                query_vec=qvec,
+                exclude=set(ent_pick.picked),
+            ),
         )
     clock.lap(
         "chunks from relations",
@@ -264,6 +311,20 @@ def pick_chunks(
         len(merged),
     )
     return Picked(picks, merged, dupes)
+
+
+def fill_graph(
+    r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
+) -> None:
+    """The entity and relation candidates (``fill_graph_candidates``) of one search cut at ``keep``; in a
+    sweep, a step with the same search (``found``, held by the scope), cut and limits gets copies of the
+    first such step's candidates (``reuse.replayed``: a budget step that moves only the chunk budget)."""
+    for kind, hits, dupes, cost, n, limit in (
+        ("entity", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
+        ("relation", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
+    ):
+        run = partial(fill_graph_candidates, r, hits, dupes, cost, n, limit, kind)
+        reuse.replayed(("lightrag.rows", label, id(found), kind, n, limit), r, run)
 
 
 def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:

@@ -15,11 +15,13 @@ from typing import Any
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation_item
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
+    fill_graph,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -78,16 +80,24 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     return r
 
 
-def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
-    found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
-    entities, relations = found.entities, found.relations
-    ent_dupes, rel_dupes = found.entity_dupes, found.relation_dupes
-
-    cache = ctx.cache_for(index)
+def _items(cache: ctx.TokenCache, entities: list, relations: list) -> tuple[list, list, list[int], list[int]]:
+    """The entity and relation items 1.4.7 prints and what its truncation charges for each; a pure
+    function of the search's ``Found``, only read after (a sweep's budget steps share it: ``reuse.once``)."""
     ent_items = [entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)]
     rel_items = [relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)]
     ent_costs = [ctx.entity_tokens(cache, it, h.entity) for it, h in zip(ent_items, entities, strict=True)]
     rel_costs = [ctx.relation_tokens(cache, it, h.relation) for it, h in zip(rel_items, relations, strict=True)]
+    return ent_items, rel_items, ent_costs, rel_costs
+
+
+def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
+    found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
+    entities, relations = found.entities, found.relations
+
+    cache = ctx.cache_for(index)
+    ent_items, rel_items, ent_costs, rel_costs = reuse.once(  # one search's items, shared by its budget steps
+        ("lightrag.1.4.7 items", id(found)), lambda: _items(cache, entities, relations)
+    )
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
     ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
@@ -106,8 +116,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         n_ent + n_rel,
     )
 
-    fill_graph_candidates(r, entities, ent_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
-    fill_graph_candidates(r, relations, rel_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
+    fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 
     picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks

@@ -16,12 +16,14 @@ from typing import Any
 from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates, finish_chunks
+from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
     chunk_row,
+    fill_graph,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -58,11 +60,20 @@ def _line_costs(lines: list[str]) -> list[int]:
     return [c157.line_tokens(line)[1] for line in lines]
 
 
+def _lines(entities: list, relations: list) -> tuple[list[str], list[str], list[int], list[int]]:
+    """The entity and relation lines 1.5.7 prints and each one's cost; a pure function of the search's
+    ``Found``, only read after (a sweep's budget steps share it: ``reuse.once``)."""
+    ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
+    rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
+    return ent_lines, rel_lines, _line_costs(ent_lines), _line_costs(rel_lines)
+
+
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
-    ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
-    rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
+    ent_lines, rel_lines, ent_costs, rel_costs = reuse.once(  # one search's lines, shared by its budget steps
+        ("lightrag.1.5.7 lines", id(found)), lambda: _lines(entities, relations)
+    )
     n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
     n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
     clock.lap(
@@ -80,9 +91,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         len(entities) + len(relations),
         n_ent + n_rel,
     )
-    ent_costs, rel_costs = _line_costs(ent_lines), _line_costs(rel_lines)
-    fill_graph_candidates(r, entities, found.entity_dupes, ent_costs, n_ent, p.max_entity_tokens, "entity")
-    fill_graph_candidates(r, relations, found.relation_dupes, rel_costs, n_rel, p.max_relation_tokens, "relation")
+    fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)

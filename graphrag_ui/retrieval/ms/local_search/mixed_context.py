@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Chunk, Community, Index, Relation
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
 from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
 
@@ -270,14 +271,15 @@ def build_local(
             used += row.tokens
             row.in_context = True
         ents.used = used
-    entity_tokens = count_text(entity_text)
+    entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))  # a budget step's table
     final_parts: list[str] = []
     final_fit: list[tuple[Relation, int]] = []
     final_sel: list[Relation] = []
     final_drops: dict[str, str] = {}
     accepted = final_used = 0
+    ids = tuple(v.entity.id for v in selected)
     for i in range(len(selected)):
-        sel, drops = filter_relationships(index, selected[: i + 1], top_k, links)
+        sel, drops = _filtered(index, selected[: i + 1], ids[: i + 1], top_k, links)
         rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
@@ -297,6 +299,26 @@ def build_local(
     _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
     return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, links)
+
+
+def _filtered(
+    index: Index, prefix: list[EntityView], ids: tuple[str, ...], top_k: int, links: dict[str, int]
+) -> tuple[list[Relation], dict[str, str]]:
+    """``filter_relationships`` of one prefix of the selected entities; in a sweep once per (prefix, top_k)
+    (``reuse.once``): a step with more entities or another budget rebuilds the same prefixes. It writes
+    ``links`` only for the relations it then reads, so its writes are kept and applied again in order
+    (each step goes through the prefixes from the first, so ``links`` ends as in a single run)."""
+    if not reuse.active():
+        return filter_relationships(index, prefix, top_k, links)
+
+    def first() -> tuple[list[Relation], dict[str, str], dict[str, int]]:
+        written: dict[str, int] = {}
+        sel, drops = filter_relationships(index, prefix, top_k, written)
+        return sel, drops, written
+
+    sel, drops, written = reuse.once(("ms.local relationships", id(index), ids, top_k), first)
+    links.update(written)
+    return sel, drops
 
 
 def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
@@ -333,9 +355,9 @@ def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: C
     return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
 
 
-def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
-    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
-    section = Section("", 0, budget)
+def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, int]]:
+    """(text unit, entity position, #relationships) in ``_build_text_unit_context``'s order; the budget
+    is not read here, so a sweep's budget steps share it (``reuse.prefixed``)."""
     view = index_view(index)
     infos: list[tuple[Chunk, int, int]] = []
     seen: set[str] = set()
@@ -346,9 +368,25 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
                 unit = view.chunks[tid]
                 infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
                 seen.add(tid)
+    infos.sort(key=lambda x: (x[1], -x[2]))
+    return infos
+
+
+def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chunk, int, int]]:
+    """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
+    the first entity that has it, its count is that entity's own, and the stable sort's keys do not
+    depend on later entities, so those units come in the same order."""
+    return [info for info in infos if info[1] < k]
+
+
+def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
+    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
+    section = Section("", 0, budget)
+    view = index_view(index)
+    ids = tuple(v.entity.id for v in selected)
+    infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
     if not infos:
         return section
-    infos.sort(key=lambda x: (x[1], -x[2]))
     text = "-----Sources-----\nid|text\n"
     used = count(text)
     full = False
