@@ -56,7 +56,7 @@ def open_now(key: str, detail: str = "") -> None:
     st.rerun()
 
 
-def _bars(job: jobs.Job) -> None:
+def _bars(job: jobs.Job, where=st) -> None:
     for stage, (done, total) in dict(job.stages).items():  # a copy: the job's thread adds stages meanwhile
         rate, eta = job.pace.get(stage, ("?/s", "?"))
         text = t(
@@ -67,7 +67,7 @@ def _bars(job: jobs.Job) -> None:
             rate=rate,
             eta=eta,
         )
-        st.progress(min(done / total, 1.0) if total else 1.0, text=text)
+        where.progress(min(done / total, 1.0) if total else 1.0, text=text)
 
 
 def _follow(live: list[jobs.Job], draw: Callable[[jobs.Job], None]) -> None:
@@ -120,15 +120,15 @@ def job_status(kind: str, target: str) -> None:
 def _running_made(job: jobs.Job) -> None:
     name = md_escape(Path(job.target).name)
     title = t("Importing {name}…", name=name) if job.kind == "import" else t("Building {name}…", name=name)
-    with st.status(title, state="running", expanded=True):
-        st.caption(
-            t(
-                "From {detail}. It runs on the server: closing the tab does not stop it, and this page shows it "
-                "to whoever opens it.",
-                detail=md_escape(job.detail),
-            )
+    box = st.status(title, state="running", expanded=True)  # not ``with``: leaving it would mark it complete
+    box.caption(
+        t(
+            "From {detail}. It runs on the server: closing the tab does not stop it, and this page shows it "
+            "to whoever opens it.",
+            detail=md_escape(job.detail),
         )
-        _bars(job)
+    )
+    _bars(job, box)
 
 
 def _ended_made(job: jobs.Job, describe: Callable[[Made], str]) -> None:
