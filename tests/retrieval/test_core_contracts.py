@@ -71,7 +71,7 @@ def test_tokenizer_in_a_process_with_no_network():
         "import socket\n"
         "def refuse(*a, **k): raise OSError('no network')\n"
         "socket.socket.connect = refuse; socket.getaddrinfo = refuse\n"
-        "from graphrag_ui import tokens\n"
+        "from graphrag_ui.base import tokens\n"
         "print(tokens.count('跑步数据 and running data', 'o200k_base'), tokens.count('x', 'cl100k_base'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
