@@ -32,57 +32,38 @@ WRITES_OFF = t(
 )
 
 
-def progress_bar(title: str):
-    """One st.status box for the whole job; inside it a bar per stage with counts, rate and time left."""
-    from graphrag_ui.base.progress import StageClock
-
-    box = st.status(title, expanded=True)
-    bars: dict[str, object] = {}
-    clock = StageClock()
-
-    def update(stage: str, done: int, total: int) -> None:
-        rate, eta = clock.tick(stage, done, total)
-        if stage not in bars:
-            bars[stage] = box.progress(0.0)
-        text = t(
-            "{stage}: {done}/{total} · {rate} · {eta} left",
-            stage=translate(stage),
-            done=done,
-            total=total,
-            rate=rate,
-            eta=eta,
-        )
-        bars[stage].progress(min(done / total, 1.0) if total else 1.0, text=text)
-
-    return update, box
-
-
-def finish(label: str, folder: Path, detail: str = "") -> None:
-    """Register the new index and open it (the sidebar picker takes it on the rerun)."""
-    key = state.register_index(label, folder)  # a label naming another folder gets "-2": say the one listed
-    listed = state.choice_label(key)
-    message = t("Ready: {label} is open now (and listed in the sidebar picker).", label=md_escape(listed))
-    state.open_index_next_run(key, message + (f" {detail}" if detail else ""))
-    st.rerun()
-
-
-def run_in_page(running: str, failed: str, name: str, replace: bool, work: Callable[[Path, ProgressFn], str]) -> None:
-    """An import or a build, in the page: the folder checked first, then ``work`` with one progress box;
-    done, the new index opens; a ``UserError`` stops the box and says why (the store writes atomically, so
-    nothing is left half-written)."""
-    box = None
+def start_made(
+    kind: str,
+    name: str,
+    replace: bool,
+    detail: str,
+    check: Callable[[], object],
+    work: Callable[[Path, ProgressFn], tuple[dict[str, int], list, str]],
+) -> None:
+    """An import or a build as a server job (``job_view``): the folder, the replace box and the form (``check``:
+    the operator's read guard, the embedder, the uploads) are checked here, so a refusal is said at once; the
+    job then does ``work``, whose (counts, warnings, detected kind) it keeps with the new index it registers.
+    The store writes atomically: a failed job leaves nothing half-written."""
     try:
         out = index_ops.indexes_home(state.app_home()) / index_ops.safe_name(name)
         index_ops.check_replace(out, replace)
-        update, box = progress_bar(running)
-        detail = work(out, update)
-        box.update(state="complete")
+        check()
     except UserError as exc:
-        if box is not None:  # the spinner stops: the job is over
-            box.update(label=failed, state="error", expanded=False)
         st.error(shown_error(exc))
         return
-    finish(out.name, out, detail)
+
+    def job(update: ProgressFn) -> job_view.Made:
+        counts, warnings, found = work(out, update)
+        return job_view.Made(state.register_index(out.name, out), counts, tuple(warnings), found)
+
+    job_view.start_job(kind, str(out), job, detail)
+
+
+def said(made: job_view.Made) -> str:
+    """What an import or a build made, in the UI language: ``detected nano · 58 entities, … — warning: …``."""
+    warned = "".join(t(" — warning: {warning}", warning=shown(w)) for w in made.warnings)
+    head = t("detected {found}", found=md_escape(made.found)) + " · " if made.found else ""
+    return head + counted(made.counts) + warned
 
 
 def confirm_replace(name: str, key: str) -> bool:
@@ -162,7 +143,7 @@ with tab_open:
                     msg("no manifest.json here — this is not an index folder (import a source folder instead)"),
                     where=str(path),
                 )
-            finish(path.name, path)
+            job_view.open_now(state.register_index(path.name, path))  # a label naming another folder gets "-2"
         except UserError as exc:
             st.error(shown_error(exc))
 with tab_import:
@@ -201,16 +182,24 @@ with tab_import:
     replace = writes and confirm_replace(name or index_ops.source_name(src), "imp_replace")
     if not writes:
         st.info(WRITES_OFF)
-    elif st.button(t("Import"), key="imp_btn", type="primary"):
+    elif st.button(t("Import"), key="imp_btn", type="primary"):  # runs on the server: the tab may close
         from graphrag_ui.index.importers.command import import_source, import_warnings
 
-        def do_import(out: Path, update: ProgressFn) -> str:
-            chosen = index_ops.chosen_embedder(choice, model)
-            found, imported = import_source(kind, src, out, chosen, update, guard=access, replace=replace)
-            warned = "".join(t(" — warning: {warning}", warning=shown(w)) for w in import_warnings(imported))
-            return t("detected {found}", found=found) + " · " + counted(imported.counts()) + warned
+        chosen = index_ops.chosen_embedder(choice, model)
 
-        run_in_page(t("Importing…"), t("Import failed"), name or index_ops.source_name(src), replace, do_import)
+        def do_import(out: Path, update: ProgressFn) -> tuple[dict[str, int], list, str]:
+            found, imported = import_source(kind, src, out, chosen, update, guard=access, replace=replace)
+            return imported.counts(), import_warnings(imported), found
+
+        start_made(
+            "import",
+            name or index_ops.source_name(src),
+            replace,
+            src,
+            lambda: index_ops.check_import(access, src, chosen),
+            do_import,
+        )
+    job_view.made_status("import", said)
 with tab_build:
     relabel_uploaders(index_ops.MAX_UPLOAD_BYTES // (1024 * 1024), index_ops.UPLOAD_TYPES)
     uploads = st.file_uploader(
@@ -232,26 +221,29 @@ with tab_build:
     replace = writes and confirm_replace(name, "b_replace")
     if not writes:
         st.info(WRITES_OFF)
-    elif st.button(t("Build from documents"), key="b_btn", type="primary"):
+    elif st.button(t("Build from documents"), key="b_btn", type="primary"):  # runs on the server: the tab may close
         from graphrag_ui.model_client.settings import LLMSettings
 
-        def do_build(out: Path, update: ProgressFn) -> str:
-            files = [(f.name, f.getvalue()) for f in uploads or []]
-            noticed: list[str] = []  # bad records, unusable report replies, dropped self-loops
+        files = [(f.name, f.getvalue()) for f in uploads or []]  # read here: an upload belongs to the session
+        llm_model = LLMSettings.from_env_and_secrets().model
+
+        def do_build(out: Path, update: ProgressFn) -> tuple[dict[str, int], list, str]:
+            noticed: list = []  # bad records, unusable report replies, dropped self-loops
             built = index_ops.build_from_uploads(
                 files,
                 out,
                 extractor=extractor,
                 embedder=embedder.strip() or DEFAULT_EMBEDDER,
-                llm_model=LLMSettings.from_env_and_secrets().model,
+                llm_model=llm_model,
                 progress=update,
                 on_warning=noticed.append,
                 replace=replace,
             )
-            warned = "".join(t(" — warning: {warning}", warning=shown(w)) for w in noticed)
-            return counted(built.counts()) + warned
+            return built.counts(), noticed, ""
 
-        run_in_page(t("Building the index…"), t("Building failed"), name, replace, do_build)
+        detail = ", ".join(f[0] for f in files)
+        start_made("build", name, replace, detail, lambda: index_ops.check_uploads(files), do_build)
+    job_view.made_status("build", said)
 with tab_reembed:
     if index is not None:
         st.write(t("Current embedder: **{embedder}**", embedder=md_escape(index.manifest.embedder)))

@@ -106,7 +106,22 @@ def app(tmp_path, monkeypatch):
         assert not at.exception, [e.value for e in at.exception]
         return at
 
-    return make
+    yield make
+    _forget_jobs()
+
+
+def _forget_jobs(timeout: float = 60.0) -> None:
+    """After a page test, the server's jobs (graphrag_ui.services.jobs) are waited for and forgotten: the
+    next test is a fresh server, whose Index page shows no import or build of another test."""
+    import time
+
+    from graphrag_ui.services import jobs
+
+    deadline = time.time() + timeout
+    while any(j.state == jobs.RUNNING for j in jobs._JOBS) and time.time() < deadline:
+        time.sleep(0.05)
+    with jobs._LOCK:
+        jobs._JOBS.clear()
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from graphrag_ui.ui.shell.state import register_index, registered_indexes
 from graphrag_ui.ui.widgets import index_ops
 from tests.conftest import ROOT, SAMPLES
 from tests.support.ui_fixtures import plain
+from tests.ui.test_app import finish_jobs
 
 NANO = ROOT / "tests" / "goldens" / "nano" / "en"
 WRITE_BUTTONS = ("imp_btn", "b_btn", "re_btn")
@@ -120,6 +121,7 @@ def test_a_folder_inside_the_roots_imports_and_opens(app, roots, tmp_path):
     at.text_input(key="imp_src").set_value(str(roots / "nano")).run()
     at.selectbox(key="imp_emb").set_value("hash").run()
     at.button(key="imp_btn").click().run()
+    finish_jobs(at)  # the import runs on the server (issue 29)
     assert not at.exception and not at.error, errors(at)
     assert (tmp_path / "home" / "indexes" / "nano" / "manifest.json").is_file()
 
@@ -284,6 +286,7 @@ def test_replacing_an_index_asks_first_and_names_it(app, monkeypatch, tmp_path, 
     assert digest(theirs) == before
     at.checkbox(key=box).check().run()
     at.button(key=button).click().run()
+    finish_jobs(at)  # the import or build runs on the server (issue 29)
     assert not at.exception and not at.error, errors(at)
     assert digest(theirs) != before
 
@@ -333,6 +336,7 @@ def test_renaming_one_of_two_same_named_uploads_keeps_both(app, tmp_path):
     at.text_input(key="b_name").set_value("both").run()
     at.text_input(key="b_emb").set_value("hash").run()
     at.button(key="b_btn").click().run()
+    finish_jobs(at)  # the build runs on the server (issue 29)
     assert not at.exception and not at.error, errors(at)
     manifest = json.loads((tmp_path / "home" / "indexes" / "both" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["documents"] == 2

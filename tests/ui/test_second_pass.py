@@ -199,7 +199,7 @@ def test_a_long_job_runs_on_the_server_and_a_second_start_is_refused_by_name():
 
     target = "/tmp/not-an-index-second-pass"
     job = jobs.start("reembed", target, work, "hash")
-    with pytest.raises(UserError, match=r"a re-embed of /tmp/not-an-index-second-pass is already running .*hash"):
+    with pytest.raises(UserError, match=r"a job is already writing /tmp/not-an-index-second-pass: re-embed, .*hash"):
         jobs.start("reembed", target, work, "hash")
     assert jobs.jobs_for(target)[0] is job and job.state == jobs.RUNNING
     release.set()
@@ -243,7 +243,7 @@ def test_a_reembed_started_in_one_tab_is_seen_from_another(app, monkeypatch):
         assert jobs.jobs_for(str(folder))[0].state == jobs.RUNNING
         second.text_input(key="re_emb").set_value("hash").run()
         second.button(key="re_btn").click().run()
-        assert any("is already running" in e.value for e in second.error)
+        assert any("a job is already writing" in e.value for e in second.error)
     finally:
         release.set()
     wait_for_jobs()

@@ -88,6 +88,21 @@ def check_rewrite(access: Access, path: str | Path, key: str) -> None:
         )
 
 
+def check_import(access: Access, src: str, embedder: str | None) -> None:
+    """What an import is refused for before its job starts: an embedder name ``check_name`` refuses, a
+    folder outside the operator's roots, a database URL the browser may not give (read, not connected to).
+    ``import_source`` checks them again (the CLI has no page before it)."""
+    from graphrag_ui.embedding.embed import check_name
+    from graphrag_ui.index.importers import lightrag_pg, pg_url
+
+    if embedder is not None:
+        check_name(embedder)
+    if lightrag_pg.is_url(src):
+        pg_url.parse(src, access)
+    else:
+        access.source(src)
+
+
 def check_uploads(files: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
     """(file name, text) for each upload, or one clear error naming the first bad file."""
     if not files:
