@@ -20,6 +20,7 @@ and for every gold item that did not, why — read from the retrieval's own cand
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from graphrag_ui.evaluation.gold import GoldItem, Question
 from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
 from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
@@ -118,14 +120,14 @@ def _split_across(lk: Lookup, chunks: list[Candidate], needle: str) -> list[Plac
     return []
 
 
-def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: str, item: GoldItem) -> ItemResult:
+def _evidence(lk: Lookup, result: Retrieval, shown: dict, context: Callable[[], str], item: GoldItem) -> ItemResult:
     needle = norm(item.value)
     if not needle:
         return ItemResult(item, False, missed=Missed("not_in_index", msg("the evidence text is empty")))
     where = _placements(lk, shown, needle)
     if where:  # an in-context item holds it, however the mode wrote the item (JSON, CSV quoting)
         return ItemResult(item, True, where)
-    if needle in context:
+    if needle in context():
         return ItemResult(item, True, [Placement("context", "", msg("across several items"), 0)])
     split = _split_across(lk, shown["chunks"], needle)
     if split:
@@ -175,14 +177,30 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
 def _tokens(result: Retrieval) -> int:
     """The context's tokens as the mode counted them (its budgets); a mode that reports no budget (DRIFT
     without a model: its prompts) is counted here, so a context is never free."""
-    return context_tokens(result) if result.budgets else count_tokens(result.context)
+    if result.budgets:
+        return context_tokens(result)
+    return reuse.once(("evaluation.tokens", result.context), lambda: count_tokens(result.context))
+
+
+def _normalised_context(result: Retrieval) -> Callable[[], str]:
+    """The normalised context, made on first need (most gold is found in an item's own text, and a question
+    without an answer never needs it) and once per distinct context inside ``reuse.shared()`` (the steps
+    of a range past the point where nothing more comes in repeat the same context)."""
+    made: list[str] = []
+
+    def context() -> str:
+        if not made:
+            made.append(reuse.once(("evaluation.norm", result.context), lambda: norm(result.context)))
+        return made[0]
+
+    return context
 
 
 def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float = 0.0) -> RowMetrics:
     """The metrics of ``result`` (one mode at one setting) against ``question``'s gold (see the module docstring)."""
     lk = lookup(index)
     shown = _in_context(result)
-    context = norm(result.context)
+    context = _normalised_context(result)
     items = [
         _evidence(lk, result, shown, context, item) if item.kind == "evidence" else _ids_item(lk, result, shown, item)
         for item in question.gold()
@@ -202,8 +220,8 @@ def evaluate(index: Index, result: Retrieval, question: Question, *, ms: float =
         entity_recall=sum(r.found for r in entities) / len(entities) if entities else None,
         all_evidence=bool(items) and len(found) == len(items),
         first_evidence_position=min(positions) if positions else None,
-        answer_in_context=(norm(question.answer) in context) if question.answer.strip() else None,
-        answer_token_recall=(sum(has_word(context, w) for w in answer_words) / len(answer_words))
+        answer_in_context=(norm(question.answer) in context()) if question.answer.strip() else None,
+        answer_token_recall=(sum(has_word(context(), w) for w in answer_words) / len(answer_words))
         if answer_words
         else None,
         context_tokens=_tokens(result),

@@ -12,7 +12,7 @@ index once (the same rows as the serial run, proven by a test); a cluster execut
 
 from __future__ import annotations
 
-import os
+import gc
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -104,7 +104,7 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
     # the configs of one question share their vector rankings and unchanged stages (retrieval.core.reuse):
     # each step of a range costs its cut, not another retrieval; the collector stays off for the question
     with reuse.shared(), paused_gc():
-        for config in job.configs:
+        for config in run_order(job.configs):
             start = now()
             try:
                 result = run_query(
@@ -127,7 +127,24 @@ def run_job(index: Index, job: Job, llm_settings: Any = None) -> JobResult:
                 continue
             row.config = config
             rows.append(row)
+    position = {c.key: i for i, c in enumerate(job.configs)}
+    rows.sort(key=lambda row: position[row.config.key])
+    errors.sort(key=lambda error: position[error[0]])
     return JobResult(job.number, rows, errors)
+
+
+def run_order(configs: list[Config]) -> list[Config]:
+    """The configs in the order a sweep runs them (``services.sweep``): each mode's widest integer step
+    first, so that the narrower steps cut its gathers (``reuse.prefixed``) instead of gathering again; the
+    rows go back to the plan's order after."""
+    widest: dict[tuple[str, str, str], Config] = {}
+    for config in configs:
+        if isinstance(config.value, int) and not isinstance(config.value, bool):
+            group = (config.mode, config.version, config.param)
+            if group not in widest or config.value > widest[group].value:
+                widest[group] = config
+    first = set(widest.values())
+    return [c for c in configs if c in first] + [c for c in configs if c not in first]
 
 
 def serial(index: Index, llm_settings: Any = None) -> Executor:
@@ -144,11 +161,22 @@ _WORKER_INDEX: Index | None = None
 
 
 def _open_in_worker(path: str) -> None:
+    """A worker's start: one BLAS thread, the index opened once, and that index kept out of the collector.
+
+    The workers are the parallelism: numpy is loaded already in a forked worker, so setting
+    ``OPENBLAS_NUM_THREADS`` there is too late, and each worker's own BLAS pool (one thread per core) would
+    spin against the other workers for the same cores (threadpoolctl sets the loaded library's limit).
+    ``gc.freeze`` after the load: the index's 10⁵–10⁶ objects are never garbage, and a collection that
+    walks them after each job only costs time."""
     global _WORKER_INDEX
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from threadpoolctl import threadpool_limits
+
     from graphrag_ui.index.store_load import load
 
+    threadpool_limits(1, "blas")
     _WORKER_INDEX = load(path)
+    gc.collect()
+    gc.freeze()
 
 
 def _run_in_worker(job: Job) -> JobResult:
@@ -158,7 +186,8 @@ def _run_in_worker(job: Job) -> JobResult:
 
 def processes(index_path: str, workers: int = 2) -> Executor:
     """Run jobs on ``workers`` processes, each opening the index at ``index_path`` once (offline keywords:
-    a model is never called from a worker). Results come back as they finish."""
+    a model is never called from a worker). Results come back as they finish: a question's scores
+    (``RowMetrics``), never its ``Retrieval`` objects."""
 
     def run(jobs: list[Job]) -> Iterator[JobResult]:
         with ProcessPoolExecutor(max_workers=workers, initializer=_open_in_worker, initargs=(index_path,)) as pool:

@@ -50,6 +50,32 @@ def test_processes_give_the_serial_rows() -> None:
     assert len(serial.rows) == 4 * 6 and _comparable(parallel) == _comparable(serial)
 
 
+OWN_NAMES = {"ms.local": "top_k_mapped_entities", "ms.basic": "k", "nano.global": "global_max_consider_community"}
+
+
+def _every_mode_plan() -> EvalPlan:
+    modes = runner.default_modes(INDEX)
+    return EvalPlan(modes, "top_k", [2, 5, 20], param_names={m: n for m, n in OWN_NAMES.items() if m in modes})
+
+
+def test_every_mode_on_processes_gives_the_serial_rows_and_the_single_runs() -> None:
+    """The runner's shortcuts (widest step first, shared rankings and stages, a context normalised once) and
+    the workers (one BLAS thread, a frozen heap) change no number: every mode and step, serial, on two
+    processes and as one plain ``run_query`` + ``evaluate`` per config, outside any shared scope."""
+    plan, questions = _every_mode_plan(), _subset(2)
+    serial = run_evaluation(INDEX, questions, plan)
+    parallel = run_evaluation(INDEX, questions, plan, executor=processes(str(SAMPLE / "index"), 2))
+    assert len(plan.configs()) >= 30 and len(serial.rows) == 2 * len(plan.configs()) and not serial.errors
+    assert _comparable(parallel) == _comparable(serial) and parallel.errors == serial.errors
+    single = []
+    for q in questions.questions:
+        for config in plan.configs():
+            row = evaluate(INDEX, runner.retrieval_for(INDEX, q, config, plan), q)
+            row.config = config
+            single.append(row)
+    assert _comparable(serial) == _comparable(EvalRun("single", plan, plan.configs(), single))
+
+
 def test_keywords_once_per_question_and_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = runner.resolve_keywords
