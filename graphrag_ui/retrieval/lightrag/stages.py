@@ -313,6 +313,33 @@ def pick_chunks(
     return Picked(picks, merged, dupes)
 
 
+def lap_token_control(
+    clock: Clock, p: Params, totals: tuple[int, int], kept: tuple[int, int], json_lines: bool = False
+) -> None:
+    """The trace step of the entity / relation token cut: how many of each fit their budget (1.5.7 counts
+    JSON lines with their separators, 1.4.7 CSV rows)."""
+    values = dict(
+        n_ent=kept[0],
+        ent_total=totals[0],
+        ent_limit=p.max_entity_tokens,
+        n_rel=kept[1],
+        rel_total=totals[1],
+        rel_limit=p.max_relation_tokens,
+    )
+    if json_lines:
+        detail = msg(
+            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit} "
+            "(JSON lines, separators counted)",
+            **values,
+        )
+    else:
+        detail = msg(
+            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit}",
+            **values,
+        )
+    clock.lap("token control", detail, sum(totals), sum(kept))
+
+
 def fill_graph(
     r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
 ) -> None:

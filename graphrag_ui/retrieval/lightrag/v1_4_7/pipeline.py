@@ -22,6 +22,7 @@ from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_row,
     fill_graph,
+    lap_token_control,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -101,20 +102,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
     ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
-    clock.lap(
-        "token control",
-        msg(
-            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit}",
-            n_ent=n_ent,
-            ent_total=len(entities),
-            ent_limit=p.max_entity_tokens,
-            n_rel=n_rel,
-            rel_total=len(relations),
-            rel_limit=p.max_relation_tokens,
-        ),
-        len(entities) + len(relations),
-        n_ent + n_rel,
-    )
+    lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel))
 
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 

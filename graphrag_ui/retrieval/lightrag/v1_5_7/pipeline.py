@@ -24,6 +24,7 @@ from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
     chunk_row,
     fill_graph,
+    lap_token_control,
     pick_chunks,
     search_chunks,
     search_graph,
@@ -76,21 +77,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     )
     n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
     n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
-    clock.lap(
-        "token control",
-        msg(
-            "entities {n_ent}/{ent_total} within {ent_limit}, relations {n_rel}/{rel_total} within {rel_limit} "
-            "(JSON lines, separators counted)",
-            n_ent=n_ent,
-            ent_total=len(entities),
-            ent_limit=p.max_entity_tokens,
-            n_rel=n_rel,
-            rel_total=len(relations),
-            rel_limit=p.max_relation_tokens,
-        ),
-        len(entities) + len(relations),
-        n_ent + n_rel,
-    )
+    lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel), json_lines=True)
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
