@@ -14,7 +14,7 @@ from graphrag_ui.index import store
 from graphrag_ui.services.query import run_query
 from tests.conftest import ROOT, SAMPLES
 from tests.support import staged_mode
-from tests.support.llm_server import serve_fixture
+from tests.support.llm_server import Reply, serve_fixture
 
 EN = SAMPLES / "en" / "index"
 LLM_VARS = ("GRAPHRAG_UI_LLM_MODEL", "GRAPHRAG_UI_LLM_API_BASE", "GRAPHRAG_UI_LLM_API_KEY")
@@ -122,7 +122,7 @@ def test_batch_rows_include_the_stages(capsys, model, tmp_path):
 
 def test_a_failed_map_call_exits_2_with_one_line(capsys, monkeypatch, no_network):
     gen = serve_fixture()
-    url, _ = next(gen)([__import__("llm_server").Reply(text="down", status=500)])
+    url, _ = next(gen)([Reply(text="down", status=500)])
     monkeypatch.setenv("GRAPHRAG_UI_LLM_MODEL", "openai/gpt-4o-mini")
     monkeypatch.setenv("GRAPHRAG_UI_LLM_API_BASE", url)
     monkeypatch.setenv("GRAPHRAG_UI_LLM_MAX_RETRIES", "0")

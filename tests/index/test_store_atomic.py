@@ -49,7 +49,8 @@ def _crash_in_child(out, patch: str) -> None:
         import os, sys
         sys.path[:0] = [{ROOT!r}, {os.path.join(ROOT, "tests")!r}]
         from tests.support.store_fixtures import small_index
-        from graphrag_ui.index import catalog, store
+        from graphrag_ui.index import store
+        from graphrag_ui.index.servers import catalog
         index = small_index()
         index.entities[0].description = "from the crashed save"
         index.refresh()
