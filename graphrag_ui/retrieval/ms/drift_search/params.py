@@ -88,8 +88,9 @@ def _not_run(*_args: Any) -> None:
     raise NotImplementedError("TYPING only types parameters; search.SPECS runs the mode")
 
 
-# the mode's schema without its entry and stages: typing the parameters of the release they settle on
-TYPING = ModeSpec(
+# the mode's schema, declared once: ``search.SPECS`` adds its entry, facts and stages; ``TYPING`` types the
+# parameters of the release they settle on for the modules below ``search``
+SCHEMA = ModeSpec(
     name=MODE,
     family="ms",
     func=_not_run,
@@ -98,4 +99,5 @@ TYPING = ModeSpec(
     versions=VERSIONS,
     version_params={v: PARAMS for v in VERSIONS},
     index_version=index_version,
-).for_version(VERSIONS[0])
+)
+TYPING = SCHEMA.for_version(VERSIONS[0])

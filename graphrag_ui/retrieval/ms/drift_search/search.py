@@ -9,6 +9,7 @@ searches, the reduce prompt.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from graphrag_ui.base.i18n import msg
@@ -17,10 +18,10 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.ms.drift_search import rounds
 from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
-from graphrag_ui.retrieval.ms.drift_search.params import MODE, PARAMS, VERSIONS, index_version
+from graphrag_ui.retrieval.ms.drift_search.params import MODE, SCHEMA, VERSIONS
 from graphrag_ui.retrieval.spec.model_stages import ModelRounds, ModelStages
 from graphrag_ui.retrieval.spec.needs import Needs
-from graphrag_ui.retrieval.spec.schema import ModeSpec, Params
+from graphrag_ui.retrieval.spec.schema import Params
 
 __all__ = ["MODE", "SPECS", "primer_prompts", "primer_stage", "run"]
 
@@ -31,11 +32,9 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
 
 
 SPECS = [
-    ModeSpec(
-        name=MODE,
-        family="ms",
+    replace(
+        SCHEMA,
         func=run,
-        params=(),
         # DRIFT ranks the reports by their full_content vectors, then runs local searches (ms.local's needs)
         needs=Needs(("communities", "entities"), reports="required", members=True),
         citation_style="graphrag",
@@ -49,8 +48,5 @@ SPECS = [
             rounds=ModelRounds(rounds.run, on_request=True, ran=rounds.ran),
             wide_answer=True,  # the answer panel draws the question tree
         ),
-        versions=VERSIONS,
-        version_params={v: PARAMS for v in VERSIONS},
-        index_version=index_version,
     ).for_version(VERSIONS[0])
 ]
