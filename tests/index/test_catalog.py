@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -116,6 +117,29 @@ def test_catalog_follows_a_resave(tmp_path):
     second = catalog.for_index(store.load(out))
     assert second is not first
     assert kinds(find(second, "李四", 5)) == [("李四", "name")] and find(second, "张三", 5) == []
+
+
+def test_resaves_and_many_indexes_do_not_pile_up_open_catalogs(tmp_path, monkeypatch):
+    """A long-lived app that re-saves an index keeps one catalog for its folder, not one per save,
+    and never more than KEPT_CATALOGS in all; a let-go engine is disposed."""
+    monkeypatch.setattr(catalog, "_cache", type(catalog._cache)())
+    out = tmp_path / "idx"
+    index = small_index()
+    opened = []
+    for step in range(5):
+        index.entities[4].name = f"李{step}"
+        index.refresh()
+        store.save(index, out)
+        opened.append(catalog.for_index(store.load(out)))
+        assert kinds(find(opened[-1], f"李{step}", 5)) == [(f"李{step}", "name")]
+    assert len(catalog._cache) == 1 and next(iter(catalog._cache.values())) is opened[-1]
+    monkeypatch.setattr(catalog, "KEPT_CATALOGS", 3)
+    for n in range(5):
+        store.save(small_index(), tmp_path / f"other{n}")
+        catalog.open_catalog(tmp_path / f"other{n}")
+    assert len(catalog._cache) == 3
+    assert [Path(k[0]).parent.name for k in catalog._cache] == ["other2", "other3", "other4"]
+    assert find(opened[-1], "李4", 5)  # a let-go catalog still answers (it reconnects), never a crash
 
 
 def test_queries_from_many_threads(saved):

@@ -37,6 +37,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -337,8 +338,21 @@ def find_entities_by_name_or_alias(
     return sorted(best.values(), key=_order)[:limit]
 
 
-_cache: dict[tuple, Catalog] = {}
+KEPT_CATALOGS = 16  # open catalogs (engines) kept at once; the least recently opened is let go first
+_cache: OrderedDict[tuple, Catalog] = OrderedDict()
 _cache_lock = threading.Lock()
+
+
+def _keep(key: tuple, catalog: Catalog) -> None:
+    """Remember ``catalog`` under ``key``, letting go of the same file's older saves (a re-save replaced
+    them: nothing opens them again) and of the least recently used beyond ``KEPT_CATALOGS``. A let-go
+    engine is disposed; a query still running on it finishes on its own connection."""
+    stale = [k for k in _cache if k[:2] == key[:2] and k != key] if len(key) > 2 else []
+    for old in stale:
+        _cache.pop(old).engine.dispose()
+    _cache[key] = catalog
+    while len(_cache) > KEPT_CATALOGS:
+        _cache.popitem(last=False)[1].engine.dispose()
 
 
 def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
@@ -362,7 +376,10 @@ def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
         if catalog is None:
             engine = _engine_for(text, read_only="://" not in text)
             where = shown_url(text) if "://" in text else text
-            catalog = _cache[key] = Catalog(engine, table_name, where=where)
+            catalog = Catalog(engine, table_name, where=where)
+            _keep(key, catalog)
+        else:
+            _cache.move_to_end(key)
         return catalog
 
 
