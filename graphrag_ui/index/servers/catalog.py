@@ -21,12 +21,10 @@ in the user text are escaped, so they match themselves.
 Whole questions. A question rarely sits inside an entity name, but names often sit inside the
 question ("what did 张三 do in 北京?"). So besides the seed's forward match the catalog also
 reports entities whose name or alias occurs in the text ("name in query", "alias in query"),
-found by looking every substring of the text (up to the longest name) up in an in-memory map
-built once per catalog, not by scanning rows per query; quotes around a name are ignored there
-(nano-graphrag keeps ``"ALICE"`` with its quotes, and a question says ALICE). Names shorter than 2 characters are not
-looked up that way (a one-letter entity would match nearly every question), and a name that
-starts or ends with a letter or digit must not continue a word of the text ("ART" is not in
-"start"); CJK characters need no word boundary.
+found by looking every substring of the text (up to the longest name) up in a map built once per
+catalog; quotes around a name are ignored there (nano-graphrag keeps ``"ALICE"`` with its quotes).
+Names under 2 characters are not looked up that way (they would match nearly every question), and a
+name must not continue a word of the text ("ART" is not in "start"); CJK needs no word boundary.
 """
 
 from __future__ import annotations
@@ -68,19 +66,10 @@ def fold(text: str) -> str:
 
 def _table(name: str = "entities") -> tuple[sa.MetaData, sa.Table]:
     meta = sa.MetaData()
-    table = sa.Table(
-        name,
-        meta,
-        sa.Column("row", sa.Integer, primary_key=True, autoincrement=False),
-        sa.Column("entity_id", sa.Text, nullable=False),
-        sa.Column("name", sa.Text, nullable=False),
-        sa.Column("aliases", sa.Text, nullable=False),
-        sa.Column("type", sa.Text, nullable=False),
-        sa.Column("occurrence_count", sa.Integer, nullable=False),
-        sa.Column("name_folded", sa.Text, nullable=False),
-        sa.Column("aliases_folded", sa.Text, nullable=False),
-    )
-    return meta, table
+    columns = [sa.Column("row", sa.Integer, primary_key=True, autoincrement=False)]
+    for column in ("entity_id", "name", "aliases", "type", "occurrence_count", "name_folded", "aliases_folded"):
+        columns.append(sa.Column(column, sa.Integer if column == "occurrence_count" else sa.Text, nullable=False))
+    return meta, sa.Table(name, meta, *columns)
 
 
 def _rows(entities: Iterable[Entity]) -> Iterable[dict[str, Any]]:
@@ -344,12 +333,9 @@ _cache_lock = threading.Lock()
 
 
 def _keep(key: tuple, catalog: Catalog) -> None:
-    """Remember ``catalog`` under ``key``, letting go of the same file's older saves (a re-save replaced
-    them: nothing opens them again) and of the least recently used beyond ``KEPT_CATALOGS``. A let-go
-    engine is disposed; a query still running on it finishes on its own connection."""
-    stale = [k for k in _cache if k[:2] == key[:2] and k != key] if len(key) > 2 else []
-    for old in stale:
-        _cache.pop(old).engine.dispose()
+    """Remember ``catalog``; let go of (dispose) the same file's older saves and the least recently used."""
+    for old in [k for k in _cache if len(key) > 2 and k[:2] == key[:2] and k != key]:
+        _cache.pop(old).engine.dispose()  # a query still running finishes on its own connection
     _cache[key] = catalog
     while len(_cache) > KEPT_CATALOGS:
         _cache.popitem(last=False)[1].engine.dispose()
