@@ -11,7 +11,7 @@ again, the same text's vector); a server-searched table is left out.
 
 from __future__ import annotations
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.deps import Deps
@@ -30,8 +30,8 @@ _SEARCHES = {
 }
 
 
-def _why(what: str, rank: int, sim: float, threshold: float) -> str:
-    return msg(
+def _why(what: str, rank: int, sim: float, threshold: float) -> Reason:
+    return lmsg(
         "{what} #{rank} by vector, sim {sim}, cut by cosine_better_than_threshold {threshold}",
         what=what,
         rank=rank,
@@ -40,8 +40,8 @@ def _why(what: str, rank: int, sim: float, threshold: float) -> str:
     )
 
 
-def _dropped(sim: float, threshold: float) -> str:
-    return msg(
+def _dropped(sim: float, threshold: float) -> Reason:
+    return lmsg(
         "below cosine_better_than_threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}"
     )
 
