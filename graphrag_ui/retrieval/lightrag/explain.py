@@ -13,6 +13,7 @@ from typing import Any
 from graphrag_ui.base.i18n import joined, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 from graphrag_ui.retrieval.spec.schema import Params
@@ -61,6 +62,19 @@ def preview(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def previews(index: Index) -> Callable[[str], str]:
+    """``preview``, kept by text across a sweep's steps (the same chunks come back at every step)."""
+    kept: dict[str, str] = reuse.once(("lightrag previews", id(index)), dict)
+
+    def shown(text: str) -> str:
+        found = kept.get(text)
+        if found is None:
+            found = kept[text] = preview(text)
+        return found
+
+    return shown
+
+
 def finish_chunks(
     r: Retrieval,
     index: Index,
@@ -81,6 +95,7 @@ def finish_chunks(
     keep, costs = fit(capped, available)
     running = 0
     listed = set()
+    preview = previews(index)
     for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
         pick = picks[source]
         cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count

@@ -17,7 +17,7 @@ from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import preview
+from graphrag_ui.retrieval.lightrag.explain import previews
 from graphrag_ui.retrieval.lightrag.search import graph_cache
 from graphrag_ui.retrieval.lightrag.stages import recall_of
 from graphrag_ui.retrieval.spec.schema import Params
@@ -72,6 +72,7 @@ def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, floa
     listed = {c.id for c in r.candidates(kind)}
     out = r.candidates(kind)
     rows = graph_cache(index).relation_rows if kind == "relations" else {}
+    preview = previews(index)
     for rank, row, sim in below:
         vid = table.ids[row]
         if kind == "entities":
