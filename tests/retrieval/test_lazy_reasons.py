@@ -43,11 +43,10 @@ def test_a_candidate_gives_text_and_keeps_its_reason_unformatted_until_read() ->
     assert json.loads(json.dumps(data)) == data
     for other in (copy.copy(c), pickle.loads(pickle.dumps(c)), reuse.copied(c), Candidate(**data)):
         assert other == c and other.why == c.why and translate(other.dropped, "zh") == translate(c.dropped, "zh")
-    c.why = "set later"  # an ordinary assignment wins over the kept reason
-    assert (
-        c.why == c.raw("why") == "set later"
-        and Retrieval("m", "q", {}, chunks=[c]).to_dict()["chunks"][0]["why"] == "set later"
-    )
+    c.why = "set later"  # an assignment replaces the kept reason; a Reason assigned is read as text too
+    c.dropped = lmsg("beyond top_k ({rank} > {top_k})", rank=9, top_k=8)
+    assert c.why == c.raw("why") == "set later" and isinstance(c.dropped, Msg) and c.dropped == "beyond top_k (9 > 8)"
+    assert Retrieval("m", "q", {}, chunks=[c]).to_dict()["chunks"][0]["dropped"] == "beyond top_k (9 > 8)"
 
 
 def test_a_retrieval_classifies_its_drops_without_formatting_them() -> None:

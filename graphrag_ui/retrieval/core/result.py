@@ -48,9 +48,8 @@ def section_label(section: str) -> str:
 
 
 class _Text:
-    """A candidate's reason, kept in ``_why`` / ``_dropped`` as set — text or a ``Reason`` (``lmsg``: data
-    until read) — and read as text, the ``Msg`` a reason formats to. A later ``c.why = …`` is an ordinary
-    attribute that shadows this (a non-data descriptor), so only the constructor's value stays unformatted."""
+    """A candidate's reason, kept in ``_why`` / ``_dropped`` as given — text or a ``Reason`` (``lmsg``: data
+    until read) — and read as text, the ``Msg`` a reason formats to (``Reason.text``, made once)."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
@@ -60,6 +59,9 @@ class _Text:
             return self  # the dataclass field's default (its ``__init__`` is written below)
         value = obj.__dict__[self.slot]
         return value.text() if type(value) is Reason else value
+
+    def __set__(self, obj: Any, value: str | Reason) -> None:
+        obj.__dict__[self.slot] = value
 
 
 @dataclass(init=False)
@@ -90,7 +92,7 @@ class Candidate:
         dropped: str | Reason = "",
         tokens: int = 0,
     ) -> None:
-        # plain stores (a retrieval makes 10⁴–10⁵ candidates): the reasons under their slots, unformatted
+        # plain stores (a retrieval makes 10⁴–10⁵ candidates): the reasons straight into their slots
         self.id = id
         self.label = label
         self.data = data
@@ -104,8 +106,7 @@ class Candidate:
 
     def raw(self, name: str) -> str | Reason:
         """``why`` or ``dropped`` as given, a ``Reason`` not formatted (its template classifies it)."""
-        found = self.__dict__
-        return found[name] if name in found else found["_" + name]
+        return self.__dict__["_" + name]
 
 
 @dataclass
