@@ -98,7 +98,7 @@ def limits(result: Retrieval) -> list[Limit]:
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
         for c in items:
             if not c.in_context:
-                cls = limit_class(c.raw("dropped"))  # its template: a Reason stays unformatted
+                cls = _class_of(_root(c.raw("dropped")))  # limit_class by its template: a Reason stays data
                 if cls == COUNT and reclassify and _below(c.score, threshold):
                     cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
                 if cls:
