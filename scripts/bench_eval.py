@@ -19,7 +19,8 @@ none and runs once per question, as the plan notes say). Printed, with the machi
   the 100 × 12 × 16 time it gives on cores free of other work (serial: one core; processes: ``--workers``);
 * the sweep ratio per mode: a ``--steps``-step ``run_sweep`` over that parameter ÷ one retrieval at the
   mode's defaults, and ÷ one retrieval at the sweep's widest step (every step costs at most that one;
-  medians over the sample questions; goal ≤ 3).
+  medians over the sample questions; goal ≤ 3); then the same for a token-budget sweep (``BUDGETS``: the
+  mode's budget from 1/16 to all of four times its default).
 """
 
 from __future__ import annotations
@@ -50,6 +51,18 @@ OWN_NAMES = {
     "ms.basic": "k",
     "ms.drift": "local_search_top_k_mapped_entities",
     "nano.global": "global_max_consider_community",
+}
+# each mode's token budget a budget sweep varies (a sweep that gathers once and cuts per step)
+BUDGETS = {
+    "nano.local": "local_max_token_for_local_context",
+    "nano.naive": "naive_max_token_for_text_unit",
+    "lightrag.local": "max_total_tokens",
+    "lightrag.global": "max_total_tokens",
+    "lightrag.hybrid": "max_total_tokens",
+    "lightrag.mix": "max_total_tokens",
+    "lightrag.naive": "max_total_tokens",
+    "ms.local": "max_context_tokens",
+    "ms.basic": "max_context_tokens",
 }
 GOAL_RETRIEVALS, GOAL_SECONDS = 100 * 12 * 16, 300.0
 
@@ -90,13 +103,20 @@ def one_at_a_time(index, questions: QuestionSet, plan: EvalPlan) -> tuple[int, f
     return n, time.perf_counter() - start
 
 
-def sweep_ratios(index, questions: QuestionSet, modes: list[str], values: list[int]) -> list[str]:
+def budget_values(mode: str, steps: int) -> list[int]:
+    """``steps`` values of the mode's budget (``BUDGETS``), evenly from 1/``steps`` to 4× its default."""
+    default = next(p.default for p in get_mode(mode).params if p.name == BUDGETS[mode])
+    return [4 * default * (i + 1) // steps for i in range(steps)]
+
+
+def sweep_ratios(index, questions: QuestionSet, modes: list[str], values: list[int], budget: bool = False) -> list[str]:
     lines = []
     for mode in modes:
         spec = get_mode(mode)
-        param = OWN_NAMES.get(mode, "top_k")
+        param = BUDGETS.get(mode, "") if budget else OWN_NAMES.get(mode, "top_k")
         if param not in {p.name for p in spec.params}:
             continue
+        values = budget_values(mode, len(values)) if budget else values
         one, widest, swept = [], [], []
         for q in questions.questions:
             kw = {"hl": q.hl_keywords, "ll": q.ll_keywords} if spec.uses_keywords else {}
@@ -172,6 +192,7 @@ def main() -> int:
         "\n|---|---|---|---|---|---|---|"
     )
     print("\n".join(sweep_ratios(index, sample, modes, values)))
+    print("\n".join(sweep_ratios(index, sample, modes, values, budget=True)))
     print(f"load {load()}")
     return 0
 

@@ -5,7 +5,7 @@
     .venv/bin/python scripts/translations.py check     # what the test checks (exit 1 on any problem)
     .venv/bin/python scripts/translations.py init fr   # a new language: its .po with every msgid
 
-Texts are marked where they are written, with ``msg`` / ``pmsg`` (any layer) and ``t`` / ``pt`` (the
+Texts are marked where they are written, with ``msg`` / ``lmsg`` / ``pmsg`` (any layer) and ``t`` / ``pt`` (the
 UI), all from ``graphrag_ui.base.i18n``; Babel reads those calls from the source (``KEYWORDS``). A new
 language is one more .po (``init``), translated with any gettext tool, then ``compile``; the UI lists
 it once ``graphrag_ui.base.i18n.LANGUAGES`` names it. ``make translations`` runs update and compile.
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALES = ROOT / "graphrag_ui" / "locales"
 DOMAIN = "graphrag_ui"
 SOURCES = ("graphrag_ui", "pages")  # and app.py
-KEYWORDS = {"msg": None, "pmsg": ((1, "c"), 2), "t": None, "pt": ((1, "c"), 2)}
+KEYWORDS = {"msg": None, "lmsg": None, "pmsg": ((1, "c"), 2), "t": None, "pt": ((1, "c"), 2)}
 METHODS = [("**.py", "python")]
 _FIELD = re.compile(r"(?<!\{)\{([^{}]*)\}")
 

@@ -8,7 +8,10 @@ template and values, so ``translate`` can look the template up in the gettext ca
 values. A value that is itself a ``Msg`` is translated too; any other value (an entity name, a
 number, a path) is data and stays as it is.
 
-Babel extracts the templates from the calls of ``msg``, ``t`` and ``pt`` (``make translations``); a
+A candidate's reason is written with ``lmsg`` instead: the same template and values kept as data
+(``Reason``) and formatted only when read (a retrieval explains 10⁴–10⁵ candidates, a reader looks at a few).
+
+Babel extracts the templates from the calls of ``msg``, ``lmsg``, ``t`` and ``pt`` (``make translations``); a
 test fails on any template the catalogue lacks or marks fuzzy. Reference parameter and field names
 inside templates stay as the references spell them.
 """
@@ -59,6 +62,51 @@ def msg(template: str, /, **values: Any) -> Msg:
     return out
 
 
+class Reason:
+    """A message kept as data — its template and values — and formatted (``msg``) only when first read.
+
+    A retrieval explains every candidate (10⁴–10⁵ at 100k entities) and a sweep repeats that per step,
+    while a reader looks at a few: ``Candidate.why`` and ``dropped`` hold a ``Reason`` and give its
+    ``Msg`` when read (``result.Candidate``), which is then kept here (steps share their reasons)."""
+
+    __slots__ = ("template", "values", "_text")
+    context = None  # as ``Msg``: no msgctxt
+
+    def __init__(self, template: str, values: dict[str, Any]) -> None:
+        self.template, self.values, self._text = template, values, None
+
+    def text(self) -> Msg:
+        """The ``Msg`` this reason reads as (made once): a value that is a ``Reason`` becomes its ``Msg``."""
+        out = self._text
+        if out is None:
+            values = {k: v.text() if type(v) is Reason else v for k, v in self.values.items()}
+            out = self._text = msg(self.template, **values)
+        return out
+
+    def __str__(self) -> str:
+        return str(self.text())
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.text()), spec)
+
+    def __eq__(self, other: object) -> bool:
+        return self.text() == (other.text() if type(other) is Reason else other)
+
+    def __contains__(self, part: str) -> bool:
+        return part in self.text()
+
+    def __hash__(self) -> int:
+        return hash(str(self.text()))
+
+    def __reduce__(self) -> tuple:
+        return (Reason, (self.template, self.values))
+
+
+def lmsg(template: str, /, **values: Any) -> Reason:
+    """``msg`` kept as data until read (``Reason``): for a candidate's ``why`` and ``dropped``."""
+    return Reason(template, values)
+
+
 def pmsg(context: str, template: str, /, **values: Any) -> Msg:
     """``msg`` for an English text that needs two translations (gettext's ``msgctxt``)."""
     out = msg(template, **values)
@@ -73,7 +121,10 @@ def joined(*parts: str) -> str:
         return ""
     out = kept[0]
     for part in kept[1:]:
-        out = msg("{first}; {then}", first=out, then=part)
+        if type(out) is Reason or type(part) is Reason:  # a reason among the parts: the whole stays one
+            out = lmsg("{first}; {then}", first=out, then=part)
+        else:
+            out = msg("{first}; {then}", first=out, then=part)
     return out
 
 
@@ -97,13 +148,18 @@ def _catalogue(lang: str) -> gettext.NullTranslations:
 
 
 def translate(text: Any, lang: str = "en") -> Any:
-    """``text`` in ``lang``: a ``Msg`` by its catalogue entry (values translated in turn); anything else as is."""
+    """``text`` in ``lang``: a ``Msg`` (or ``Reason``) by its catalogue entry (values translated in turn);
+    anything else as is."""
+    if type(text) is Reason:
+        text = text.text()
     if lang == "en" or not isinstance(text, Msg):
         return text
     template = template_in(text, lang)
     if not text.values:
         return template
-    return template.format(**{k: translate(v, lang) if isinstance(v, Msg) else v for k, v in text.values.items()})
+    return template.format(
+        **{k: translate(v, lang) if isinstance(v, (Msg, Reason)) else v for k, v in text.values.items()}
+    )
 
 
 def template_in(text: Msg, lang: str) -> str:

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import translations  # noqa: E402
 
-MARKERS = {"msg": 0, "t": 0, "pmsg": 1, "pt": 1}  # the argument that holds the template
+MARKERS = {"msg": 0, "lmsg": 0, "t": 0, "pmsg": 1, "pt": 1}  # the argument that holds the template
 
 
 def test_every_marked_text_is_translated_in_every_catalogue() -> None:

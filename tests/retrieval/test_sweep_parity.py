@@ -80,3 +80,31 @@ def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, version,
         )
         assert result.context == alone.context, f"{mode} {param}={value}: the context differs"
         assert comparable(result) == comparable(alone), f"{mode} {param}={value}: the Retrieval differs"
+
+
+def test_naive_top_k_steps_read_top_k_when_chunk_top_k_is_0(indexes):
+    """lightrag.naive's top_k steps under a chunk_top_k are one run made once (``reuse.whole``); with
+    chunk_top_k 0 top_k is what the search reads, so each step is its own run — and still a single run's."""
+    index, question = indexes["en"], SAMPLES["en"][1]
+    steps = []
+    run_sweep(
+        index, "lightrag.naive", question, {"chunk_top_k": 0}, "top_k", [1, 2, 40], on_step=lambda v, r: steps.append(r)
+    )
+    assert [len(r.selected_ids("chunks")) for r in steps][:2] == [1, 2]
+    for value, result in zip([1, 2, 40], steps, strict=True):
+        alone = run_query(index, "lightrag.naive", question, {"chunk_top_k": 0, "top_k": value})
+        assert comparable(result) == comparable(alone)
+
+
+def test_steps_made_once_are_copies(indexes):
+    """A step given a copy of an earlier step's run (``reuse.whole``) shares nothing a reader may change."""
+    index, question = indexes["en"], SAMPLES["en"][1]
+    steps = []
+    run_sweep(index, "lightrag.naive", question, {}, "top_k", [5, 10], on_step=lambda v, r: steps.append(r))
+    first, second = steps
+    assert first.params["top_k"] == 5 and second.params["top_k"] == 10 and first.context == second.context
+    first.chunks[0].in_context = False
+    first.warnings.append("changed")
+    first.messages[0]["content"] = "changed"
+    assert second.chunks[0].in_context and "changed" not in second.warnings
+    assert second.messages[0]["content"] != "changed"

@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from graphrag_ui.base.i18n import Msg, msg
+from graphrag_ui.base.i18n import Msg, Reason, msg
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 
 THRESHOLD, COUNT, BUDGET = "threshold", "count", "budget"
@@ -62,7 +62,7 @@ class Limit:
 
 def _root(reason: Any) -> str:
     """The template of the reason's first part (a reason with notes is ``{first}; {then}``)."""
-    while isinstance(reason, Msg) and getattr(reason, "template", "") == "{first}; {then}":
+    while isinstance(reason, (Msg, Reason)) and reason.template == "{first}; {then}":
         reason = reason.values.get("first")
     return getattr(reason, "template", None) or str(reason or "")
 
@@ -98,7 +98,7 @@ def limits(result: Retrieval) -> list[Limit]:
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
         for c in items:
             if not c.in_context:
-                cls = limit_class(c.dropped)
+                cls = _class_of(_root(c.raw("dropped")))  # limit_class by its template: a Reason stays data
                 if cls == COUNT and reclassify and _below(c.score, threshold):
                     cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
                 if cls:

@@ -16,6 +16,8 @@ input they read: nano.local's gathers (``nano.local_gather``); LightRAG's whole 
 costs, its chunk picks, its entity/relation rows and the local path's edges (``lightrag.stages``,
 ``lightrag.search``); ms.local's relationship filter per entity prefix and its text units
 (``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
+A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
+chunk_top_k (``lightrag.retrieve``).
 """
 
 from __future__ import annotations
@@ -98,6 +100,35 @@ def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     out.budgets.extend(copied(b) for b in budgets)
     out.warnings.extend(warnings)
     return value
+
+
+def whole(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Retrieval:
+    """``run()`` — which fills ``out`` as a whole retrieval — once per ``key`` inside ``shared()`` (the key names
+    every input the run reads); a later step with the same key is given a copy of what that run made, its
+    own mode, question and parameters kept. Outside ``shared()`` it is ``run()``."""
+    memo = _MEMO.get()
+    if memo is None:
+        run()
+        return out
+    found = memo.get(key)
+    if found is None:
+        run()
+        memo[key] = found = _filled(Retrieval(out.mode, out.query, out.params), out)
+    return _filled(out, found)
+
+
+def _filled(out: Retrieval, made: Retrieval) -> Retrieval:
+    """``out`` holding copies of what ``made`` holds (not its mode, question, parameters or timings)."""
+    for kind in KINDS:
+        setattr(out, kind, [copied(c) for c in made.candidates(kind)])
+    out.keywords = copied(made.keywords)
+    out.budgets = [copied(b) for b in made.budgets]
+    out.trace = [copied(t) for t in made.trace]
+    out.context, out.warnings = made.context, list(made.warnings)
+    out.messages = [dict(m) for m in made.messages]
+    out.vector_search = dict(made.vector_search)
+    out.stages, out.tree = made.stages, made.tree  # None here: the runs kept whole ask no model
+    return out
 
 
 def copied(item: Any) -> Any:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.i18n import Reason, joined, lmsg, msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Index, VectorTable
 from graphrag_ui.index.servers import vector_server
@@ -41,7 +41,7 @@ class ChunkPick:
 
     source: str  # "entity" | "relation" | "vector"
     picked: list[str] = field(default_factory=list)  # chunk ids in the order 1.4.7 returns them
-    why: dict[str, str] = field(default_factory=dict)  # chunk id -> reason (picked or not)
+    why: dict[str, Reason | str] = field(default_factory=dict)  # chunk id -> reason (picked or not; data till read)
     sims: dict[str, float] = field(default_factory=dict)
     candidates: list[str] = field(default_factory=list)  # every candidate, first-seen order
     method: str = ""
@@ -209,7 +209,7 @@ def pick_related(
     pick = ChunkPick(source, method=method)
     owners, counts, removed = owners_with_chunks(labelled_sources, exclude)
     for cid in removed:
-        pick.why[cid] = msg("already a chunk of the selected entities")
+        pick.why[cid] = lmsg("already a chunk of the selected entities")
     if source == "relation":
         owners = [o for o in owners if o.chunks]
     if not owners:
@@ -228,9 +228,9 @@ def pick_related(
                 if cid not in pick.why:
                     sim = pick.sims.get(cid)
                     pick.why[cid] = (
-                        msg("not picked: beyond VECTOR quota {n}", n=n)
+                        lmsg("not picked: beyond VECTOR quota {n}", n=n)
                         if sim is None
-                        else msg("not picked: beyond VECTOR quota {n} (sim {sim})", n=n, sim=f"{sim:.3f}")
+                        else lmsg("not picked: beyond VECTOR quota {n} (sim {sim})", n=n, sim=f"{sim:.3f}")
                     )
             # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
             # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
@@ -254,7 +254,7 @@ def pick_related(
             method = "WEIGHT"
     if method == "WEIGHT":
         chosen = weighted_polling(owners, related_chunk_number)
-        beyond = msg("not picked: beyond WEIGHT polling quota")
+        beyond = lmsg("not picked: beyond WEIGHT polling quota")
         pick.why.update({c: beyond for c in pick.candidates})
         for rank, (cid, label) in enumerate(chosen, start=1):
             pick.why[cid] = _weight_pick(source, label, rank, counts.get(cid, 1))
@@ -263,24 +263,26 @@ def pick_related(
         if chunk_in_kv(index, cid) is not None:
             pick.picked.append(cid)
         else:
-            pick.why[cid] = msg("missing from the chunk store")
+            pick.why[cid] = lmsg("missing from the chunk store")
     return pick
 
 
-def _vector_pick(source: str, name: str, rank: int, n: int, sim: float) -> str:
+def _vector_pick(source: str, name: str, rank: int, n: int, sim: float) -> Reason:
     if source == "relation":
-        return msg(
+        return lmsg(
             "chunk of relation {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}"
         )
-    return msg("chunk of entity {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}")
+    return lmsg(
+        "chunk of entity {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}"
+    )
 
 
-def _weight_pick(source: str, name: str, rank: int, count: int) -> str:
+def _weight_pick(source: str, name: str, rank: int, count: int) -> Reason:
     if source == "relation":
-        return msg(
+        return lmsg(
             "chunk of relation {name} (WEIGHT polling #{rank}, {count} occurrences)", name=name, rank=rank, count=count
         )
-    return msg(
+    return lmsg(
         "chunk of entity {name} (WEIGHT polling #{rank}, {count} occurrences)", name=name, rank=rank, count=count
     )
 
@@ -299,7 +301,7 @@ def vector_chunks(index: Index, query_vec: np.ndarray, top_k: int, threshold: fl
         pick.picked.append(cid)
         pick.candidates.append(cid)
         pick.sims[cid] = sim
-        pick.why[cid] = msg("vector chunk #{rank} sim {sim}", rank=rank, sim=f"{sim:.3f}")
+        pick.why[cid] = lmsg("vector chunk #{rank} sim {sim}", rank=rank, sim=f"{sim:.3f}")
     return pick
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 from graphrag_ui.retrieval.spec.schema import Params
@@ -61,6 +62,19 @@ def preview(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def previews(index: Index) -> Callable[[str], str]:
+    """``preview``, kept by text across a sweep's steps (the same chunks come back at every step)."""
+    kept: dict[str, str] = reuse.once(("lightrag previews", id(index)), dict)
+
+    def shown(text: str) -> str:
+        found = kept.get(text)
+        if found is None:
+            found = kept[text] = preview(text)
+        return found
+
+    return shown
+
+
 def finish_chunks(
     r: Retrieval,
     index: Index,
@@ -81,16 +95,17 @@ def finish_chunks(
     keep, costs = fit(capped, available)
     running = 0
     listed = set()
+    preview = previews(index)
     for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
         pick = picks[source]
         cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count
         running += cost
         if i >= len(capped):
-            dropped = msg("beyond chunk_top_k {top}", top=top)
+            dropped = lmsg("beyond chunk_top_k {top}", top=top)
         elif i == keep:
-            dropped = msg("over chunk budget {limit} tokens ({running})", limit=available, running=running)
+            dropped = lmsg("over chunk budget {limit} tokens ({running})", limit=available, running=running)
         elif i > keep:
-            dropped = msg("over chunk budget {limit} tokens (cut before chunk #{n})", limit=available, n=keep + 1)
+            dropped = lmsg("over chunk budget {limit} tokens (cut before chunk #{n})", limit=available, n=keep + 1)
         else:
             dropped = ""
         data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
@@ -143,7 +158,7 @@ def finish_chunks(
                     pick.sims.get(cid),
                     None,
                     False,
-                    pick.why[cid] if cid in pick.why else msg("not picked"),
+                    pick.why[cid] if cid in pick.why else lmsg("not picked"),
                 )
             )
             order += 1
@@ -177,9 +192,9 @@ def fill_graph_candidates(
         if i < keep:
             dropped = ""
         elif kind == "entity":
-            dropped = msg("over max_entity_tokens {limit} ({running})", limit=limit, running=running)
+            dropped = lmsg("over max_entity_tokens {limit} ({running})", limit=limit, running=running)
         else:
-            dropped = msg("over max_relation_tokens {limit} ({running})", limit=limit, running=running)
+            dropped = lmsg("over max_relation_tokens {limit} ({running})", limit=limit, running=running)
         target.append(candidate(hit, kind, i, hit.why, dropped, cost))
     for j, hit in enumerate(dupes):
         target.append(candidate(hit, kind, len(hits) + j, hit.why, hit.duplicate_of, 0))

@@ -11,13 +11,13 @@ again, the same text's vector); a server-searched table is left out.
 
 from __future__ import annotations
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
-from graphrag_ui.retrieval.lightrag.explain import preview
+from graphrag_ui.retrieval.lightrag.explain import previews
 from graphrag_ui.retrieval.lightrag.search import graph_cache
 from graphrag_ui.retrieval.lightrag.stages import recall_of
 from graphrag_ui.retrieval.spec.schema import Params
@@ -30,8 +30,8 @@ _SEARCHES = {
 }
 
 
-def _why(what: str, rank: int, sim: float, threshold: float) -> str:
-    return msg(
+def _why(what: str, rank: int, sim: float, threshold: float) -> Reason:
+    return lmsg(
         "{what} #{rank} by vector, sim {sim}, cut by cosine_better_than_threshold {threshold}",
         what=what,
         rank=rank,
@@ -40,8 +40,8 @@ def _why(what: str, rank: int, sim: float, threshold: float) -> str:
     )
 
 
-def _dropped(sim: float, threshold: float) -> str:
-    return msg(
+def _dropped(sim: float, threshold: float) -> Reason:
+    return lmsg(
         "below cosine_better_than_threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}"
     )
 
@@ -72,6 +72,7 @@ def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, floa
     listed = {c.id for c in r.candidates(kind)}
     out = r.candidates(kind)
     rows = graph_cache(index).relation_rows if kind == "relations" else {}
+    preview = previews(index)
     for rank, row, sim in below:
         vid = table.ids[row]
         if kind == "entities":

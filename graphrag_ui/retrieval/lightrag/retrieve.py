@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import KEYWORD_SOURCES, Keywords, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock
@@ -94,17 +95,26 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
             0,
             len(kw.hl) + len(kw.ll),
         )
-    if effective == "naive":
-        naive(index, query, p, deps, r, clock)
-    else:
-        kg(index, query, mode, p, deps, r, clock)
-    r.trace = clock.trace()
-    add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
-    if r.context:
-        r.messages = ANSWER[effective].messages(
-            r.context,
-            query,
-            response_type=p.response_type or DEFAULT_RESPONSE_TYPE,
-            user_prompt=p.user_prompt,
-        )
-    return r
+
+    def run() -> None:
+        if effective == "naive":
+            naive(index, query, p, deps, r, clock)
+        else:
+            kg(index, query, mode, p, deps, r, clock)
+        r.trace = clock.trace()
+        add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
+        if r.context:
+            r.messages = ANSWER[effective].messages(
+                r.context,
+                query,
+                response_type=p.response_type or DEFAULT_RESPONSE_TYPE,
+                user_prompt=p.user_prompt,
+            )
+
+    if mode != "naive":
+        run()
+        return r
+    # naive reads top_k only when chunk_top_k is 0 (its search and near misses take ``chunk_top_k or top_k``):
+    # a sweep's top_k steps under a chunk_top_k are the same run, made once (``reuse.whole``)
+    read = tuple((k, v) for k, v in r.params.items() if not (k == "top_k" and p.chunk_top_k))
+    return reuse.whole(("lightrag.naive run", id(index), query, read), r, run)

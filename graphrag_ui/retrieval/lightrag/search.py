@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.retrieval.core import reuse
@@ -26,10 +26,10 @@ class EntityHit:
     entity: Entity
     path: str  # "local" | "global"
     order: int  # 0-based position in its path's list
-    why: str
+    why: str | Reason  # kept as data until a reader formats it (``lmsg``)
     sim: float | None = None
     rank: float | None = None  # node degree (local path only, as in 1.4.7)
-    duplicate_of: str = ""  # why the round-robin merge skipped it: "round-robin: duplicate of local #3"
+    duplicate_of: str | Reason = ""  # why the round-robin merge skipped it: "round-robin: duplicate of local #3"
 
 
 @dataclass
@@ -38,10 +38,10 @@ class RelationHit:
     pair: tuple[str, str]  # (entity1, entity2) as 1.4.7 prints them
     path: str
     order: int
-    why: str
+    why: str | Reason
     sim: float | None = None
     rank: float | None = None  # edge degree (local path only)
-    duplicate_of: str = ""  # why the round-robin merge skipped it (as for ``EntityHit``)
+    duplicate_of: str | Reason = ""  # why the round-robin merge skipped it (as for ``EntityHit``)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -94,17 +94,17 @@ def local_path(
         if hit.entity.name not in index.graph:
             continue
         deg = cache.degree.get(hit.entity.name, 0)
-        why = msg("local #{n} ({why})", n=i + 1, why=hit.why)
+        why = lmsg("local #{n} ({why})", n=i + 1, why=hit.why)
         entities.append(EntityHit(hit.entity, "local", len(entities), why, hit.sim, deg))
     names = tuple(ent.entity.name for ent in entities)
     # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
     edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
     rels = []
     for i, (key, via, rel, deg) in enumerate(edges):
-        why = msg(
+        why = lmsg(
             "local #{n}: {why}, edge degree {degree}, weight {weight}",
             n=i + 1,
-            why=msg("edge of {name}", name=names[via]),
+            why=lmsg("edge of {name}", name=names[via]),
             degree=f"{deg:g}",
             weight=f"{rel.weight:g}",
         )
@@ -154,7 +154,7 @@ def global_path(
             if found is None:
                 continue  # a vector whose edge is not in the graph: 1.4.7 skips it too
             rel, src, tgt = found
-            why = msg("global #{n} (relation vdb sim {sim})", n=i + 1, sim=f"{sim:.3f}")
+            why = lmsg("global #{n} (relation vdb sim {sim})", n=i + 1, sim=f"{sim:.3f}")
             rels.append(RelationHit(rel, (src, tgt), "global", len(rels), why, sim))
     entities: list[EntityHit] = []
     seen: set[str] = set()
@@ -166,7 +166,7 @@ def global_path(
             entity = index.entity_by_name.get(name)
             if entity is None:
                 continue
-            why = msg("global #{n} via relation {pair}", n=len(entities) + 1, pair=f"{rel.pair[0]}—{rel.pair[1]}")
+            why = lmsg("global #{n} via relation {pair}", n=len(entities) + 1, pair=f"{rel.pair[0]}—{rel.pair[1]}")
             entities.append(EntityHit(entity, "global", len(entities), why))
     return rels, entities
 
@@ -189,8 +189,8 @@ def round_robin(local: list, global_: list, key) -> tuple[list, list]:
     return merged, dropped
 
 
-def _duplicate(first: EntityHit | RelationHit) -> str:
+def _duplicate(first: EntityHit | RelationHit) -> Reason:
     """Why the merge skips an item ``first`` (a hit of the local or the global path) already brought."""
     if first.path == "local":
-        return msg("round-robin: duplicate of local #{n}", n=first.order + 1)
-    return msg("round-robin: duplicate of global #{n}", n=first.order + 1)
+        return lmsg("round-robin: duplicate of local #{n}", n=first.order + 1)
+    return lmsg("round-robin: duplicate of global #{n}", n=first.order + 1)

@@ -13,7 +13,7 @@ Kept apart from the mode so the exact byte-level rules sit in one small place:
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 ENTITY_HEADER = ["id", "entity", "type", "description", "rank"]
@@ -33,6 +33,17 @@ def cell(value: Any) -> str:
 
 def table(rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(",\t".join(cell(v) for v in row) for row in rows)
+
+
+def numbered(header: Sequence[str], rests: Iterable[str]) -> str:
+    """``table([header, *rows])`` for rows that are their position then cells already joined (``joined``):
+    a row's cells after its id are the same at every step of a sweep, which keeps them (``reuse.once``)."""
+    return "\n".join([",\t".join(cell(h) for h in header), *(f"{i},\t{rest}" for i, rest in enumerate(rests))])
+
+
+def joined(values: Iterable[Any]) -> str:
+    """A row's cells, joined as ``table`` joins them."""
+    return ",\t".join(cell(v) for v in values)
 
 
 def context(reports: str, entities: str, relations: str, sources: str) -> str:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import lmsg, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core.recall import RecallHit
 
@@ -72,7 +72,7 @@ def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
             found[cid] = community
     ordered = sorted(found, key=lambda c: (counts[c], prep.rating(found[c])), reverse=True)
     whys = [
-        msg(
+        lmsg(
             "{n} of the recalled entities are in it, rating {rating}, level {level}",
             n=counts[cid],
             rating=f"{prep.rating(found[cid]):g}",
@@ -108,7 +108,7 @@ def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
         rows.append((order, -support, cid, chunk))
     rows.sort(key=lambda u: (u[0], u[1]))
     whys = [
-        msg(
+        lmsg(
             "source of entity #{n} {name}, {count} supporting relations",
             n=order + 1,
             name=hits[order].entity.name,
@@ -139,7 +139,7 @@ def relations(index: Index, prep, hits: list[RecallHit]) -> Gathered:
             rows.append((degree[a] + degree[b], rel.weight, a, b, rel, via))
     rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
     whys = [
-        msg(
+        lmsg(
             "edge degree {degree}, weight {weight}, touches entity #{n} {name}",
             degree=rank,
             weight=float(weight),

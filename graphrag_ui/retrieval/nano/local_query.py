@@ -19,10 +19,10 @@ and chunks missing from the store are skipped with a warning where nano would ra
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
@@ -47,12 +47,18 @@ FAIL_RESPONSE_NOTE = msg(
 )
 
 
-def _over(section: str, running: int, limit: int) -> str:
+def _over(section: str, running: int, limit: int) -> Reason:
     if section == "Reports":
-        return msg("over budget (section Reports: {running}/{limit} tokens)", running=running, limit=limit)
+        return lmsg("over budget (section Reports: {running}/{limit} tokens)", running=running, limit=limit)
     if section == "Sources":
-        return msg("over budget (section Sources: {running}/{limit} tokens)", running=running, limit=limit)
-    return msg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
+        return lmsg("over budget (section Sources: {running}/{limit} tokens)", running=running, limit=limit)
+    return lmsg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
+
+
+def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
+    """(label, row data) of a chunk or relation candidate by id: a function of the index alone, so a sweep's
+    steps share them (as its replayed candidates share their rows); outside a sweep, this run's own."""
+    return reuse.once(("nano.local shown", id(index)), dict)
 
 
 def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
@@ -67,7 +73,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
         if not in_ctx:
             dropped = _over("Reports", running[pos], limit)
         elif single and pos > 0:
-            in_ctx, dropped = False, msg("single-community switch kept only the first")
+            in_ctx, dropped = False, lmsg("single-community switch kept only the first")
         if in_ctx:
             used.append(com)
         data = {"level": com.level, "title": com.title, "rating": com.rating, "report": com.report}
@@ -92,10 +98,10 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
                 order=len(out.communities),
-                why=msg("{n} of the recalled entities are in it, level {level}", n=n, level=lvl),
+                why=lmsg("{n} of the recalled entities are in it, level {level}", n=n, level=lvl),
                 rank=prep.rating(com) if com else None,
                 in_context=False,
-                dropped=msg("level {level} > level {limit}", level=lvl, limit=level),
+                dropped=lmsg("level {level} > level {limit}", level=lvl, limit=level),
                 tokens=prep.report_tokens(com) if com else 0,
             )
         )
@@ -108,22 +114,16 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
     got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
+    shown = _shown(index)
     for pos, ((_order, neg_support, cid, chunk), why, cost) in enumerate(
         zip(got.rows, got.whys, got.costs, strict=True)
     ):
-        out.chunks.append(
-            Candidate(
-                id=cid,
-                label=chunk.text[:80].replace("\n", " "),
-                data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
-                order=pos,
-                why=why,
-                rank=float(-neg_support),
-                in_context=pos < kept,
-                dropped="" if pos < kept else _over("Sources", running[pos], limit),
-                tokens=cost,
-            )
-        )
+        found = shown.get(("u", cid))
+        if found is None:
+            data = {"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text}
+            found = shown["u", cid] = (chunk.text[:80].replace("\n", " "), data)
+        dropped = "" if pos < kept else _over("Sources", running[pos], limit)
+        out.chunks.append(Candidate(cid, *found, pos, why, None, float(-neg_support), pos < kept, dropped, cost))
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
     return [u[3] for u in got.rows[:kept]]
 
@@ -132,20 +132,14 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     limit = params.local_max_token_for_local_context
     got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.narrowed)
     kept, running = csv_context.prefix_cut(got.costs, limit)
+    shown = _shown(index)
     for pos, ((rank, weight, a, b, rel, _via), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
-        out.relations.append(
-            Candidate(
-                id=rel.id,
-                label=f"{a} — {b}",
-                data={"source": a, "target": b, "description": rel.description, "weight": weight},
-                order=pos,
-                why=why,
-                rank=float(rank),
-                in_context=pos < kept,
-                dropped="" if pos < kept else _over("Relationships", running[pos], limit),
-                tokens=cost,
-            )
-        )
+        found = shown.get(("r", rel.id))
+        if found is None:
+            data = {"source": a, "target": b, "description": rel.description, "weight": weight}
+            found = shown["r", rel.id] = (f"{a} — {b}", data)
+        dropped = "" if pos < kept else _over("Relationships", running[pos], limit)
+        out.relations.append(Candidate(rel.id, *found, pos, why, None, float(rank), pos < kept, dropped, cost))
     out.budgets.append(Budget("Relationships", running[kept - 1] if kept else 0, limit))
     return got.rows[:kept]
 
@@ -257,28 +251,49 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
 
+    # each row's cells after its position, kept across a sweep's steps (a row is a function of the index
+    # and its item: entity and degree, relation, report, chunk); outside a sweep made here and dropped
+    rests: dict[tuple[str, str], str] = reuse.once(("nano.local csv rows", id(index)), dict)
+
+    def rest(key: tuple[str, str], cells: Callable[[], list]) -> str:
+        found = rests.get(key)
+        if found is None:
+            found = rests[key] = csv_context.joined(cells())
+        return found
+
     def entity_table() -> str:
-        rows = [
-            [i, h.entity.name, h.entity.type, h.entity.description, d]
-            for i, (h, d) in enumerate(zip(hits, degrees, strict=True))
-        ]
-        return csv_context.table([csv_context.ENTITY_HEADER, *rows])
+        return csv_context.numbered(
+            csv_context.ENTITY_HEADER,
+            [
+                rest(("e", h.entity.id), lambda h=h, d=d: [h.entity.name, h.entity.type, h.entity.description, d])
+                for h, d in zip(hits, degrees, strict=True)
+            ],
+        )
 
     def relation_table() -> str:
-        rows = [[i, a, b, rel.description, weight, rank] for i, (rank, weight, a, b, rel, _) in enumerate(rels)]
-        return csv_context.table([csv_context.RELATION_HEADER, *rows])
+        return csv_context.numbered(
+            csv_context.RELATION_HEADER,
+            [
+                rest(("r", rel.id), lambda a=a, b=b, rel=rel, w=weight, k=rank: [a, b, rel.description, w, k])
+                for rank, weight, a, b, rel, _ in rels
+            ],
+        )
+
+    def report_table() -> str:
+        return csv_context.numbered(
+            csv_context.REPORT_HEADER, [rest(("c", c.id), lambda c=c: [c.report]) for c in reports]
+        )
+
+    def source_table() -> str:
+        return csv_context.numbered(
+            csv_context.SOURCE_HEADER, [rest(("u", c.id), lambda c=c: [c.text]) for c in chunks]
+        )
 
     out.context = csv_context.context(
-        reuse.once(
-            (*reports_key, "csv"),
-            lambda: csv_context.table([csv_context.REPORT_HEADER, *([i, c.report] for i, c in enumerate(reports))]),
-        ),
+        reuse.once((*reports_key, "csv"), report_table),
         reuse.once(("nano.entities.csv", *seen), entity_table),
         reuse.once((*relations_key, "csv"), relation_table),
-        reuse.once(
-            (*units_key, "csv"),
-            lambda: csv_context.table([csv_context.SOURCE_HEADER, *([i, c.text] for i, c in enumerate(chunks))]),
-        ),
+        reuse.once((*units_key, "csv"), source_table),
     )
     out.messages = _messages(out.context, query, params)
     out.trace.append(

@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
@@ -39,18 +40,20 @@ FAIL_RESPONSE_NOTE = msg(
 )
 
 
-def _chunk_candidate(chunk, pos: int, why: str, sim: float, tokens: int, dropped: str = "") -> Candidate:
-    return Candidate(
-        id=chunk.id,
-        label=chunk.text[:80].replace("\n", " "),
-        data={"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text},
-        order=pos,
-        why=why,
-        score=sim,
-        in_context=not dropped,
-        dropped=dropped,
-        tokens=tokens,
-    )
+def _chunk_candidate(
+    shown: dict[str, tuple[str, dict]],
+    chunk,
+    pos: int,
+    why: Reason,
+    sim: float,
+    tokens: int,
+    dropped: Reason | str = "",
+) -> Candidate:
+    found = shown.get(chunk.id)  # (label, row data): a function of the chunk, kept across a sweep's steps
+    if found is None:
+        data = {"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text}
+        found = shown[chunk.id] = (chunk.text[:80].replace("\n", " "), data)
+    return Candidate(chunk.id, *found, pos, why, sim, None, not dropped, dropped, tokens)
 
 
 def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
@@ -80,12 +83,12 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         if pos < top_k and not stopped:
             hits.append((chunk, sim, pos))
         elif pos >= top_k:
-            beyond.append((chunk, sim, pos, msg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)))
+            beyond.append((chunk, sim, pos, lmsg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)))
         elif sim < threshold:
-            below = msg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
+            below = lmsg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
             beyond.append((chunk, sim, pos, below))
         else:
-            beyond.append((chunk, sim, pos, msg("after the first score below threshold (nano-vectordb stops there)")))
+            beyond.append((chunk, sim, pos, lmsg("after the first score below threshold (nano-vectordb stops there)")))
     out.trace.append(
         TraceStep(
             "search",
@@ -98,22 +101,23 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
     costs = [prep.chunk_tokens(c) for c, _, _ in hits]
+    shown = reuse.once(("nano.naive shown", id(index)), dict)
     kept, running = csv_context.prefix_cut(costs, limit)
     for pos, ((chunk, sim, found), cost) in enumerate(zip(hits, costs, strict=True)):
-        why = msg("chunk #{n} by vector, sim {sim}", n=found + 1, sim=f"{sim:.3f}")
+        why = lmsg("chunk #{n} by vector, sim {sim}", n=found + 1, sim=f"{sim:.3f}")
         dropped = (
             ""
             if pos < kept
-            else msg(
+            else lmsg(
                 "over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)",
                 running=running[pos],
                 limit=limit,
             )
         )
-        out.chunks.append(_chunk_candidate(chunk, pos, why, sim, cost, dropped))
+        out.chunks.append(_chunk_candidate(shown, chunk, pos, why, sim, cost, dropped))
     for chunk, sim, found, reason in beyond:
-        why = msg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
-        out.chunks.append(_chunk_candidate(chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
+        why = lmsg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
+        out.chunks.append(_chunk_candidate(shown, chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
     out.budgets.append(Budget(SECTIONS["chunks"], running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), len(hits), kept, _ms(step)))
 

@@ -7,7 +7,7 @@ strategies from ``graphrag_ui.retrieval.core.recall``.
 
 from __future__ import annotations
 
-from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.i18n import joined, lmsg, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, entity_label, recall_entities, tie_note, tied_rows, vector_topk
@@ -57,18 +57,18 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
             hits.append(RecallHit(entity, sim, sim, "", why))
             continue
         if pos >= top_k:
-            reason = msg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)
+            reason = lmsg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)
         elif sim < threshold:
-            reason = msg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
+            reason = lmsg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
         else:
-            reason = msg("after the first score below threshold (nano-vectordb stops there)")
+            reason = lmsg("after the first score below threshold (nano-vectordb stops there)")
         out.entities.append(
             Candidate(
                 id=entity.id,
                 label=entity.name,
                 data={"name": entity.name, "type": entity.type, "description": entity.description},
                 order=len(out.entities),
-                why=joined(msg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{sim:.3f}"), note),
+                why=joined(lmsg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{sim:.3f}"), note),
                 score=sim,
                 rank=float(index.graph.degree(entity.name)) if entity.name in index.graph else 0.0,
                 in_context=False,

@@ -15,10 +15,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
-from graphrag_ui.index.model import Index
+from graphrag_ui.index.model import Chunk, Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
@@ -46,6 +47,17 @@ def layout(index: Index) -> str:
     return "2" if index.manifest.source in ("graphrag-1", "graphrag-2") else "3"
 
 
+def _in_file_order(index: Index, found: dict[str, Any]) -> list[Chunk]:
+    """The text units ``found`` names, in text_units.parquet's order (3.x): a scan of every unit, or in a
+    sweep each unit's position, made once for all its steps (unique ids: a sort by position is that scan)."""
+    if not reuse.active():
+        return [c for c in index.chunks if c.id in found]
+    position = reuse.once(("ms.basic unit order", id(index)), lambda: {c.id: i for i, c in enumerate(index.chunks)})
+    if len(position) != len(index.chunks):  # an id twice: only the scan keeps both
+        return [c for c in index.chunks if c.id in found]
+    return [index.chunks[i] for i in sorted(position[cid] for cid in found if cid in position)]
+
+
 def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     start = now()
     params = SPECS[0].typed(params)
@@ -69,7 +81,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     if version == "2":
         units = [view.chunks[h.id] for h in hits if h.id in view.chunks]
     else:
-        units = [c for c in index.chunks if c.id in found]
+        units = _in_file_order(index, found)
     for h in hits:
         if h.id not in view.chunks:
             out.warnings.append(msg("vector id {id} names no text unit: skipped", id=h.id))
@@ -88,7 +100,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
             label=unit.text[:80],
             data={"text": unit.text, "doc_id": unit.doc_id, "short_id": short},
             order=order,
-            why=msg(
+            why=lmsg(
                 "text unit #{n} by vector (LanceDB L2 {distance}), score {score}",
                 n=pos,
                 distance=f"{hit.distance:.4f}",
@@ -101,7 +113,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
         if full or used + tokens > limit:
             full = True
             cand.in_context = False
-            cand.dropped = msg(
+            cand.dropped = lmsg(
                 "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit
             )
             continue

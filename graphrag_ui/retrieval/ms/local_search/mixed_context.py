@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Chunk, Community, Index, Relation
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
@@ -25,8 +25,8 @@ class Row:
     order: int
     tokens: int = 0
     in_context: bool = False
-    dropped: str = ""
-    why: str = ""
+    dropped: str | Reason = ""  # reasons kept as data until read (``lmsg``)
+    why: str | Reason = ""
 
 
 @dataclass
@@ -67,7 +67,7 @@ def build_reports(
     for cid in matches:
         if cid not in lv.reports:
             section.rows.append(
-                Row(cid, cid, -1, dropped=msg("no community report at level ≤ {level}", level=lv.level))
+                Row(cid, cid, -1, dropped=lmsg("no community report at level ≤ {level}", level=lv.level))
             )
     header = ["id", "title", "summary" if use_summary else "content"] + (["rank"] if include_rank else [])
     used = count("-----Reports-----\n" + "|".join(header) + "\n")
@@ -75,12 +75,12 @@ def build_reports(
     kept_rows: list[Row] = []
     full = False
     for order, c in enumerate(comms):
-        why = msg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=_rank(c))
+        why = lmsg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=_rank(c))
         row = Row(c.id, c.id, order, why=why)
         section.rows.append(row)
         rank = _rank(c)
         if rank is None or rank < min_rank:
-            row.dropped = msg(
+            row.dropped = lmsg(
                 "below threshold (rating {rating} < min_community_rank {limit})", rating=rank, limit=f"{min_rank:g}"
             )
             continue
@@ -89,7 +89,7 @@ def build_reports(
         row.tokens = iv.tokens("|".join(cells) + "\n")
         if full or used + row.tokens > budget:
             full = True
-            row.dropped = msg(
+            row.dropped = lmsg(
                 "over budget (Reports: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
             )
             continue
@@ -260,7 +260,7 @@ def build_local(
             ents.rows.append(row)
             if full or used + row.tokens > budget:
                 full = True
-                row.dropped = msg(
+                row.dropped = lmsg(
                     "over budget (Entities: {used}+{tokens} > {limit} tokens)",
                     used=used,
                     tokens=row.tokens,
@@ -334,7 +334,7 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
             inside = r.source in accepted_names and r.target in accepted_names
             row.why = msg("in-network") if inside else msg("out-network")
         elif r.id in position:
-            row.dropped = msg(
+            row.dropped = lmsg(
                 "over budget (Relationships: {used} used, next row does not fit in {limit})",
                 used=section.used,
                 limit=budget,
@@ -342,7 +342,7 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         elif r.id in drops:
             row.dropped = drops[r.id]
         else:
-            row.dropped = msg("reverted (its entity's relationships did not fit the local budget)")
+            row.dropped = lmsg("reverted (its entity's relationships did not fit the local budget)")
         section.rows.append(row)
 
 
@@ -398,7 +398,7 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
             short,
             order,
             tokens=view.tokens(line),
-            why=msg(
+            why=lmsg(
                 "text unit of {name} (entity #{n}), {count} of its relationships",
                 name=selected[i].entity.name,
                 n=i + 1,
@@ -408,7 +408,7 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
         section.rows.append(row)
         if full or used + row.tokens > budget:
             full = True
-            row.dropped = msg(
+            row.dropped = lmsg(
                 "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
             )
             continue

@@ -14,7 +14,7 @@ its budget the Reports section is left out instead of GraphRAG's literal ``[]`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphrag_ui.base.i18n import msg
@@ -134,24 +134,23 @@ def _entity_candidate(view: EntityView, order: int, why: str, score: float | Non
     )
 
 
-def _apply_rows(cands: list[Candidate], section: Section, labels: dict[str, str], data: dict[str, dict]) -> None:
-    """Merge a section's rows into candidates (by id), or add them."""
+def _apply_rows(
+    cands: list[Candidate], section: Section, shown: Callable[[str], tuple[str, dict] | None] | None = None
+) -> None:
+    """Merge a section's rows into candidates (by id), or add them; ``shown(key)`` is a new row's label and
+    data (None: the row's item is not in the index) and lets a row's reason replace the candidate's."""
     by_id = {c.id: c for c in cands}
     for row in section.rows:
         cand = by_id.get(row.key)
+        made = shown(row.key) if shown is not None else None
         if cand is None:
-            cand = Candidate(
-                id=row.key,
-                label=labels.get(row.key, row.key),
-                data=data.get(row.key, {}),
-                order=len(cands),
-                why=row.why,
-            )
+            label, data = made if made is not None else (row.key, {})
+            cand = Candidate(row.key, label, data, len(cands), row.why)
             cands.append(cand)
             by_id[row.key] = cand
         cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
         cand.data = {**cand.data, "short_id": row.short_id}
-        if row.why and row.key in labels:
+        if row.why and made is not None:
             cand.why = row.why
 
 
@@ -216,13 +215,12 @@ def run(
         min_rank=params.min_community_rank,
     )
     out.warnings += reports.notes
-    comms = {row.key: index.community_by_id[row.key] for row in reports.rows if row.key in index.community_by_id}
-    _apply_rows(
-        out.communities,
-        reports,
-        {c: comms[c].title for c in comms},
-        {c: {"level": comms[c].level, "rating": comms[c].rating, "title": comms[c].title} for c in comms},
-    )
+
+    def community(key: str) -> tuple[str, dict] | None:
+        c = index.community_by_id.get(key)
+        return None if c is None else (c.title, {"level": c.level, "rating": c.rating, "title": c.title})
+
+    _apply_rows(out.communities, reports, community)
     out.trace.append(
         TraceStep(
             "community context",
@@ -243,23 +241,21 @@ def run(
         links=links_state,
         claims=claims,
     )
-    _apply_rows(out.entities, local.entities, {}, {})
+    _apply_rows(out.entities, local.entities)
     rel_by_id = index.relation_by_id
-    _apply_rows(
-        out.relations,
-        local.relations,
-        {r: f"{rel_by_id[r].source} — {rel_by_id[r].target}" for r in (row.key for row in local.relations.rows)},
-        {
-            r: {
-                "source": rel_by_id[r].source,
-                "target": rel_by_id[r].target,
-                "description": rel_by_id[r].description,
-                "weight": rel_by_id[r].weight,
-                "links": local.links.get(r),
-            }
-            for r in (row.key for row in local.relations.rows)
-        },
-    )
+
+    def relation(key: str) -> tuple[str, dict]:
+        r = rel_by_id[key]
+        data = {
+            "source": r.source,
+            "target": r.target,
+            "description": r.description,
+            "weight": r.weight,
+            "links": local.links.get(key),
+        }
+        return f"{r.source} — {r.target}", data
+
+    _apply_rows(out.relations, local.relations, relation)
     rel_rank = index_view(index).rel_rank
     for cand in out.relations:
         cand.rank = float(rel_rank[cand.id])
@@ -283,13 +279,12 @@ def run(
     )
     t = now()
     sources = build_sources(index, selected, limits[2])
-    chunks = {row.key: index.chunk_by_id[row.key] for row in sources.rows}
-    _apply_rows(
-        out.chunks,
-        sources,
-        {k: c.text[:80] for k, c in chunks.items()},
-        {k: {"text": c.text, "doc_id": c.doc_id} for k, c in chunks.items()},
-    )
+
+    def chunk(key: str) -> tuple[str, dict]:
+        c = index.chunk_by_id[key]
+        return c.text[:80], {"text": c.text, "doc_id": c.doc_id}
+
+    _apply_rows(out.chunks, sources, chunk)
     out.trace.append(
         TraceStep(
             "text units",
