@@ -82,7 +82,11 @@ def ui_language(monkeypatch):
     return use
 
 
-os.environ.setdefault("GRAPHRAG_UI_HOME", str(ROOT / ".pytest_cache" / "graphrag_ui_home"))
+# one default home per xdist worker (the controller's value is inherited: replaced unless someone chose another)
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_SHARED_HOME = str(ROOT / ".pytest_cache" / "graphrag_ui_home")
+if os.environ.get("GRAPHRAG_UI_HOME", _SHARED_HOME) == _SHARED_HOME:
+    os.environ["GRAPHRAG_UI_HOME"] = _SHARED_HOME + (f"-{_WORKER}" if _WORKER else "")
 
 
 @pytest.fixture()
@@ -136,3 +140,45 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+# ------------------------------------------------------------------ two workers for the whole suite
+# `make test` (no paths given) runs on two pytest-xdist workers (pyproject: -n auto --dist loadscope): the
+# browser tests as one unit on one worker, first and in file order, while the other worker runs the rest a
+# file at a time (a module's fixtures start once). A run of chosen files or folders stays in one process.
+BROWSER = "tests/browser/"
+FRESH_SERVERS = BROWSER + "test_browser_pages.py"  # a fresh server per page and no timing: may run beside them
+
+
+def _unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: no two browser modules at once (chromium timing checks such as
+    the 100k-entity pick would share the two cores), save the fresh-server one."""
+    path = nodeid.split("::", 1)[0]
+    if path == FRESH_SERVERS:
+        return "browser-fresh-servers"
+    return "browser" if path.startswith(BROWSER) else path
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    return 2 if config.args_source == pytest.Config.ArgsSource.TESTPATHS else 0
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's loadscope with our units (its loadgroup marks no longer reach pytest 9's node ids), in the
+    collection order the workers sort below (the longest unit first) rather than by test count."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False
+    return ByUnit(config, log)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    if _WORKER:  # the browser unit first (it is the longest), then the fresh-server one, then file order
+        order = {"browser": 0, "browser-fresh-servers": 1}
+        items.sort(key=lambda item: order.get(_unit(item.nodeid), 2))

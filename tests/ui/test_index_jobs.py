@@ -137,7 +137,8 @@ def test_two_starts_at_once_make_one_job():
         for thread in threads:
             thread.join(10)
         assert len(started) == 1 and len(refused) == 15
-        assert all(r.startswith(f"a job is already writing {target}: {started[0].kind}") for r in refused)
+        said = jobs.KINDS[started[0].kind]  # the winner's kind as the message names it ("re-embed" for reembed)
+        assert all(r.startswith(f"a job is already writing {target}: {said}, started ") for r in refused), refused
     finally:
         release.set()
         wait_for_jobs()
