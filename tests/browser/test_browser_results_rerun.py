@@ -12,7 +12,15 @@ from urllib.parse import parse_qs, quote_plus, urlparse
 
 import pytest
 
-from tests.support.browser_support import CHROMIUM, new_page, settle, streamlit_app, tab_counts, wait_until
+from tests.support.browser_support import (
+    CHROMIUM,
+    VIEW_SWITCH,
+    new_page,
+    settle,
+    streamlit_app,
+    tab_counts,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright = pytest.importorskip("playwright.sync_api")
@@ -112,3 +120,22 @@ def test_the_threshold_rescue_moves_the_slider_and_the_link_with_the_run(page, a
     assert thumb.inner_text() == "0.17"
     assert _link(page).get("nano_query_better_than_threshold") == ["0.17"]
     assert tab_counts(page)["Entities"] > 0
+
+
+def test_the_budget_chart_is_drawn_and_fits_its_column_at_every_width(page, app_url):
+    """The budget's bars are a Vega-Lite spec written out (no altair on a view click): drawn, as wide as
+    their column at 1280, 1600 and 900 px, and switching to Entities and back draws them again."""
+    from tests.browser.test_browser_second_pass import CHART_FIT
+
+    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=budget&q={quote_plus(QUESTION)}")
+    for width in (1280, 1600, 900):
+        page.set_viewport_size({"width": width, "height": 800})
+        settle(page)
+        page.wait_for_timeout(500)
+        charts = wait_until(page, lambda: page.evaluate(CHART_FIT), what="the budget chart")
+        assert len(charts) == 1 and 0 < charts[0]["drawn"] <= charts[0]["box"] + 1, (width, charts)
+    assert page.get_by_text("Limits of this run (● binding, ○ not binding):").count() == 1
+    for view in ("Entities", "Budget"):
+        page.locator(VIEW_SWITCH).filter(has_text=view).first.click()
+        settle(page)
+    assert wait_until(page, lambda: page.evaluate(CHART_FIT), what="the budget chart again")[0]["drawn"] > 0
