@@ -19,6 +19,7 @@ from graphrag_ui.ui.results.retrieval_view import (
 from graphrag_ui.ui.results.threshold_rescue import offer_lower_threshold
 from graphrag_ui.ui.shell import state
 from graphrag_ui.ui.shell.escape import shown_error
+from graphrag_ui.ui.shell.guard import guarded
 from graphrag_ui.ui.shell.language import t
 from graphrag_ui.ui.shell.page import open_page
 from graphrag_ui.ui.shell.runner import retrieve
@@ -73,40 +74,61 @@ with top[0]:
     question.in_url("q")
     query = st.text_area(t("Question"), key="q", bind="query-params", height=90)
 
+
+RESULTS = "explore_results"
+
+
+def _rerun_results() -> None:
+    """A parameter's callback: only the results below rerun (the frame, the question and the sidebar stay
+    as drawn; Streamlit's own floor is one short rerun, and redrawing 15 widgets was most of ours)."""
+    st.rerun(RESULTS)
+
+
 with st.sidebar:
     answer_layout = layout_picker(wide_answer=bool(spec.stages and spec.stages.wide_answer))
-    form = mode_form.mode_settings(mode, spec)
+    drawn = mode_form.mode_settings(mode, spec, on_change=_rerun_results)
+
+
+@st.fragment(key=RESULTS)
+@guarded
+def run_and_show(index, index_key: str, mode: str, spec, marks, query: str, drawn, answer_layout: str) -> None:
+    """Everything drawn from the run: a parameter move reruns only this part (see ``_rerun_results``)."""
+    url_notices.read_url_again()  # a rerun of this part alone: the link as it is now (the frame did not run)
+    form = mode_form.current(drawn)
     values, hl, ll = form.values, form.hl, form.ll
 
-# --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/widgets/url_notices.py)
-url_notices.show_url_notices("explore", ("",), state.on_chroma_server(index.path))
-# ---
-if not query.strip():
-    st.info(t("Type a question (or pick a suggested one) to see what each mode retrieves."), icon=":material/help:")
-    st.stop()
+    # --- links: what the URL asked for that could not be used, one notice each (graphrag_ui/ui/widgets/url_notices.py)
+    url_notices.show_url_notices("explore", ("",), state.on_chroma_server(index.path))
+    # ---
+    if not query.strip():
+        st.info(t("Type a question (or pick a suggested one) to see what each mode retrieves."), icon=":material/help:")
+        return
 
-mode_form.warn_unknown(form)
-if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks):  # ilike needs no vector
-    st.stop()
-try:
-    with st.spinner(t("Retrieving…")):  # a catalog or chroma server may take up to its timeout
-        result = retrieve(index, index_key, mode, query, values, hl, ll)
-except UserError as exc:
-    st.error(shown_error(exc))
-    st.stop()
+    mode_form.warn_unknown(form)
+    if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks):  # ilike needs no vector
+        return
+    try:
+        with st.spinner(t("Retrieving…")):  # a catalog or chroma server may take up to its timeout
+            result = retrieve(index, index_key, mode, query, values, hl, ll)
+    except UserError as exc:
+        st.error(shown_error(exc))
+        return
 
-notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
-vector_search_note(result)
-empty_state(result, known_cause=mode_marks.has_known_cause(mode, marks))
-offer_lower_threshold(index, index_key, spec, result, values, hl, ll)
-comparison = remember(result, index_key, "main")
-change_bar(result, comparison, "main")
-left, right = answer_and_results(answer_layout)
-with left:
-    result = answer_panel(result, index=index)  # a map-reduce mode's stages are filled in once its model calls ran
-with right:
-    result_tabs(index, result, comparison=comparison)
-with notes:
-    warnings_box(result)
-run_summary(result)
-gold_view.gold_line(index, index_key, result)
+    notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
+    vector_search_note(result)
+    empty_state(result, known_cause=mode_marks.has_known_cause(mode, marks))
+    offer_lower_threshold(index, index_key, spec, result, values, hl, ll)
+    comparison = remember(result, index_key, "main")
+    change_bar(result, comparison, "main")
+    left, right = answer_and_results(answer_layout)
+    with left:
+        result = answer_panel(result, index=index)  # a map-reduce mode's stages are filled in once its model calls ran
+    with right:
+        result_tabs(index, result, comparison=comparison)
+    with notes:
+        warnings_box(result)
+    run_summary(result)
+    gold_view.gold_line(index, index_key, result)
+
+
+run_and_show(index, index_key, mode, spec, marks, query, drawn, answer_layout)

@@ -17,6 +17,7 @@ from graphrag_ui.ui.results.budget_view import budget_chart
 from graphrag_ui.ui.results.kind_table import kind_table
 from graphrag_ui.ui.results.sweep_view import rerun_if_a_step_was_shown, sweep_view
 from graphrag_ui.ui.shell.escape import md_escape, shown
+from graphrag_ui.ui.shell.guard import guarded
 from graphrag_ui.ui.shell.labels import KIND_LABELS, TIMINGS, TRACE_STEPS, VIEW_LABELS, label
 from graphrag_ui.ui.shell.language import in_this_language, t, translate
 from graphrag_ui.ui.widgets.params import widget_key
@@ -184,6 +185,7 @@ def result_tabs(index: Index, result: Retrieval, key: str = "main", comparison=N
 
 
 @st.fragment
+@guarded
 def _views(index: Index, result: Retrieval, key: str, comparison) -> None:
     rerun_if_a_step_was_shown(key)
     options = views_of(result)

@@ -64,7 +64,10 @@ def best_below(result: Retrieval, threshold: float, probe: Retrieval | None = No
 
 
 def _set(key: str, value: float) -> None:
+    """The button's callback: the threshold's widget is drawn on full runs only (Explore reruns just its
+    results after a move), so the whole page reruns and the slider and the link show the new value."""
     st.session_state[key] = value
+    st.rerun()
 
 
 def offer_lower_threshold(

@@ -6,6 +6,7 @@ which pass through untouched. The full traceback goes to the server log for whoe
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 
@@ -39,3 +40,14 @@ def run_guarded(body: Callable[[], None]) -> None:
     except Exception as exc:  # noqa: BLE001 - this is the last line of defence for the page
         log.exception("page failed")
         st.error(message(exc), icon=":material/error:")
+
+
+def guarded(body: Callable[..., None]) -> Callable[..., None]:
+    """``body`` under ``run_guarded``, for a fragment: Streamlit catches a fragment's exception itself and
+    draws it with its traceback before the page's guard could see it (``@st.fragment`` over ``@guarded``)."""
+
+    @functools.wraps(body)
+    def run(*args, **kwargs) -> None:
+        run_guarded(lambda: body(*args, **kwargs))
+
+    return run

@@ -8,7 +8,8 @@ sidebar; Compare packs it into each side's expander (``compact``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -59,16 +60,19 @@ def pick_mode(
     return mode, param_widgets.version_picker(get_mode(mode), index, prefix=prefix)
 
 
-def mode_settings(mode: str, spec: ModeSpec, prefix: str = "", *, compact: bool = False) -> ModeForm:
+def mode_settings(
+    mode: str, spec: ModeSpec, prefix: str = "", *, compact: bool = False, on_change: Callable | None = None
+) -> ModeForm:
     """The mode's parameter widgets, the link's reference fields and (modes that use them) the keywords.
 
     ``compact`` leaves out the headings, the mode's summary and the keywords' help, and warns about the
     link's unknown parameters at once; otherwise the page does (``warn_unknown``) where it shows notices.
+    ``on_change``: every widget's callback (see ``current``).
     """
     if not compact:
         st.subheader(t("Parameters"))
         st.caption(translate(spec.summary))
-    values = param_widgets.parameter_widgets(spec, prefix=prefix)
+    values = param_widgets.parameter_widgets(spec, prefix=prefix, on_change=on_change)
     linked, unknown = param_widgets.url_reference_fields(spec, prefix=prefix)
     values.update(linked)
     form = ModeForm(mode, spec, values, unknown)
@@ -83,12 +87,27 @@ def mode_settings(mode: str, spec: ModeSpec, prefix: str = "", *, compact: bool 
             else t("Comma-separated. Leave both empty to let the model (or the offline extractor) choose.")
         )
         form.hl = split_keywords(
-            st.text_input(t("High-level keywords"), key=f"{prefix}hl", bind="query-params", help=how)
+            st.text_input(
+                t("High-level keywords"), key=f"{prefix}hl", bind="query-params", help=how, on_change=on_change
+            )
         )
         form.ll = split_keywords(
-            st.text_input(t("Low-level keywords"), key=f"{prefix}ll", bind="query-params", help=how)
+            st.text_input(
+                t("Low-level keywords"), key=f"{prefix}ll", bind="query-params", help=how, on_change=on_change
+            )
         )
     return form
+
+
+def current(form: ModeForm, prefix: str = "") -> ModeForm:
+    """``form`` as its widgets stand now: what a part of the page that reruns alone after a move (its
+    widgets drawn on the last full run, their callback rerunning only that part) must run with."""
+    values = param_widgets.current_values(form.spec, form.values, prefix)
+    if not form.spec.uses_keywords:
+        return replace(form, values=values)
+    hl = split_keywords(st.session_state.get(f"{prefix}hl", ""))
+    ll = split_keywords(st.session_state.get(f"{prefix}ll", ""))
+    return replace(form, values=values, hl=hl, ll=ll)
 
 
 def warn_unknown(form: ModeForm) -> None:

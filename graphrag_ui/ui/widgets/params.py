@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -70,11 +71,15 @@ def _resync(key: str) -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def _widget(param: ParamSpec, key: str, disabled: bool, mode: str = "", index: Any = None) -> Any:
+def _widget(
+    param: ParamSpec, key: str, disabled: bool, mode: str = "", index: Any = None, on_change: Callable | None = None
+) -> Any:
     """The parameter keeps the reference's name as its label; its help is in the UI language."""
     _resync(key)
     linked = _from_link(param, key)
     common = {"key": key, "help": translate(param.help), "bind": "query-params", "disabled": disabled}
+    if on_change is not None:
+        common["on_change"] = on_change
     if param.type == "bool":
         return st.toggle(param.name, value=bool(param.default), **common)
     if param.type == "choice":
@@ -136,12 +141,19 @@ def version_picker(spec: ModeSpec, index: Any, prefix: str = "") -> ModeSpec:
     return spec.for_version(chosen)
 
 
-def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, index: Any = None) -> dict[str, Any]:
+def parameter_widgets(
+    spec: ModeSpec,
+    prefix: str = "",
+    disabled: bool = False,
+    index: Any = None,
+    on_change: Callable | None = None,
+) -> dict[str, Any]:
     """One widget per parameter; returns name -> value in the reference's own field names.
 
     The ``version`` of a versioned mode is chosen beside the mode (``version_picker``); here it is
     carried as the value the picked schema stands for. ``index`` (default: the one the frame opened)
-    bounds the counts (``top_k`` ≤ its rows, see ``ranges``).
+    bounds the counts (``top_k`` ≤ its rows, see ``ranges``). ``on_change``: each widget's callback
+    (Explore's reruns only its results: ``current_values`` reads the moved value there).
     """
     index = index if index is not None else st.session_state.get("_index")
     values = {}
@@ -149,7 +161,18 @@ def parameter_widgets(spec: ModeSpec, prefix: str = "", disabled: bool = False, 
         if param.name == VERSION_PARAM:
             values[param.name] = param.default
             continue
-        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, spec.name, index)
+        values[param.name] = _widget(param, widget_key(spec, param, prefix), disabled, spec.name, index, on_change)
+    return values
+
+
+def current_values(spec: ModeSpec, drawn: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``drawn`` (what ``parameter_widgets`` returned on the last full run) with each widget's value as the
+    session holds it now: a part of the page that reruns alone after a move reads the moved value here."""
+    values = dict(drawn)
+    for param in spec.params:
+        key = widget_key(spec, param, prefix)
+        if param.name != VERSION_PARAM and key in st.session_state:
+            values[param.name] = st.session_state[key]
     return values
 
 

@@ -30,6 +30,7 @@ from graphrag_ui.ui.widgets import question
 from graphrag_ui.ui.widgets.params import widget_key
 
 RAW_KEY = "_url_raw"  # this run's query parameters, read before any widget drew
+READ_BY_FRAME = "_url_read_by_frame"  # set by the frame's reading, taken by the first fragment that looks
 STORE_KEY = "_url_notices"  # (page, key) -> Notice
 FRAME = ""  # the page name of the frame's own checks (index, language): shown on every page
 VECTOR_ENGINES = ("local", "server")
@@ -219,6 +220,16 @@ def side_checks(prefix: str, raw: Mapping[str, str], used: Mapping[str, Any]) ->
 def remember_url() -> None:
     """The frame's first step on every run: the link's values before any widget takes or drops them."""
     st.session_state[RAW_KEY] = {key: _bounded(st.query_params.get(key)) for key in st.query_params}
+    st.session_state[READ_BY_FRAME] = True
+
+
+def read_url_again() -> None:
+    """A fragment's first step (Explore's settings and results): on a rerun of the fragment alone the frame
+    did not run, so the link is read here, as the frame would have; on a full run the frame's reading
+    (before the page's widgets drew) stands."""
+    if not st.session_state.pop(READ_BY_FRAME, False):
+        remember_url()
+        st.session_state.pop(READ_BY_FRAME, None)
 
 
 def _bounded(value: str | None) -> str | None:
