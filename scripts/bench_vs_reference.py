@@ -26,7 +26,9 @@ the rounds' medians:
   ``split_reports``; compared: each primer fold's report text.
 
 Both sides embed queries with the same ``hash`` embedder, use similarity threshold 0 (every query does
-the full work) and, for LightRAG, the same explicit keywords. Printed per mode and size: p50 and p95
+the full work), run OpenBLAS on the same number of threads (ours: one, set by ``graphrag_ui``; the
+reference's default would be one per core, whose hand-off stalls on a busy machine) and, for LightRAG,
+the same explicit keywords. Printed per mode and size: p50 and p95
 of the warm queries (first excluded), the first query, load, open + first query and peak RSS as
 ours ÷ reference, and how many contexts are byte-equal (LightRAG 1.4.7's no-context sentence counts as
 our empty context) and how many of the others have exact similarity ties marked in our Retrieval
@@ -114,10 +116,18 @@ def run_ours(index_dir: Path, cases_file: Path, mode: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def blas_threads() -> str:
+    """The OpenBLAS threads our side runs with: ``graphrag_ui`` sets one unless the environment says otherwise."""
+    return os.environ.get("OPENBLAS_NUM_THREADS", "1")
+
+
 def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
     python = br.VENVS[lib] / "bin" / "python"
     cmd = [str(python), str(br.REFERENCE), "contexts", lib, str(workdir), str(cases_file), mode]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=br.venv_env())
+    # the reference on as many BLAS threads as ours: left at its default (one per core), each of its
+    # products waits for a second thread on a busy machine (at load 4, lightrag.hybrid 48 → 92 ms at 10k)
+    env = br.venv_env() | {"OPENBLAS_NUM_THREADS": blas_threads()}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(f"reference {mode} failed: {done.stderr.strip()[-400:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -264,7 +274,7 @@ def main() -> int:
     args = ap.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; {args.queries} queries per mode")
+    print(f"BLAS threads, both sides: {blas_threads()}; {args.queries} queries per mode")
     lines, missed = [], []
     for i, n in enumerate(args.sizes):
         rounds = args.rounds[min(i, len(args.rounds) - 1)]

@@ -55,6 +55,24 @@ class GraphCache:
 
     relation_rows: dict[str, tuple[Relation, str, str]] = field(default_factory=dict)
     degree: dict[str, int] = field(default_factory=dict)
+    # node -> its stored edges as (sorted pair, relation, edge degree), filled on first use: the local path
+    # reads every edge of its entities, and the hubs among them come back query after query
+    edges: dict[str, tuple[tuple[tuple[str, str], Relation, int], ...]] = field(default_factory=dict)
+
+    def edges_of(self, index: Index, name: str) -> tuple[tuple[tuple[str, str], Relation, int], ...]:
+        """``name``'s edges in ``graph.adj[name]`` order; one without its relation row is left out (1.4.7's
+        ``get_edge`` finds none). The graph's own adjacency dicts and ``Index.relation_between`` inline:
+        the views and the method call cost microseconds per edge, 10⁴ edges per query around a hub."""
+        found = self.edges.get(name)
+        if found is None:
+            adjacency, by_id, degree, rows = index.graph._adj, index.relation_by_id, self.degree, []
+            for nbr, edge in adjacency[name].items():
+                rel = by_id.get(edge["id"]) if edge else None
+                if rel is not None:
+                    key = (name, nbr) if name <= nbr else (nbr, name)
+                    rows.append((key, rel, degree.get(key[0], 0) + degree.get(key[1], 0)))
+            found = self.edges[name] = tuple(rows)
+        return found
 
 
 def graph_cache(index: Index) -> GraphCache:
@@ -118,19 +136,13 @@ Edge = tuple[tuple[str, str], int, Relation, int]  # sorted pair, position of th
 def _edges(index: Index, names: tuple[str, ...]) -> list[Edge]:
     """Every edge of the entities ``names`` once (by sorted pair, the first entity bringing it), in
     adjacency order, stably sorted by (edge degree, weight) descending: 1.4.7's ``_find_most_related_edges_from_entities``."""
-    # the graph's own adjacency dicts (graph.adj[name]'s order) and Index.relation_between inline: the
-    # views and the method call cost microseconds per edge, 10⁴ edges per query around a hub
-    adjacency, by_id, degree = index.graph._adj, index.relation_by_id, graph_cache(index).degree
-    found: dict[tuple[str, str], int] = {}
+    cache = graph_cache(index)
+    first: dict[tuple[str, str], Edge] = {}  # sorted pair -> its edge, brought by the first entity that has it
     for pos, name in enumerate(names):
-        for nbr in adjacency[name]:
-            found.setdefault((name, nbr) if name <= nbr else (nbr, name), pos)
-    edges = []
-    for key, via in found.items():
-        edge = adjacency[key[0]].get(key[1])
-        rel = by_id.get(edge["id"]) if edge else None
-        if rel is not None:
-            edges.append((key, via, rel, degree.get(key[0], 0) + degree.get(key[1], 0)))
+        for key, rel, deg in cache.edges_of(index, name):  # graph.adj[name]'s order
+            if key not in first:
+                first[key] = (key, pos, rel, deg)
+    edges = list(first.values())
     edges.sort(key=lambda e: (e[3], e[2].weight), reverse=True)  # stable: ties keep adjacency order
     return edges
 

@@ -122,21 +122,12 @@ def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
 
 def relations(index: Index, prep, hits: list[RecallHit]) -> Gathered:
     """Every edge touching a recalled entity as a sorted pair, by (edge degree, weight) descending."""
-    # the graph's own adjacency dicts: its read-only views cost microseconds per lookup, 10⁴ edges at 100k
-    adjacency, degree, by_id = index.graph._adj, prep.degrees(), index.relation_by_id
-    pairs: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, str], tuple] = {}  # sorted pair -> its row, brought by the first entity that has it
     for order, hit in enumerate(hits):
-        u = hit.entity.name
-        if u not in adjacency:
-            continue
-        for v in adjacency[u]:  # graph.edges(u) order, without networkx's views per edge
-            pairs.setdefault((u, v) if u <= v else (v, u), order)
-    rows = []
-    for (a, b), via in pairs.items():
-        edge = adjacency[a].get(b)
-        rel = by_id.get(edge["id"]) if edge else None  # Index.relation_between, inline: 10⁴ edges at 100k
-        if rel is not None:
-            rows.append((degree[a] + degree[b], rel.weight, a, b, rel, via))
+        for pair, rank, weight, rel in prep.edges(hit.entity.name):  # graph.edges(name) order
+            if pair not in first:
+                first[pair] = (rank, weight, pair[0], pair[1], rel, order)
+    rows = list(first.values())
     rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
     whys = [
         lmsg(
