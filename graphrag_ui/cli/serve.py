@@ -70,12 +70,11 @@ def page_imports(script: Path) -> list[tuple[str, list[str]]]:
 
 
 def _import_pages() -> None:
-    """Import every page's modules, the start page's first (~0.5 s of Explore's first run on a sample,
-    where its views, gold marks and layout modules were imported by the first visitor)."""
-    scripts = [START_PAGE, *sorted(p for p in START_PAGE.parent.glob("*.py") if p != START_PAGE)]
-    for script in scripts:
-        for module, names in page_imports(script):
-            __import__(module, fromlist=names)  # as the page's own statement: submodules in ``names`` too
+    """Import the start page's modules (~0.5 s of Explore's first run on a sample: its views, gold marks and
+    layout modules). Not the other pages': Compare's answer modules alone import litellm (~1.7 s), which
+    a first view racing this preload would wait behind; each other page imports its own on its first visit."""
+    for module, names in page_imports(START_PAGE):
+        __import__(module, fromlist=names)  # as the page's own statement: submodules in ``names`` too
 
 
 def _compile_scripts(wait_s: float = 30.0) -> None:
