@@ -112,56 +112,78 @@ def time_nano(workdir: Path, cases: list[dict]) -> list[float]:
     return asyncio.run(run())
 
 
-def write_nano(dump: dict, out: Path) -> None:
+def nano_records(dump: dict) -> dict:
+    """What nano-graphrag's storages receive for ``dump``'s rows: graph nodes and edges in upsert order,
+    the three kv stores' records and the entity vector store's (id, content, name) rows. Shared by the
+    library's own writer (``write_nano``) and the streaming one (``nano_direct_writer.py``)."""
     from nano_graphrag._utils import compute_mdhash_id
 
+    nodes = [
+        (
+            e["name"],
+            {
+                "entity_type": e["type"],
+                "description": e["description"],
+                "source_id": "<SEP>".join(e["chunks"]),
+                "clusters": json.dumps([{"level": level, "cluster": cid} for level, cid in e["communities"]]),
+            },
+        )
+        for e in dump["entities"]
+    ]
+    edges = [
+        (
+            r["source"],
+            r["target"],
+            {
+                "weight": r["weight"],
+                "description": r["description"],
+                "source_id": "<SEP>".join(r["chunks"]),
+                "order": 1,
+            },
+        )
+        for r in dump["relations"]
+    ]
+    chunks = {
+        c["id"]: {"tokens": c["tokens"], "content": c["text"], "chunk_order_index": c["order"], "full_doc_id": c["doc"]}
+        for c in dump["chunks"]
+    }
+    reports = {}
+    for c in dump["communities"]:
+        report_json = {"title": c["title"], "summary": c["report"][:200], "rating": c["rating"], "findings": []}
+        reports[c["id"]] = {
+            "report_string": c["report"],
+            "report_json": report_json,
+            "level": c["level"],
+            "title": c["title"],
+            "edges": [],
+            "nodes": c["members"],
+            "chunk_ids": [],
+            "occurrence": 1.0,
+            "sub_communities": [],
+        }
+    vdb = {
+        compute_mdhash_id(e["name"], prefix="ent-"): {"content": e["name"] + e["description"], "entity_name": e["name"]}
+        for e in dump["entities"]
+    }
+    docs = {d["id"]: {"content": d["text"]} for d in dump["documents"]}
+    return {"nodes": nodes, "edges": edges, "chunks": chunks, "docs": docs, "reports": reports, "vdb": vdb}
+
+
+def write_nano(dump: dict, out: Path) -> None:
+    """The working dir written by nano-graphrag's own storages (slow at 300k: see nano_direct_writer.py)."""
     rag = nano_rag(out)
+    rows = nano_records(dump)
 
     async def run() -> None:
         graph = rag.chunk_entity_relation_graph
-        for e in dump["entities"]:
-            clusters = json.dumps([{"level": level, "cluster": cid} for level, cid in e["communities"]])
-            node = {"entity_type": e["type"], "description": e["description"], "source_id": "<SEP>".join(e["chunks"])}
-            await graph.upsert_node(e["name"], node_data={**node, "clusters": clusters})
-        for r in dump["relations"]:
-            edge = {"weight": r["weight"], "description": r["description"], "source_id": "<SEP>".join(r["chunks"])}
-            await graph.upsert_edge(r["source"], r["target"], edge_data={**edge, "order": 1})
-        await rag.text_chunks.upsert(
-            {
-                c["id"]: {
-                    "tokens": c["tokens"],
-                    "content": c["text"],
-                    "chunk_order_index": c["order"],
-                    "full_doc_id": c["doc"],
-                }
-                for c in dump["chunks"]
-            }
-        )
-        await rag.full_docs.upsert({d["id"]: {"content": d["text"]} for d in dump["documents"]})
-        reports = {}
-        for c in dump["communities"]:
-            report_json = {"title": c["title"], "summary": c["report"][:200], "rating": c["rating"], "findings": []}
-            reports[c["id"]] = {
-                "report_string": c["report"],
-                "report_json": report_json,
-                "level": c["level"],
-                "title": c["title"],
-                "edges": [],
-                "nodes": c["members"],
-                "chunk_ids": [],
-                "occurrence": 1.0,
-                "sub_communities": [],
-            }
-        await rag.community_reports.upsert(reports)
-        await rag.entities_vdb.upsert(
-            {
-                compute_mdhash_id(e["name"], prefix="ent-"): {
-                    "content": e["name"] + e["description"],
-                    "entity_name": e["name"],
-                }
-                for e in dump["entities"]
-            }
-        )
+        for name, node in rows["nodes"]:
+            await graph.upsert_node(name, node_data=node)
+        for source, target, edge in rows["edges"]:
+            await graph.upsert_edge(source, target, edge_data=edge)
+        await rag.text_chunks.upsert(rows["chunks"])
+        await rag.full_docs.upsert(rows["docs"])
+        await rag.community_reports.upsert(rows["reports"])
+        await rag.entities_vdb.upsert(rows["vdb"])
         for store in (graph, rag.text_chunks, rag.full_docs, rag.community_reports, rag.entities_vdb):
             await store.index_done_callback()
 

@@ -13,8 +13,8 @@ entity; the folders of ``--cache`` are bench_vs_reference.py's, so both scripts 
   Chromium navigates to Explore with the index, the mode and a question → the result views drawn
   (bench_ui.py's "first view, fresh server"; goal issue 30: ≤ 5 s at 100k), the server's CPU seconds
   meanwhile (user + system of all its threads, /proc: what a busy machine's wall clock hides) and its peak RSS;
-* reference, on the same files: nano-graphrag 0.0.8.2 opens the golden-style working dir the library
-  itself wrote from this index's rows and answers the first question (``only_need_context``), against
+* reference, on the same files: nano-graphrag 0.0.8.2 opens the golden-style working dir of this index's
+  rows (``nano_direct_writer.py``: the bytes its own storages write, streamed) and answers the first question (``only_need_context``), against
   our ``open_index`` + first question on our import of that dir (bench_vs_reference.py's two sides,
   one question): open + first question and peak RSS, ours ÷ reference (goal: peak memory ≤ 1×).
 
@@ -157,7 +157,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 300_000])
     ap.add_argument("--rounds", type=int, nargs="+", default=[3, 1, 1], help="rounds per size (the last repeats)")
-    ap.add_argument("--reference-sizes", type=int, nargs="*", default=[10_000, 100_000])
+    ap.add_argument("--reference-sizes", type=int, nargs="*", default=[10_000, 100_000, 300_000])
     ap.add_argument("--skip", default="", help="comma-separated: browser, reference")
     ap.add_argument("--mode", default="nano.local")
     ap.add_argument("--cache", default="/tmp/bench_vs_reference", help="synthetic indexes and working dirs (kept)")

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pytest
 
 from graphrag_ui.base.errors import IndexFormatError
 from graphrag_ui.index import store, validate
+from graphrag_ui.index.model import Entity, Relation, entity_graph
 from graphrag_ui.services.query import run_query
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "en" / "index"
@@ -64,3 +66,43 @@ def test_an_open_index_keeps_its_vectors_when_a_save_replaces_the_folder(tmp_pat
     assert all(np.array_equal(old.vectors[k].matrix, v) for k, v in before.items())
     assert run_query(old, "nano.local", "Who is the Lock Queen?").context == answer != ""
     assert not store.load(folder).vectors["entities"].matrix.any()
+
+
+def _networkx_way(entities, relations):
+    graph = nx.Graph()
+    graph.add_nodes_from(e.name for e in entities)
+    graph.add_edges_from((r.source, r.target, {"id": r.id}) for r in relations)
+    return graph
+
+
+def _shape(graph) -> tuple:
+    """Everything a retrieval reads off the graph, in its order."""
+    return (
+        list(graph.nodes(data=True)),
+        [(n, list(graph.adj[n].items())) for n in graph],
+        list(graph.edges(data=True)),
+        list(graph.degree()),
+        graph.number_of_edges(),
+    )
+
+
+def test_the_entity_graph_is_what_networkx_builds_edge_for_edge():
+    """Repeated and reversed pairs (the last relation's id, the first place), a self loop, endpoints with no
+    entity row (nodes where first met), a repeated entity name, an entity with no edge: the same graph,
+    orders included, as networkx's own add_nodes_from + add_edges_from."""
+    names = ["A", "B", "C", "A", "Lonely", "雨"]
+    entities = [Entity(id=f"e{i}", name=n, type="T", description="") for i, n in enumerate(names)]
+    pairs = [("A", "B"), ("B", "A"), ("C", "C"), ("Ghost", "A"), ("B", "Ghost2"), ("A", "B"), ("雨", "C"), ("C", "雨")]
+    relations = [Relation(id=f"r{i}", source=s, target=t, description="") for i, (s, t) in enumerate(pairs)]
+    ours, theirs = entity_graph(entities, relations), _networkx_way(entities, relations)
+    assert _shape(ours) == _shape(theirs)
+    assert ours.get_edge_data("B", "A") == {"id": "r5"} and ours["A"]["B"] is ours["B"]["A"]
+    ours.add_edge("Lonely", "A", id="new")  # still an ordinary, mutable networkx graph
+    theirs.add_edge("Lonely", "A", id="new")
+    assert _shape(ours) == _shape(theirs)
+
+
+def test_the_entity_graph_of_the_sample_index_is_networkxs():
+    index = store.load(SAMPLE)
+    assert _shape(index.graph) == _shape(_networkx_way(index.entities, index.relations))
+    assert _shape(entity_graph([], [])) == _shape(nx.Graph())

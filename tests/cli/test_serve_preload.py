@@ -1,0 +1,81 @@
+"""The server's start-up preload takes the first page run's imports and script compiling off the visitor."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+from graphrag_ui.cli import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+
+
+def test_page_imports_are_each_top_level_import_of_a_page_read_not_run(tmp_path):
+    script = tmp_path / "page.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, json as js
+            from graphrag_ui.ui.results import gold_view, mode_marks
+            from . import sibling
+            raise SystemExit("never run")
+
+            def later():
+                import this_is_imported_only_when_called
+            """
+        ),
+        encoding="utf-8",
+    )
+    assert serve.page_imports(script) == [
+        ("os", []),
+        ("json", []),
+        ("graphrag_ui.ui.results", ["gold_view", "mode_marks"]),
+    ]
+    explore = serve.page_imports(serve.START_PAGE)
+    assert ("graphrag_ui.ui.results", ["gold_view", "mode_marks"]) in explore
+    assert serve.START_PAGE in PAGES and len(PAGES) >= 7
+
+
+def test_after_the_preload_imports_the_start_pages_run_imports_nothing_new():
+    """In a fresh interpreter: after ``_import_pages`` the start page's own import statements find every
+    module loaded already (on main the first Explore run imported gold_view, eval_set, metrics, layout, ...)."""
+    child = textwrap.dedent(
+        """
+        import ast, sys
+        from pathlib import Path
+        from graphrag_ui.cli import serve
+
+        serve._import_pages()
+        before = set(sys.modules)
+        tree = ast.parse(Path("pages/explore.py").read_text(encoding="utf-8"))
+        code = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        exec(compile(ast.Module(body=code, type_ignores=[]), "explore.py", "exec"), {})
+        print(sorted(set(sys.modules) - before), "litellm" in sys.modules)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[] False"  # and no model client imported for it
+
+
+def test_the_scripts_are_compiled_into_streamlits_own_cache(monkeypatch):
+    cache = ScriptCache()
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: type("R", (), {"_script_cache": cache})()))
+    serve._compile_scripts(wait_s=0)
+    assert set(cache._cache) == {str(serve.APP), *map(str, PAGES)}
+    assert cache.get_bytecode(str(serve.START_PAGE)) is cache._cache[str(serve.START_PAGE)]  # served, not redone
+
+
+def test_without_a_runtime_or_its_cache_compiling_is_left_to_the_first_run(monkeypatch):
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: False))
+    serve._compile_scripts(wait_s=0)  # no server: returns at once
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: object()))
+    serve._compile_scripts(wait_s=0)  # a Streamlit release without ``_script_cache``: nothing to warm
