@@ -82,8 +82,10 @@ def _compile_scripts(wait_s: float = 30.0) -> None:
     server: ~0.1 s of the first run), as soon as the server's runtime exists."""
     from streamlit.runtime import Runtime
 
-    deadline = time.monotonic() + wait_s
-    while not Runtime.exists() and time.monotonic() < deadline:
+    from graphrag_ui.base.timing import elapsed_s, now
+
+    start = now()
+    while not Runtime.exists() and elapsed_s(start) < wait_s:
         time.sleep(0.05)
     cache = getattr(Runtime.instance(), "_script_cache", None) if Runtime.exists() else None
     if cache is None:  # another Streamlit release: the first run compiles them, as before
