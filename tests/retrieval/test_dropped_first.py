@@ -22,3 +22,13 @@ def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
     assert list(_shown(kept)["#"]) == [c.order + 1 for c in result.entities if c.in_context]  # numbered from 1
     both = tables.candidate_rows("entities", result.candidates("entities"))
     assert {"order", "id", "label", "score", "rank", "tokens", "why", "dropped"} <= set(both.columns)
+
+
+def test_the_dropped_grid_builds_only_the_rows_it_shows_and_counts_them_all():
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
+    kept, dropped = tables.split_tables(result, "entities")
+    assert len(dropped) > 3
+    head_kept, head, n = tables.split_shown(result, "entities", dropped_shown=3)
+    assert n == len(dropped) and head_kept.equals(kept)
+    assert list(head["id"]) == list(dropped["id"][:3]) and list(head["dropped"]) == list(dropped["dropped"][:3])
