@@ -137,15 +137,19 @@ def split_shown(
     as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
     items = result.candidates(kind)
     change = None
+    kept_items = [c for c in items if c.in_context]
     dropped_items = [c for c in items if not c.in_context]
     if marks is not None:
         change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
         left = marks.left.get(kind, [])
         change.update({c.id: LEFT for c in left})
-        present = {c.id for c in items}
+        moved = [c for c in dropped_items if c.id in change]  # what left (or never entered) leads
+        present = {c.id for c in moved} | {c.id for c in kept_items}  # a left row still here is dropped
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
-        dropped_items = sorted(dropped_items, key=lambda c: c.id not in change) + gone
-    kept = candidate_rows(kind, [c for c in items if c.in_context], change=change, titles=titles, translated=True)
+        if moved:
+            dropped_items = moved + [c for c in dropped_items if c.id not in change]
+        dropped_items += gone
+    kept = candidate_rows(kind, kept_items, change=change, titles=titles, translated=True)
     shown = dropped_items if dropped_shown is None else dropped_items[:dropped_shown]
     dropped = candidate_rows(kind, shown, change=change, titles=titles, translated=True)
     return kept, dropped, len(dropped_items)
