@@ -369,12 +369,12 @@ def test_check_uploads_accepts_text_up_to_the_limit():
 
 
 def test_unexpected_errors_become_one_line_not_a_traceback(app, monkeypatch):
-    from graphrag_ui.ui.results import tables
+    from graphrag_ui.ui.results import derived
 
     def broken(*args, **kwargs):
         raise RuntimeError("simulated failure\nsecond line")
 
-    monkeypatch.setattr(tables, "counts", broken)
+    monkeypatch.setattr(derived, "counts", broken)  # every run asks (the result's memo sits behind it)
     at = app(index="sample:en", mode="nano.local")
     assert not at.exception
     (error,) = at.error

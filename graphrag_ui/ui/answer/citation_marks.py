@@ -15,6 +15,7 @@ import streamlit as st
 
 from graphrag_ui.citations import Item, Trace
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
+from graphrag_ui.ui.results import derived
 from graphrag_ui.ui.results.row_marks import RowMark, register
 from graphrag_ui.ui.shell.language import t
 
@@ -23,7 +24,12 @@ SENTENCES_SHOWN = 2
 
 
 def trace_key(result: Retrieval) -> str:
-    """The same for a retrieval before and after its model stages ran (same mode, question, settings, items)."""
+    """The same for a retrieval before and after its model stages ran (same mode, question, settings, items);
+    once per result (the grids, the budget view and the run line each ask)."""
+    return derived.once(result, "answer trace key", _trace_key)
+
+
+def _trace_key(result: Retrieval) -> str:
     raw = json.dumps(
         [
             result.mode,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
-from graphrag_ui.ui.results import tables
+from graphrag_ui.ui.results import derived, tables
 from graphrag_ui.ui.shell.language import t, translate
 
 
@@ -29,7 +28,7 @@ def headroom_of(frame: pd.DataFrame) -> tuple[int, int | None, pd.DataFrame]:
 def limits_list(result: Retrieval) -> None:
     """Which limits bound each section (●) and which did not (○), as ``binding.limits`` reads the run; one
     element, a line per limit (a view click redraws this view: each element is the browser's work)."""
-    found = limits(result)
+    found = derived.limits(result)
     if found:
         lines = [t("Limits of this run (● binding, ○ not binding):")]
         for lim in found:

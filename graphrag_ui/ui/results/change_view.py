@@ -17,6 +17,7 @@ import streamlit as st
 
 from graphrag_ui.retrieval.core.change import Change, diff, summary
 from graphrag_ui.retrieval.core.result import Retrieval
+from graphrag_ui.ui.results import derived
 from graphrag_ui.ui.results.tables import Marks
 from graphrag_ui.ui.shell.escape import md_escape
 from graphrag_ui.ui.shell.language import t, translate
@@ -54,7 +55,8 @@ def remember(result: Retrieval, index_key: str, key: str) -> Comparison | None:
         base, pinned = runs.get("previous"), False
     if base is None:
         return None
-    return Comparison(base, pinned, diff(base, result), Marks.between(base, result))
+    change = derived.against(result, base, lambda r: diff(base, r), "change")  # a view switch: the same pair
+    return Comparison(base, pinned, change, derived.against(result, base, lambda r: Marks.between(base, r), "marks"))
 
 
 def pin(key: str, result: Retrieval | None) -> None:

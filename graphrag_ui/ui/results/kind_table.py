@@ -12,6 +12,8 @@ slider move.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -100,7 +102,7 @@ def _height(frame: pd.DataFrame, row: int) -> int:
     return ROW + row * max(min(len(frame), GRID_ROWS), 1) + 3
 
 
-def _grid(frame: pd.DataFrame, key: str, full: dict[str, dict] | None = None, marks: list[RowMark] = ()) -> None:
+def _grid(frame: pd.DataFrame, key: str, full: Callable[[str], dict] | None = None, marks: list[RowMark] = ()) -> None:
     """One grid; a selected row is shown whole below it (``full``: id -> the row's untruncated data);
     ``marks``: columns from the row-mark hook (``row_marks``)."""
     shown = row_marks.add_columns(_shown(frame), list(marks))
@@ -122,7 +124,7 @@ def _grid(frame: pd.DataFrame, key: str, full: dict[str, dict] | None = None, ma
     rows = picked.selection.rows if picked is not None else []
     if rows and rows[0] < len(shown):
         row = shown.iloc[rows[0]]
-        _details(row, (full or {}).get(str(row.get("id", ""))) or {}, config)
+        _details(row, (full(str(row.get("id", ""))) if full else None) or {}, config)
 
 
 def _details(row: pd.Series, data: dict, headers: dict) -> None:
@@ -138,26 +140,29 @@ def _details(row: pd.Series, data: dict, headers: dict) -> None:
 
 def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None) -> None:
     titles = _titles(index)
-    kept, dropped = tables.split_tables(result, kind, marks, titles)
-    full = {c.id: c.data for c in result.candidates(kind)}
+    kept, dropped, n_dropped = tables.split_shown(result, kind, marks, titles, DROPPED_SHOWN)
+
+    def full(item_id: str) -> dict:  # looked up when a row is picked, not built for 10⁵ candidates each run
+        return next((c.data for c in result.candidates(kind) if c.id == item_id), {})
+
     marks = row_marks.marks_for(result, kind)
     st.caption(t("In the context") + f": {len(kept)}")
     if kept.empty:
         st.info(t("Nothing in this section."))
     else:
         _grid(kept, f"{key}_{kind}_kept", full, marks)
-    if not dropped.empty:
-        st.caption(t("Considered but dropped") + f": {len(dropped):,}")
-        if len(dropped) > DROPPED_SHOWN:
+    if n_dropped:
+        st.caption(t("Considered but dropped") + f": {n_dropped:,}")
+        if n_dropped > DROPPED_SHOWN:
             st.caption(
                 t(
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
                     "found them); the CSV below holds every row.",
                     shown=DROPPED_SHOWN,
-                    n=f"{len(dropped):,}",
+                    n=f"{n_dropped:,}",
                 )
             )
-        _grid(dropped.head(DROPPED_SHOWN), f"{key}_{kind}_dropped", full)
+        _grid(dropped, f"{key}_{kind}_dropped", full)
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.core.binding import limits
 from graphrag_ui.retrieval.core.change import Change
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.vector_engine import overlaps
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui.answer.citation_view import citation_budget, run_line
 from graphrag_ui.ui.graph.graph_panel import retrieval_graph
-from graphrag_ui.ui.results import tables
+from graphrag_ui.ui.results import derived, tables
 from graphrag_ui.ui.results.budget_view import budget_chart
 from graphrag_ui.ui.results.kind_table import kind_table
 from graphrag_ui.ui.results.sweep_view import rerun_if_a_step_was_shown, sweep_view
@@ -57,9 +56,9 @@ def run_summary(result: Retrieval) -> None:
     params = " · ".join(f"{k}={v}" for k, v in sorted(result.params.items()))
     total = sum(result.timings_ms.values())
     kept = ", ".join(
-        t("{n} {kind}", n=n, kind=label(KIND_LABELS, kind)) for kind, (n, _) in tables.counts(result).items()
+        t("{n} {kind}", n=n, kind=label(KIND_LABELS, kind)) for kind, (n, _) in derived.counts(result).items()
     )
-    bound = "; ".join(translate(lim.text) for lim in limits(result))
+    bound = "; ".join(translate(lim.text) for lim in derived.limits(result))
     st.caption(
         t(
             "run: {mode} · {params} · {ms} ms · in the context: {kept} · limits: {limits}",
@@ -82,7 +81,7 @@ def timings_line(timings_ms: dict[str, float]) -> str:
 def empty_state(result: Retrieval, known_cause: bool = False) -> bool:
     """One clear line when a mode put nothing into its context (the dropped rows still explain why);
     ``known_cause``: the index limits this mode, and the notes above name it (no threshold advice)."""
-    if any(kept for kept, _ in tables.counts(result).values()):
+    if any(kept for kept, _ in derived.counts(result).values()):
         return False
     if known_cause:
         st.info(
@@ -93,7 +92,7 @@ def empty_state(result: Retrieval, known_cause: bool = False) -> bool:
             icon=":material/search_off:",
         )
         return True
-    if not any(dropped for _, dropped in tables.counts(result).values()):
+    if not any(dropped for _, dropped in derived.counts(result).values()):
         text = t(
             "{mode} found nothing for this question: it considered no entity, relation, community or chunk at "
             "all. Try another mode, different keywords, or check that the index is about this question.",
@@ -189,7 +188,7 @@ def result_tabs(index: Index, result: Retrieval, key: str = "main", comparison=N
 def _views(index: Index, result: Retrieval, key: str, comparison) -> None:
     rerun_if_a_step_was_shown(key)
     options = views_of(result)
-    counts = tables.counts(result)  # once: each option's label shows one (10⁴ relations at 100k)
+    counts = derived.counts(result)  # each option's label shows one
     url_key = "view" if key == "main" else f"{key}_view"
     view = st.segmented_control(
         t("View"),

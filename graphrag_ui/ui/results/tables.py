@@ -116,24 +116,43 @@ def split_tables(
     marks: Marks | None = None,
     titles: Callable[[str], str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(in-context rows in context order, dropped rows with their reason), reasons in the UI language.
+    """(in-context rows in context order, every dropped row with its reason), reasons in the UI language."""
+    kept, dropped, _ = split_shown(result, kind, marks, titles)
+    return kept, dropped
+
+
+def split_shown(
+    result: Retrieval,
+    kind: str,
+    marks: Marks | None = None,
+    titles: Callable[[str], str] | None = None,
+    dropped_shown: int | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(in-context rows in context order, the first ``dropped_shown`` dropped rows (None: all) with their
+    reason, how many were dropped), reasons in the UI language: a grid builds only the rows it shows
+    (nano.local at 100k entities drops ~10⁵ relations, of which the grid shows a few hundred).
 
     With ``marks``, rows that entered are marked new, and every candidate that left the context is in
     the dropped table marked "was in before" (a candidate the new run did not consider at all is shown
     as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
     items = result.candidates(kind)
     change = None
+    kept_items = [c for c in items if c.in_context]
     dropped_items = [c for c in items if not c.in_context]
     if marks is not None:
         change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
         left = marks.left.get(kind, [])
         change.update({c.id: LEFT for c in left})
-        present = {c.id for c in items}
+        moved = [c for c in dropped_items if c.id in change]  # what left (or never entered) leads
+        present = {c.id for c in moved} | {c.id for c in kept_items}  # a left row still here is dropped
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
-        dropped_items = sorted(dropped_items, key=lambda c: c.id not in change) + gone
-    kept = candidate_rows(kind, [c for c in items if c.in_context], change=change, titles=titles, translated=True)
-    dropped = candidate_rows(kind, dropped_items, change=change, titles=titles, translated=True)
-    return kept, dropped
+        if moved:
+            dropped_items = moved + [c for c in dropped_items if c.id not in change]
+        dropped_items += gone
+    kept = candidate_rows(kind, kept_items, change=change, titles=titles, translated=True)
+    shown = dropped_items if dropped_shown is None else dropped_items[:dropped_shown]
+    dropped = candidate_rows(kind, shown, change=change, titles=titles, translated=True)
+    return kept, dropped, len(dropped_items)
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:

@@ -19,6 +19,7 @@ import streamlit as st
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.spec.schema import ModeSpec, ParamSpec
+from graphrag_ui.ui.results import derived
 from graphrag_ui.ui.shell.language import t
 from graphrag_ui.ui.shell.runner import retrieve
 from graphrag_ui.ui.widgets.params import widget_key
@@ -33,7 +34,7 @@ def threshold_param(spec: ModeSpec) -> ParamSpec | None:
 
 
 def kept_total(result: Retrieval) -> int:
-    return sum(1 for kind in KINDS for c in result.candidates(kind) if c.in_context)
+    return sum(kept for kept, _ in derived.counts(result).values())  # every run asks: once per result
 
 
 def just_below(score: float) -> float:
