@@ -4,6 +4,8 @@ carried over to another result — a fresh run, a ``replace``d one, a copy or a 
 from __future__ import annotations
 
 import copy
+import gc
+import weakref
 from dataclasses import replace
 
 from graphrag_ui.retrieval.core.binding import limits as binding_limits
@@ -48,3 +50,15 @@ def test_a_comparison_is_recomputed_for_another_base():
     seen = lambda base: derived.against(result, base, lambda r: bases.append(base) or len(base.entities), "n")  # noqa: E731
     assert [seen(first), seen(first), seen(second), seen(first)] == [2, 2, 3, 2]
     assert bases == [first, second, first]
+
+
+def test_a_result_does_not_keep_the_run_it_was_compared_with_alive():
+    """The page compares each new run with the one before; a strong hold on the base would chain every run
+    of a session (10⁵ candidates each at 100k entities) behind the newest one."""
+    result, base = _result(2, 1), _result(1, 1)
+    assert derived.against(result, base, lambda r: len(r.entities), "n") == 3
+    gone = weakref.ref(base)
+    del base
+    gc.collect()
+    assert gone() is None
+    assert derived.against(result, _result(3, 0), lambda r: -1, "n") == -1  # a new base: recomputed

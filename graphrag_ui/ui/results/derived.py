@@ -10,6 +10,7 @@ its identity and recomputes. Results are never changed after they are made (``ui
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -47,6 +48,7 @@ def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
 def against(result: Retrieval, base: Retrieval, compute: Callable[[Retrieval], T], name: str) -> T:
     """``compute(result)`` for the comparison with ``base``: kept while the base is the same object."""
     held = once(result, ("against", name), lambda _: {})
-    if held.get("base") is not base:
-        held["base"], held["value"] = base, compute(result)
+    kept = held.get("base")
+    if kept is None or kept() is not base:  # held weakly: a result must not keep its base (and its base's) alive
+        held["base"], held["value"] = weakref.ref(base), compute(result)
     return held["value"]
