@@ -16,6 +16,7 @@ from tests.support.browser_support import (
     CHROMIUM,
     VIEW_SWITCH,
     new_page,
+    open_results,
     settle,
     streamlit_app,
     tab_counts,
@@ -49,12 +50,6 @@ def page(browser):
     assert not blocked, blocked
 
 
-def _open(page, url: str) -> None:
-    page.goto(url)
-    wait_until(page, lambda: tab_counts(page), timeout_s=180, what="the result views")
-    settle(page)
-
-
 def _slider(page, name: str):
     return page.get_by_test_id("stSlider").filter(has_text=name).first
 
@@ -77,7 +72,9 @@ def _link(page) -> dict[str, list[str]]:
 
 
 def test_the_link_follows_every_move_and_reproduces_the_run(page, app_url, browser):
-    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=entities&nano_top_k=12&q={quote_plus(QUESTION)}")
+    open_results(
+        page, f"{app_url}/?index=sample:en&mode=nano.local&view=entities&nano_top_k=12&q={quote_plus(QUESTION)}"
+    )
     for _ in range(3):
         value = _press(page, "top_k")
         wait_until(page, lambda v=value: _link(page).get("nano_top_k") == [v], what=f"nano_top_k={value} in the link")
@@ -88,7 +85,7 @@ def test_the_link_follows_every_move_and_reproduces_the_run(page, app_url, brows
     again = new_page(browser, [])
     again.set_viewport_size({"width": 1280, "height": 800})
     try:
-        _open(again, link)
+        open_results(again, link)
         line_again = again.evaluate(RUN_LINE)
         assert line_again.split(" · ")[:2] == line.split(" · ")[:2]  # mode and every parameter
         assert line_again.split("in the context:")[1] == line.split("in the context:")[1]
@@ -98,7 +95,7 @@ def test_the_link_follows_every_move_and_reproduces_the_run(page, app_url, brows
 
 
 def test_a_link_notice_outlives_a_move_of_another_parameter(page, app_url):
-    _open(
+    open_results(
         page,
         f"{app_url}/?index=sample:en&mode=nano.local&nano_query_better_than_threshold=abc&q={quote_plus(QUESTION)}",
     )
@@ -110,7 +107,7 @@ def test_a_link_notice_outlives_a_move_of_another_parameter(page, app_url):
 
 
 def test_the_threshold_rescue_moves_the_slider_and_the_link_with_the_run(page, app_url):
-    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=entities&q={quote_plus(PLAIN)}")
+    open_results(page, f"{app_url}/?index=sample:en&mode=nano.local&view=entities&q={quote_plus(PLAIN)}")
     button = page.get_by_role("button", name="Set query_better_than_threshold to 0.17 for this view")
     button.wait_for(timeout=60_000)
     button.click()
@@ -127,7 +124,7 @@ def test_the_budget_chart_is_drawn_and_fits_its_column_at_every_width(page, app_
     their column at 1280, 1600 and 900 px, and switching to Entities and back draws them again."""
     from tests.browser.test_browser_second_pass import CHART_FIT
 
-    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=budget&q={quote_plus(QUESTION)}")
+    open_results(page, f"{app_url}/?index=sample:en&mode=nano.local&view=budget&q={quote_plus(QUESTION)}")
     for width in (1280, 1600, 900):
         page.set_viewport_size({"width": width, "height": 800})
         settle(page)

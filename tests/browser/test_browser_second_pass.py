@@ -12,7 +12,15 @@ from urllib.parse import parse_qs, quote_plus, urlparse
 
 import pytest
 
-from tests.support.browser_support import CHROMIUM, new_page, settle, streamlit_app, tab_counts, wait_until
+from tests.support.browser_support import (
+    CHROMIUM,
+    new_page,
+    open_results,
+    settle,
+    streamlit_app,
+    tab_counts,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 playwright = pytest.importorskip("playwright.sync_api")
@@ -38,12 +46,6 @@ def page(browser):
     assert not blocked, blocked
 
 
-def _open(page, url: str) -> None:
-    page.goto(url)
-    wait_until(page, lambda: tab_counts(page), timeout_s=180, what="the result views")
-    settle(page)
-
-
 def _run_line(page) -> str:
     return page.evaluate(
         """() => [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
@@ -56,7 +58,7 @@ def _run_line(page) -> str:
     [("nano.local", "top_k", "nano_top_k"), ("lightrag.hybrid", "top_k", "lightrag_top_k")],
 )
 def test_show_the_run_at_a_sweep_step_sets_the_run_the_slider_and_the_link(page, app_url, mode, param, url_key):
-    _open(page, f"{app_url}/?index=sample:en&mode={mode}&view=sweep&q={quote_plus(QUESTION)}")
+    open_results(page, f"{app_url}/?index=sample:en&mode={mode}&view=sweep&q={quote_plus(QUESTION)}")
     page.get_by_test_id("stSelectbox").filter(has_text="Parameter").first.click()
     page.get_by_role("option", name=param, exact=True).first.click()
     settle(page)
@@ -90,7 +92,7 @@ def test_a_compare_link_keeps_its_question_and_honours_q(page, app_url):
     wait_until(page, lambda: _question_box(page) == other, timeout_s=120, what="the link's question in the box")
     wait_until(page, lambda: parse_qs(urlparse(page.url).query).get("cq") == [other], what="cq in the link")
     assert "q" not in parse_qs(urlparse(page.url).query)  # the other page's key does not linger
-    _open(page, f"{app_url}/?index=sample:en&q={quote_plus(QUESTION)}")
+    open_results(page, f"{app_url}/?index=sample:en&q={quote_plus(QUESTION)}")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare").click()
     wait_until(page, lambda: "/compare" in page.url, what="the Compare page")
     settle(page)
@@ -113,7 +115,7 @@ CHART_FIT = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChar
 def test_at_1280_the_grids_show_ten_rows_without_sideways_scrolling(page, app_url, mode):
     """Without a model the answer panel goes below the results (it held a third of the width for a prompt);
     every kind's grids fit their width and show at least ten rows when they hold that many."""
-    _open(page, f"{app_url}/?index=sample:en&mode={mode}&view=entities&q={quote_plus(QUESTION)}")
+    open_results(page, f"{app_url}/?index=sample:en&mode={mode}&view=entities&q={quote_plus(QUESTION)}")
     assert parse_qs(urlparse(page.url).query).get("layout") in (None, ["below"])
     for view, n in tab_counts(page).items():
         if view not in ("Entities", "Relations", "Communities", "Chunks"):
@@ -130,7 +132,7 @@ def test_at_1280_the_grids_show_ten_rows_without_sideways_scrolling(page, app_ur
 
 
 def test_the_sweep_chart_fits_its_column_at_every_width(page, app_url):
-    _open(page, f"{app_url}/?index=sample:en&mode=nano.local&view=sweep&q={quote_plus(QUESTION)}")
+    open_results(page, f"{app_url}/?index=sample:en&mode=nano.local&view=sweep&q={quote_plus(QUESTION)}")
     page.get_by_role("button", name="Run the sweep").click()
     page.get_by_text("Items and tokens per step").first.wait_for(timeout=120_000)
     for width in (1280, 1600, 900):

@@ -181,3 +181,10 @@ def settle(page, timeout_s: float = 60.0) -> None:
     while time.time() < deadline and quiet < 4:
         quiet = quiet + 1 if page.get_by_test_id("stStatusWidget").count() == 0 else 0
         page.wait_for_timeout(100)
+
+
+def open_results(page, url: str) -> None:
+    """Go to an Explore link and wait until its result views are drawn and the page is still."""
+    page.goto(url)
+    wait_until(page, lambda: tab_counts(page), timeout_s=180, what="the result views")
+    settle(page)
