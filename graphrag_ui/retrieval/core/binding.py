@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphrag_ui.base.i18n import Msg, Reason, msg
+from graphrag_ui.retrieval.core.candidates import dropped_reasons
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 
 THRESHOLD, COUNT, BUDGET = "threshold", "count", "budget"
@@ -96,13 +97,12 @@ def limits(result: Retrieval) -> list[Limit]:
         threshold = result.params.get(threshold_param) if threshold_param else None
         reclassify = _family(result.mode) == "nano"  # its count and threshold cut the same search's list
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
-        for c in items:
-            if not c.in_context:
-                cls = _class_of(_root(c.raw("dropped")))  # limit_class by its template: a Reason stays data
-                if cls == COUNT and reclassify and _below(c.score, threshold):
-                    cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
-                if cls:
-                    cut[cls] += 1
+        for reason, score, n in dropped_reasons(items):  # a lazy tail by its reasons' templates, no row made
+            cls = _class_of(_root(reason))  # limit_class by its template: a Reason stays data
+            if cls == COUNT and reclassify and _below(score, threshold):
+                cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
+            if cls:
+                cut[cls] += n
         name = _KIND_NAMES[kind]
         passed = len(items) - cut[THRESHOLD]
         if cut[THRESHOLD]:

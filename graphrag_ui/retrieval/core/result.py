@@ -7,7 +7,7 @@ the CLI, the batch runner, downloads and the app's tables without any special ca
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from graphrag_ui.base.i18n import Reason, msg, pmsg
@@ -171,10 +171,13 @@ class Retrieval:
 
     def selected_ids(self, kind: str) -> list[str]:
         """Ids of the items that made it into the context, in context order."""
-        return [c.id for c in self.candidates(kind) if c.in_context]
+        items = self.candidates(kind)
+        made = getattr(items, "head", items)  # a lazy section's tail holds dropped rows only (core.candidates)
+        return [c.id for c in made if c.in_context]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        lazy = {kind: list(items) for kind in KINDS if type(items := self.candidates(kind)) is not list}
+        return asdict(replace(self, **lazy) if lazy else self)  # a lazy section as the list it reads as
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, default=_jsonable)

@@ -12,7 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrag_ui.base.i18n import lmsg, msg
+import numpy as np
+
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core.recall import RecallHit
 
@@ -120,23 +122,67 @@ def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
     return Gathered(rows, costs, whys, warnings, via=[u[0] for u in rows], warned_by=warned_by)
 
 
-def relations(index: Index, prep, hits: list[RecallHit]) -> Gathered:
-    """Every edge touching a recalled entity as a sorted pair, by (edge degree, weight) descending."""
-    first: dict[tuple[str, str], tuple] = {}  # sorted pair -> its row, brought by the first entity that has it
-    for order, hit in enumerate(hits):
-        for pair, rank, weight, rel in prep.edges(hit.entity.name):  # graph.edges(name) order
-            if pair not in first:
-                first[pair] = (rank, weight, pair[0], pair[1], rel, order)
-    rows = list(first.values())
-    rows.sort(key=lambda r: (r[0], r[1]), reverse=True)  # stable: ties keep insertion order
-    whys = [
-        lmsg(
+@dataclass
+class Edges:
+    """The relations gather as columns, in nano's order: per row the edge's number in ``table`` (the prep's
+    ``edge_table``), edge degree, weight, description tokens and the recalled entity that brought it."""
+
+    table: list[Any]  # (sorted pair, edge degree, weight, relation) by edge number (``NanoPrep.edge_table``)
+    nos: np.ndarray
+    rank: np.ndarray
+    weight: np.ndarray
+    costs: np.ndarray
+    via: np.ndarray
+    names: list[str]  # the recalled entities' names, in recall order
+
+    def __len__(self) -> int:
+        return len(self.nos)
+
+    def row(self, i: int) -> tuple:
+        """(edge degree, weight, a, b, relation, via) of row ``i``: the stored values, not the columns' copies."""
+        (a, b), rank, weight, rel = self.table[self.nos[i]]
+        return rank, weight, a, b, rel, int(self.via[i])
+
+    @property
+    def rows(self) -> list[tuple]:
+        return [self.row(i) for i in range(len(self))]
+
+    def why(self, i: int) -> Reason:
+        rank, weight, _a, _b, _rel, via = self.row(i)
+        return lmsg(
             "edge degree {degree}, weight {weight}, touches entity #{n} {name}",
             degree=rank,
             weight=float(weight),
             n=via + 1,
-            name=hits[via].entity.name,
+            name=self.names[via],
         )
-        for rank, weight, _a, _b, _rel, via in rows
-    ]
-    return Gathered(rows, [prep.relation_tokens(r[4]) for r in rows], whys, via=[r[5] for r in rows])
+
+    def narrowed(self, k: int) -> Edges:
+        """The gather of the first ``k`` recalled entities (see ``narrowed``: the same argument holds)."""
+        keep = self.via < k
+        return Edges(
+            self.table,
+            self.nos[keep],
+            self.rank[keep],
+            self.weight[keep],
+            self.costs[keep],
+            self.via[keep],
+            self.names[:k],
+        )
+
+
+def relations(index: Index, prep, hits: list[RecallHit]) -> Edges:
+    """Every edge touching a recalled entity as a sorted pair, by (edge degree, weight) descending: the first
+    entity (in recall order) that has an edge brings it; ties keep that insertion order (entity order, then
+    ``graph.edges(name)`` order). Sorted as columns: nano at 100k entities gathers ~10⁵ edges per question."""
+    columns = [prep.edge_columns(hit.entity.name) for hit in hits]
+    names = [hit.entity.name for hit in hits]
+    if not columns:
+        empty = np.zeros(0, dtype=np.int64)
+        return Edges(prep.edge_table, empty, empty, np.zeros(0), empty, empty, names)
+    nos, rank, weight, costs = (np.concatenate([c[f] for c in columns]) for f in range(4))
+    via = np.repeat(np.arange(len(columns), dtype=np.int64), [len(c.nos) for c in columns])
+    _, first = np.unique(nos, return_index=True)  # each edge's first row: the first entity that has it
+    first.sort()  # back in insertion order
+    pick = first[np.lexsort((-weight[first], -rank[first]))]  # stable: ties keep insertion order, as list.sort
+    return Edges(prep.edge_table, nos[pick], rank[pick], weight[pick], costs[pick], via[pick], names)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
@@ -30,12 +32,13 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.nano import csv_context, relation_tail
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
+from graphrag_ui.retrieval.nano.relation_tail import relation_candidates
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import NANO
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -52,7 +55,7 @@ def _over(section: str, running: int, limit: int) -> Reason:
         return lmsg("over budget (section Reports: {running}/{limit} tokens)", running=running, limit=limit)
     if section == "Sources":
         return lmsg("over budget (section Sources: {running}/{limit} tokens)", running=running, limit=limit)
-    return lmsg("over budget (section Relationships: {running}/{limit} tokens)", running=running, limit=limit)
+    return relation_tail.over(running, limit)
 
 
 def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
@@ -130,18 +133,16 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
 
 def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
     limit = params.local_max_token_for_local_context
-    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.narrowed)
-    kept, running = csv_context.prefix_cut(got.costs, limit)
-    shown = _shown(index)
-    for pos, ((rank, weight, a, b, rel, _via), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
-        found = shown.get(("r", rel.id))
-        if found is None:
-            data = {"source": a, "target": b, "description": rel.description, "weight": weight}
-            found = shown["r", rel.id] = (f"{a} — {b}", data)
-        dropped = "" if pos < kept else _over("Relationships", running[pos], limit)
-        out.relations.append(Candidate(rel.id, *found, pos, why, None, float(rank), pos < kept, dropped, cost))
-    out.budgets.append(Budget("Relationships", running[kept - 1] if kept else 0, limit))
-    return got.rows[:kept]
+    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), _narrowed)
+    running = np.cumsum(got.costs)  # token costs are >= 0: the running totals never fall
+    kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
+    out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
+    out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
+    return [got.row(pos) for pos in range(kept)]
+
+
+def _narrowed(got: gather.Edges, k: int) -> gather.Edges:
+    return got.narrowed(k)
 
 
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:

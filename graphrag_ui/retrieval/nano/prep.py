@@ -8,7 +8,9 @@ stored text once per loaded index (lazily, on first use) is most of our speed-up
 from __future__ import annotations
 
 import weakref
-from typing import cast
+from typing import NamedTuple, cast
+
+import numpy as np
 
 from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
@@ -20,6 +22,16 @@ ENCODING = "o200k_base"
 EdgeRow = tuple[
     tuple[str, str], int, float, Relation
 ]  # (sorted pair, edge degree, weight, relation)  # nano-graphrag: tiktoken.encoding_for_model("gpt-4o")
+
+
+class EdgeColumns(NamedTuple):
+    """A node's ``edges`` as columns: each edge's number in ``NanoPrep.edge_table``, edge degree, weight and
+    description tokens (``nano.local``'s relations gather sorts and cuts these without a row object)."""
+
+    nos: np.ndarray
+    rank: np.ndarray
+    weight: np.ndarray
+    cost: np.ndarray
 
 
 class NanoPrep:
@@ -34,6 +46,9 @@ class NanoPrep:
         self._degrees: dict[str, int] | None = None
         self._ratings: dict[str, float] = {}
         self._edges: dict[str, tuple[EdgeRow, ...]] = {}
+        self._edge_columns: dict[str, EdgeColumns] = {}
+        self._edge_no: dict[tuple[str, str], int] = {}
+        self.edge_table: list[EdgeRow] = []  # every edge met so far, by its number (``edge_columns``)
 
     @property
     def index(self) -> Index:
@@ -62,6 +77,27 @@ class NanoPrep:
                 if rel is not None:
                     rows.append(((a, b), degree[a] + degree[b], rel.weight, rel))
             found = self._edges[name] = tuple(rows)
+        return found
+
+    def edge_columns(self, name: str) -> EdgeColumns:
+        """``edges(name)`` as columns, each edge numbered once per index (a sorted pair is one edge)."""
+        found = self._edge_columns.get(name)
+        if found is None:
+            rows = self.edges(name)
+            numbers, table = self._edge_no, self.edge_table
+            nos = []
+            for row in rows:
+                no = numbers.get(row[0])
+                if no is None:
+                    no = numbers[row[0]] = len(table)
+                    table.append(row)
+                nos.append(no)
+            found = self._edge_columns[name] = EdgeColumns(
+                np.array(nos, dtype=np.int64),
+                np.array([r[1] for r in rows], dtype=np.int64),
+                np.array([r[2] for r in rows], dtype=np.float64),
+                np.array([self.relation_tokens(r[3]) for r in rows], dtype=np.int64),
+            )
         return found
 
     def chunk_tokens(self, chunk: Chunk) -> int:

@@ -11,12 +11,13 @@ since the run compared with is marked new, a row that left it is listed with the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
 from graphrag_ui.base.i18n import msg
+from graphrag_ui.retrieval.core.candidates import dropped_ids, dropped_rows, in_context
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval, section_label
 from graphrag_ui.ui.shell.language import language_read_once, translate
 
@@ -137,22 +138,26 @@ def split_shown(
     as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
     items = result.candidates(kind)
     change = None
-    kept_items = [c for c in items if c.in_context]
-    dropped_items = [c for c in items if not c.in_context]
+    kept_items = in_context(items)
+    dropped_items = dropped_rows(items)  # a lazy section's rows are made for the ones shown only
+    order: Sequence[int] = range(len(dropped_items))
+    gone: list[Candidate] = []
     if marks is not None:
         change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
         left = marks.left.get(kind, [])
         change.update({c.id: LEFT for c in left})
-        moved = [c for c in dropped_items if c.id in change]  # what left (or never entered) leads
-        present = {c.id for c in moved} | {c.id for c in kept_items}  # a left row still here is dropped
+        ids = dropped_ids(items)
+        moved = [i for i, cid in enumerate(ids) if cid in change]  # what left (or never entered) leads
+        present = {ids[i] for i in moved} | {c.id for c in kept_items}  # a left row still here is dropped
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
         if moved:
-            dropped_items = moved + [c for c in dropped_items if c.id not in change]
-        dropped_items += gone
+            order = moved + [i for i, cid in enumerate(ids) if cid not in change]
     kept = candidate_rows(kind, kept_items, change=change, titles=titles, translated=True)
-    shown = dropped_items if dropped_shown is None else dropped_items[:dropped_shown]
+    n_dropped = len(order) + len(gone)
+    first = n_dropped if dropped_shown is None else min(dropped_shown, n_dropped)
+    shown = [dropped_items[i] for i in order[:first]] + gone[: max(first - len(order), 0)]
     dropped = candidate_rows(kind, shown, change=change, titles=titles, translated=True)
-    return kept, dropped, len(dropped_items)
+    return kept, dropped, n_dropped
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
@@ -160,7 +165,7 @@ def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
     out = {}
     for kind in KINDS:
         items = result.candidates(kind)
-        kept = sum(1 for c in items if c.in_context)
+        kept = len(in_context(items))  # a lazy section's dropped tail is counted, not made
         out[kind] = (kept, len(items) - kept)
     return out
 
