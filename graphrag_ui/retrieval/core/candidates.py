@@ -112,6 +112,11 @@ class Candidates(Sequence):
     def tail(self) -> Tail | None:
         return self._tail
 
+    @property
+    def tail_made(self) -> int:
+        """How many tail rows a reader has made so far."""
+        return sum(1 for c in self._made if c is not None) if self._made is not None else 0
+
 
 def in_context(items: Sequence[Candidate]) -> list[Candidate]:
     """The candidates in the context, in order, without making a tail row (a tail holds dropped ones only)."""
