@@ -98,10 +98,11 @@ CASES = [
 ]
 
 
-def _run(name: str, top_k: int, limit: int) -> Retrieval:
+def _run(name: str, top_k: int, limit: int, mode: str = "nano.local") -> Retrieval:
     """A run, its timings zeroed (two runs of the same question compare equal)."""
-    params = {"top_k": top_k, "local_max_token_for_local_context": limit}
-    result = run_query(_index(name), "nano.local", _question(name), params)
+    budget = "local_max_token_for_local_context" if mode == "nano.local" else "max_relation_tokens"
+    params = {"top_k": top_k, budget: limit}
+    result = run_query(_index(name), mode, _question(name), params)
     result.trace = [replace(step, ms=0.0) for step in result.trace]
     result.timings_ms = {}
     return result
@@ -150,11 +151,19 @@ def _readers(result: Retrieval, before: Retrieval, index) -> list:
     return out
 
 
-@pytest.mark.parametrize(("name", "top_k", "limit"), CASES[:3] + CASES[4:5])
-def test_every_reader_gets_what_the_eager_list_gives(name: str, top_k: int, limit: int) -> None:
-    before = _run(name, top_k + 1, limit + 50)
-    lazy = _run(name, top_k, limit)  # read by every reader before anything made its tail
-    eager = _eager_twin(_run(name, top_k, limit))
+READERS = [(*case, "nano.local") for case in CASES[:3] + CASES[4:5]] + [
+    ("synthetic", 20, 1000, "lightrag.hybrid"),
+    ("synthetic", 3, 0, "lightrag.local"),
+    ("en", 40, 300, "lightrag.hybrid"),
+    ("zh", 40, 300, "lightrag.global"),
+]
+
+
+@pytest.mark.parametrize(("name", "top_k", "limit", "mode"), READERS)
+def test_every_reader_gets_what_the_eager_list_gives(name: str, top_k: int, limit: int, mode: str) -> None:
+    before = _run(name, top_k + 1, limit + 50, mode)
+    lazy = _run(name, top_k, limit, mode)  # read by every reader before anything made its tail
+    eager = _eager_twin(_run(name, top_k, limit, mode))
     assert lazy == eager and eager == lazy
     assert _readers(lazy, before, _index(name)) == _readers(eager, before, _index(name))
 
@@ -185,11 +194,39 @@ def test_the_lazy_section_reads_as_a_list() -> None:
     assert rels[3:9] == plain[3:9] and rels[::-500] == plain[::-500] and list(reversed(rels)) == plain[::-1]
     with pytest.raises(IndexError):
         rels[len(rels)]
-    assert repr(rels) == repr(plain)
+    assert repr(rels) == repr(plain) and rels + rels == plain + plain and [] + rels == plain == rels + []
     assert type(pickle.loads(pickle.dumps(rels))) is list and pickle.loads(pickle.dumps(rels)) == plain
     assert in_context(rels) == [c for c in plain if c.in_context]
     assert list(dropped_rows(rels)) == [c for c in plain if not c.in_context]
     assert dropped_ids(rels) == [c.id for c in plain if not c.in_context]
     extra = Candidate("x", "x", {}, len(rels), "why", in_context=False, dropped="dropped")
-    rels.append(extra)  # a mode appending after the tail: the tail is made first, order kept
-    assert rels.tail is None and rels == [*plain, extra]
+    made = rels.tail_made
+    rels.append(extra)  # a mode appending after the tail (LightRAG's near misses): the tail stays columns
+    assert rels.tail_made == made and rels == [*plain, extra] and rels[-1] is extra and rels[len(plain)] is extra
+    assert list(dropped_rows(rels)) == [c for c in [*plain, extra] if not c.in_context]
+    assert dropped_ids(rels)[-1] == "x" and in_context(rels) == [c for c in plain if c.in_context]
+
+
+@pytest.mark.parametrize(
+    ("mode", "limit"), [("lightrag.hybrid", 1000), ("lightrag.local", 0), ("lightrag.global", 20000)]
+)
+def test_lightrag_s_tail_is_cut_where_the_running_total_passes_the_budget(mode: str, limit: int) -> None:
+    result = _run("synthetic", 20, limit, mode)
+    rels = result.relations
+    assert isinstance(rels, Candidates) and rels.tail_made == 0
+    running, kept = 0, 0
+    for c in rels:
+        if str(c.dropped).startswith("round-robin: duplicate of"):
+            assert c.tokens == 0 and not c.in_context
+            continue
+        running += c.tokens
+        if c.in_context:
+            assert c.dropped == "" and c.order == kept
+            kept += 1
+        else:
+            assert c.dropped == f"over max_relation_tokens {limit} ({running})"
+            assert translate(c.dropped, "zh") == translate(
+                msg("over max_relation_tokens {limit} ({running})", limit=limit, running=running), "zh"
+            )
+    assert kept == len(result.selected_ids("relations")) and (limit > 0 or kept == 0)
+    assert [c.order for c in rels] == list(range(len(rels)))

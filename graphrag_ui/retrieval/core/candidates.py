@@ -1,26 +1,26 @@
 """A section's candidates whose dropped tail is kept as columns and made into ``Candidate`` objects on read.
 
-nano.local at 100k entities considers ~10⁵ relations per question and keeps a few hundred; building a
-``Candidate`` (and its reasons) for every one of them cost most of a slider move, while the page shows the
-kept rows, counts and the first 300 dropped ones. ``Candidates`` is the list a mode returns for such a
-section: the rows it made (``head``), then a ``Tail`` — every remaining candidate, all dropped, held as
-the mode's own columns — whose rows are made when first read and then kept (a reader sees one object
-per row, as with a list). Every reader that walks the list gets the same rows, reasons and order as the
-eager list; the readers on the page's path (counts, kept rows, binding limits, the first dropped rows)
-ask ``in_context``, ``dropped_count``, ``dropped_classes`` and ``dropped_rows`` and make no tail row.
+nano.local and LightRAG at 100k entities consider ~10⁵ relations per question and keep a few hundred;
+building a ``Candidate`` (and its reasons) for every one of them cost most of a slider move, while the
+page shows the kept rows, counts and the first 300 dropped ones. ``Candidates`` is the list a mode returns
+for such a section: the rows it made (``head``), a ``Tail`` — candidates that are all dropped, held as
+the mode's own columns — whose rows are made when first read and then kept (a reader sees one object per
+row, as with a list), and the rows appended after it (``after``: LightRAG's near misses). Every reader
+that walks the list gets the same rows, reasons and order as the eager list; the readers on the page's
+path (counts, kept rows, binding limits, the first dropped rows) ask ``in_context``, ``dropped_rows``,
+``dropped_ids`` and ``dropped_reasons`` and make no tail row.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from graphrag_ui.retrieval.core.result import Candidate
 
 
 class Tail(Protocol):
-    """The dropped candidates after a section's made rows, as columns (``nano.local_tail``)."""
+    """Dropped candidates after a section's made rows, as columns (``nano.relation_tail``, ``lightrag.graph_tail``)."""
 
     def __len__(self) -> int: ...
 
@@ -32,22 +32,22 @@ class Tail(Protocol):
         """Each tail row's id, in order (for a reader that looks rows up by id)."""
         ...
 
-    def reasons(self) -> Counter:
-        """(reason template, score) -> how many tail rows were dropped for it (``binding`` classifies them)."""
+    def reasons(self) -> Iterable[tuple[Any, Any, int]]:
+        """(dropped reason — a ``Reason``, text or its template —, score, how many rows) over the tail."""
         ...
 
 
 class Candidates(Sequence):
-    """``head`` then the rows of ``tail`` (all dropped), read like a list of ``Candidate``."""
+    """``head``, the rows of ``tail`` (all dropped), then ``after``: read like a list of ``Candidate``."""
 
-    __slots__ = ("_head", "_tail", "_made")
+    __slots__ = ("_head", "_tail", "_made", "_after")
 
-    def __init__(self, head: list[Candidate], tail: Tail) -> None:
-        self._head, self._tail = head, tail
+    def __init__(self, head: list[Candidate], tail: Tail, after: list[Candidate] | None = None) -> None:
+        self._head, self._tail, self._after = head, tail, after if after is not None else []
         self._made: list[Candidate | None] | None = None  # tail rows made so far
 
     def __len__(self) -> int:
-        return len(self._head) + (len(self._tail) if self._tail is not None else 0)
+        return len(self._head) + len(self._tail) + len(self._after)
 
     def _cache(self) -> list[Candidate | None]:
         if self._made is None:
@@ -64,18 +64,21 @@ class Candidates(Sequence):
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        n, total = len(self._head), len(self)
+        total = len(self)
         if i < 0:
             i += total
         if not 0 <= i < total:
             raise IndexError("candidate index out of range")
-        return self._head[i] if i < n else self._at(i - n)
+        n, m = len(self._head), len(self._tail)
+        if i < n:
+            return self._head[i]
+        return self._at(i - n) if i < n + m else self._after[i - n - m]
 
     def __iter__(self) -> Iterator[Candidate]:
         yield from self._head
-        if self._tail is not None:
-            for j in range(len(self._tail)):
-                yield self._at(j)
+        for j in range(len(self._tail)):
+            yield self._at(j)
+        yield from self._after
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, (list, Candidates)):
@@ -84,6 +87,16 @@ class Candidates(Sequence):
 
     __hash__ = None  # type: ignore[assignment]  # a list is unhashable too
 
+    def __add__(self, other: Any) -> list[Candidate]:
+        if not isinstance(other, (list, Candidates)):
+            return NotImplemented
+        return [*self, *other]
+
+    def __radd__(self, other: Any) -> list[Candidate]:
+        if not isinstance(other, list):
+            return NotImplemented
+        return [*other, *self]
+
     def __repr__(self) -> str:
         return repr(list(self))
 
@@ -91,26 +104,27 @@ class Candidates(Sequence):
         return (list, (list(self),))  # pickled, copied and serialised as the plain list it reads as
 
     def append(self, item: Candidate) -> None:
-        self._materialise()
-        self._head.append(item)
+        self._after.append(item)
 
-    def extend(self, items: Any) -> None:
-        self._materialise()
-        self._head.extend(items)
-
-    def _materialise(self) -> None:
-        """Every tail row made into the head (a mode that appends after the tail: rare, never on a hot path)."""
-        if self._tail is not None:
-            self._head = list(self)
-            self._tail, self._made = None, None
+    def extend(self, items: Iterable[Candidate]) -> None:
+        self._after.extend(items)
 
     @property
     def head(self) -> list[Candidate]:
         return self._head
 
     @property
-    def tail(self) -> Tail | None:
+    def tail(self) -> Tail:
         return self._tail
+
+    @property
+    def after(self) -> list[Candidate]:
+        return self._after
+
+    @property
+    def made(self) -> list[Candidate]:
+        """The rows made by the mode: head and after (every row in the context is one of them)."""
+        return [*self._head, *self._after] if self._after else self._head
 
     @property
     def tail_made(self) -> int:
@@ -120,42 +134,39 @@ class Candidates(Sequence):
 
 def in_context(items: Sequence[Candidate]) -> list[Candidate]:
     """The candidates in the context, in order, without making a tail row (a tail holds dropped ones only)."""
-    made = items.head if isinstance(items, Candidates) else items
+    made = items.made if isinstance(items, Candidates) else items
     return [c for c in made if c.in_context]
-
-
-def dropped_count(items: Sequence[Candidate]) -> int:
-    """How many candidates were dropped."""
-    return len(items) - len(in_context(items))
 
 
 def dropped_rows(items: Sequence[Candidate]) -> Sequence[Candidate]:
     """The dropped candidates in order: a ``Candidates`` that makes the tail's rows on read."""
-    if not isinstance(items, Candidates) or items.tail is None:
+    if not isinstance(items, Candidates):
         return [c for c in items if not c.in_context]
     head = [c for c in items.head if not c.in_context]
-    if len(head) == len(items.head):
-        return items  # nothing kept in the head: the dropped rows are the section itself, rows made once
-    out = Candidates(head, items.tail)
+    after = [c for c in items.after if not c.in_context]
+    out = Candidates(head, items.tail, after)
     out._made = items._cache()  # the same tail rows: made once for both
     return out
 
 
+def ids(items: Sequence[Candidate]) -> list[str]:
+    """Every candidate's id, in order, without making a tail row."""
+    if not isinstance(items, Candidates):
+        return [c.id for c in items]
+    return [c.id for c in items.head] + items.tail.ids() + [c.id for c in items.after]
+
+
 def dropped_ids(items: Sequence[Candidate]) -> list[str]:
     """The ids of ``dropped_rows(items)``, in order, without making a tail row."""
-    if not isinstance(items, Candidates) or items.tail is None:
-        return [c.id for c in items if not c.in_context]
-    return [c.id for c in items.head if not c.in_context] + items.tail.ids()
+    return ids(dropped_rows(items))
 
 
 def dropped_reasons(items: Sequence[Candidate]) -> Iterator[tuple[Any, Any, int]]:
     """(dropped reason as given — a ``Reason``, text or a template —, score, how many) over the dropped
     candidates, a tail's rows grouped by their reason's template without making them (``binding``)."""
-    made = items.head if isinstance(items, Candidates) else items
-    for c in made:
-        if not c.in_context:
-            yield c.raw("dropped"), c.score, 1
-    tail = items.tail if isinstance(items, Candidates) else None
-    if tail is not None:
-        for (template, score), n in tail.reasons().items():
-            yield template, score, n
+    if not isinstance(items, Candidates):
+        yield from ((c.raw("dropped"), c.score, 1) for c in items if not c.in_context)
+        return
+    yield from ((c.raw("dropped"), c.score, 1) for c in items.head if not c.in_context)
+    yield from items.tail.reasons()
+    yield from ((c.raw("dropped"), c.score, 1) for c in items.after if not c.in_context)

@@ -172,7 +172,7 @@ class Retrieval:
     def selected_ids(self, kind: str) -> list[str]:
         """Ids of the items that made it into the context, in context order."""
         items = self.candidates(kind)
-        made = getattr(items, "head", items)  # a lazy section's tail holds dropped rows only (core.candidates)
+        made = getattr(items, "made", items)  # a lazy section's tail holds dropped rows only (core.candidates)
         return [c.id for c in made if c.in_context]
 
     def to_dict(self) -> dict[str, Any]:

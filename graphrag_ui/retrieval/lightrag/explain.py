@@ -8,14 +8,17 @@ the reason ("over max_entity_tokens 6000 (6012)", "round-robin: duplicate of loc
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 from graphrag_ui.base.i18n import joined, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
+from graphrag_ui.retrieval.lightrag.graph_tail import GraphTail
 from graphrag_ui.retrieval.spec.schema import Params
 
 SEED_ORDER = (
@@ -185,19 +188,16 @@ def _candidate_of(source: str) -> str:
 def fill_graph_candidates(
     r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
 ) -> None:
-    target = r.entities if kind == "entity" else r.relations
-    running = 0
-    for i, (hit, cost) in enumerate(zip(hits, costs, strict=True)):
-        running += cost
-        if i < keep:
-            dropped = ""
-        elif kind == "entity":
-            dropped = lmsg("over max_entity_tokens {limit} ({running})", limit=limit, running=running)
-        else:
-            dropped = lmsg("over max_relation_tokens {limit} ({running})", limit=limit, running=running)
-        target.append(candidate(hit, kind, i, hit.why, dropped, cost))
-    for j, hit in enumerate(dupes):
-        target.append(candidate(hit, kind, len(hits) + j, hit.why, hit.duplicate_of, 0))
+    """The hits cut at ``keep`` by the token budget, then the merge's duplicates: the kept rows made now, the
+    rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations)."""
+    name = "entities" if kind == "entity" else "relations"
+    running = list(accumulate(costs))
+    head = [
+        candidate(hit, kind, i, hit.why, "", cost)
+        for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True))
+    ]
+    tail = GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
+    setattr(r, name, Candidates([*r.candidates(name), *head], tail))
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
+from graphrag_ui.retrieval.core.candidates import ids as candidate_ids
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
@@ -69,7 +70,7 @@ def add_near_misses(index: Index, query: str, p: Params, deps: Deps, r: Retrieva
 
 def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, float]], threshold: float) -> None:
     table = index.vectors[kind]
-    listed = {c.id for c in r.candidates(kind)}
+    listed = set(candidate_ids(r.candidates(kind)))  # a lazy tail's ids without making its rows
     out = r.candidates(kind)
     rows = graph_cache(index).relation_rows if kind == "relations" else {}
     preview = previews(index)

@@ -8,8 +8,6 @@ as the kept rows are made, when a reader asks for it (a CSV download, a grid's f
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from graphrag_ui.base.i18n import Reason, lmsg
@@ -52,8 +50,8 @@ class RelationTail:
         table = self.got.table
         return [table[no][3].id for no in self.got.nos[self.kept :].tolist()]
 
-    def reasons(self) -> Counter:
-        return Counter({(OVER, None): len(self)}) if len(self) else Counter()
+    def reasons(self) -> list[tuple[str, None, int]]:
+        return [(OVER, None, len(self))] if len(self) else []
 
 
 def relation_candidates(
