@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from graphrag_ui.citations.model import Item
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
 TABLE_KIND = {
@@ -120,7 +121,7 @@ def context_items(retrieval: Retrieval, only: dict[str, set[str]] | None = None)
     """Every in-context item of ``retrieval`` (``only``: kind -> ids to keep, e.g. one map batch's reports)."""
     by_kind: dict[str, list[Candidate]] = {}
     for kind in KINDS:
-        cands = [c for c in retrieval.candidates(kind) if c.in_context]
+        cands = in_context(retrieval.candidates(kind))
         if only is not None:
             cands = [c for c in cands if c.id in only.get(kind, set())]
         by_kind[kind] = cands

@@ -26,6 +26,7 @@ from graphrag_ui.cli.stages import (
     stages_summary,
     tree_summary,
 )
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.core.vector_engine import overlaps
@@ -111,7 +112,7 @@ def _summary(result: Retrieval) -> str:
         lines.append(f"keywords ({result.keywords.source}): hl={result.keywords.hl} ll={result.keywords.ll}")
     for kind in KINDS:
         items = result.candidates(kind)
-        kept = sum(1 for c in items if c.in_context)
+        kept = len(in_context(items))
         lines.append(f"{kind:<12} {kept} in context, {len(items) - kept} dropped")
     for budget in result.budgets:
         limit = "∞" if budget.limit is None else budget.limit

@@ -31,6 +31,7 @@ from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
 from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
@@ -83,7 +84,7 @@ class RowMetrics:
 
 
 def _in_context(result: Retrieval) -> dict[str, list[Candidate]]:
-    return {kind: [c for c in result.candidates(kind) if c.in_context] for kind in KINDS}
+    return {kind: in_context(result.candidates(kind)) for kind in KINDS}
 
 
 def _placements(lk: Lookup, shown: dict[str, list[Candidate]], needle: str) -> list[Placement]:

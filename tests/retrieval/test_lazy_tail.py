@@ -15,6 +15,7 @@ from functools import cache
 import pytest
 
 from graphrag_ui.base.i18n import msg, translate
+from graphrag_ui.citations.items import context_items
 from graphrag_ui.embedding.embed import HashEmbedder
 from graphrag_ui.evaluation.gold import Question
 from graphrag_ui.evaluation.metrics import evaluate
@@ -177,9 +178,12 @@ def test_a_run_read_for_counts_kept_rows_and_limits_makes_no_dropped_row() -> No
     binding.limits(result)
     [result.selected_ids(kind) for kind in KINDS]
     change.diff(before, result)
-    marks = tables.Marks.between(before, result)
+    marks = tables.Marks.between(before, result)  # the page marks what moved since the run before
+    compare.overlap(before, result)
+    context_items(result)
     for kind in KINDS:
         tables.split_shown(result, kind, marks, None, 300)
+    assert before.relations.tail_made == 0  # the earlier run: only its kept rows were read
     assert 0 < rels.tail_made <= 300 < len(rels.tail)  # the grid's first dropped rows only
     cut = next(lim.cut for lim in binding.limits(result) if lim.kind == "relations" and lim.limit == binding.BUDGET)
     assert cut == len(rels.tail)  # every tail row counted by its reason

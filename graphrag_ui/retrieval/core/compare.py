@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 
 
@@ -19,7 +20,7 @@ class KindOverlap:
 
 
 def _labels(result: Retrieval, kind: str) -> dict[str, str]:
-    return {c.id: c.label for c in result.candidates(kind) if c.in_context}
+    return {c.id: c.label for c in in_context(result.candidates(kind))}
 
 
 def overlap(left: Retrieval, right: Retrieval) -> list[KindOverlap]:

@@ -147,6 +147,7 @@ class Retrieval:
     query: str
     params: dict[str, Any]
     keywords: Keywords = field(default_factory=Keywords)
+    # each kind reads as a list; a section with a large dropped tail is a ``core.candidates.Candidates``
     entities: list[Candidate] = field(default_factory=list)
     relations: list[Candidate] = field(default_factory=list)
     communities: list[Candidate] = field(default_factory=list)

@@ -133,16 +133,12 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
 
 def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
     limit = params.local_max_token_for_local_context
-    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), _narrowed)
+    got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.Edges.narrowed)
     running = np.cumsum(got.costs)  # token costs are >= 0: the running totals never fall
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
     return [got.row(pos) for pos in range(kept)]
-
-
-def _narrowed(got: gather.Edges, k: int) -> gather.Edges:
-    return got.narrowed(k)
 
 
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:

@@ -46,7 +46,7 @@ class Marks:
     def between(cls, before: Retrieval, after: Retrieval) -> Marks:
         marks = cls()
         for kind in KINDS:
-            old = {c.id: c for c in before.candidates(kind) if c.in_context}
+            old = {c.id: c for c in in_context(before.candidates(kind))}  # a lazy tail stays unmade
             new = set(after.selected_ids(kind))
             marks.entered[kind] = new - old.keys()
             marks.left[kind] = [c for cid, c in old.items() if cid not in new]
