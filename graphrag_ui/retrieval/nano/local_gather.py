@@ -89,15 +89,14 @@ def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
 
 def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
     """The entities' source chunks, first entity wins, sorted by (entity order, -supporting relations)."""
-    adjacency = index.graph._adj  # graph.edges(name)'s order, without a view per entity
     found: dict[str, tuple[int, int]] = {}
     for order, hit in enumerate(hits):
-        name, neighbours = hit.entity.name, None
+        support = None
         for cid in hit.entity.source_chunk_ids:
             if cid not in found:
-                if neighbours is None:  # each one-hop neighbour's chunk ids, once per entity
-                    neighbours = [prep.chunk_set(nbr) for nbr in adjacency[name]] if name in adjacency else []
-                found[cid] = (order, sum(1 for chunk_ids in neighbours if cid in chunk_ids))
+                if support is None:  # how many one-hop neighbours cite each of its chunks, kept per entity
+                    support = prep.chunk_support(hit.entity)
+                found[cid] = (order, support[cid])
     rows = []
     warnings, warned_by = [], []
     for cid, (order, support) in found.items():

@@ -42,6 +42,7 @@ class NanoPrep:
         self._relation_tokens: dict[str, int] = {}
         self._entity_tokens: dict[str, int] = {}
         self._chunk_sets: dict[str, frozenset[str]] = {}
+        self._support: dict[str, dict[str, int]] = {}
         self._schema: dict[str, SchemaEntry] | None = None
         self._degrees: dict[str, int] | None = None
         self._ratings: dict[str, float] = {}
@@ -130,6 +131,19 @@ class NanoPrep:
         if found is None:
             entity = self.index.entity_by_name.get(name)
             found = self._chunk_sets[name] = frozenset(entity.source_chunk_ids if entity else ())
+        return found
+
+    def chunk_support(self, entity: Entity) -> dict[str, int]:
+        """For each chunk ``entity`` cites: how many of its one-hop neighbours cite it too (nano's text-unit
+        sort key), counted once per entity (hubs come back query after query)."""
+        found = self._support.get(entity.id)
+        if found is None:
+            adjacency = self.index.graph._adj  # graph.edges(name)'s neighbours, without a view per entity
+            name = entity.name
+            neighbours = [self.chunk_set(nbr) for nbr in adjacency[name]] if name in adjacency else []
+            found = self._support[entity.id] = {
+                cid: sum(1 for chunk_ids in neighbours if cid in chunk_ids) for cid in entity.source_chunk_ids
+            }
         return found
 
     def schema(self) -> dict[str, SchemaEntry]:
