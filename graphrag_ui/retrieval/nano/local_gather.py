@@ -26,12 +26,12 @@ class Gathered:
     whys: list[str]  # why each row is a candidate
     warnings: list[str] = field(default_factory=list)
     extra: list[Any] = field(default_factory=list)  # communities: the ones above the level (cid, level, n)
-    via: list[int] = field(default_factory=list)  # units, relations: the recalled entity that brought each row
+    via: list[int] = field(default_factory=list)  # units: the recalled entity that brought each row
     warned_by: list[int] = field(default_factory=list)  # units: the entity each warning is about
 
 
 def narrowed(got: Gathered, k: int) -> Gathered:
-    """The gather of the first ``k`` recalled entities, from the gather of more of them (units, relations).
+    """The gather of the first ``k`` recalled entities, from the gather of more of them (units; relations: ``Edges.narrowed``).
 
     A row's entity is the first one (in recall order) that brings it, and nothing about the row depends on
     later entities (a chunk's support counts its own entity's neighbours; an edge's degree is the graph's);
