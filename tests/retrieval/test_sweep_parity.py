@@ -108,3 +108,38 @@ def test_steps_made_once_are_copies(indexes):
     first.messages[0]["content"] = "changed"
     assert second.chunks[0].in_context and "changed" not in second.warnings
     assert second.messages[0]["content"] != "changed"
+
+
+def test_the_widest_step_runs_once(indexes, monkeypatch):
+    """An integer sweep runs its widest step first (the narrower ones cut its gathers) and keeps that
+    run for its turn: one retrieval per value, not one more."""
+    import graphrag_ui.services.sweep as sweep_module
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = sweep_module.run_query
+
+    def counted(*args, **kwargs):
+        ran.append(args[3]["top_k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "run_query", counted)
+    steps = []
+    run_sweep(index, "nano.local", question, {}, "top_k", [2, 8, 4], on_step=lambda v, r: steps.append((v, r)))
+    assert ran == [8, 2, 4]
+    assert [v for v, _ in steps] == [2, 8, 4]
+    alone = run_query(index, "nano.local", question, {"top_k": 8})
+    assert comparable(steps[1][1]) == comparable(alone)
+
+
+def test_chunk_similarities_are_worked_out_once_per_sweep(indexes, monkeypatch):
+    """LightRAG's VECTOR chunk pick meets the same chunks at every top_k step: each chunk's similarity to
+    the question is computed once in a sweep (and the steps are still the single runs, above)."""
+    from graphrag_ui.retrieval.lightrag import chunks
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    seen: list[str] = []
+    real = chunks.f16_vector
+    monkeypatch.setattr(chunks, "f16_vector", lambda idx, cid: seen.append(cid) or real(idx, cid))
+    run_sweep(index, "lightrag.local", question, {}, "top_k", [2, 4, 8, 16])
+    assert seen and len(seen) == len(set(seen))

@@ -13,8 +13,8 @@ same bits). Outside ``shared()`` nothing is kept and every search runs as before
 
 Stages above the searches share through ``once``, ``replayed`` and ``prefixed`` with keys naming every
 input they read: nano.local's gathers (``nano.local_gather``); LightRAG's whole search, its items and
-costs, its chunk picks, its entity/relation rows and the local path's edges (``lightrag.stages``,
-``lightrag.search``); ms.local's relationship filter per entity prefix and its text units
+costs, its chunk picks, its entity/relation rows, the local path's edges and each chunk's similarity to
+the question (``lightrag.stages``, ``lightrag.search``, ``lightrag.chunks``); ms.local's relationship filter per entity prefix and its text units
 (``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
 chunk_top_k (``lightrag.retrieve``).
