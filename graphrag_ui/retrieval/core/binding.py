@@ -60,9 +60,12 @@ class Limit:
     binding: bool = True
 
 
+_NOTES = "{first}; {then}"  # a reason with notes (``i18n.joined``)
+
+
 def _root(reason: Any) -> str:
     """The template of the reason's first part (a reason with notes is ``{first}; {then}``)."""
-    while isinstance(reason, (Msg, Reason)) and reason.template == "{first}; {then}":
+    while isinstance(reason, (Msg, Reason)) and reason.template == _NOTES:
         reason = reason.values.get("first")
     return getattr(reason, "template", None) or str(reason or "")
 
@@ -98,7 +101,9 @@ def limits(result: Retrieval) -> list[Limit]:
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
         for c in items:
             if not c.in_context:
-                cls = _class_of(_root(c.raw("dropped")))  # limit_class by its template: a Reason stays data
+                reason = c.raw("dropped")  # a Reason stays data (a sweep reads 10³ of them a step)
+                root = reason.template if type(reason) is Reason and reason.template != _NOTES else _root(reason)
+                cls = _class_of(root)  # limit_class by its template
                 if cls == COUNT and reclassify and _below(c.score, threshold):
                     cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
                 if cls:

@@ -147,12 +147,14 @@ def _apply_rows(
             made = shown(key) if shown is not None else None
             label, data = made if made is not None else (key, {})
             data["short_id"] = row.short_id
-            cand = by_id[key] = Candidate(key, label, data, len(cands), row.why)
+            by_id[key] = cand = Candidate(
+                key, label, data, len(cands), row.why, None, None, row.in_context, row.dropped, row.tokens
+            )
             cands.append(cand)
-        else:
-            cand.data = {**cand.data, "short_id": row.short_id}
-            if row.why and shown is not None and shown(key) is not None:
-                cand.why = row.why
+            continue
+        cand.data = {**cand.data, "short_id": row.short_id}
+        if row.why and shown is not None and shown(key) is not None:
+            cand.why = row.why
         cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
 
 
