@@ -325,9 +325,7 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
     fitted = {r.id: t for r, t in fit}
     position = {r.id: i for i, r in enumerate(sel)}
     accepted_names = {v.entity.name for v in selected[:accepted]}
-    names = tuple(v.entity.name for v in selected)  # a sweep's budget steps touch the same relations (reuse.once)
-    touched = reuse.once(("ms.local relations_of", id(index), names), lambda: relations_of(index, list(names)))
-    ordered = sel + [r for r in touched if r.id not in position]
+    ordered = sel + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
     short = index_view(index).rel_short
     for order, r in enumerate(ordered):
         row = Row(r.id, short[r.id], order)
