@@ -232,13 +232,9 @@ def run_sweep(
                     index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
                 )
                 ms = elapsed_ms(start)
-            steps.append(_step(value, result, ms))
+            steps.append(_step(value, result, ms, labels))
             if on_step is not None:
                 on_step(value, result)
-            for kind in KINDS:
-                for c in result.candidates(kind):
-                    if c.in_context:
-                        labels.setdefault((kind, c.id), c.label)
             if progress is not None:
                 progress(i + 1, len(values))
     present = [{kind: set(s.ids[kind]) for kind in KINDS} for s in steps]
@@ -269,8 +265,15 @@ def _widest_first(
     return widest, result, elapsed_ms(start)
 
 
-def _step(value: Any, result: Retrieval, ms: float) -> Step:
-    ids = {kind: result.selected_ids(kind) for kind in KINDS}
+def _step(value: Any, result: Retrieval, ms: float, labels: dict[tuple[str, str], str]) -> Step:
+    """The step's summary; ``labels`` gets the label of each item in its context met for the first time
+    (one pass over the candidates: ``Retrieval.selected_ids`` and the labels together)."""
+    ids: dict[str, list[str]] = {}
+    for kind in KINDS:
+        shown = [c for c in result.candidates(kind) if c.in_context]
+        ids[kind] = [c.id for c in shown]
+        for c in shown:
+            labels.setdefault((kind, c.id), c.label)
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
     counts = {k: len(v) for k, v in ids.items()}
     bound = [lim.text for lim in binding(result)]
