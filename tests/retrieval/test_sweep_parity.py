@@ -143,3 +143,31 @@ def test_chunk_similarities_are_worked_out_once_per_sweep(indexes, monkeypatch):
     monkeypatch.setattr(chunks, "f16_vector", lambda idx, cid: seen.append(cid) or real(idx, cid))
     run_sweep(index, "lightrag.local", question, {}, "top_k", [2, 4, 8, 16])
     assert seen and len(seen) == len(set(seen))
+
+
+def test_drift_steps_over_what_its_primer_does_not_read_are_one_primer(indexes, monkeypatch):
+    """Without a model ms.drift is its primer, which reads four of its parameters: a sweep over another one
+    (a local search's) runs the primer once and gives each step its own copy; a sweep over one it reads
+    (drift_k_followups) runs it at every step."""
+    from graphrag_ui.retrieval.ms.drift_search import search
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = search.primer_stage
+    monkeypatch.setattr(search, "primer_stage", lambda *a, **k: ran.append(1) or real(*a, **k))
+    steps = []
+    param = "local_search_top_k_mapped_entities"
+    run_sweep(index, "ms.drift", question, {}, param, [5, 10, 20], on_step=lambda v, r: steps.append(r))
+    assert len(ran) == 1 and [r.params[param] for r in steps] == [5, 10, 20]
+    first, second = steps[0], steps[1]
+    assert first.communities and first.context == second.context
+    first.communities[0].in_context = not first.communities[0].in_context
+    first.communities[0].dropped = "changed"
+    first.warnings.append("changed")
+    first.messages[0]["content"] = "changed"
+    assert second.communities[0].in_context != first.communities[0].in_context
+    assert second.communities[0].dropped != "changed" and "changed" not in second.warnings
+    assert second.messages[0]["content"] != "changed"
+    ran.clear()
+    run_sweep(index, "ms.drift", question, {}, "drift_k_followups", [5, 10, 20])
+    assert len(ran) == 3

@@ -17,7 +17,8 @@ costs, its chunk picks, its entity/relation rows, the local path's edges and eac
 the question (``lightrag.stages``, ``lightrag.search``, ``lightrag.chunks``); ms.local's relationship filter per entity prefix and its text units
 (``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
-chunk_top_k (``lightrag.retrieve``).
+chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
+(``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.
 """
 
 from __future__ import annotations
