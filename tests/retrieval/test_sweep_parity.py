@@ -171,3 +171,24 @@ def test_drift_steps_over_what_its_primer_does_not_read_are_one_primer(indexes, 
     ran.clear()
     run_sweep(index, "ms.drift", question, {}, "drift_k_followups", [5, 10, 20])
     assert len(ran) == 3
+
+
+def test_a_stage_is_kept_from_its_second_step(indexes, monkeypatch):
+    """A stage whose inputs a sweep does not change (nano.local's recall in a budget sweep) runs at the first
+    two steps and is replayed after; one whose inputs change at every step is never copied for later."""
+    from graphrag_ui.retrieval.core import reuse
+    from graphrag_ui.retrieval.nano import local_query
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = local_query.recall
+    monkeypatch.setattr(local_query, "recall", lambda *a: ran.append(1) or real(*a))
+    kept = []
+    real_copied = reuse.copied
+    monkeypatch.setattr(reuse, "copied", lambda item: kept.append(1) or real_copied(item))
+    param = "local_max_token_for_local_context"
+    run_sweep(index, "nano.local", question, {}, param, [500, 1000, 2000, 4000])
+    assert len(ran) == 2
+    kept.clear()
+    run_sweep(index, "nano.local", question, {}, "top_k", [3, 6])  # every stage's key holds the hits
+    assert kept == []

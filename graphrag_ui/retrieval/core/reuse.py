@@ -83,17 +83,22 @@ def once(key: tuple, make: Callable[[], Any]) -> Any:
 
 def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     """``run()`` — a stage that appends candidates, budgets and warnings to ``out`` and returns a value —
-    once per ``key`` inside ``shared()``; a later step with the same key gets copies of what the stage
-    appended, in the same order, and the same value. Outside ``shared()`` it is ``run()``."""
+    inside ``shared()``: the second step with the same ``key`` keeps copies of what the stage appended, and
+    each later one gets copies of those, in the same order, and the same value. The first step only runs it:
+    most keys of a sweep are met once (every stage of a top_k step, a budget's own section), and copying
+    what no step replays cost as much as the replays saved. Outside ``shared()`` it is ``run()``."""
     memo = _MEMO.get()
     if memo is None:
         return run()
     found = memo.get(key)
     if found is None:
+        memo[key] = _MET_ONCE
+        return run()
+    if found is _MET_ONCE:
         before = [len(out.candidates(kind)) for kind in KINDS], len(out.budgets), len(out.warnings)
         value = run()
         added = {kind: [copied(c) for c in out.candidates(kind)[n:]] for kind, n in zip(KINDS, before[0], strict=True)}
-        found = memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
+        memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
         return value
     value, added, budgets, warnings = found
     for kind, cands in added.items():
@@ -101,6 +106,9 @@ def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     out.budgets.extend(copied(b) for b in budgets)
     out.warnings.extend(warnings)
     return value
+
+
+_MET_ONCE = object()  # ``replayed``: a key run once, nothing kept yet
 
 
 def whole(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Retrieval:
