@@ -192,3 +192,23 @@ def test_a_stage_is_kept_from_its_second_step(indexes, monkeypatch):
     kept.clear()
     run_sweep(index, "nano.local", question, {}, "top_k", [3, 6])  # every stage's key holds the hits
     assert kept == []
+
+
+def test_owned_values_are_kept_from_the_second_step_and_never_shared():
+    """``reuse.owned``: made at the first two steps with a key (the first unkept), then the kept value's own
+    copy at each later one; outside a sweep it is simply made."""
+    from graphrag_ui.retrieval.core import reuse
+
+    made = []
+
+    def make():
+        made.append(1)
+        return [len(made)]
+
+    assert reuse.owned(("k",), make, list) == [1] and len(made) == 1
+    with reuse.shared():
+        steps = [reuse.owned(("k",), make, list) for _ in range(4)]
+        other = reuse.owned(("other",), make, list)
+    assert len(made) == 4 and steps == [[2], [3], [3], [3]] and other == [4]
+    steps[2].append("changed")
+    assert steps[3] == [3] and steps[1] is not steps[3]

@@ -81,6 +81,22 @@ def once(key: tuple, make: Callable[[], Any]) -> Any:
     return found
 
 
+def owned(key: tuple, make: Callable[[], Any], fresh: Callable[[Any], Any]) -> Any:
+    """``make()`` for a caller that changes what it gets: inside ``shared()`` the second step with the same
+    ``key`` keeps a value and each later one gets ``fresh(kept)`` (its own copy); the first step gets its
+    own ``make()`` unkept (as ``replayed``: most keys of a sweep are met once). Outside ``shared()``, ``make()``."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    found = memo.get(key)
+    if found is None:
+        memo[key] = _MET_ONCE
+        return make()
+    if found is _MET_ONCE:
+        found = memo[key] = (make(),)
+    return fresh(found[0])
+
+
 def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     """``run()`` — a stage that appends candidates, budgets and warnings to ``out`` and returns a value —
     inside ``shared()``: the second step with the same ``key`` keeps copies of what the stage appended, and
