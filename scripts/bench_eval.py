@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_eval.py [--entities 10000] [--questions 100] [--steps 16] [--workers 2]
                                            [--sample 3] [--cache /tmp/bench_retrieval]
+                                           [--sweeps-only] [--modes nano.local ...]
 
 The index is scripts/make_synthetic_index.py's (every family's modes run on it), cached under --cache as
 bench_retrieval does; each question names one entity (its gold) and carries explicit LightRAG keywords.
@@ -18,20 +19,28 @@ none and runs once per question, as the plan notes say). Printed, with the machi
 * per CPU-second (this process and its workers' CPU time): the rate a loaded machine cannot blur, and
   the 100 × 12 × 16 time it gives on cores free of other work (serial: one core; processes: ``--workers``);
 * the sweep ratio per mode: a ``--steps``-step ``run_sweep`` over that parameter ÷ one retrieval at the
-  mode's defaults, and ÷ one retrieval at the sweep's widest step (every step costs at most that one;
-  medians over the sample questions; goal ≤ 3); then the same for a token-budget sweep (``BUDGETS``: the
-  mode's budget from 1/16 to all of four times its default).
+  mode's defaults, and ÷ one retrieval at the sweep's widest step (every step costs at most that one);
+  in CPU time (the least of ``REPEAT`` calls, each from a clean collector; medians over the sample
+  questions; goal ≤ 3); bare (what the Sweep view reads: each step's summary) and scored (every step's
+  ``Retrieval`` read whole by ``evaluate``, as an evaluation reads it, ÷ one scored retrieval); then the
+  same for a token-budget sweep (``BUDGETS``: the mode's budget from 1/16 to all of four times its
+  default). ``--sweeps-only`` prints only these, ``--modes`` for some modes.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
+import math
 import os
 import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -40,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 import bench_retrieval as br  # noqa: E402  (the cached synthetic index and its questions)
 
 from graphrag_ui.evaluation.gold import Question, QuestionSet  # noqa: E402
+from graphrag_ui.evaluation.metrics import evaluate  # noqa: E402
 from graphrag_ui.evaluation.plan import EvalPlan  # noqa: E402
 from graphrag_ui.evaluation.runner import default_modes, processes, run_evaluation  # noqa: E402
 from graphrag_ui.retrieval.registry import get_mode  # noqa: E402
@@ -65,6 +75,7 @@ BUDGETS = {
     "ms.basic": "max_context_tokens",
 }
 GOAL_RETRIEVALS, GOAL_SECONDS = 100 * 12 * 16, 300.0
+REPEAT = 3  # calls per measurement of the sweep ratios
 
 
 def load() -> str:
@@ -109,7 +120,22 @@ def budget_values(mode: str, steps: int) -> list[int]:
     return [4 * default * (i + 1) // steps for i in range(steps)]
 
 
+def cpu_time(run: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
+    """The least CPU time of ``REPEAT`` calls, each from a clean collector (none pays for the garbage of
+    another; the least: what the call costs, without what the machine's other work added to it)."""
+    best = math.inf
+    for _ in range(REPEAT):
+        gc.collect()
+        start = time.process_time()
+        run(*args, **kwargs)
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def sweep_ratios(index, questions: QuestionSet, modes: list[str], values: list[int], budget: bool = False) -> list[str]:
+    """Per mode: one retrieval (at the defaults, at the widest step) and the sweep, in CPU time (a loaded
+    machine blurs the wall clock), bare (what the Sweep view reads: its ``Step`` summaries) and scored
+    (each step's ``Retrieval`` read whole by ``evaluate``, as an evaluation reads it, beside one scored run)."""
     lines = []
     for mode in modes:
         spec = get_mode(mode)
@@ -117,20 +143,28 @@ def sweep_ratios(index, questions: QuestionSet, modes: list[str], values: list[i
         if param not in {p.name for p in spec.params}:
             continue
         values = budget_values(mode, len(values)) if budget else values
-        one, widest, swept = [], [], []
+        one, widest, swept, one_scored, swept_scored = [], [], [], [], []
         for q in questions.questions:
             kw = {"hl": q.hl_keywords, "ll": q.ll_keywords} if spec.uses_keywords else {}
             run_query(index, mode, q.question, {param: max(values)}, **kw)  # warm: the vector, token counts
-            for params, into in (({}, one), ({param: max(values)}, widest)):
-                start = time.perf_counter()
-                run_query(index, mode, q.question, params, **kw)
-                into.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            run_sweep(index, mode, q.question, {}, param, values, **kw)
-            swept.append(time.perf_counter() - start)
-        a, w, b = (statistics.median(x) * 1000 for x in (one, widest, swept))
-        lines.append(f"| {mode} | {param} | {a:.1f} | {w:.1f} | {b:.1f} | {b / a:.1f} | {b / w:.1f} |")
+            single = functools.partial(run_query, index, mode, q.question, **kw)
+            sweep = functools.partial(run_sweep, index, mode, q.question, {}, param, values, **kw)
+            one.append(cpu_time(single, {}))
+            widest.append(cpu_time(single, {param: max(values)}))
+            one_scored.append(cpu_time(lambda s=single, q=q: evaluate(index, s({}), q)))
+            swept.append(cpu_time(sweep))
+            swept_scored.append(cpu_time(sweep, on_step=lambda v, r, q=q: evaluate(index, r, q)))
+        a, w, b, sa, sb = (statistics.median(x) * 1000 for x in (one, widest, swept, one_scored, swept_scored))
+        lines.append(
+            f"| {mode} | {param} | {a:.1f} | {w:.1f} | {b:.1f} | {b / a:.1f} | {b / w:.1f} | {sa:.1f} | {sb:.1f} | {sb / sa:.1f} | {load()} |"
+        )
     return lines
+
+
+SWEEP_HEADER = (
+    "| mode | parameter | one ms (defaults) | one ms (widest step) | sweep ms | ratio to defaults | ratio to widest "
+    "| scored: one ms | scored: sweep ms | scored: ratio | load |\n|---|---|---|---|---|---|---|---|---|---|---|"
+)
 
 
 def main() -> int:
@@ -141,6 +175,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sample", type=int, default=3, help="questions for one-at-a-time and the sweep ratios")
     ap.add_argument("--cache", default="/tmp/bench_retrieval")
+    ap.add_argument("--sweeps-only", action="store_true", help="only the sweep ratios (not the evaluation's rate)")
+    ap.add_argument("--modes", nargs="*", help="the sweep ratios of these modes only")
     args = ap.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
@@ -155,19 +191,34 @@ def main() -> int:
         f"{args.entities // 1000}k entities ({load_s:.1f} s to load), {len(modes)} modes × {args.steps} steps; load {load()}"
     )
 
+    if not args.sweeps_only:
+        throughput(index, folder, questions, sample, plan, args.workers)
+    print(
+        f"\nsweep ratio ({args.steps} steps ÷ one retrieval, CPU time, medians of {args.sample} questions; goal ≤ 3):"
+    )
+    print(SWEEP_HEADER)
+    swept = [m for m in modes if not args.modes or m in args.modes]
+    print("\n".join(sweep_ratios(index, sample, swept, values)))
+    print("\n".join(sweep_ratios(index, sample, swept, values, budget=True)))
+    print(f"load {load()}")
+    return 0
+
+
+def throughput(index, folder: str, questions: QuestionSet, sample: QuestionSet, plan: EvalPlan, workers: int) -> None:
+    """The evaluation's rate: one-at-a-time ``run_query`` against the runner, serial and on processes."""
     cpu_base = cpu_seconds()
     n, seconds = one_at_a_time(index, sample, plan)
     cpu_base = cpu_seconds() - cpu_base
     base = n / seconds
     print(f"one-at-a-time run_query: {n} retrievals in {seconds:.1f} s = {base:.0f}/s (load {load()})")
     rows = []
-    for name, executor in (("serial", None), (f"{args.workers} processes", processes(folder, args.workers))):
+    for name, executor in (("serial", None), (f"{workers} processes", processes(folder, workers))):
         cpu = cpu_seconds()
         got = run_evaluation(index, questions, plan, executor=executor)
         cpu = cpu_seconds() - cpu
         rate, per_cpu = len(got.rows) / got.seconds, len(got.rows) / cpu
         goal = GOAL_RETRIEVALS / rate
-        cores = 1 if executor is None else min(args.workers, os.cpu_count() or 1)
+        cores = 1 if executor is None else min(workers, os.cpu_count() or 1)
         rows.append(
             f"| runner, {name} | {len(got.rows):,} | {got.seconds:.1f} s | {rate:.0f}/s | {rate / base:.1f}× "
             f"| {goal:.0f} s {'≤' if goal <= GOAL_SECONDS else '>'} {GOAL_SECONDS:.0f} s | {per_cpu:.0f}/s "
@@ -184,17 +235,6 @@ def main() -> int:
         f"| {n / cpu_base:.0f}/s | {GOAL_RETRIEVALS * cpu_base / n:.0f} s | - |"
     )
     print("\n".join(rows))
-    print(
-        f"\nsweep ratio ({args.steps} steps ÷ one retrieval at the defaults, medians of {args.sample} questions; goal ≤ 3):"
-    )
-    print(
-        "| mode | parameter | one ms (defaults) | one ms (widest step) | sweep ms | ratio to defaults | ratio to widest |"
-        "\n|---|---|---|---|---|---|---|"
-    )
-    print("\n".join(sweep_ratios(index, sample, modes, values)))
-    print("\n".join(sweep_ratios(index, sample, modes, values, budget=True)))
-    print(f"load {load()}")
-    return 0
 
 
 if __name__ == "__main__":

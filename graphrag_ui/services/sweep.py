@@ -219,25 +219,22 @@ def run_sweep(
     labels: dict[tuple[str, str], str] = {}
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them
     with reuse.shared(), paused_gc():
-        if known[param].type == "int" and len(values) > 1 and not (cancelled is not None and cancelled()):
-            # the widest step first (its result dropped, its stages kept): a top_k step below it then
-            # narrows that step's gathers instead of gathering again (reuse.prefixed), and the widest
-            # step itself replays when its turn comes
-            run_query(index, mode, query, {**params, param: max(values)}, keywords=keywords, llm_settings=llm_settings)
+        first = _widest_first(index, mode, query, params, param, values, keywords, llm_settings, known, cancelled)
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():
                 break
-            start = now()
-            result = run_query(
-                index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
-            )
-            steps.append(_step(value, result, elapsed_ms(start)))
+            if first is not None and value == first[0]:
+                result, ms = first[1], first[2]
+                first = None
+            else:
+                start = now()
+                result = run_query(
+                    index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
+                )
+                ms = elapsed_ms(start)
+            steps.append(_step(value, result, ms, labels))
             if on_step is not None:
                 on_step(value, result)
-            for kind in KINDS:
-                for c in result.candidates(kind):
-                    if c.in_context:
-                        labels.setdefault((kind, c.id), c.label)
             if progress is not None:
                 progress(i + 1, len(values))
     present = [{kind: set(s.ids[kind]) for kind in KINDS} for s in steps]
@@ -246,8 +243,37 @@ def run_sweep(
     return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
 
 
-def _step(value: Any, result: Retrieval, ms: float) -> Step:
-    ids = {kind: result.selected_ids(kind) for kind in KINDS}
+def _widest_first(
+    index: Index,
+    mode: str,
+    query: str,
+    params: dict[str, Any],
+    param: str,
+    values: list[Any],
+    keywords: Keywords | None,
+    llm_settings: Any,
+    known: dict[str, ParamSpec],
+    cancelled: Callable[[], bool] | None,
+) -> tuple[Any, Retrieval, float] | None:
+    """An integer sweep's widest step, run before the others and kept for its turn: a top_k step below it
+    then narrows its gathers (``reuse.prefixed``) instead of gathering again. None: a float or one value."""
+    if known[param].type != "int" or len(values) < 2 or (cancelled is not None and cancelled()):
+        return None
+    widest = max(values)
+    start = now()
+    result = run_query(index, mode, query, {**params, param: widest}, keywords=keywords, llm_settings=llm_settings)
+    return widest, result, elapsed_ms(start)
+
+
+def _step(value: Any, result: Retrieval, ms: float, labels: dict[tuple[str, str], str]) -> Step:
+    """The step's summary; ``labels`` gets the label of each item in its context met for the first time
+    (one pass over the candidates: ``Retrieval.selected_ids`` and the labels together)."""
+    ids: dict[str, list[str]] = {}
+    for kind in KINDS:
+        shown = [c for c in result.candidates(kind) if c.in_context]
+        ids[kind] = [c.id for c in shown]
+        for c in shown:
+            labels.setdefault((kind, c.id), c.label)
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
     counts = {k: len(v) for k, v in ids.items()}
     bound = [lim.text for lim in binding(result)]

@@ -108,3 +108,107 @@ def test_steps_made_once_are_copies(indexes):
     first.messages[0]["content"] = "changed"
     assert second.chunks[0].in_context and "changed" not in second.warnings
     assert second.messages[0]["content"] != "changed"
+
+
+def test_the_widest_step_runs_once(indexes, monkeypatch):
+    """An integer sweep runs its widest step first (the narrower ones cut its gathers) and keeps that
+    run for its turn: one retrieval per value, not one more."""
+    import graphrag_ui.services.sweep as sweep_module
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = sweep_module.run_query
+
+    def counted(*args, **kwargs):
+        ran.append(args[3]["top_k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "run_query", counted)
+    steps = []
+    run_sweep(index, "nano.local", question, {}, "top_k", [2, 8, 4], on_step=lambda v, r: steps.append((v, r)))
+    assert ran == [8, 2, 4]
+    assert [v for v, _ in steps] == [2, 8, 4]
+    alone = run_query(index, "nano.local", question, {"top_k": 8})
+    assert comparable(steps[1][1]) == comparable(alone)
+
+
+def test_chunk_similarities_are_worked_out_once_per_sweep(indexes, monkeypatch):
+    """LightRAG's VECTOR chunk pick meets the same chunks at every top_k step: each chunk's similarity to
+    the question is computed once in a sweep (and the steps are still the single runs, above)."""
+    from graphrag_ui.retrieval.lightrag import chunks
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    seen: list[str] = []
+    real = chunks.f16_vector
+    monkeypatch.setattr(chunks, "f16_vector", lambda idx, cid: seen.append(cid) or real(idx, cid))
+    run_sweep(index, "lightrag.local", question, {}, "top_k", [2, 4, 8, 16])
+    assert seen and len(seen) == len(set(seen))
+
+
+def test_drift_steps_over_what_its_primer_does_not_read_are_one_primer(indexes, monkeypatch):
+    """Without a model ms.drift is its primer, which reads four of its parameters: a sweep over another one
+    (a local search's) runs the primer once and gives each step its own copy; a sweep over one it reads
+    (drift_k_followups) runs it at every step."""
+    from graphrag_ui.retrieval.ms.drift_search import search
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = search.primer_stage
+    monkeypatch.setattr(search, "primer_stage", lambda *a, **k: ran.append(1) or real(*a, **k))
+    steps = []
+    param = "local_search_top_k_mapped_entities"
+    run_sweep(index, "ms.drift", question, {}, param, [5, 10, 20], on_step=lambda v, r: steps.append(r))
+    assert len(ran) == 1 and [r.params[param] for r in steps] == [5, 10, 20]
+    first, second = steps[0], steps[1]
+    assert first.communities and first.context == second.context
+    first.communities[0].in_context = not first.communities[0].in_context
+    first.communities[0].dropped = "changed"
+    first.warnings.append("changed")
+    first.messages[0]["content"] = "changed"
+    assert second.communities[0].in_context != first.communities[0].in_context
+    assert second.communities[0].dropped != "changed" and "changed" not in second.warnings
+    assert second.messages[0]["content"] != "changed"
+    ran.clear()
+    run_sweep(index, "ms.drift", question, {}, "drift_k_followups", [5, 10, 20])
+    assert len(ran) == 3
+
+
+def test_a_stage_is_kept_from_its_second_step(indexes, monkeypatch):
+    """A stage whose inputs a sweep does not change (nano.local's recall in a budget sweep) runs at the first
+    two steps and is replayed after; one whose inputs change at every step is never copied for later."""
+    from graphrag_ui.retrieval.core import reuse
+    from graphrag_ui.retrieval.nano import local_query
+
+    index, question = indexes["en"], SAMPLES["en"][1]
+    ran = []
+    real = local_query.recall
+    monkeypatch.setattr(local_query, "recall", lambda *a: ran.append(1) or real(*a))
+    kept = []
+    real_copied = reuse.copied
+    monkeypatch.setattr(reuse, "copied", lambda item: kept.append(1) or real_copied(item))
+    param = "local_max_token_for_local_context"
+    run_sweep(index, "nano.local", question, {}, param, [500, 1000, 2000, 4000])
+    assert len(ran) == 2
+    kept.clear()
+    run_sweep(index, "nano.local", question, {}, "top_k", [3, 6])  # every stage's key holds the hits
+    assert kept == []
+
+
+def test_owned_values_are_kept_from_the_second_step_and_never_shared():
+    """``reuse.owned``: made at the first two steps with a key (the first unkept), then the kept value's own
+    copy at each later one; outside a sweep it is simply made."""
+    from graphrag_ui.retrieval.core import reuse
+
+    made = []
+
+    def make():
+        made.append(1)
+        return [len(made)]
+
+    assert reuse.owned(("k",), make, list) == [1] and len(made) == 1
+    with reuse.shared():
+        steps = [reuse.owned(("k",), make, list) for _ in range(4)]
+        other = reuse.owned(("other",), make, list)
+    assert len(made) == 4 and steps == [[2], [3], [3], [3]] and other == [4]
+    steps[2].append("changed")
+    assert steps[3] == [3] and steps[1] is not steps[3]

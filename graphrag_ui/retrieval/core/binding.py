@@ -61,9 +61,12 @@ class Limit:
     binding: bool = True
 
 
+_NOTES = "{first}; {then}"  # a reason with notes (``i18n.joined``)
+
+
 def _root(reason: Any) -> str:
     """The template of the reason's first part (a reason with notes is ``{first}; {then}``)."""
-    while isinstance(reason, (Msg, Reason)) and reason.template == "{first}; {then}":
+    while isinstance(reason, (Msg, Reason)) and reason.template == _NOTES:
         reason = reason.values.get("first")
     return getattr(reason, "template", None) or str(reason or "")
 
@@ -98,7 +101,9 @@ def limits(result: Retrieval) -> list[Limit]:
         reclassify = _family(result.mode) == "nano"  # its count and threshold cut the same search's list
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
         for reason, score, n in dropped_reasons(items):  # a lazy tail by its reasons' templates, no row made
-            cls = _class_of(_root(reason))  # limit_class by its template: a Reason stays data
+            # limit_class by its template: a Reason stays data (a sweep reads 10³ of them a step)
+            root = reason.template if type(reason) is Reason and reason.template != _NOTES else _root(reason)
+            cls = _class_of(root)
             if cls == COUNT and reclassify and _below(score, threshold):
                 cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
             if cls:

@@ -13,11 +13,12 @@ same bits). Outside ``shared()`` nothing is kept and every search runs as before
 
 Stages above the searches share through ``once``, ``replayed`` and ``prefixed`` with keys naming every
 input they read: nano.local's gathers (``nano.local_gather``); LightRAG's whole search, its items and
-costs, its chunk picks, its entity/relation rows and the local path's edges (``lightrag.stages``,
-``lightrag.search``); ms.local's relationship filter per entity prefix and its text units
+costs, its chunk picks, its entity/relation rows, the local path's edges and each chunk's similarity to
+the question (``lightrag.stages``, ``lightrag.search``, ``lightrag.chunks``); ms.local's relationship filter per entity prefix and its text units
 (``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
-chunk_top_k (``lightrag.retrieve``).
+chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
+(``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.
 """
 
 from __future__ import annotations
@@ -80,19 +81,40 @@ def once(key: tuple, make: Callable[[], Any]) -> Any:
     return found
 
 
+def owned(key: tuple, make: Callable[[], Any], fresh: Callable[[Any], Any]) -> Any:
+    """``make()`` for a caller that changes what it gets: inside ``shared()`` the second step with the same
+    ``key`` keeps a value and each later one gets ``fresh(kept)`` (its own copy); the first step gets its
+    own ``make()`` unkept (as ``replayed``: most keys of a sweep are met once). Outside ``shared()``, ``make()``."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    found = memo.get(key)
+    if found is None:
+        memo[key] = _MET_ONCE
+        return make()
+    if found is _MET_ONCE:
+        found = memo[key] = (make(),)
+    return fresh(found[0])
+
+
 def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     """``run()`` — a stage that appends candidates, budgets and warnings to ``out`` and returns a value —
-    once per ``key`` inside ``shared()``; a later step with the same key gets copies of what the stage
-    appended, in the same order, and the same value. Outside ``shared()`` it is ``run()``."""
+    inside ``shared()``: the second step with the same ``key`` keeps copies of what the stage appended, and
+    each later one gets copies of those, in the same order, and the same value. The first step only runs it:
+    most keys of a sweep are met once (every stage of a top_k step, a budget's own section), and copying
+    what no step replays cost as much as the replays saved. Outside ``shared()`` it is ``run()``."""
     memo = _MEMO.get()
     if memo is None:
         return run()
     found = memo.get(key)
     if found is None:
+        memo[key] = _MET_ONCE
+        return run()
+    if found is _MET_ONCE:
         before = [len(out.candidates(kind)) for kind in KINDS], len(out.budgets), len(out.warnings)
         value = run()
         added = {kind: [copied(c) for c in out.candidates(kind)[n:]] for kind, n in zip(KINDS, before[0], strict=True)}
-        found = memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
+        memo[key] = (value, added, [copied(b) for b in out.budgets[before[1] :]], out.warnings[before[2] :])
         return value
     value, added, budgets, warnings = found
     for kind, cands in added.items():
@@ -100,6 +122,9 @@ def replayed(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Any:
     out.budgets.extend(copied(b) for b in budgets)
     out.warnings.extend(warnings)
     return value
+
+
+_MET_ONCE = object()  # ``replayed``: a key run once, nothing kept yet
 
 
 def whole(key: tuple, out: Retrieval, run: Callable[[], Any]) -> Retrieval:

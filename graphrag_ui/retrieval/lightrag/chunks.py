@@ -24,6 +24,7 @@ from graphrag_ui.base.i18n import Reason, joined, lmsg, msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Index, VectorTable
 from graphrag_ui.index.servers import vector_server
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
 
 
@@ -177,7 +178,13 @@ def vector_similarity_pick(
     q64 = q.astype(np.float64)  # what np.dot(q, v64) casts q to, once instead of per chunk
     norms = index_cache.kept(index, F16_NORMS, dict)
     copies = index_cache.kept(index, F16, dict)
+    # a sweep's steps meet the same chunks again: each one's similarity to this query once (``reuse.kept``)
+    known: dict[str, float] = reuse.kept("lightrag.chunk sims", index, q, dict) if fetched is None else {}
     for cid in candidates:
+        sim = known.get(cid)
+        if sim is not None:
+            sims[cid] = sim
+            continue
         vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
@@ -190,7 +197,7 @@ def vector_similarity_pick(
                 norms[cid] = v_norm
         if not v_norm > 0:
             return [], {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
-        sims[cid] = float(np.dot(q64, v64) / (q_norm * v_norm))
+        sims[cid] = known[cid] = float(np.dot(q64, v64) / (q_norm * v_norm))
     ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
     return ranked[:n], sims, ""
 

@@ -96,8 +96,13 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
 
 
 def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
-    """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``)."""
-    first, second = reuse.once(key, run)
+    """``run()`` kept per key in a sweep, each step with its own copies of the hits (``reuse.owned``): the
+    merges mark them (``duplicate_of``)."""
+    return reuse.owned(key, run, _copies)
+
+
+def _copies(hits: tuple[list, list]) -> tuple[list, list]:
+    first, second = hits
     return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
 
 
@@ -186,7 +191,7 @@ def _search_graph(
     recall, weights = recall_of(p)
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.once)
+        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.owned)
             ("lightrag.local", id(index), ll_text, p.top_k, threshold, recall, weights),
             lambda: local_path(
                 index,

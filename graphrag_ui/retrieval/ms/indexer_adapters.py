@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.text import ENCODING
 
 
@@ -125,7 +126,12 @@ def _report_level(c: Community) -> int:
 
 
 def relations_of(index: Index, names: list[str]) -> list[Relation]:
-    """Relations touching any of ``names``, in relationships.parquet order, each once."""
+    """Relations touching any of ``names``, in relationships.parquet order, each once; once per ``names``
+    in a sweep (``reuse.once``: a budget step's entities touch the same ones). Read only."""
+    return reuse.once(("ms.relations_of", id(index), *names), lambda: _relations_of(index, names))
+
+
+def _relations_of(index: Index, names: list[str]) -> list[Relation]:
     row = index_view(index).rel_row
     seen: dict[str, Relation] = {}
     for name in names:

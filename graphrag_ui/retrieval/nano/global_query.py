@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphrag_ui.base.i18n import joined, msg
+from graphrag_ui.base.i18n import Reason, joined, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Community, Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
@@ -84,7 +85,15 @@ def _candidate(row: _Row, order: int, why: str, dropped: str = "") -> Candidate:
     )
 
 
-def _bare(key: str, entry: SchemaEntry, com: Community | None, order: int, why: str, dropped: str, tokens: int):
+def _bare(
+    key: str,
+    entry: SchemaEntry,
+    com: Community | None,
+    order: int,
+    why: str | Reason,
+    dropped: str | Reason,
+    tokens: int,
+):
     return Candidate(
         id=key,
         label=com.title if com else f"Cluster {key}",
@@ -128,6 +137,12 @@ def map_table(rows: list[_Row]) -> str:
     return csv_context.table([MAP_HEADER, *body])
 
 
+def _by_occurrence(schema: dict[str, SchemaEntry], level: int) -> list[tuple[str, SchemaEntry]]:
+    """The clusters at ``level`` or above, by schema occurrence (stable: graph order on ties)."""
+    in_level = [(k, e) for k, e in schema.items() if e.level <= level]
+    return sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
+
+
 def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     """Steps 1-5: the sorted communities nano maps; every other cluster becomes a dropped candidate."""
     prep = prepared(index)
@@ -142,21 +157,21 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     )
 
     step = now()
-    in_level = [(k, e) for k, e in schema.items() if e.level <= level]
-    by_occurrence = sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
+    # a sweep's steps share the sort (reuse.once: a function of the index's schema and the level)
+    by_occurrence = reuse.once(("nano.global by occurrence", id(index), level), lambda: _by_occurrence(schema, level))
     considered = by_occurrence[:cap]
     dropped: list[Candidate] = []  # these never reach nano's token count: their tokens stay 0
     for key, entry in schema.items():
         if entry.level > level:
             com = index.community_by_id.get(key)
-            too_deep = msg("level {level} > level {limit}", level=entry.level, limit=level)
-            dropped.append(_bare(key, entry, com, 0, msg("level {level}", level=entry.level), too_deep, 0))
+            too_deep = lmsg("level {level} > level {limit}", level=entry.level, limit=level)  # reasons: data
+            dropped.append(_bare(key, entry, com, 0, lmsg("level {level}", level=entry.level), too_deep, 0))
     for pos, (key, entry) in enumerate(by_occurrence[cap:], start=cap + 1):
         com = index.community_by_id.get(key)
-        why = msg(
+        why = lmsg(
             "level {level}, schema occurrence {occurrence}", level=entry.level, occurrence=f"{entry.occurrence:.4g}"
         )
-        reason = msg("#{n} by schema occurrence, beyond global_max_consider_community ({cap})", n=pos, cap=cap)
+        reason = lmsg("#{n} by schema occurrence, beyond global_max_consider_community ({cap})", n=pos, cap=cap)
         dropped.append(_bare(key, entry, com, 0, why, reason, 0))
     out.trace.append(
         TraceStep(

@@ -20,6 +20,7 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.drift_search import primer
@@ -51,14 +52,24 @@ def ranking_table(ranked: list[primer.RankedReport]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# the parameters the primer stage reads (with the index, the question and its vector): a sweep's steps over
+# another one (the local searches' and the reduce's, which only a model runs) are one primer (``search.run``)
+PRIMER_READS = ("community_level", "seed", "drift_k_followups", "primer_folds")
+
+
 def primer_stage(
-    index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps, expansion: str | None = None
+    index: Index,
+    query: str,
+    params: Mapping[str, Any] | Params,
+    deps: Deps,
+    expansion: str | None = None,
+    out: Retrieval | None = None,
 ) -> Retrieval:
-    """The model-free part of DRIFT for ``query``; ``expansion`` is the model's hypothetical answer
-    (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
+    """The model-free part of DRIFT for ``query``, into ``out`` (None: a new one); ``expansion`` is the
+    model's hypothetical answer (None: no model ran; GraphRAG's empty expansion, "" , also ranks by the question)."""
     start = now()
     params = TYPING.typed(params)
-    out = Retrieval(mode=MODE, query=query, params=params.as_dict())
+    out = Retrieval(mode=MODE, query=query, params=params.as_dict()) if out is None else out
     if query == "":
         out.warnings.append(msg("the question is empty: GraphRAG's DRIFT search refuses it (ValueError)"))
         return out
@@ -157,6 +168,11 @@ def _why(n: int, ranked_by: str, sim: float) -> str:
     return msg("report #{n} by cosine of the question to its full_content vector, sim {sim}", n=n, sim=f"{sim:.4f}")
 
 
+def _tokens(text: str) -> int:
+    """A kept report's tokens, once per report text in a sweep (``reuse.once``: every step keeps the same)."""
+    return reuse.once(("ms.count", text), lambda: count_text(text))
+
+
 def _candidates(out, ranked, k: int, fold_of: dict, template_id: str, ranked_by: str) -> None:
     for n, r in enumerate(ranked, start=1):
         c = r.community
@@ -179,7 +195,7 @@ def _candidates(out, ranked, k: int, fold_of: dict, template_id: str, ranked_by:
                 rank=c.rating,
                 in_context=kept,
                 dropped="" if kept else msg("rank {n}: below the top drift_k_followups={k}", n=n, k=k),
-                tokens=count_text(primer.full_content(c)) if kept else 0,
+                tokens=_tokens(primer.full_content(c)) if kept else 0,
             )
         )
 

@@ -14,11 +14,12 @@ from typing import Any
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.ms.drift_search import rounds
-from graphrag_ui.retrieval.ms.drift_search.model_free import primer_prompts, primer_stage
-from graphrag_ui.retrieval.ms.drift_search.params import MODE, SCHEMA, VERSIONS
+from graphrag_ui.retrieval.ms.drift_search.model_free import PRIMER_READS, primer_prompts, primer_stage
+from graphrag_ui.retrieval.ms.drift_search.params import MODE, SCHEMA, TYPING, VERSIONS
 from graphrag_ui.retrieval.spec.model_stages import ModelRounds, ModelStages
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.schema import Params
@@ -27,8 +28,14 @@ __all__ = ["MODE", "SPECS", "primer_prompts", "primer_stage", "run"]
 
 
 def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
-    """The registry's entry: the primer stage without a model (ranking by the question)."""
-    return primer_stage(index, query, params, deps)
+    """The registry's entry: the primer stage without a model (ranking by the question). A sweep's steps
+    that differ only in what the primer does not read are the same run, made once (``reuse.whole``)."""
+    typed = TYPING.typed(params)
+    out = Retrieval(mode=MODE, query=query, params=typed.as_dict())
+    read = tuple(getattr(typed, name) for name in PRIMER_READS)
+    return reuse.whole(
+        ("ms.drift primer", id(index), query, read), out, lambda: primer_stage(index, query, typed, deps, out=out)
+    )
 
 
 SPECS = [

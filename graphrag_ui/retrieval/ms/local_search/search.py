@@ -141,17 +141,21 @@ def _apply_rows(
     data (None: the row's item is not in the index) and lets a row's reason replace the candidate's."""
     by_id = {c.id: c for c in cands}
     for row in section.rows:
-        cand = by_id.get(row.key)
-        made = shown(row.key) if shown is not None else None
-        if cand is None:
-            label, data = made if made is not None else (row.key, {})
-            cand = Candidate(row.key, label, data, len(cands), row.why)
+        key = row.key
+        cand = by_id.get(key)
+        if cand is None:  # a new candidate: its row data is its own (``shown`` makes a new dict), set in place
+            made = shown(key) if shown is not None else None
+            label, data = made if made is not None else (key, {})
+            data["short_id"] = row.short_id
+            by_id[key] = cand = Candidate(
+                key, label, data, len(cands), row.why, None, None, row.in_context, row.dropped, row.tokens
+            )
             cands.append(cand)
-            by_id[row.key] = cand
-        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
+            continue
         cand.data = {**cand.data, "short_id": row.short_id}
-        if row.why and made is not None:
+        if row.why and shown is not None and shown(key) is not None:
             cand.why = row.why
+        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
 
 
 def run(
