@@ -129,30 +129,68 @@ def split_shown(
     dropped_shown: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(in-context rows in context order, the first ``dropped_shown`` dropped rows (None: all) with their
-    reason, how many were dropped), reasons in the UI language: a grid builds only the rows it shows
-    (nano.local at 100k entities drops ~10⁵ relations, of which the grid shows a few hundred).
+    reason, how many were dropped), reasons in the UI language: ``kept_rows`` and ``dropped_rows``."""
+    dropped, n_dropped = dropped_rows(result, kind, marks, titles, dropped_shown)
+    return kept_rows(result, kind, marks, titles), dropped, n_dropped
 
-    With ``marks``, rows that entered are marked new, and every candidate that left the context is in
-    the dropped table marked "was in before" (a candidate the new run did not consider at all is shown
-    as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
+
+def _change(kind: str, marks: Marks | None) -> dict[str, str] | None:
+    """Candidate id -> its mark (new, was in before) against the run compared with; None: no comparison."""
+    if marks is None:
+        return None
+    change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
+    change.update({c.id: LEFT for c in marks.left.get(kind, [])})
+    return change
+
+
+def kept_rows(
+    result: Retrieval, kind: str, marks: Marks | None = None, titles: Callable[[str], str] | None = None
+) -> pd.DataFrame:
+    """The in-context rows in context order, those that entered since the run compared with marked new."""
+    kept_items = [c for c in result.candidates(kind) if c.in_context]
+    return candidate_rows(kind, kept_items, change=_change(kind, marks), titles=titles, translated=True)
+
+
+def dropped_rows(
+    result: Retrieval,
+    kind: str,
+    marks: Marks | None = None,
+    titles: Callable[[str], str] | None = None,
+    dropped_shown: int | None = None,
+) -> tuple[pd.DataFrame, int]:
+    """(the first ``dropped_shown`` dropped rows (None: all) with their reason, how many were dropped): the
+    grid builds only the rows it shows (nano.local at 100k entities drops ~10⁵ relations).
+
+    With ``marks``, every candidate that left the context leads, marked "was in before" (a candidate the new
+    run did not consider at all is shown as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
     items = result.candidates(kind)
-    change = None
-    kept_items = [c for c in items if c.in_context]
+    change = _change(kind, marks)
+    kept_ids = {c.id for c in items if c.in_context}
     dropped_items = [c for c in items if not c.in_context]
     if marks is not None:
-        change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
         left = marks.left.get(kind, [])
-        change.update({c.id: LEFT for c in left})
         moved = [c for c in dropped_items if c.id in change]  # what left (or never entered) leads
-        present = {c.id for c in moved} | {c.id for c in kept_items}  # a left row still here is dropped
+        present = {c.id for c in moved} | kept_ids  # a left row still here is dropped
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
         if moved:
             dropped_items = moved + [c for c in dropped_items if c.id not in change]
         dropped_items += gone
-    kept = candidate_rows(kind, kept_items, change=change, titles=titles, translated=True)
     shown = dropped_items if dropped_shown is None else dropped_items[:dropped_shown]
-    dropped = candidate_rows(kind, shown, change=change, titles=titles, translated=True)
-    return kept, dropped, len(dropped_items)
+    return candidate_rows(kind, shown, change=change, titles=titles, translated=True), len(dropped_items)
+
+
+def dropped_count(
+    result: Retrieval, kind: str, marks: Marks | None = None, dropped: int | None = None
+) -> tuple[int, int]:
+    """(how many rows ``dropped_rows`` lists, how many of them were in the context of the run compared with),
+    without building a row: the closed list's label. ``dropped``: the result's own dropped count, when known."""
+    if dropped is None:
+        dropped = sum(1 for c in result.candidates(kind) if not c.in_context)
+    left = marks.left.get(kind, []) if marks is not None else []
+    if not left:
+        return dropped, 0
+    considered = {c.id for c in result.candidates(kind)}
+    return dropped + sum(1 for c in left if c.id not in considered), len(left)
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
