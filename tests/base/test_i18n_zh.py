@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from graphrag_ui.retrieval.core.result import KINDS
 from graphrag_ui.retrieval.registry import mode_names
 from tests.support.zh_catalogue import allowed_names, untranslated, visible_strings  # noqa: E402
 
@@ -61,7 +62,7 @@ def _every_tab(at: AppTest, key: str) -> list[str]:
 
 @pytest.mark.parametrize("index", ["sample:zh", "sample:en"])
 def test_explore_in_zh_has_no_untranslated_string(zh_app, allowed, index):
-    at = zh_app(index=index)
+    at = zh_app(index=index, **{f"dropped_{kind}": "1" for kind in KINDS})  # every dropped list open
     problems: dict[str, list[str]] = {}
     for mode in mode_names():
         at.selectbox(key="mode").set_value(mode).run()

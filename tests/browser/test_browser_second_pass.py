@@ -115,7 +115,8 @@ CHART_FIT = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChar
 def test_at_1280_the_grids_show_ten_rows_without_sideways_scrolling(page, app_url, mode):
     """Without a model the answer panel goes below the results (it held a third of the width for a prompt);
     every kind's grids fit their width and show at least ten rows when they hold that many."""
-    open_results(page, f"{app_url}/?index=sample:en&mode={mode}&view=entities&q={quote_plus(QUESTION)}")
+    lists = "".join(f"&dropped_{kind}=1" for kind in ("entities", "relations", "communities", "chunks"))
+    open_results(page, f"{app_url}/?index=sample:en&mode={mode}&view=entities&q={quote_plus(QUESTION)}{lists}")
     assert parse_qs(urlparse(page.url).query).get("layout") in (None, ["below"])
     for view, n in tab_counts(page).items():
         if view not in ("Entities", "Relations", "Communities", "Chunks"):

@@ -115,6 +115,40 @@ def _move(page, name: str, steps: int) -> int:
     return value
 
 
+def _open_dropped(page) -> None:
+    """Open the view's "Considered but dropped" list (its rows are drawn only when open)."""
+    page.get_by_test_id("stExpander").filter(has_text="Considered but dropped").first.locator("summary").click()
+    wait_until(page, lambda: len(_grids(page)) >= 2, what="the dropped rows")
+    settle(page)
+
+
+def _query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def test_the_dropped_list_opens_on_a_click_and_stays_open_in_the_link(page, app_url, index):
+    """Issue 29: the dropped rows are one click away; the list stays open through slider moves and view
+    switches, and its link opens it again."""
+    _open(page, app_url, "communities")
+    assert len(_grids(page)) == 1 and "dropped_communities" not in _query(page)  # closed: only the kept grid
+    _open_dropped(page)
+    assert _query(page).get("dropped_communities") == ["1"]
+    value = _move(page, PARAM, 2)
+    result = run_query(index, MODE, QUESTION, {PARAM: value})
+    grids = _grids(page)
+    assert len(grids) == 2 and "why dropped" in grids[1]["headers"], grids
+    n = sum(1 for c in result.communities if not c.in_context)
+    page.get_by_text(re.compile(rf"^Considered but dropped: {n}\b")).first.wait_for()
+    for view in ("Budget", "Communities"):
+        page.locator(VIEW_SWITCH).filter(has_text=view).first.click()
+        settle(page)
+        assert _query(page).get("dropped_communities") == ["1"], view
+    wait_until(page, lambda: len(_grids(page)) == 2, what="the dropped rows after Budget and back")
+    page.goto(page.url)  # the link as it is now: the list open again
+    wait_until(page, lambda: tab_counts(page), timeout_s=180, what="the result views")
+    wait_until(page, lambda: len(_grids(page)) == 2, what="the dropped rows from the link")
+
+
 def test_a_slider_move_keeps_the_view_and_the_sort_and_says_what_moved(page, app_url, index):
     _open(page, app_url, "communities")
     assert _checked_view(page).startswith("Communities")
@@ -136,6 +170,11 @@ def test_a_slider_move_keeps_the_view_and_the_sort_and_says_what_moved(page, app
     line = summary(diff(before, after))
     page.get_by_text(line, exact=True).first.wait_for(timeout=30_000)  # the change line, as computed here
     change = diff(before, after)
+    left = len(change.left("communities"))
+    dropped_list = page.get_by_test_id("stExpander").filter(has_text="Considered but dropped").first
+    if left:  # the closed list's label says how many rows left the context
+        assert f"{left} of them were in the context before" in dropped_list.inner_text()
+    _open_dropped(page)
     grids = _grids(page)
     marked_new = [r for g in grids for r in g["rows"] if r.get("Δ") == "▲ new"]
     marked_gone = [r for g in grids for r in g["rows"] if r.get("Δ") == "▼ was in before"]

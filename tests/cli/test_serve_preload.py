@@ -79,3 +79,26 @@ def test_without_a_runtime_or_its_cache_compiling_is_left_to_the_first_run(monke
     monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: object()))
     serve._compile_scripts(wait_s=0)  # a Streamlit release without ``_script_cache``: nothing to warm
+
+
+def test_the_start_indexs_readiness_and_its_first_questions_retrieval_are_done_before_the_first_view(monkeypatch):
+    """Issue 29 (a fresh server's first view): the import report and each mode's readiness are kept on the
+    start index (the page's first run asked for them, importing the importers), and the start question's
+    retrieval ran once (the index's lazy tables and the question's vector)."""
+    from graphrag_ui.index import store
+    from graphrag_ui.services import query, readiness
+
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    asked: list[tuple[str, str]] = []
+    real = query.run_query
+    monkeypatch.setattr(
+        query, "run_query", lambda ix, mode, q, values: asked.append((mode, q)) or real(ix, mode, q, values)
+    )
+    serve._warm_first_view(index, "sample:en")
+    from graphrag_ui.retrieval.registry import mode_names
+    from graphrag_ui.ui.shell import state
+
+    assert asked == [(mode_names()[0], state.suggested_questions("sample:en")[0])]
+    monkeypatch.setattr(readiness, "_readiness", lambda ix: (_ for _ in ()).throw(AssertionError("worked out again")))
+    facts, modes = readiness.kept_readiness(index)  # kept from the preload: not worked out on the visitor's time
+    assert facts.counts and len(modes) == len(mode_names())

@@ -74,8 +74,10 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/:<>]*")
 
 
 def _markdown_text(body: str) -> str:
-    """Markdown without its emphasis, code ticks, links' targets and headings' hashes."""
+    """Markdown without its emphasis, code ticks, links' targets, headings' hashes and Streamlit's text
+    directives (``:small[…]``, ``:gray[…]``: styling the page never shows as text)."""
     body = re.sub(r"\]\([^)]*\)", "]", body)
+    body = re.sub(r":(small|gray|grey|blue|green|orange|red|violet|rainbow|primary)\[", "[", body)
     body = re.sub(r"^\s*#+\s*", "", body, flags=re.M)
     return re.sub(r"[*`\[\]]+", " ", body).strip()
 

@@ -80,8 +80,8 @@ def change_bar(result: Retrieval, comparison: Comparison | None, key: str) -> No
                 if comparison.pinned
                 else t("Since the previous run")
             )
-            st.caption(head)
-            st.markdown(_md(translate(summary(comparison.change))))
+            # one element, two paragraphs (each one fewer for the browser to redraw on every move)
+            st.markdown(f":small[:gray[{_md(head)}]]\n\n{_md(translate(summary(comparison.change)))}")
     with pin_area:
         if comparison is not None and comparison.pinned:
             if st.button(t("Unpin"), key=f"{key}_unpin", icon=":material/keep_off:", help=_pin_help()):

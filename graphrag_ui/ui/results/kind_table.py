@@ -20,7 +20,7 @@ import streamlit as st
 from graphrag_ui.base import csv_cells
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.result import Retrieval
-from graphrag_ui.ui.results import row_marks, tables
+from graphrag_ui.ui.results import derived, row_marks, tables
 from graphrag_ui.ui.results.row_marks import RowMark
 from graphrag_ui.ui.results.tables import Marks
 from graphrag_ui.ui.shell.language import t
@@ -32,6 +32,8 @@ FEW = 5  # a grid of this many rows or fewer wraps its reasons (it fits tall)
 GRID_ROWS = 12  # rows a grid shows before it scrolls
 SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
 SHORT_FIELDS = ("type", "document", "weight", "level", "rating")  # the one short field of each kind
+OPEN = "1"  # a dropped list's value in the link while it is open
+_SHADOW = "_open:"  # session key prefix: whether a dropped list is open, kept across its label's changes
 DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
 
 
@@ -138,31 +140,26 @@ def _details(row: pd.Series, data: dict, headers: dict) -> None:
             st.text(str(value))
 
 
+def dropped_key(key: str, kind: str) -> str:
+    """The URL key that keeps a kind's dropped list open: ``dropped_entities`` on Explore's results."""
+    return f"dropped_{kind}" if key == "main" else f"{key}_dropped_{kind}"
+
+
 def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None) -> None:
     titles = _titles(index)
-    kept, dropped, n_dropped = tables.split_shown(result, kind, marks, titles, DROPPED_SHOWN)
 
     def full(item_id: str) -> dict:  # looked up when a row is picked, not built for 10⁵ candidates each run
         return next((c.data for c in result.candidates(kind) if c.id == item_id), {})
 
-    marks = row_marks.marks_for(result, kind)
+    kept = tables.kept_rows(result, kind, marks, titles)
     st.caption(t("In the context") + f": {len(kept)}")
     if kept.empty:
         st.info(t("Nothing in this section."))
     else:
-        _grid(kept, f"{key}_{kind}_kept", full, marks)
+        _grid(kept, f"{key}_{kind}_kept", full, row_marks.marks_for(result, kind))
+    n_dropped, were_in = tables.dropped_count(result, kind, marks, derived.counts(result)[kind][1])
     if n_dropped:
-        st.caption(t("Considered but dropped") + f": {n_dropped:,}")
-        if n_dropped > DROPPED_SHOWN:
-            st.caption(
-                t(
-                    "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
-                    "found them); the CSV below holds every row.",
-                    shown=DROPPED_SHOWN,
-                    n=f"{n_dropped:,}",
-                )
-            )
-        _grid(dropped, f"{key}_{kind}_dropped", full)
+        _dropped_list(result, kind, key, marks, titles, full, n_dropped, were_in)
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
@@ -179,7 +176,53 @@ def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Mark
     )
 
 
-def _titles(index: Index):
+def _dropped_list(
+    result: Retrieval,
+    kind: str,
+    key: str,
+    marks: Marks | None,
+    titles: Callable[[str], str],
+    full: Callable[[str], dict],
+    n_dropped: int,
+    were_in: int,
+) -> None:
+    """The dropped rows, one click away: an expander whose rows are built only while it is open (a closed
+    list costs neither the frame nor the grid on a slider move), open in the link (``dropped_entities=1``)."""
+    title = t("Considered but dropped") + f": {n_dropped:,}"
+    if were_in:
+        title += " · " + t("{n} of them were in the context before", n=f"{were_in:,}")
+    url_key = dropped_key(key, kind)
+    kept_open = _SHADOW + url_key  # the widget's own state goes when its label (the count) changes: this stays
+    if kept_open not in st.session_state:  # a first visit: as the link says
+        st.session_state[kept_open] = st.query_params.get(url_key) == OPEN
+    st.session_state[url_key] = st.session_state[kept_open]
+    with st.expander(title, key=url_key, on_change=_keep_in_link, args=(url_key,)) as box:
+        if not box.open:
+            return
+        dropped, _ = tables.dropped_rows(result, kind, marks, titles, DROPPED_SHOWN)
+        if n_dropped > DROPPED_SHOWN:
+            st.caption(
+                t(
+                    "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
+                    "found them); the CSV below holds every row.",
+                    shown=DROPPED_SHOWN,
+                    n=f"{n_dropped:,}",
+                )
+            )
+        _grid(dropped, f"{key}_{kind}_dropped", full)
+
+
+def _keep_in_link(url_key: str) -> None:
+    """The list's state in the link, written here and never removed while another view is shown (Streamlit's
+    own binding drops a key whose widget is not drawn: Budget and back lost it)."""
+    st.session_state[_SHADOW + url_key] = bool(st.session_state.get(url_key))
+    if st.session_state.get(url_key):
+        st.query_params[url_key] = OPEN
+    else:
+        st.query_params.pop(url_key, None)
+
+
+def _titles(index: Index) -> Callable[[str], str]:
     documents = index.document_by_id
 
     def title(doc_id: str) -> str:

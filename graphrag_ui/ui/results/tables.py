@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from graphrag_ui.base.i18n import msg
-from graphrag_ui.retrieval.core.candidates import dropped_ids, dropped_rows, in_context
+from graphrag_ui.retrieval.core import candidates
+from graphrag_ui.retrieval.core.candidates import dropped_ids, in_context
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval, section_label
 from graphrag_ui.ui.shell.language import language_read_once, translate
 
@@ -130,34 +131,72 @@ def split_shown(
     dropped_shown: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(in-context rows in context order, the first ``dropped_shown`` dropped rows (None: all) with their
-    reason, how many were dropped), reasons in the UI language: a grid builds only the rows it shows
-    (nano.local at 100k entities drops ~10⁵ relations, of which the grid shows a few hundred).
+    reason, how many were dropped), reasons in the UI language: ``kept_rows`` and ``dropped_rows``."""
+    dropped, n_dropped = dropped_rows(result, kind, marks, titles, dropped_shown)
+    return kept_rows(result, kind, marks, titles), dropped, n_dropped
 
-    With ``marks``, rows that entered are marked new, and every candidate that left the context is in
-    the dropped table marked "was in before" (a candidate the new run did not consider at all is shown
-    as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
+
+def _change(kind: str, marks: Marks | None) -> dict[str, str] | None:
+    """Candidate id -> its mark (new, was in before) against the run compared with; None: no comparison."""
+    if marks is None:
+        return None
+    change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
+    change.update({c.id: LEFT for c in marks.left.get(kind, [])})
+    return change
+
+
+def kept_rows(
+    result: Retrieval, kind: str, marks: Marks | None = None, titles: Callable[[str], str] | None = None
+) -> pd.DataFrame:
+    """The in-context rows in context order, those that entered since the run compared with marked new."""
+    kept_items = in_context(result.candidates(kind))
+    return candidate_rows(kind, kept_items, change=_change(kind, marks), titles=titles, translated=True)
+
+
+def dropped_rows(
+    result: Retrieval,
+    kind: str,
+    marks: Marks | None = None,
+    titles: Callable[[str], str] | None = None,
+    dropped_shown: int | None = None,
+) -> tuple[pd.DataFrame, int]:
+    """(the first ``dropped_shown`` dropped rows (None: all) with their reason, how many were dropped): the
+    grid builds only the rows it shows (nano.local at 100k entities drops ~10⁵ relations).
+
+    With ``marks``, every candidate that left the context leads, marked "was in before" (a candidate the new
+    run did not consider at all is shown as the earlier run had it, with ``NOT_CONSIDERED`` as its reason)."""
     items = result.candidates(kind)
-    change = None
-    kept_items = in_context(items)
-    dropped_items = dropped_rows(items)  # a lazy section's rows are made for the ones shown only
+    change = _change(kind, marks)
+    dropped_items = candidates.dropped_rows(items)  # a lazy section's rows are made for the ones shown only
     order: Sequence[int] = range(len(dropped_items))
     gone: list[Candidate] = []
     if marks is not None:
-        change = {cid: ENTERED for cid in marks.entered.get(kind, ())}
         left = marks.left.get(kind, [])
-        change.update({c.id: LEFT for c in left})
         ids = dropped_ids(items)
         moved = [i for i, cid in enumerate(ids) if cid in change]  # what left (or never entered) leads
-        present = {ids[i] for i in moved} | {c.id for c in kept_items}  # a left row still here is dropped
+        present = {ids[i] for i in moved} | {c.id for c in in_context(items)}  # a left row still here is dropped
         gone = [replace(c, in_context=False, dropped=NOT_CONSIDERED) for c in left if c.id not in present]
         if moved:
             order = moved + [i for i, cid in enumerate(ids) if cid not in change]
-    kept = candidate_rows(kind, kept_items, change=change, titles=titles, translated=True)
     n_dropped = len(order) + len(gone)
     first = n_dropped if dropped_shown is None else min(dropped_shown, n_dropped)
     shown = [dropped_items[i] for i in order[:first]] + gone[: max(first - len(order), 0)]
-    dropped = candidate_rows(kind, shown, change=change, titles=titles, translated=True)
-    return kept, dropped, n_dropped
+    return candidate_rows(kind, shown, change=change, titles=titles, translated=True), n_dropped
+
+
+def dropped_count(
+    result: Retrieval, kind: str, marks: Marks | None = None, dropped: int | None = None
+) -> tuple[int, int]:
+    """(how many rows ``dropped_rows`` lists, how many of them were in the context of the run compared with),
+    without building a row: the closed list's label. ``dropped``: the result's own dropped count, when known."""
+    items = result.candidates(kind)
+    if dropped is None:
+        dropped = len(items) - len(in_context(items))  # a lazy section's dropped tail is counted, not made
+    left = marks.left.get(kind, []) if marks is not None else []
+    if not left:
+        return dropped, 0
+    considered = set(candidates.ids(items))
+    return dropped + sum(1 for c in left if c.id not in considered), len(left)
 
 
 def counts(result: Retrieval) -> dict[str, tuple[int, int]]:

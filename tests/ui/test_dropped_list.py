@@ -1,0 +1,72 @@
+"""Explore's dropped rows sit in a list that is built only when opened (issue 29: a slider move with the
+list closed builds neither the dropped frame nor its grid), open in the link (``dropped_entities=1``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphrag_ui.index import store
+from graphrag_ui.retrieval.core.result import KINDS
+from graphrag_ui.services.query import run_query
+from graphrag_ui.ui.results import tables
+from graphrag_ui.ui.results.kind_table import dropped_key
+
+ROOT = Path(__file__).resolve().parents[2]
+
+QUESTION = "Who founded the Guild of Tidewrights, and what did he build?"
+
+
+@pytest.fixture()
+def built(monkeypatch):
+    """Every call of the dropped rows' builder, by kind."""
+    calls: list[str] = []
+    real = tables.dropped_rows
+
+    def spy(result, kind, *args, **kwargs):
+        calls.append(kind)
+        return real(result, kind, *args, **kwargs)
+
+    monkeypatch.setattr(tables, "dropped_rows", spy)
+    return calls
+
+
+def _dropped_count() -> int:
+    result = run_query(store.load(ROOT / "data" / "sample" / "en" / "index"), "nano.local", QUESTION, {})
+    return sum(1 for c in result.entities if not c.in_context)
+
+
+def _frames(at, column: str) -> list:
+    return [df.value for df in at.dataframe if column in df.value.columns]
+
+
+def test_a_closed_list_builds_no_dropped_row_and_its_label_gives_the_count(app, built):
+    at = app(index="sample:en", mode="nano.local", view="entities", q=QUESTION)
+    n = _dropped_count()
+    assert n > 0
+    labels = [e.label for e in at.expander]
+    assert f"Considered but dropped: {n}" in labels, labels
+    assert built == [] and not _frames(at, "dropped")
+    at.slider(key=next(s.key for s in at.slider if s.label == "top_k")).set_value(12).run()  # a move: still none
+    assert built == [] and not _frames(at, "dropped")
+    assert any(c.value.startswith("In the context: ") for c in at.caption)
+
+
+def test_the_link_opens_the_list_with_every_dropped_row_and_its_reason(app, built):
+    at = app(index="sample:en", mode="nano.local", view="entities", q=QUESTION, dropped_entities="1")
+    assert built == ["entities"]
+    (dropped,) = _frames(at, "dropped")
+    assert len(dropped) == _dropped_count() and dropped["dropped"].str.len().gt(0).all()
+
+
+@pytest.mark.parametrize("raw", ["<script>alert(1)</script>", "true" * 5000, "0", ""])
+def test_a_link_value_other_than_open_leaves_the_list_closed(app, built, raw):
+    at = app(index="sample:en", mode="nano.local", view="entities", q=QUESTION, dropped_entities=raw)
+    assert not at.exception and built == [] and not _frames(at, "dropped")
+    assert all("<script>" not in e.label for e in at.expander)
+
+
+def test_each_kind_keeps_its_own_key_and_other_results_keep_theirs():
+    assert [dropped_key("main", k) for k in KINDS] == [f"dropped_{k}" for k in KINDS]
+    assert dropped_key("cmp_left", "entities") == "cmp_left_dropped_entities"
