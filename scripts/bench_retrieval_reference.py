@@ -41,6 +41,31 @@ def hash_vectors(texts):
     return np.stack([HashEmbedder.vector(t) for t in texts])
 
 
+def random_vectors(texts, dim: int = 256):
+    """Dense unit vectors as an embedding model gives (no exact ties between scores), one per text and
+    seeded by it: the same text gets the same vector in every writer and every run."""
+    import hashlib
+
+    import numpy as np
+
+    rows = []
+    for text in texts:
+        seed = int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+        row = np.random.default_rng(seed).standard_normal(dim, dtype=np.float32)
+        rows.append(row / np.linalg.norm(row))
+    return np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
+
+
+def world_vectors(texts):
+    """The vectors a writer stores for the rows' texts: ``BENCH_WORLD_VECTORS`` = ``random`` (the
+    default of bench_vs_reference.py: ``random_vectors``) or ``hash`` (the hash embedder, as the query).
+    Queries are always embedded with ``hash_vectors`` on both sides."""
+    how = os.environ.get("BENCH_WORLD_VECTORS", "hash")
+    if how not in ("hash", "random"):
+        raise SystemExit(f"BENCH_WORLD_VECTORS must be hash or random, not {how!r}")
+    return random_vectors(texts) if how == "random" else hash_vectors(texts)
+
+
 def timed(run, repeat: int = REPEAT) -> float:
     run()  # warm-up, as on our side
     times = []
@@ -71,13 +96,13 @@ async def no_llm(*args, **kwargs):
 # ------------------------------------------------------------------ nano-graphrag 0.0.8.2
 
 
-def nano_rag(workdir: Path, threshold: float = 0.2):
+def nano_rag(workdir: Path, threshold: float = 0.2, writing: bool = False):
     from nano_graphrag import GraphRAG
     from nano_graphrag._utils import wrap_embedding_func_with_attrs
 
     @wrap_embedding_func_with_attrs(embedding_dim=256, max_token_size=8192)
-    async def hash_embed(texts):
-        return hash_vectors(texts)
+    async def hash_embed(texts):  # a writer stores the world's vectors; a query is embedded with hash
+        return world_vectors(texts) if writing else hash_vectors(texts)
 
     return GraphRAG(
         working_dir=str(workdir),
@@ -171,7 +196,7 @@ def nano_records(dump: dict) -> dict:
 
 def write_nano(dump: dict, out: Path) -> None:
     """The working dir written by nano-graphrag's own storages (slow at 300k: see nano_direct_writer.py)."""
-    rag = nano_rag(out)
+    rag = nano_rag(out, writing=True)
     rows = nano_records(dump)
 
     async def run() -> None:
@@ -193,12 +218,12 @@ def write_nano(dump: dict, out: Path) -> None:
 # ------------------------------------------------------------------ LightRAG 1.4.7
 
 
-async def lightrag_instance(workdir: Path, config: dict):
+async def lightrag_instance(workdir: Path, config: dict, writing: bool = False):
     from lightrag import LightRAG
     from lightrag.utils import EmbeddingFunc
 
-    async def embed(texts, **kwargs):
-        return hash_vectors(texts)
+    async def embed(texts, **kwargs):  # a writer stores the world's vectors; a query is embedded with hash
+        return world_vectors(texts) if writing else hash_vectors(texts)
 
     rag = LightRAG(
         working_dir=str(workdir),
@@ -246,7 +271,7 @@ def write_lightrag(dump: dict, out: Path) -> None:
     sep, path = "<SEP>", "synthetic.txt"
 
     async def run() -> None:
-        rag = await lightrag_instance(out, {})
+        rag = await lightrag_instance(out, {}, writing=True)
         graph = rag.chunk_entity_relation_graph
         for e in dump["entities"]:
             node = {"entity_id": e["name"], "entity_type": e["type"], "description": e["description"]}

@@ -2,12 +2,18 @@
 
     .venv/bin/python scripts/bench_vs_reference.py [--sizes 10000 100000] [--queries 20] [--rounds 3 1]
                                                    [--modes nano.local lightrag.local ...] [--cache DIR]
+                                                   [--vectors random|hash]
 
-For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities,
-hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir and a
+For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities)
+is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir and a
 GraphRAG 3.3.0 output dir (parquet tables + LanceDB, scripts/bench_graphrag3_world.py) by
 the libraries' OWN storage classes, in their throwaway venvs (created on first use, as the golden
-harnesses do; scripts/bench_retrieval_reference.py is their side). Our CLI imports each working dir
+harnesses do; scripts/bench_retrieval_reference.py is their side). The stored vectors (``--vectors``,
+printed): ``random`` (the default) — dense unit vectors seeded by each row's text, as an embedding model
+gives: scores practically never tie — or ``hash``, the hash embedder's bag-of-words vectors, whose
+scores tie massively (at 100k entities 41 % of a query's scores are exactly 0, 777 distinct values), so
+every ranking there takes its full-sort fallback to keep the library's order of equal scores.
+Each choice has its own cached dirs (``…-random``). Our CLI imports each working dir
 (``import --embedder hash``; time and peak RSS printed). Then, per mode, ``--rounds`` pairs of fresh
 processes (3 at 10k, 1 at 100k by default), ours then the reference's, alternating so both sides see the
 same drift of a noisy machine; the warm queries of all rounds are pooled, first query / load / peak are
@@ -91,10 +97,10 @@ def cases_for(mode: str, queries: list[tuple[str, list[str], list[str]]]) -> lis
     return out
 
 
-def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, float]:
+def import_ours(lib: str, src: Path, cache: Path) -> tuple[Path, float, float]:
     """Our CLI import of the library-written dir (cached): (index dir, seconds, peak RSS MiB)."""
-    out = cache / f"ours-{lib}-{n}"
-    stats = cache / f"ours-{lib}-{n}.import.json"
+    out = cache / src.name.replace("golden-style-", "ours-", 1)
+    stats = out.with_name(out.name + ".import.json")
     if not (out / "manifest.json").is_file() or not stats.is_file():
         kind = IMPORT_KIND[lib]
         cmd = [sys.executable, str(Path(__file__)), "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
@@ -227,18 +233,20 @@ def pooled(runs: list[dict]) -> dict:
     }
 
 
-def bench_size(n: int, modes: list[str], n_queries: int, cache: Path, rounds: int) -> tuple[list[str], list[str]]:
+def bench_size(
+    n: int, modes: list[str], n_queries: int, cache: Path, rounds: int, vectors: str
+) -> tuple[list[str], list[str]]:
     index, _ = br.synthetic_index(n, cache)
     queries = br.synthetic_cases(index, n_queries)
     del index
     lines, missed = [], []
     for lib in dict.fromkeys(LIBS[m] for m in modes):
         ensure_venv(lib)
-        folder = br.scaled_dir(lib, n, cache, br.synthetic_index(n, cache)[0])
+        folder = br.scaled_dir(lib, n, cache, br.synthetic_index(n, cache)[0], vectors)
         if isinstance(folder, str):
             missed.append(f"{lib} @{n // 1000}k: not measured ({folder})")
             continue
-        ours_dir, seconds, peak = import_ours(lib, folder, cache, n)
+        ours_dir, seconds, peak = import_ours(lib, folder, cache)
         print(f"import of the {lib} dir at {n // 1000}k: {seconds:.1f} s, peak RSS {peak:.0f} MiB", flush=True)
         for mode in (m for m in modes if LIBS[m] == lib):
             cases_file = cache / f"cases-{mode}-{n}.json"
@@ -271,15 +279,23 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, nargs="+", default=[3, 1], help="ours/reference pairs per mode, per size")
     ap.add_argument("--modes", nargs="+", default=list(LIBS), choices=list(LIBS))
     ap.add_argument("--cache", default="/tmp/bench_vs_reference", help="synthetic indexes and working dirs (kept)")
+    ap.add_argument(
+        "--vectors",
+        choices=["random", "hash"],
+        default="random",
+        help="the stored vectors: random dense ones (as an embedding model's; the default) or the hash embedder's",
+    )
     args = ap.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"BLAS threads, both sides: {blas_threads()}; {args.queries} queries per mode")
+    print(
+        f"BLAS threads, both sides: {blas_threads()}; {args.queries} queries per mode; stored vectors: {args.vectors}"
+    )
     lines, missed = [], []
     for i, n in enumerate(args.sizes):
         rounds = args.rounds[min(i, len(args.rounds) - 1)]
         print(f"{n // 1000}k: {rounds} round(s) of ours then the reference per mode", flush=True)
-        got, miss = bench_size(n, args.modes, args.queries, cache, rounds)
+        got, miss = bench_size(n, args.modes, args.queries, cache, rounds, args.vectors)
         lines += got
         missed += miss
     print("\n" + HEADER + "\n" + "\n".join(lines))
