@@ -185,7 +185,7 @@ def vector_similarity_pick(
         kept = fetched is None and cid in copies  # an imported copy: fixed for this index
         v_norm = norms.get(cid) if kept else None
         if v_norm is None:
-            v_norm = np.linalg.norm(v64)
+            v_norm = np.sqrt(v64.dot(v64))  # np.linalg.norm of a 1-D float64 vector, without its checks
             if kept:
                 norms[cid] = v_norm
         if not v_norm > 0:

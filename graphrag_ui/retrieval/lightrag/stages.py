@@ -96,7 +96,10 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
 
 
 def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
-    """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``)."""
+    """``run()`` once per key in a sweep (``reuse.once``), its hits copied: the merges mark them (``duplicate_of``).
+    Outside a sweep the hits are this run's own (nothing else holds them): no copies."""
+    if not reuse.active():
+        return run()
     first, second = reuse.once(key, run)
     return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
 
