@@ -14,7 +14,7 @@ hits for the raw query; the three lists are merged round-robin (vector, entity, 
 
 from __future__ import annotations
 
-import base64
+import binascii
 import zlib
 from dataclasses import dataclass, field
 
@@ -74,7 +74,8 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     # the copies belong to the imported vectors; after a re-embed only the table is current
     imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
     if imported and chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
-        raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
+        # base64.b64decode without its str -> bytes copy (a2b_base64 reads an ASCII str as it is)
+        raw = zlib.decompress(binascii.a2b_base64(chunk.extra["vector_f16"]))
         copies[cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
         return copies[cid]
     table = index.vectors.get("chunks")
