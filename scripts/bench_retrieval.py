@@ -318,11 +318,12 @@ def dump_rows(index) -> dict:
     }
 
 
-def scaled_dir(lib: str, n: int, cache: Path, index) -> Path | str:
+def scaled_dir(lib: str, n: int, cache: Path, index, vectors: str = "hash") -> Path | str:
     """A working dir of ``lib`` holding the synthetic index's rows (cached): written by the library itself,
     nano-graphrag's by ``nano_direct_writer.py`` (the same bytes as its own storages write, minutes faster
-    at 300k entities; its ``check`` compares the two)."""
-    folder = cache / f"golden-style-{lib}-{n}"
+    at 300k entities; its ``check`` compares the two). ``vectors``: what the writers store for each row
+    (``hash`` of its text, or ``random`` dense vectors seeded by it: bench_retrieval_reference.world_vectors)."""
+    folder = cache / (f"golden-style-{lib}-{n}" + ("" if vectors == "hash" else f"-{vectors}"))
     if (folder / "graph_chunk_entity_relation.graphml").is_file() or (folder / "entities.parquet").is_file():
         return folder
     python = VENVS[lib] / "bin" / "python"
@@ -336,7 +337,8 @@ def scaled_dir(lib: str, n: int, cache: Path, index) -> Path | str:
         dump.write_text(json.dumps(dump_rows(index), ensure_ascii=False), encoding="utf-8")
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    done = subprocess.run([str(python), *writer, str(dump), str(tmp)], capture_output=True, text=True, env=venv_env())
+    env = venv_env() | {"BENCH_WORLD_VECTORS": vectors}
+    done = subprocess.run([str(python), *writer, str(dump), str(tmp)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         return "writing failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
     tmp.rename(folder)

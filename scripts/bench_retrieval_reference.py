@@ -7,7 +7,8 @@
         a user's view of one mode, for scripts/bench_vs_reference.py: opens WORKDIR with the library
         (timed: "load"), then runs every case's query through the library's own query path with
         only_need_context (query embedding included, the first query included), and prints one JSON
-        object: load_s, per-query ms, the context strings and this process's peak RSS
+        object: load_s, per-query ms (wall) and cpu_ms (this process's CPU time), the context strings
+        and this process's peak RSS
     python bench_retrieval_reference.py write {nano|lightrag147|graphrag3} DUMP.json OUTDIR
         writes a "golden-style" working dir at any size: the rows of DUMP.json (dumped from one of our
         synthetic indexes) stored through the library's OWN storage classes, so the files are exactly
@@ -41,6 +42,31 @@ def hash_vectors(texts):
     return np.stack([HashEmbedder.vector(t) for t in texts])
 
 
+def random_vectors(texts, dim: int = 256):
+    """Dense unit vectors as an embedding model gives (no exact ties between scores), one per text and
+    seeded by it: the same text gets the same vector in every writer and every run."""
+    import hashlib
+
+    import numpy as np
+
+    rows = []
+    for text in texts:
+        seed = int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+        row = np.random.default_rng(seed).standard_normal(dim, dtype=np.float32)
+        rows.append(row / np.linalg.norm(row))
+    return np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
+
+
+def world_vectors(texts):
+    """The vectors a writer stores for the rows' texts: ``BENCH_WORLD_VECTORS`` = ``random`` (the
+    default of bench_vs_reference.py: ``random_vectors``) or ``hash`` (the hash embedder, as the query).
+    Queries are always embedded with ``hash_vectors`` on both sides."""
+    how = os.environ.get("BENCH_WORLD_VECTORS", "hash")
+    if how not in ("hash", "random"):
+        raise SystemExit(f"BENCH_WORLD_VECTORS must be hash or random, not {how!r}")
+    return random_vectors(texts) if how == "random" else hash_vectors(texts)
+
+
 def timed(run, repeat: int = REPEAT) -> float:
     run()  # warm-up, as on our side
     times = []
@@ -71,13 +97,13 @@ async def no_llm(*args, **kwargs):
 # ------------------------------------------------------------------ nano-graphrag 0.0.8.2
 
 
-def nano_rag(workdir: Path, threshold: float = 0.2):
+def nano_rag(workdir: Path, threshold: float = 0.2, writing: bool = False):
     from nano_graphrag import GraphRAG
     from nano_graphrag._utils import wrap_embedding_func_with_attrs
 
     @wrap_embedding_func_with_attrs(embedding_dim=256, max_token_size=8192)
-    async def hash_embed(texts):
-        return hash_vectors(texts)
+    async def hash_embed(texts):  # a writer stores the world's vectors; a query is embedded with hash
+        return world_vectors(texts) if writing else hash_vectors(texts)
 
     return GraphRAG(
         working_dir=str(workdir),
@@ -171,7 +197,7 @@ def nano_records(dump: dict) -> dict:
 
 def write_nano(dump: dict, out: Path) -> None:
     """The working dir written by nano-graphrag's own storages (slow at 300k: see nano_direct_writer.py)."""
-    rag = nano_rag(out)
+    rag = nano_rag(out, writing=True)
     rows = nano_records(dump)
 
     async def run() -> None:
@@ -193,12 +219,12 @@ def write_nano(dump: dict, out: Path) -> None:
 # ------------------------------------------------------------------ LightRAG 1.4.7
 
 
-async def lightrag_instance(workdir: Path, config: dict):
+async def lightrag_instance(workdir: Path, config: dict, writing: bool = False):
     from lightrag import LightRAG
     from lightrag.utils import EmbeddingFunc
 
-    async def embed(texts, **kwargs):
-        return hash_vectors(texts)
+    async def embed(texts, **kwargs):  # a writer stores the world's vectors; a query is embedded with hash
+        return world_vectors(texts) if writing else hash_vectors(texts)
 
     rag = LightRAG(
         working_dir=str(workdir),
@@ -246,7 +272,7 @@ def write_lightrag(dump: dict, out: Path) -> None:
     sep, path = "<SEP>", "synthetic.txt"
 
     async def run() -> None:
-        rag = await lightrag_instance(out, {})
+        rag = await lightrag_instance(out, {}, writing=True)
         graph = rag.chunk_entity_relation_graph
         for e in dump["entities"]:
             node = {"entity_id": e["name"], "entity_type": e["type"], "description": e["description"]}
@@ -353,14 +379,15 @@ async def _contexts_nano(workdir: Path, cases: list[dict], mode: str) -> dict:
     start = time.perf_counter()
     rag = nano_rag(workdir, threshold=cases[0]["params"].get("query_better_than_threshold", 0.2))
     load_s = time.perf_counter() - start
-    times, contexts = [], []
+    times, cpu_ms, contexts = [], [], []
     for case in cases:
         params = {k: v for k, v in case["params"].items() if k != "query_better_than_threshold"}
         param = QueryParam(mode=mode.split(".")[1], only_need_context=True, **params)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         contexts.append(await rag.aquery(case["query"], param))
         times.append((time.perf_counter() - start) * 1000)
-    return {"load_s": load_s, "ms": times, "contexts": contexts}
+        cpu_ms.append((time.process_time() - cpu) * 1000)
+    return {"load_s": load_s, "ms": times, "cpu_ms": cpu_ms, "contexts": contexts}
 
 
 async def _contexts_lightrag(workdir: Path, cases: list[dict], mode: str) -> dict:
@@ -369,7 +396,7 @@ async def _contexts_lightrag(workdir: Path, cases: list[dict], mode: str) -> dic
     start = time.perf_counter()
     rag = await lightrag_instance(workdir, cases[0].get("instance", {}))
     load_s = time.perf_counter() - start
-    times, contexts = [], []
+    times, cpu_ms, contexts = [], [], []
     for case in cases:
         param = QueryParam(
             mode=mode.split(".")[1],
@@ -379,11 +406,12 @@ async def _contexts_lightrag(workdir: Path, cases: list[dict], mode: str) -> dic
             ll_keywords=case.get("ll_keywords", []),
             **case["params"],
         )
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         contexts.append(await rag.aquery(case["query"], param=param))
         times.append((time.perf_counter() - start) * 1000)
+        cpu_ms.append((time.process_time() - cpu) * 1000)
     await rag.finalize_storages()
-    return {"load_s": load_s, "ms": times, "contexts": contexts}
+    return {"load_s": load_s, "ms": times, "cpu_ms": cpu_ms, "contexts": contexts}
 
 
 def contexts(lib: str, workdir: Path, cases: list[dict], mode: str) -> dict:

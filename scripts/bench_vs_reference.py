@@ -2,12 +2,18 @@
 
     .venv/bin/python scripts/bench_vs_reference.py [--sizes 10000 100000] [--queries 20] [--rounds 3 1]
                                                    [--modes nano.local lightrag.local ...] [--cache DIR]
+                                                   [--vectors random|hash]
 
-For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities,
-hash vectors) is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir and a
+For each size, a synthetic world (scripts/make_synthetic_index.py: power-law degrees, communities)
+is dumped and written into a nano-graphrag 0.0.8.2 and a LightRAG 1.4.7 working dir and a
 GraphRAG 3.3.0 output dir (parquet tables + LanceDB, scripts/bench_graphrag3_world.py) by
 the libraries' OWN storage classes, in their throwaway venvs (created on first use, as the golden
-harnesses do; scripts/bench_retrieval_reference.py is their side). Our CLI imports each working dir
+harnesses do; scripts/bench_retrieval_reference.py is their side). The stored vectors (``--vectors``,
+printed): ``random`` (the default) — dense unit vectors seeded by each row's text, as an embedding model
+gives: scores practically never tie — or ``hash``, the hash embedder's bag-of-words vectors, whose
+scores tie massively (at 100k entities 41 % of a query's scores are exactly 0, 777 distinct values), so
+every ranking there takes its full-sort fallback to keep the library's order of equal scores.
+Each choice has its own cached dirs (``…-random``). Our CLI imports each working dir
 (``import --embedder hash``; time and peak RSS printed). Then, per mode, ``--rounds`` pairs of fresh
 processes (3 at 10k, 1 at 100k by default), ours then the reference's, alternating so both sides see the
 same drift of a noisy machine; the warm queries of all rounds are pooled, first query / load / peak are
@@ -29,7 +35,9 @@ Both sides embed queries with the same ``hash`` embedder, use similarity thresho
 the full work), run OpenBLAS on the same number of threads (ours: one, set by ``graphrag_ui``; the
 reference's default would be one per core, whose hand-off stalls on a busy machine) and, for LightRAG,
 the same explicit keywords. Printed per mode and size: p50 and p95
-of the warm queries (first excluded), the first query, load, open + first query and peak RSS as
+of the warm queries (first excluded), the same two ratios on each process's CPU time (``process_time``
+per query: what the other load of a shared machine does not move, where a 1 ms query's wall p95 is
+one 4 ms time slice of another process), the first query, load, open + first query and peak RSS as
 ours ÷ reference, and how many contexts are byte-equal (LightRAG 1.4.7's no-context sentence counts as
 our empty context) and how many of the others have exact similarity ties marked in our Retrieval
 (``tied with …``: items the reference orders by its numpy's argsort or a Python set). Goals (issue 12): p50 ≤ 0.2, p95 ≤ 0.3, first query ≤ 150 ms at 10k and ≤ 500 ms
@@ -91,10 +99,10 @@ def cases_for(mode: str, queries: list[tuple[str, list[str], list[str]]]) -> lis
     return out
 
 
-def import_ours(lib: str, src: Path, cache: Path, n: int) -> tuple[Path, float, float]:
+def import_ours(lib: str, src: Path, cache: Path) -> tuple[Path, float, float]:
     """Our CLI import of the library-written dir (cached): (index dir, seconds, peak RSS MiB)."""
-    out = cache / f"ours-{lib}-{n}"
-    stats = cache / f"ours-{lib}-{n}.import.json"
+    out = cache / src.name.replace("golden-style-", "ours-", 1)
+    stats = out.with_name(out.name + ".import.json")
     if not (out / "manifest.json").is_file() or not stats.is_file():
         kind = IMPORT_KIND[lib]
         cmd = [sys.executable, str(Path(__file__)), "import", kind, str(src), "--out", str(out), "--embedder", "hash"]
@@ -145,17 +153,18 @@ def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     start = time.perf_counter()
     index = open_index(index_dir)  # as the app opens an index
     load_s = time.perf_counter() - start
-    times, contexts, tied = [], [], []
+    times, cpu_ms, contexts, tied = [], [], [], []
     for case in cases:
         params = {**case["params"], **case.get("instance", {})}
         hl, ll = case.get("hl_keywords"), case.get("ll_keywords")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = run_query(index, mode, case["query"], params, hl=hl, ll=ll)
         times.append((time.perf_counter() - start) * 1000)
+        cpu_ms.append((time.process_time() - cpu) * 1000)
         contexts.append(comparable_context(mode, result))
         tied.append(any("tied with" in c.why for kind in KINDS for c in result.candidates(kind)))
     peak = ref.peak_rss_mib()
-    out = {"load_s": load_s, "ms": times, "contexts": contexts, "tied": tied, "peak_rss_mib": peak}
+    out = {"load_s": load_s, "ms": times, "cpu_ms": cpu_ms, "contexts": contexts, "tied": tied, "peak_rss_mib": peak}
     print(json.dumps(out, ensure_ascii=False))
     return 0
 
@@ -179,6 +188,10 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
     o_warm, t_warm = ours["ms"][1:] or ours["ms"], theirs["ms"][1:] or theirs["ms"]
     p50 = statistics.median(o_warm) / statistics.median(t_warm)
     p95 = br.pct(o_warm, 95) / br.pct(t_warm, 95)
+    cpu = "–"  # the same ratios on each process's CPU time: what the machine's other load does not move
+    if ours.get("cpu_ms") and theirs.get("cpu_ms"):
+        o_cpu, t_cpu = ours["cpu_ms"][1:] or ours["cpu_ms"], theirs["cpu_ms"][1:] or theirs["cpu_ms"]
+        cpu = f"{statistics.median(o_cpu) / statistics.median(t_cpu):.2f} / {br.pct(o_cpu, 95) / br.pct(t_cpu, 95):.2f}"
     o_first, t_first = ours["ms"][0], theirs["ms"][0]
     o_open, t_open = ours["load_s"] * 1000 + o_first, theirs["load_s"] * 1000 + t_first
     pairs = list(zip(ours["contexts"], theirs["contexts"], strict=True))
@@ -197,7 +210,7 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
         missed.append(f"{mode} @{n // 1000}k open+first ratio {o_open / t_open:.2f} > 0.2")
     line = (
         f"| {mode} | {n // 1000}k | {statistics.median(o_warm):.1f} / {statistics.median(t_warm):.1f} = {p50:.2f} "
-        f"| {p95:.2f} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f} / {theirs['load_s']:.2f} s "
+        f"| {p95:.2f} | {cpu} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f} / {theirs['load_s']:.2f} s "
         f"| {o_open / t_open:.2f} | {ours['peak_rss_mib']:.0f} / {theirs['peak_rss_mib']:.0f} MiB "
         f"| {equal}/{len(ours['contexts'])} | {tied} |"
     )
@@ -205,8 +218,9 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
 
 
 HEADER = (
-    "| mode | size | p50 ms ours / ref = ratio | p95 ratio | first query ms ours / ref | load ours / ref "
-    "| open+first ratio | peak RSS ours / ref | byte-equal | others with ties marked |\n|---|---|---|---|---|---|---|---|---|---|"
+    "| mode | size | p50 ms ours / ref = ratio | p95 ratio | CPU p50 / p95 ratio | first query ms ours / ref "
+    "| load ours / ref | open+first ratio | peak RSS ours / ref | byte-equal | others with ties marked |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -219,26 +233,32 @@ def pooled(runs: list[dict]) -> dict:
         raise SystemExit("a side gave different contexts in two rounds of the same cases")
     med = statistics.median
     ms = [med(r["ms"][0] for r in runs)] + [t for r in runs for t in r["ms"][1:]]
+    cpu = []
+    if all(r.get("cpu_ms") for r in runs):
+        cpu = [med(r["cpu_ms"][0] for r in runs)] + [t for r in runs for t in r["cpu_ms"][1:]]
     return {
         **runs[0],
         "ms": ms,
+        "cpu_ms": cpu,
         "load_s": med(r["load_s"] for r in runs),
         "peak_rss_mib": med(r["peak_rss_mib"] for r in runs),
     }
 
 
-def bench_size(n: int, modes: list[str], n_queries: int, cache: Path, rounds: int) -> tuple[list[str], list[str]]:
+def bench_size(
+    n: int, modes: list[str], n_queries: int, cache: Path, rounds: int, vectors: str
+) -> tuple[list[str], list[str]]:
     index, _ = br.synthetic_index(n, cache)
     queries = br.synthetic_cases(index, n_queries)
     del index
     lines, missed = [], []
     for lib in dict.fromkeys(LIBS[m] for m in modes):
         ensure_venv(lib)
-        folder = br.scaled_dir(lib, n, cache, br.synthetic_index(n, cache)[0])
+        folder = br.scaled_dir(lib, n, cache, br.synthetic_index(n, cache)[0], vectors)
         if isinstance(folder, str):
             missed.append(f"{lib} @{n // 1000}k: not measured ({folder})")
             continue
-        ours_dir, seconds, peak = import_ours(lib, folder, cache, n)
+        ours_dir, seconds, peak = import_ours(lib, folder, cache)
         print(f"import of the {lib} dir at {n // 1000}k: {seconds:.1f} s, peak RSS {peak:.0f} MiB", flush=True)
         for mode in (m for m in modes if LIBS[m] == lib):
             cases_file = cache / f"cases-{mode}-{n}.json"
@@ -271,15 +291,23 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, nargs="+", default=[3, 1], help="ours/reference pairs per mode, per size")
     ap.add_argument("--modes", nargs="+", default=list(LIBS), choices=list(LIBS))
     ap.add_argument("--cache", default="/tmp/bench_vs_reference", help="synthetic indexes and working dirs (kept)")
+    ap.add_argument(
+        "--vectors",
+        choices=["random", "hash"],
+        default="random",
+        help="the stored vectors: random dense ones (as an embedding model's; the default) or the hash embedder's",
+    )
     args = ap.parse_args()
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"BLAS threads, both sides: {blas_threads()}; {args.queries} queries per mode")
+    print(
+        f"BLAS threads, both sides: {blas_threads()}; {args.queries} queries per mode; stored vectors: {args.vectors}"
+    )
     lines, missed = [], []
     for i, n in enumerate(args.sizes):
         rounds = args.rounds[min(i, len(args.rounds) - 1)]
         print(f"{n // 1000}k: {rounds} round(s) of ours then the reference per mode", flush=True)
-        got, miss = bench_size(n, args.modes, args.queries, cache, rounds)
+        got, miss = bench_size(n, args.modes, args.queries, cache, rounds, args.vectors)
         lines += got
         missed += miss
     print("\n" + HEADER + "\n" + "\n".join(lines))

@@ -13,8 +13,8 @@ venv), which builds the whole 300k-node, 900k-edge tree in memory before writing
   indent; ElementTree's escaping; an empty value as a self-closing element);
 * the kv stores are ``json.dump(..., indent=2, ensure_ascii=False)`` of the same records (nano's
   ``write_json``);
-* the vector store is nano-vectordb's JSON: the same ids and meta fields, the same hash vectors,
-  normalised row by row with nano-vectordb's own ``normalize`` and cast to float32, base64 of the bytes.
+* the vector store is nano-vectordb's JSON: the same ids and meta fields, the same vectors (hash or
+  random, ``world_vectors``), normalised row by row with nano-vectordb's own ``normalize`` and cast to float32, base64 of the bytes.
 
 The reference still *loads and queries* the dir with its own code; ``check`` compares every file with
 one the library wrote from the same dump (bench_scale.py runs it at 10k before trusting a 300k dir).
@@ -29,7 +29,7 @@ from xml.etree.ElementTree import _escape_attrib, _escape_cdata  # ElementTree's
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval_reference import hash_vectors, nano_records  # noqa: E402
+from bench_retrieval_reference import nano_records, world_vectors  # noqa: E402
 
 GRAPHML = "graph_chunk_entity_relation.graphml"
 FILES = (GRAPHML, "kv_store_community_reports.json", "kv_store_full_docs.json", "kv_store_text_chunks.json")
@@ -105,7 +105,7 @@ def write(dump: dict, out: Path) -> None:
         _write_json(records, out / f"kv_store_{name}.json")
     _write_json(rows["reports"], out / "kv_store_community_reports.json")
     contents = [v["content"] for v in rows["vdb"].values()]
-    vectors = np.concatenate([hash_vectors(contents[i : i + 32]) for i in range(0, len(contents), 32)])
+    vectors = np.concatenate([world_vectors(contents[i : i + 32]) for i in range(0, len(contents), 32)])
     matrix = np.array([normalize(v) for v in vectors], dtype=np.float32)  # NanoVectorDB.upsert, row by row
     storage = {
         "embedding_dim": 256,

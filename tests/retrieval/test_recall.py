@@ -299,3 +299,34 @@ def test_exact_ties_are_named_in_why():
     hits = recall_entities(index, "q", np.array([0.6, 0.8], dtype=np.float32), strategy="vector", top_k=3)
     whys = {h.entity.name: h.why for h in hits}
     assert "tied with C" in whys["B"] and "tied with B" in whys["C"] and "tied" not in whys["A"]
+
+
+def test_dense_vectors_with_a_tie_planted_at_the_cut_keep_the_references_order():
+    """Dense unit vectors (as an embedding model gives, and as bench_vs_reference's worlds store) take the
+    partial-sort path; a row made an exact copy of another so that their equal scores straddle the top_k
+    cut (or sit inside the top) gets nano-vectordb's order, ``argsort(scores)[-k:][::-1]``, through the
+    full-sort fallback, and the next tie-free search is exact again. (Seed 15: this numpy's argsort leaves
+    both tied pairs in the order a stable sort of the top would not, so a shortcut that skipped the
+    fallback would fail here.)"""
+    rng = np.random.default_rng(15)
+    m = rng.standard_normal((5000, 64)).astype(np.float32)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    t = VectorTable([f"r{i}" for i in range(len(m))], m)
+    q = rng.standard_normal(64).astype(np.float32)
+
+    def reference(k: int) -> list[tuple[int, float]]:
+        scores = m @ (q / np.linalg.norm(q))
+        return [(int(r), float(scores[r])) for r in np.argsort(scores)[-k:][::-1]]
+
+    k = 40
+    assert vector_topk(t, q, k) == reference(k)  # no tie: the partition path
+    order = [r for r, _ in reference(k + 1)]
+    m[order[k]] = m[order[k - 1]]  # rank k+1 now scores exactly as rank k: a tie across the cut
+    m[order[5]] = m[order[4]]  # and one inside the top
+    t = VectorTable(t.ids, m)
+    got = vector_topk(t, q, k)
+    assert got == reference(k)
+    assert got[k - 1][1] == float((m @ (q / np.linalg.norm(q)))[order[k]])  # the tie is really at the cut
+    other = rng.standard_normal(64).astype(np.float32)  # a later search without ties: exact as well
+    scores = m @ (other / np.linalg.norm(other))
+    assert [r for r, _ in vector_topk(t, other, k)] == np.argsort(scores)[-k:][::-1].tolist()

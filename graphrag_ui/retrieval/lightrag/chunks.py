@@ -14,7 +14,7 @@ hits for the raw query; the three lists are merged round-robin (vector, entity, 
 
 from __future__ import annotations
 
-import base64
+import binascii
 import zlib
 from dataclasses import dataclass, field
 
@@ -75,7 +75,8 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     # the copies belong to the imported vectors; after a re-embed only the table is current
     imported = "vdb_chunks.json" in index.manifest.vector_sources.get("chunks", "")
     if imported and chunk is not None and isinstance(chunk.extra.get("vector_f16"), str):
-        raw = zlib.decompress(base64.b64decode(chunk.extra["vector_f16"]))
+        # base64.b64decode without its str -> bytes copy (a2b_base64 reads an ASCII str as it is)
+        raw = zlib.decompress(binascii.a2b_base64(chunk.extra["vector_f16"]))
         copies[cid] = np.frombuffer(raw, dtype=np.float16).astype(np.float32)
         return copies[cid]
     table = index.vectors.get("chunks")
@@ -192,7 +193,7 @@ def vector_similarity_pick(
         kept = fetched is None and cid in copies  # an imported copy: fixed for this index
         v_norm = norms.get(cid) if kept else None
         if v_norm is None:
-            v_norm = np.linalg.norm(v64)
+            v_norm = np.sqrt(v64.dot(v64))  # np.linalg.norm of a 1-D float64 vector, without its checks
             if kept:
                 norms[cid] = v_norm
         if not v_norm > 0:

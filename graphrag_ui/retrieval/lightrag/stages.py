@@ -97,7 +97,7 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
 
 def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
     """``run()`` kept per key in a sweep, each step with its own copies of the hits (``reuse.owned``): the
-    merges mark them (``duplicate_of``)."""
+    merges mark them (``duplicate_of``). Outside a sweep the hits are this run's own (nothing else holds them): no copies."""
     return reuse.owned(key, run, _copies)
 
 
