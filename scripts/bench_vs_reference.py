@@ -40,8 +40,10 @@ per query: what the other load of a shared machine does not move, where a 1 ms q
 one 4 ms time slice of another process), the first query, load, open + first query and peak RSS as
 ours ÷ reference, and how many contexts are byte-equal (LightRAG 1.4.7's no-context sentence counts as
 our empty context) and how many of the others have exact similarity ties marked in our Retrieval
-(``tied with …``: items the reference orders by its numpy's argsort or a Python set). Goals (issue 12): p50 ≤ 0.2, p95 ≤ 0.3, first query ≤ 150 ms at 10k and ≤ 500 ms
-at 100k, open + first query ≤ 0.2.
+(``tied with …``: items the reference orders by its numpy's argsort or a Python set). Goals: issue 30's
+p50 and p95 ≤ 0.5 (wall clock; the CPU column beside them is the steadier figure on a shared machine), and
+issue 12's stricter p50 ≤ 0.2, p95 ≤ 0.3, first query ≤ 150 ms at 10k and ≤ 500 ms at 100k, open + first
+query ≤ 0.2; each missed one is listed under its issue.
 """
 
 from __future__ import annotations
@@ -199,15 +201,19 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
     # a differing context whose Retrieval marks exact similarity ties (the reference orders those by
     # its numpy's argsort or a Python set): the usual cause, checked case by case in the note
     tied = sum(not same(a, b) and t for (a, b), t in zip(pairs, ours["tied"], strict=True))
-    missed = []
+    missed = [
+        f"{mode} @{n // 1000}k {name} ratio {r:.2f} > 0.5 (issue 30)"
+        for name, r in (("p50", p50), ("p95", p95))
+        if r > 0.5
+    ]
     if p50 > 0.2:
-        missed.append(f"{mode} @{n // 1000}k p50 ratio {p50:.2f} > 0.2")
+        missed.append(f"{mode} @{n // 1000}k p50 ratio {p50:.2f} > 0.2 (issue 12)")
     if p95 > 0.3:
-        missed.append(f"{mode} @{n // 1000}k p95 ratio {p95:.2f} > 0.3")
+        missed.append(f"{mode} @{n // 1000}k p95 ratio {p95:.2f} > 0.3 (issue 12)")
     if o_first > FIRST_GOAL_MS.get(n, float("inf")):
-        missed.append(f"{mode} @{n // 1000}k first query {o_first:.0f} ms > {FIRST_GOAL_MS[n]:.0f} ms")
+        missed.append(f"{mode} @{n // 1000}k first query {o_first:.0f} ms > {FIRST_GOAL_MS[n]:.0f} ms (issue 12)")
     if o_open / t_open > 0.2:
-        missed.append(f"{mode} @{n // 1000}k open+first ratio {o_open / t_open:.2f} > 0.2")
+        missed.append(f"{mode} @{n // 1000}k open+first ratio {o_open / t_open:.2f} > 0.2 (issue 12)")
     line = (
         f"| {mode} | {n // 1000}k | {statistics.median(o_warm):.1f} / {statistics.median(t_warm):.1f} = {p50:.2f} "
         f"| {p95:.2f} | {cpu} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f} / {theirs['load_s']:.2f} s "
