@@ -12,12 +12,13 @@ import fcntl
 import json
 import os
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import numpy as np
+import pyarrow as pa
 
 from graphrag_ui.base import tokens
 from graphrag_ui.base.errors import IndexFormatError, UserError
@@ -149,17 +150,29 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
         raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
     squared: dict[str, np.ndarray] = {}
     # the vectors are checked (numpy, which lets go of the interpreter lock) on a second core while this
-    # thread builds the rows; their errors still come after the tables' (the result is asked for last)
-    with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool:
+    # thread builds the rows; their errors still come after the tables' (the result is asked for last).
+    # Each table's Parquet is decoded (Arrow, without the lock) on a third thread while this one builds
+    # the previous table's rows: one file ahead, so at most two decoded tables are held at once.
+    with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool, ThreadPoolExecutor(1, "tables") as reader:
         pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, squared)
-        for name in tables.TABLES:
+
+        def decode(name: str) -> Future[pa.Table] | None:
             file = paths[name]
-            if not file.is_file():
+            return reader.submit(tables.read_arrow, name, file, counts.get(name)) if file.is_file() else None
+
+        ahead = decode(tables.TABLES[0])
+        for position, name in enumerate(tables.TABLES):
+            file, decoding = paths[name], ahead
+            if decoding is None:
                 what = msg("is not a file") if file.exists() else msg("is missing")
                 raise IndexFormatError(
                     msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
                 )
-            loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
+            table = decoding.result()
+            if position + 1 < len(tables.TABLES):
+                ahead = decode(tables.TABLES[position + 1])
+            loaded[name] = tables.rows_of(name, table, file)
+            del table
         vectors = pending.result()
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):

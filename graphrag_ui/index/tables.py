@@ -241,7 +241,14 @@ def _community_refs(column: pa.ChunkedArray) -> list:
 
 def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
     """Rows of table ``name`` from ``path``, in file order, after checking its schema, row count and nulls."""
-    cls, fields = SCHEMAS[name]
+    return rows_of(name, read_arrow(name, path, expected_rows), path)
+
+
+def read_arrow(name: str, path: Path, expected_rows: int | None = None) -> pa.Table:
+    """The Arrow table of ``name`` at ``path``, its schema and row count checked (the part of ``read_table``
+    that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while the
+    previous table's rows are built)."""
+    _cls, fields = SCHEMAS[name]
     with validate.reading(path):
         file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
         validate.check_schema(name, file.schema_arrow, fields, path)
@@ -256,10 +263,16 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
                 fix=validate.REBUILD,
             )
         wanted = [f for f, _ in fields] + ["extra"]
-        # one thread: the CPU work is ~0.3 s at 100k entities, and the vectors are checked on the other core
-        # meanwhile; arrow's pool only added hand-offs (slower on a busy machine, measured)
-        table = file.read(columns=wanted, use_threads=False)
+        # one thread: arrow's own pool only added hand-offs (slower on a busy machine, measured); the
+        # loader overlaps whole files instead
+        return file.read(columns=wanted, use_threads=False)
+
+
+def rows_of(name: str, table: pa.Table, path: Path) -> list:
+    """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it)."""
+    cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
+    wanted = [f for f, _ in fields] + ["extra"]
     cols = [
         _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))
         for f in wanted
