@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ import pyarrow.parquet as pq
 from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
-from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
+from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
 
 _STR_LIST = pa.list_(pa.string())
 _COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
@@ -269,21 +270,102 @@ def read_arrow(name: str, path: Path, expected_rows: int | None = None) -> pa.Ta
 
 
 def rows_of(name: str, table: pa.Table, path: Path) -> list:
-    """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it)."""
+    """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
+
+    Entities and relations keep their ``model.STORED_FIELDS`` in the decoded columns (``StoredColumns``)
+    until first read: the rows are built from the other columns here."""
     cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
-    wanted = [f for f, _ in fields] + ["extra"]
-    cols = [
-        _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))
-        for f in wanted
-    ]
+    stored = STORED_FIELDS.get(cls, ())
+    built = [f for f, _ in fields if f not in stored] + ["extra"]
+    cols = [_values(name, f, table.column(f)) for f in built]
     try:
         cols[-1] = decode_extras(cols[-1])
     except (ValueError, TypeError) as exc:
         raise IndexFormatError(
             msg("an 'extra' value is not JSON ({error})", error=str(exc)), where=str(path), fix=validate.REBUILD
         ) from None
-    return [cls(*values) for values in zip(*cols, strict=True)]
+    if not stored:
+        return [cls(*values) for values in zip(*cols, strict=True)]
+    columns, make, new = StoredColumns(name, table.select(list(stored))), _MAKERS[name], object.__new__
+    columns.rows = [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
+    return list(columns.rows)
+
+
+def _values(name: str, field: str, column: pa.ChunkedArray) -> list:
+    return _community_refs(column) if (name, field) == ("entities", "communities") else _pylist(column)
+
+
+def _row_value(name: str, field: str, column: pa.ChunkedArray, row: int) -> Any:
+    """One row's value of ``column``, as ``_values`` gives it (communities as ``(level, id)`` pairs)."""
+    value = column[row].as_py()
+    if (name, field) == ("entities", "communities") and value is not None:
+        return [(ref["level"], ref["id"]) for ref in value]
+    return value
+
+
+class StoredColumns:
+    """The decoded columns of one table that its rows read on first use (``model.Stored``).
+
+    A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
+    (~1 µs each; ``_row_value``). A column read for more than ``ROW_READS`` rows (a scan of every alias, a re-save)
+    is converted whole (~0.2 µs a row) into every row that has no value of its own yet, so the rest of
+    the scan reads plain attributes, and its Arrow column is let go. Both go through ``_values``: the
+    same values as converting at load (a test compares every field of every row).
+    """
+
+    ROW_READS = 1000
+
+    def __init__(self, name: str, table: pa.Table) -> None:
+        self._name, self._table = name, table
+        self.rows: list = []  # every row made from the table (``rows_of`` sets it)
+        self._reads: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def value(self, field: str, item: Any) -> Any:
+        """The value of ``field`` for the row ``item`` (one this table made)."""
+        with self._lock:  # the Arrow table is replaced when a column is let go
+            if field not in self._table.column_names:  # converted whole while this reader waited
+                return item.__dict__[field]
+            reads = self._reads[field] = self._reads.get(field, 0) + 1
+            column = self._table.column(field)
+            if reads <= self.ROW_READS:
+                return _row_value(self._name, field, column, item.__dict__["_row"])
+            values = _values(self._name, field, column)
+            for row, value in zip(self.rows, values, strict=True):
+                row.__dict__.setdefault(field, value)
+            self._table = self._table.drop_columns([field])
+            if not self._table.num_columns:
+                self.rows = []  # every row holds every value: nothing here is read again
+            return item.__dict__[field]
+
+
+def _stored_entity(row, id, name, type, aliases, occurrence, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.name = name
+    row.type = type
+    row.aliases = aliases
+    row.occurrence = occurrence
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+def _stored_relation(row, id, source, target, weight, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.source = source
+    row.target = target
+    row.weight = weight
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+# the built fields of a table with stored ones, set in one call per row (as fast as the dataclass's own
+# ``__init__``; a generic ``setattr`` loop took twice as long)
+_MAKERS = {"entities": _stored_entity, "relations": _stored_relation}
 
 
 def _check_field_order() -> None:
@@ -292,6 +374,10 @@ def _check_field_order() -> None:
         expected = [f.name for f in dataclasses.fields(cls)]
         if expected != [f for f, _ in fields] + ["extra"]:
             raise RuntimeError(f"graphrag_ui.index.tables: schema of {name} is out of date with {cls.__name__}")
+        if cls in STORED_FIELDS:
+            built = [f for f in expected if f not in STORED_FIELDS[cls]] + ["_columns", "_row"]
+            if list(_MAKERS[name].__code__.co_varnames[1 : 1 + len(built)]) != built:
+                raise RuntimeError(f"graphrag_ui.index.tables: the maker of {name} is out of date with its fields")
 
 
 _check_field_order()
