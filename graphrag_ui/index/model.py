@@ -25,24 +25,6 @@ SEP = "<SEP>"
 VECTOR_KINDS = ("entities", "relations", "chunks", "communities")
 
 
-@dataclass
-class Document:
-    id: str
-    title: str
-    text: str
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Chunk:
-    id: str
-    doc_id: str
-    text: str
-    order: int
-    tokens: int
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 class Stored:
     """A row field an opened index leaves in its decoded Arrow column until the row's first read of it.
 
@@ -90,6 +72,24 @@ def _store_fields(cls: type, names: tuple[str, ...]) -> None:
 
 
 @dataclass
+class Document(StoredRow):
+    id: str
+    title: str
+    text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Chunk(StoredRow):
+    id: str
+    doc_id: str
+    text: str
+    order: int
+    tokens: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Entity(StoredRow):
     """A graph node. ``name`` is the node id in ``Index.graph`` (exactly as stored)."""
 
@@ -121,6 +121,8 @@ class Relation(StoredRow):
 
 # fields an opened index reads from its Arrow columns on first use (``Stored``); the rest are built at load
 STORED_FIELDS: dict[type, tuple[str, ...]] = {
+    Document: ("text",),
+    Chunk: ("text",),
     Entity: ("description", "source_chunk_ids", "communities"),  # aliases: every question's name check reads them all
     Relation: ("description", "keywords", "source_chunk_ids"),
 }

@@ -272,8 +272,8 @@ def read_arrow(name: str, path: Path, expected_rows: int | None = None) -> pa.Ta
 def rows_of(name: str, table: pa.Table, path: Path) -> list:
     """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
 
-    Entities and relations keep their ``model.STORED_FIELDS`` in the decoded columns (``StoredColumns``)
-    until first read: the rows are built from the other columns here."""
+    Documents, chunks, entities and relations keep their ``model.STORED_FIELDS`` in the decoded columns
+    (``StoredColumns``) until first read: the rows are built from the other columns here."""
     cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
     stored = STORED_FIELDS.get(cls, ())
@@ -340,6 +340,26 @@ class StoredColumns:
             return item.__dict__[field]
 
 
+def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.title = title
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+def _stored_chunk(row, id, doc_id, order, tokens, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.doc_id = doc_id
+    row.order = order
+    row.tokens = tokens
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
 def _stored_entity(row, id, name, type, aliases, occurrence, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
     row.id = id
     row.name = name
@@ -365,7 +385,12 @@ def _stored_relation(row, id, source, target, weight, extra, _columns, _row):  #
 
 # the built fields of a table with stored ones, set in one call per row (as fast as the dataclass's own
 # ``__init__``; a generic ``setattr`` loop took twice as long)
-_MAKERS = {"entities": _stored_entity, "relations": _stored_relation}
+_MAKERS = {
+    "documents": _stored_document,
+    "chunks": _stored_chunk,
+    "entities": _stored_entity,
+    "relations": _stored_relation,
+}
 
 
 def _check_field_order() -> None:

@@ -1,4 +1,4 @@
-"""Entity and relation fields an opened index reads from its decoded columns on first use (``model.Stored``).
+"""Row fields (texts, descriptions, lists) an opened index reads from its decoded columns on first use (``model.Stored``).
 
 Whether a field is read one row at a time or its column converted whole, every value equals the saved
 row's; a value the program set stays; copies and pickles carry values, not the table; nothing is read
@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from graphrag_ui.index import store, tables
-from graphrag_ui.index.model import STORED_FIELDS, Entity, Relation
+from graphrag_ui.index.model import STORED_FIELDS, Chunk, Document, Entity, Relation
 from tests.support.store_fixtures import small_index
 
 
@@ -35,7 +35,13 @@ def _fields(row) -> tuple:
 def test_rows_hold_only_the_built_fields_until_read(saved):
     _index, out = saved
     loaded = store.load(out)
-    for rows, cls in ((loaded.entities, Entity), (loaded.relations, Relation)):
+    tables_ = (
+        (loaded.documents, Document),
+        (loaded.chunks, Chunk),
+        (loaded.entities, Entity),
+        (loaded.relations, Relation),
+    )
+    for rows, cls in tables_:
         for row in rows:
             assert not set(STORED_FIELDS[cls]) & set(row.__dict__), row.id
             assert row.__dict__["_columns"] is rows[0].__dict__["_columns"]
@@ -46,7 +52,7 @@ def test_stored_values_equal_the_saved_rows(saved, monkeypatch, row_reads):
     index, out = saved
     monkeypatch.setattr(tables.StoredColumns, "ROW_READS", row_reads)
     loaded = store.load(out)
-    for name in ("entities", "relations"):
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
         assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
     zed = loaded.entity_by_id["e3"]
     assert zed.communities == [(1, "c2"), (0, "c1")] and all(isinstance(c, tuple) for c in zed.communities)
@@ -77,6 +83,7 @@ def test_values_come_from_memory_not_from_the_files(saved, tmp_path):
     assert [e.description for e in loaded.entities] == [e.description for e in index.entities]
     shutil.rmtree(out)
     assert [_fields(r) for r in loaded.relations] == [_fields(r) for r in index.relations]
+    assert [c.text for c in loaded.chunks] == [c.text for c in index.chunks]
 
 
 def test_copies_and_pickles_carry_the_values_not_the_table(saved):
