@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -245,10 +246,11 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
     return rows_of(name, read_arrow(name, path, expected_rows), path)
 
 
-def read_arrow(name: str, path: Path, expected_rows: int | None = None) -> pa.Table:
+def read_arrow(name: str, path: Path, expected_rows: int | None = None, part: str = "all") -> pa.Table:
     """The Arrow table of ``name`` at ``path``, its schema and row count checked (the part of ``read_table``
-    that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while the
-    previous table's rows are built)."""
+    that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while
+    this one builds rows). ``part``: ``all`` columns, those ``built`` into the rows at load, or those
+    ``stored`` until first read (``stored_fields``)."""
     _cls, fields = SCHEMAS[name]
     with validate.reading(path):
         file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
@@ -263,21 +265,28 @@ def read_arrow(name: str, path: Path, expected_rows: int | None = None) -> pa.Ta
                 where=str(path),
                 fix=validate.REBUILD,
             )
-        wanted = [f for f, _ in fields] + ["extra"]
+        stored = stored_fields(name)
+        wanted = [f for f, _ in fields if part == "all" or (f in stored) == (part == "stored")]
         # one thread: arrow's own pool only added hand-offs (slower on a busy machine, measured); the
         # loader overlaps whole files instead
-        return file.read(columns=wanted, use_threads=False)
+        return file.read(columns=wanted + ([] if part == "stored" else ["extra"]), use_threads=False)
 
 
-def rows_of(name: str, table: pa.Table, path: Path) -> list:
+def stored_fields(name: str) -> tuple[str, ...]:
+    """The fields of table ``name`` its rows read from the decoded columns on first use (``model.Stored``)."""
+    return STORED_FIELDS.get(SCHEMAS[name][0], ())
+
+
+def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | None = None) -> list:
     """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
 
-    Documents, chunks, entities and relations keep their ``model.STORED_FIELDS`` in the decoded columns
-    (``StoredColumns``) until first read: the rows are built from the other columns here."""
+    Documents, chunks, entities and relations keep their ``stored_fields`` in decoded columns
+    (``StoredColumns``) until first read: ``table``'s own, or those ``stored`` will give (the loader
+    decodes them meanwhile and checks them before it returns the index); the rows hold the rest."""
     cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
-    stored = STORED_FIELDS.get(cls, ())
-    built = [f for f, _ in fields if f not in stored] + ["extra"]
+    kept = stored_fields(name)
+    built = [f for f, _ in fields if f not in kept] + ["extra"]
     cols = [_values(name, f, table.column(f)) for f in built]
     try:
         cols[-1] = decode_extras(cols[-1])
@@ -285,9 +294,10 @@ def rows_of(name: str, table: pa.Table, path: Path) -> list:
         raise IndexFormatError(
             msg("an 'extra' value is not JSON ({error})", error=str(exc)), where=str(path), fix=validate.REBUILD
         ) from None
-    if not stored:
+    if not kept:
         return [cls(*values) for values in zip(*cols, strict=True)]
-    columns, make, new = StoredColumns(name, table.select(list(stored))), _MAKERS[name], object.__new__
+    columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored)
+    make, new = _MAKERS[name], object.__new__
     columns.rows = [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
     return list(columns.rows)
 
@@ -316,8 +326,8 @@ class StoredColumns:
 
     ROW_READS = 1000
 
-    def __init__(self, name: str, table: pa.Table) -> None:
-        self._name, self._table = name, table
+    def __init__(self, name: str, table: pa.Table | Future[pa.Table]) -> None:
+        self._name, self._table = name, table  # a Future until the first read (``rows_of``)
         self.rows: list = []  # every row made from the table (``rows_of`` sets it)
         self._reads: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -325,6 +335,8 @@ class StoredColumns:
     def value(self, field: str, item: Any) -> Any:
         """The value of ``field`` for the row ``item`` (one this table made)."""
         with self._lock:  # the Arrow table is replaced when a column is let go
+            if isinstance(self._table, Future):  # decoded by now: the loader waited for it before returning
+                self._table = self._table.result()
             if field not in self._table.column_names:  # converted whole while this reader waited
                 return item.__dict__[field]
             reads = self._reads[field] = self._reads.get(field, 0) + 1

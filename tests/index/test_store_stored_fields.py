@@ -130,3 +130,27 @@ def test_a_maker_out_of_date_with_the_model_fails_at_import(monkeypatch):
     monkeypatch.setitem(tables._MAKERS, "relations", lambda row, id, source, weight, target, extra, c, r: row)
     with pytest.raises(RuntimeError, match="maker of relations"):
         tables._check_field_order()
+
+
+@pytest.mark.parametrize(
+    ("name", "field"), [("relations", "description"), ("chunks", "text"), ("entities", "communities")]
+)
+def test_a_bad_stored_column_fails_the_load_not_a_later_read(saved, name, field):
+    """The stored columns are decoded while the graph is built, and checked before the index is given out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphrag_ui.base.errors import IndexFormatError
+
+    _index, out = saved
+    path = out / f"{name}.parquet"
+    table = pq.read_table(path)
+    column = table.column(field).to_pylist()
+    column[0] = None
+    table = table.set_column(
+        table.schema.get_field_index(field), field, pa.array(column, table.schema.field(field).type)
+    )
+    path.unlink()
+    pq.write_table(table, path)
+    with pytest.raises(IndexFormatError, match=f"column '{field}' of the {name} table has 1 null value"):
+        store.load(out)
