@@ -28,9 +28,9 @@ VECTOR_KINDS = ("entities", "relations", "chunks", "communities")
 class Stored:
     """A row field an opened index leaves in its decoded Arrow column until the row's first read of it.
 
-    Opening a 100k-entity index built ~10⁶ Python strings and lists (descriptions, keywords, chunk-id
-    lists, community refs) of which a first view reads a few hundred: ~0.4 s of the open's CPU and
-    ~250 MB. Rows the loader makes (``tables.rows_of``) hold their other fields as usual plus
+    Opening a 100k-entity index built ~10⁶ Python strings and lists (texts, descriptions, keywords,
+    chunk-id lists, community refs) of which a first view reads a few hundred: ~0.6 s of the open's
+    Python and ~200 MB (measured). Rows the loader makes (``tables.rows_of``) hold their other fields as usual plus
     ``_columns`` (the table's ``tables.StoredColumns``, which says how a value is read) and ``_row``
     (their place in it). The value read is kept in the row, where every later read and write finds it
     (a non-data descriptor: an instance's own value always wins). Rows made any other way (builders,
