@@ -31,7 +31,7 @@ class Stored:
     Opening a 100k-entity index built ~10⁶ Python strings and lists (texts, descriptions, keywords,
     chunk-id lists, community refs) of which a first view reads a few hundred: ~0.6 s of the open's
     Python and ~200 MB (measured). Rows the loader makes (``tables.rows_of``) hold their other fields as usual plus
-    ``_columns`` (the table's ``tables.StoredColumns``, which says how a value is read) and ``_row``
+    ``_columns`` (the table's ``stored.StoredColumns``, which says how a value is read) and ``_row``
     (their place in it). The value read is kept in the row, where every later read and write finds it
     (a non-data descriptor: an instance's own value always wins). Rows made any other way (builders,
     importers, ``dataclasses.replace``, a copy) hold every field and never reach this.
@@ -45,11 +45,13 @@ class Stored:
             if self.default is MISSING:
                 raise AttributeError(self.name)
             return self.default
-        kept = row.__dict__
-        columns = kept.get("_columns")
-        if columns is None:
-            raise AttributeError(self.name)
-        return kept.setdefault(self.name, columns.value(self.name, row))  # two readers: the first value stays
+        try:
+            columns = row._columns
+        except AttributeError:
+            raise AttributeError(self.name) from None
+        value = columns.value(self.name, row)
+        setattr(row, self.name, value)  # the row's own from now on (two first readers set equal values)
+        return value
 
 
 class StoredRow:

@@ -166,7 +166,7 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
 def _read_tables(
     reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int]
 ) -> tuple[dict[str, list], dict[str, Future[pa.Table]]]:
-    """Every table's rows, and the decoding of the columns they read on first use (``tables.StoredColumns``).
+    """Every table's rows, and the decoding of the columns they read on first use (``stored.StoredColumns``).
 
     The built columns of every file are decoded first, in table order (ids, names: small), then the
     stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
+from graphrag_ui.index.stored import _MAKERS, StoredColumns, _values
 
 _STR_LIST = pa.list_(pa.string())
 _COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
@@ -217,30 +217,6 @@ def write_table(name: str, rows: list, path: Path) -> int:
 # --- Arrow -> rows -----------------------------------------------------------------------------
 
 
-def _pylist(column: pa.ChunkedArray) -> list:
-    """Python values of a column; list<string> columns via one flat list sliced by offsets
-    (``to_pylist`` on nested arrays is several times slower)."""
-    if not pa.types.is_list(column.type) or not pa.types.is_string(column.type.value_type) or column.null_count:
-        return column.to_pylist()
-    array = column.combine_chunks()
-    flat = array.flatten().to_pylist()  # flatten honours the array's offset, so slice from offsets[0]
-    offsets = array.offsets.to_pylist()
-    base = offsets[0]
-    return [flat[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
-
-
-def _community_refs(column: pa.ChunkedArray) -> list:
-    """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
-    if column.null_count:
-        return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
-    array = column.combine_chunks()
-    levels, ids = (child.to_pylist() for child in array.flatten().flatten())
-    pairs = list(zip(levels, ids, strict=True))
-    offsets = array.offsets.to_pylist()
-    base = offsets[0]
-    return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
-
-
 def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
     """Rows of table ``name`` from ``path``, in file order, after checking its schema, row count and nulls."""
     return rows_of(name, read_arrow(name, path, expected_rows), path)
@@ -300,109 +276,6 @@ def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | N
     make, new = _MAKERS[name], object.__new__
     columns.rows = [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
     return list(columns.rows)
-
-
-def _values(name: str, field: str, column: pa.ChunkedArray) -> list:
-    return _community_refs(column) if (name, field) == ("entities", "communities") else _pylist(column)
-
-
-def _row_value(name: str, field: str, column: pa.ChunkedArray, row: int) -> Any:
-    """One row's value of ``column``, as ``_values`` gives it (communities as ``(level, id)`` pairs)."""
-    value = column[row].as_py()
-    if (name, field) == ("entities", "communities") and value is not None:
-        return [(ref["level"], ref["id"]) for ref in value]
-    return value
-
-
-class StoredColumns:
-    """The decoded columns of one table that its rows read on first use (``model.Stored``).
-
-    A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
-    (~1 µs each; ``_row_value``). A column read for more than ``ROW_READS`` rows (a scan of every alias, a re-save)
-    is converted whole (~0.2 µs a row) into every row that has no value of its own yet, so the rest of
-    the scan reads plain attributes, and its Arrow column is let go. Both go through ``_values``: the
-    same values as converting at load (a test compares every field of every row).
-    """
-
-    ROW_READS = 1000
-
-    def __init__(self, name: str, table: pa.Table | Future[pa.Table]) -> None:
-        self._name, self._table = name, table  # a Future until the first read (``rows_of``)
-        self.rows: list = []  # every row made from the table (``rows_of`` sets it)
-        self._reads: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def value(self, field: str, item: Any) -> Any:
-        """The value of ``field`` for the row ``item`` (one this table made)."""
-        with self._lock:  # the Arrow table is replaced when a column is let go
-            if isinstance(self._table, Future):  # decoded by now: the loader waited for it before returning
-                self._table = self._table.result()
-            if field not in self._table.column_names:  # converted whole while this reader waited
-                return item.__dict__[field]
-            reads = self._reads[field] = self._reads.get(field, 0) + 1
-            column = self._table.column(field)
-            if reads <= self.ROW_READS:
-                return _row_value(self._name, field, column, item.__dict__["_row"])
-            values = _values(self._name, field, column)
-            for row, value in zip(self.rows, values, strict=True):
-                row.__dict__.setdefault(field, value)
-            self._table = self._table.drop_columns([field])
-            if not self._table.num_columns:
-                self.rows = []  # every row holds every value: nothing here is read again
-            return item.__dict__[field]
-
-
-def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
-    row.id = id
-    row.title = title
-    row.extra = extra
-    row._columns = _columns
-    row._row = _row
-    return row
-
-
-def _stored_chunk(row, id, doc_id, order, tokens, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
-    row.id = id
-    row.doc_id = doc_id
-    row.order = order
-    row.tokens = tokens
-    row.extra = extra
-    row._columns = _columns
-    row._row = _row
-    return row
-
-
-def _stored_entity(row, id, name, type, aliases, occurrence, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
-    row.id = id
-    row.name = name
-    row.type = type
-    row.aliases = aliases
-    row.occurrence = occurrence
-    row.extra = extra
-    row._columns = _columns
-    row._row = _row
-    return row
-
-
-def _stored_relation(row, id, source, target, weight, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
-    row.id = id
-    row.source = source
-    row.target = target
-    row.weight = weight
-    row.extra = extra
-    row._columns = _columns
-    row._row = _row
-    return row
-
-
-# the built fields of a table with stored ones, set in one call per row (as fast as the dataclass's own
-# ``__init__``; a generic ``setattr`` loop took twice as long)
-_MAKERS = {
-    "documents": _stored_document,
-    "chunks": _stored_chunk,
-    "entities": _stored_entity,
-    "relations": _stored_relation,
-}
 
 
 def _check_field_order() -> None:

@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from graphrag_ui.index import store, tables
+from graphrag_ui.index import store, stored, tables
 from graphrag_ui.index.model import STORED_FIELDS, Chunk, Document, Entity, Relation
 from tests.support.store_fixtures import small_index
 
@@ -50,7 +50,7 @@ def test_rows_hold_only_the_built_fields_until_read(saved):
 @pytest.mark.parametrize("row_reads", [0, 2, 1000])  # whole columns at once, a mix, one row at a time
 def test_stored_values_equal_the_saved_rows(saved, monkeypatch, row_reads):
     index, out = saved
-    monkeypatch.setattr(tables.StoredColumns, "ROW_READS", row_reads)
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", row_reads)
     loaded = store.load(out)
     for name in ("documents", "chunks", "entities", "relations", "communities"):
         assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
@@ -61,7 +61,7 @@ def test_stored_values_equal_the_saved_rows(saved, monkeypatch, row_reads):
 
 def test_a_value_the_program_set_survives_a_later_whole_column_read(saved, monkeypatch):
     index, out = saved
-    monkeypatch.setattr(tables.StoredColumns, "ROW_READS", 1)
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", 1)
     loaded = store.load(out)
     alice = loaded.entity_by_id["e1"]
     alice.description = "edited"
@@ -109,7 +109,7 @@ def test_rows_made_in_code_are_plain_dataclasses():
 
 def test_threads_reading_at_once_get_the_saved_values(saved, monkeypatch):
     index, out = saved
-    monkeypatch.setattr(tables.StoredColumns, "ROW_READS", 3)
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", 3)
     loaded = store.load(out)
     expected = [_fields(r) for r in index.entities]
     seen, barrier = [], threading.Barrier(8)
@@ -127,7 +127,7 @@ def test_threads_reading_at_once_get_the_saved_values(saved, monkeypatch):
 
 
 def test_a_maker_out_of_date_with_the_model_fails_at_import(monkeypatch):
-    monkeypatch.setitem(tables._MAKERS, "relations", lambda row, id, source, weight, target, extra, c, r: row)
+    monkeypatch.setitem(stored._MAKERS, "relations", lambda row, id, source, weight, target, extra, c, r: row)
     with pytest.raises(RuntimeError, match="maker of relations"):
         tables._check_field_order()
 
@@ -154,3 +154,18 @@ def test_a_bad_stored_column_fails_the_load_not_a_later_read(saved, name, field)
     pq.write_table(table, path)
     with pytest.raises(IndexFormatError, match=f"column '{field}' of the {name} table has 1 null value"):
         store.load(out)
+
+
+def test_a_scan_converts_the_column_whole_and_scattered_reads_do_not(saved, monkeypatch):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "SCAN_RUN", 3)
+    loaded = store.load(out)
+    columns = loaded.entities[0].__dict__["_columns"]
+    for i in (4, 1, 3, 0, 5):  # scattered: one row at a time
+        loaded.entities[i].description  # noqa: B018
+    assert "description" in columns._arrays
+    for entity in loaded.entities[:3]:  # three in a row: a scan
+        entity.source_chunk_ids  # noqa: B018
+    assert "source_chunk_ids" not in columns._arrays
+    assert all("source_chunk_ids" in e.__dict__ for e in loaded.entities)
+    assert [_fields(r) for r in loaded.entities] == [_fields(r) for r in index.entities]
