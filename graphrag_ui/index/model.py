@@ -12,7 +12,7 @@ order, so that rebuilding the ``networkx.Graph`` gives the same adjacency order 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -25,8 +25,56 @@ SEP = "<SEP>"
 VECTOR_KINDS = ("entities", "relations", "chunks", "communities")
 
 
+class Stored:
+    """A row field an opened index leaves in its decoded Arrow column until the row's first read of it.
+
+    Opening a 100k-entity index built ~10⁶ Python strings and lists (texts, descriptions, keywords,
+    chunk-id lists, community refs) of which a first view reads a few hundred: ~0.6 s of the open's
+    Python and ~200 MB (measured). Rows the loader makes (``tables.rows_of``) hold their other fields as usual plus
+    ``_columns`` (the table's ``stored.StoredColumns``, which says how a value is read) and ``_row``
+    (their place in it). The value read is kept in the row, where every later read and write finds it
+    (a non-data descriptor: an instance's own value always wins). Rows made any other way (builders,
+    importers, ``dataclasses.replace``, a copy) hold every field and never reach this.
+    """
+
+    def __init__(self, name: str, default: Any) -> None:
+        self.name, self.default = name, default
+
+    def __get__(self, row: Any, owner: type | None = None) -> Any:
+        if row is None:  # on the class: its dataclass default, as before
+            if self.default is MISSING:
+                raise AttributeError(self.name)
+            return self.default
+        try:
+            columns = row._columns
+        except AttributeError:
+            raise AttributeError(self.name) from None
+        value = columns.value(self.name, row)
+        setattr(row, self.name, value)  # the row's own from now on (two first readers set equal values)
+        return value
+
+
+class StoredRow:
+    """A row class some of whose fields may be ``Stored``: a copy or pickle carries every value, not the table."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state.pop("_columns", None) is not None:
+            state.pop("_row", None)
+            state.update({f.name: getattr(self, f.name) for f in fields(self)})  # type: ignore[arg-type]
+        return state
+
+
+def _store_fields(cls: type, names: tuple[str, ...]) -> None:
+    """Make ``names`` of dataclass ``cls`` ``Stored`` (after the dataclass is made: its ``__init__`` keeps
+    the defaults it captured, and sets every field on the instance as before)."""
+    for f in fields(cls):
+        if f.name in names:
+            setattr(cls, f.name, Stored(f.name, f.default))
+
+
 @dataclass
-class Document:
+class Document(StoredRow):
     id: str
     title: str
     text: str
@@ -34,7 +82,7 @@ class Document:
 
 
 @dataclass
-class Chunk:
+class Chunk(StoredRow):
     id: str
     doc_id: str
     text: str
@@ -44,7 +92,7 @@ class Chunk:
 
 
 @dataclass
-class Entity:
+class Entity(StoredRow):
     """A graph node. ``name`` is the node id in ``Index.graph`` (exactly as stored)."""
 
     id: str
@@ -60,7 +108,7 @@ class Entity:
 
 
 @dataclass
-class Relation:
+class Relation(StoredRow):
     """A graph edge between two entity names (direction as stored; the graph is undirected)."""
 
     id: str
@@ -71,6 +119,17 @@ class Relation:
     weight: float = 1.0
     source_chunk_ids: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+# fields an opened index reads from its Arrow columns on first use (``Stored``); the rest are built at load
+STORED_FIELDS: dict[type, tuple[str, ...]] = {
+    Document: ("text",),
+    Chunk: ("text",),
+    Entity: ("description", "source_chunk_ids", "communities"),  # aliases: every question's name check reads them all
+    Relation: ("description", "keywords", "source_chunk_ids"),
+}
+for _cls, _names in STORED_FIELDS.items():
+    _store_fields(_cls, _names)
 
 
 @dataclass

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import itertools
 import json
 import os
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import numpy as np
+import pyarrow as pa
 
 from graphrag_ui.base import tokens
 from graphrag_ui.base.errors import IndexFormatError, UserError
@@ -144,23 +146,60 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
     counts = manifest.counts
-    loaded: dict[str, list] = {}
     if engine not in ("local", "server"):
         raise UserError(msg("--vectors must be local or server, not {engine}", engine=repr(engine)))
     squared: dict[str, np.ndarray] = {}
-    # the vectors are checked (numpy, which lets go of the interpreter lock) on a second core while this
-    # thread builds the rows; their errors still come after the tables' (the result is asked for last)
-    with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool:
+    # Three threads: this one builds Python objects; the vectors are checked (numpy) and the Parquet files
+    # decoded (Arrow) on the others, which let go of the interpreter lock. Errors come in the order a
+    # reader expects: the tables' (in table order), the vectors', the catalog's, and last those of the
+    # columns rows read on first use (``model.Stored``), whose decoding runs while the graph is built.
+    with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool, ThreadPoolExecutor(1, "tables") as reader:
         pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, squared)
-        for name in tables.TABLES:
-            file = paths[name]
-            if not file.is_file():
-                what = msg("is not a file") if file.exists() else msg("is missing")
-                raise IndexFormatError(
-                    msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
-                )
-            loaded[name] = tables.read_table(name, file, expected_rows=counts.get(name))
+        loaded, stored = _read_tables(reader, paths, counts)
         vectors = pending.result()
+        index = _assemble(folder, manifest, storage, paths, loaded, vectors, squared)
+        for name, decoding in stored.items():
+            validate.check_nulls(name, decoding.result(), paths[name])
+    return index
+
+
+def _read_tables(
+    reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int]
+) -> tuple[dict[str, list], dict[str, Future[pa.Table]]]:
+    """Every table's rows, and the decoding of the columns they read on first use (``stored.StoredColumns``).
+
+    The built columns of every file are decoded first, in table order (ids, names: small), then the
+    stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former."""
+    present = list(itertools.takewhile(lambda name: paths[name].is_file(), tables.TABLES))
+    built = {name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "built") for name in present}
+    stored = {
+        name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "stored")
+        for name in present
+        if tables.stored_fields(name)
+    }
+    loaded: dict[str, list] = {}
+    for name in tables.TABLES:
+        file = paths[name]
+        if name not in built:
+            what = msg("is not a file") if file.exists() else msg("is missing")
+            raise IndexFormatError(
+                msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
+            )
+        loaded[name] = tables.rows_of(name, built.pop(name).result(), file, stored.get(name))
+    return loaded, stored
+
+
+def _assemble(
+    folder: Path,
+    manifest: Manifest,
+    storage: dict[str, Any],
+    paths: dict[str, Path],
+    loaded: dict[str, list],
+    vectors: dict[str, VectorTable],
+    squared: dict[str, np.ndarray],
+) -> Index:
+    """The index of the tables and vectors read, after checking them against the manifest and the catalog."""
+    counts = manifest.counts
     expected = {k.split(".", 1)[1] for k in counts if k.startswith("vectors.")}
     if expected != set(vectors):
         raise IndexFormatError(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ import pyarrow.parquet as pq
 from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
-from graphrag_ui.index.model import Chunk, Community, Document, Entity, Relation
+from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
+from graphrag_ui.index.stored import _MAKERS, StoredColumns, _values
 
 _STR_LIST = pa.list_(pa.string())
 _COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
@@ -215,33 +217,17 @@ def write_table(name: str, rows: list, path: Path) -> int:
 # --- Arrow -> rows -----------------------------------------------------------------------------
 
 
-def _pylist(column: pa.ChunkedArray) -> list:
-    """Python values of a column; list<string> columns via one flat list sliced by offsets
-    (``to_pylist`` on nested arrays is several times slower)."""
-    if not pa.types.is_list(column.type) or not pa.types.is_string(column.type.value_type) or column.null_count:
-        return column.to_pylist()
-    array = column.combine_chunks()
-    flat = array.flatten().to_pylist()  # flatten honours the array's offset, so slice from offsets[0]
-    offsets = array.offsets.to_pylist()
-    base = offsets[0]
-    return [flat[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
-
-
-def _community_refs(column: pa.ChunkedArray) -> list:
-    """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
-    if column.null_count:
-        return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
-    array = column.combine_chunks()
-    levels, ids = (child.to_pylist() for child in array.flatten().flatten())
-    pairs = list(zip(levels, ids, strict=True))
-    offsets = array.offsets.to_pylist()
-    base = offsets[0]
-    return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
-
-
 def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
     """Rows of table ``name`` from ``path``, in file order, after checking its schema, row count and nulls."""
-    cls, fields = SCHEMAS[name]
+    return rows_of(name, read_arrow(name, path, expected_rows), path)
+
+
+def read_arrow(name: str, path: Path, expected_rows: int | None = None, part: str = "all") -> pa.Table:
+    """The Arrow table of ``name`` at ``path``, its schema and row count checked (the part of ``read_table``
+    that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while
+    this one builds rows). ``part``: ``all`` columns, those ``built`` into the rows at load, or those
+    ``stored`` until first read (``stored_fields``)."""
+    _cls, fields = SCHEMAS[name]
     with validate.reading(path):
         file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
         validate.check_schema(name, file.schema_arrow, fields, path)
@@ -255,22 +241,41 @@ def read_table(name: str, path: Path, expected_rows: int | None = None) -> list:
                 where=str(path),
                 fix=validate.REBUILD,
             )
-        wanted = [f for f, _ in fields] + ["extra"]
-        # one thread: the CPU work is ~0.3 s at 100k entities, and the vectors are checked on the other core
-        # meanwhile; arrow's pool only added hand-offs (slower on a busy machine, measured)
-        table = file.read(columns=wanted, use_threads=False)
+        stored = stored_fields(name)
+        wanted = [f for f, _ in fields if part == "all" or (f in stored) == (part == "stored")]
+        # one thread: arrow's own pool only added hand-offs (slower on a busy machine, measured); the
+        # loader overlaps whole files instead
+        return file.read(columns=wanted + ([] if part == "stored" else ["extra"]), use_threads=False)
+
+
+def stored_fields(name: str) -> tuple[str, ...]:
+    """The fields of table ``name`` its rows read from the decoded columns on first use (``model.Stored``)."""
+    return STORED_FIELDS.get(SCHEMAS[name][0], ())
+
+
+def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | None = None) -> list:
+    """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
+
+    Documents, chunks, entities and relations keep their ``stored_fields`` in decoded columns
+    (``StoredColumns``) until first read: ``table``'s own, or those ``stored`` will give (the loader
+    decodes them meanwhile and checks them before it returns the index); the rows hold the rest."""
+    cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
-    cols = [
-        _community_refs(table.column(f)) if (name, f) == ("entities", "communities") else _pylist(table.column(f))
-        for f in wanted
-    ]
+    kept = stored_fields(name)
+    built = [f for f, _ in fields if f not in kept] + ["extra"]
+    cols = [_values(name, f, table.column(f)) for f in built]
     try:
         cols[-1] = decode_extras(cols[-1])
     except (ValueError, TypeError) as exc:
         raise IndexFormatError(
             msg("an 'extra' value is not JSON ({error})", error=str(exc)), where=str(path), fix=validate.REBUILD
         ) from None
-    return [cls(*values) for values in zip(*cols, strict=True)]
+    if not kept:
+        return [cls(*values) for values in zip(*cols, strict=True)]
+    columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored)
+    make, new = _MAKERS[name], object.__new__
+    columns.rows = [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
+    return list(columns.rows)
 
 
 def _check_field_order() -> None:
@@ -279,6 +284,10 @@ def _check_field_order() -> None:
         expected = [f.name for f in dataclasses.fields(cls)]
         if expected != [f for f, _ in fields] + ["extra"]:
             raise RuntimeError(f"graphrag_ui.index.tables: schema of {name} is out of date with {cls.__name__}")
+        if cls in STORED_FIELDS:
+            built = [f for f in expected if f not in STORED_FIELDS[cls]] + ["_columns", "_row"]
+            if list(_MAKERS[name].__code__.co_varnames[1 : 1 + len(built)]) != built:
+                raise RuntimeError(f"graphrag_ui.index.tables: the maker of {name} is out of date with its fields")
 
 
 _check_field_order()

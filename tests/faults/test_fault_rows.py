@@ -8,6 +8,7 @@ finite norm) and checks that the load names the row and does what it says, and t
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -15,7 +16,8 @@ import pytest
 
 from graphrag_ui.cli import main as cli_main
 from graphrag_ui.index import store, tables
-from graphrag_ui.index.row_checks import SHOWN
+from graphrag_ui.index.model import Entity, Relation
+from graphrag_ui.index.row_checks import SHOWN, check_rows
 from tests.conftest import SAMPLES
 from tests.support.index_faults import copy_index
 
@@ -128,6 +130,34 @@ def test_a_vector_far_outside_the_range_is_named_and_zeroed(capsys, tmp_path, sc
     assert any("entities vector row 12" in p and "far outside the index's range" in p for p in index.problems)
     err = said(capsys, folder)
     assert "entities vector row 12" in err and "set to zero" in err
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        [1e308, 1e308, 1.0],  # each finite, their sum is not: the rows are checked one by one, none named
+        [True, 2, 2.5],
+        [1.0, math.nan, 2.0],
+        [math.inf, -math.inf],
+        [Decimal("1.5"), 1.0],  # not a float: named, as row by row
+        ["2", 1.0],
+    ],
+)
+def test_the_one_pass_weight_check_names_what_the_row_by_row_check_names(weights):
+    relations = [Relation(f"r{i}", "a", "b", "d", weight=w) for i, w in enumerate(weights)]
+    problems = check_rows({"relations": relations}, {})
+    bad = [i + 1 for i, w in enumerate(weights) if not (isinstance(w, (int, float)) and math.isfinite(w))]
+    assert [int(p.split()[2]) for p in problems] == bad
+    assert [r.weight for r in relations] == [1.0 if i + 1 in bad else w for i, w in enumerate(weights)]
+
+
+@pytest.mark.parametrize("names", [["a", " ", "b"], ["a", "b", "a"], ["a", "", "a"], ["a", "b"]])
+def test_the_one_pass_name_check_names_what_the_row_by_row_check_names(names):
+    entities = [Entity(f"e{i}", n, "T", "") for i, n in enumerate(names)]
+    problems = check_rows({"entities": entities}, {})
+    blank = [i + 1 for i, n in enumerate(names) if not n.strip()]
+    repeated = [i + 1 for i, n in enumerate(names) if n.strip() and n in names[:i]]
+    assert sorted(int(p.split()[2]) for p in problems) == sorted(blank + repeated)
 
 
 def test_many_bad_rows_are_counted_not_listed(tmp_path):

@@ -1,0 +1,158 @@
+"""Arrow columns as Python values: a whole column at load, or one row at a time later (``StoredColumns``).
+
+The whole-column converters are the loader's fast path (``tables.rows_of``); ``StoredColumns`` holds the
+columns whose values a row converts only when read (``model.Stored``), and the makers build the rows of
+a table with such fields.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+import pyarrow as pa
+
+
+def _pylist(column: pa.ChunkedArray) -> list:
+    """Python values of a column; list<string> columns via one flat list sliced by offsets
+    (``to_pylist`` on nested arrays is several times slower)."""
+    if not pa.types.is_list(column.type) or not pa.types.is_string(column.type.value_type) or column.null_count:
+        return column.to_pylist()
+    array = column.combine_chunks()
+    flat = array.flatten().to_pylist()  # flatten honours the array's offset, so slice from offsets[0]
+    offsets = array.offsets.to_pylist()
+    base = offsets[0]
+    return [flat[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
+
+
+def _community_refs(column: pa.ChunkedArray) -> list:
+    """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
+    if column.null_count:
+        return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
+    array = column.combine_chunks()
+    levels, ids = (child.to_pylist() for child in array.flatten().flatten())
+    pairs = list(zip(levels, ids, strict=True))
+    offsets = array.offsets.to_pylist()
+    base = offsets[0]
+    return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
+
+
+def _values(name: str, field: str, column: pa.ChunkedArray) -> list:
+    return _community_refs(column) if (name, field) == ("entities", "communities") else _pylist(column)
+
+
+def _row_value(name: str, field: str, column: pa.Array, row: int) -> Any:
+    """One row's value of ``column``, as ``_values`` gives it (communities as ``(level, id)`` pairs)."""
+    value = column[row].as_py()
+    if (name, field) == ("entities", "communities") and value is not None:
+        return [(ref["level"], ref["id"]) for ref in value]
+    return value
+
+
+class StoredColumns:
+    """The decoded columns of one table that its rows read on first use (``model.Stored``).
+
+    A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
+    (~1–7 µs each; ``_row_value``). A scan (``SCAN_RUN`` rows in a row: nano's community schema, a
+    re-save), or more reads than ``ROW_READS`` and a tenth of the table, converts the column whole
+    (~0.2 µs a row) into every row that has no value of its own yet, so the rest reads plain attributes,
+    and lets its Arrow column go. The tenth keeps that one-off conversion (~0.1 s at 300k rows) out of
+    the first few dozen queries of a large index. Both paths give the values converting at load gives
+    (a test compares every field of every row, each way).
+    """
+
+    ROW_READS = 1000
+    SCAN_RUN = 64
+
+    def __init__(self, name: str, table: pa.Table | Future[pa.Table]) -> None:
+        self._name, self._table = name, table  # a Future until the first read (``rows_of``)
+        self.rows: list = []  # every row made from the table (``rows_of`` sets it)
+        self._arrays: dict[str, pa.Array] | None = None  # field -> its column, while not converted whole
+        self._reads: dict[str, int] = {}
+        self._runs: dict[str, tuple[int, int]] = {}  # field -> (last row read, rows read in a row up to it)
+        self._lock = threading.Lock()
+
+    def value(self, field: str, item: Any) -> Any:
+        """The value of ``field`` for the row ``item`` (one this table made). A row read converts without the
+        lock (the counts may miss a read when two threads race: harmless); a whole conversion holds it."""
+        arrays = self._arrays
+        if arrays is None:
+            with self._lock:  # decoded by now: the loader waited for it before returning
+                if self._arrays is None:
+                    table = self._table.result() if isinstance(self._table, Future) else self._table
+                    self._arrays = {f: table.column(f).combine_chunks() for f in table.column_names}
+                    self._table = None  # type: ignore[assignment]  (the arrays hold the data)
+                arrays = self._arrays
+        array = arrays.get(field)
+        position = item._row
+        if array is not None:
+            last, run = self._runs.get(field, (-2, 0))
+            run = run + 1 if position == last + 1 else 1
+            self._runs[field] = (position, run)
+            reads = self._reads[field] = self._reads.get(field, 0) + 1
+            if run < self.SCAN_RUN and reads <= max(self.ROW_READS, len(array) // 10):
+                return _row_value(self._name, field, array, position)
+        with self._lock:
+            array = self._arrays.get(field)
+            if array is not None:
+                values = _values(self._name, field, pa.chunked_array([array]))
+                for row, value in zip(self.rows, values, strict=True):
+                    row.__dict__.setdefault(field, value)  # a value the program set stays
+                del self._arrays[field]  # its Arrow buffers go
+                if not self._arrays:
+                    self.rows = []  # every row holds every value: nothing here is read again
+        return item.__dict__[field]
+
+
+def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.title = title
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+def _stored_chunk(row, id, doc_id, order, tokens, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.doc_id = doc_id
+    row.order = order
+    row.tokens = tokens
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+def _stored_entity(row, id, name, type, aliases, occurrence, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.name = name
+    row.type = type
+    row.aliases = aliases
+    row.occurrence = occurrence
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+def _stored_relation(row, id, source, target, weight, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+    row.id = id
+    row.source = source
+    row.target = target
+    row.weight = weight
+    row.extra = extra
+    row._columns = _columns
+    row._row = _row
+    return row
+
+
+# the built fields of a table with stored ones, set in one call per row (as fast as the dataclass's own
+# ``__init__``; a generic ``setattr`` loop took twice as long)
+_MAKERS = {
+    "documents": _stored_document,
+    "chunks": _stored_chunk,
+    "entities": _stored_entity,
+    "relations": _stored_relation,
+}

@@ -1,0 +1,171 @@
+"""Row fields (texts, descriptions, lists) an opened index reads from its decoded columns on first use (``model.Stored``).
+
+Whether a field is read one row at a time or its column converted whole, every value equals the saved
+row's; a value the program set stays; copies and pickles carry values, not the table; nothing is read
+from the files after the load (a save replacing them changes no open index).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import shutil
+import threading
+
+import pytest
+
+from graphrag_ui.index import store, stored, tables
+from graphrag_ui.index.model import STORED_FIELDS, Chunk, Document, Entity, Relation
+from tests.support.store_fixtures import small_index
+
+
+@pytest.fixture()
+def saved(tmp_path):
+    index = small_index()
+    out = tmp_path / "idx"
+    store.save(index, out)
+    return index, out
+
+
+def _fields(row) -> tuple:
+    return dataclasses.astuple(row)
+
+
+def test_rows_hold_only_the_built_fields_until_read(saved):
+    _index, out = saved
+    loaded = store.load(out)
+    tables_ = (
+        (loaded.documents, Document),
+        (loaded.chunks, Chunk),
+        (loaded.entities, Entity),
+        (loaded.relations, Relation),
+    )
+    for rows, cls in tables_:
+        for row in rows:
+            assert not set(STORED_FIELDS[cls]) & set(row.__dict__), row.id
+            assert row.__dict__["_columns"] is rows[0].__dict__["_columns"]
+
+
+@pytest.mark.parametrize("row_reads", [0, 2, 1000])  # whole columns at once, a mix, one row at a time
+def test_stored_values_equal_the_saved_rows(saved, monkeypatch, row_reads):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", row_reads)
+    loaded = store.load(out)
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+    zed = loaded.entity_by_id["e3"]
+    assert zed.communities == [(1, "c2"), (0, "c1")] and all(isinstance(c, tuple) for c in zed.communities)
+    assert loaded.relation_by_id["r3"].keywords == "meeting,club"
+
+
+def test_a_value_the_program_set_survives_a_later_whole_column_read(saved, monkeypatch):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", 1)
+    loaded = store.load(out)
+    alice = loaded.entity_by_id["e1"]
+    alice.description = "edited"
+    alice.source_chunk_ids.append("k9")  # read one row (its own list), then changed in place
+    for entity in loaded.entities:  # more reads than ROW_READS: the columns are converted whole
+        entity.description, entity.source_chunk_ids  # noqa: B018
+    assert alice.description == "edited" and alice.source_chunk_ids == ["k1", "k2", "k9"]
+    others = [e for e in loaded.entities if e.id != "e1"]
+    assert [e.description for e in others] == [e.description for e in index.entities if e.id != "e1"]
+
+
+def test_values_come_from_memory_not_from_the_files(saved, tmp_path):
+    index, out = saved
+    loaded = store.load(out)
+    other = small_index(seed=1)
+    for entity in other.entities:
+        entity.description = "replaced " + entity.description
+    store.save(other, out)  # a save swaps in another index at the same path while this one is open
+    assert [e.description for e in loaded.entities] == [e.description for e in index.entities]
+    shutil.rmtree(out)
+    assert [_fields(r) for r in loaded.relations] == [_fields(r) for r in index.relations]
+    assert [c.text for c in loaded.chunks] == [c.text for c in index.chunks]
+
+
+def test_copies_and_pickles_carry_the_values_not_the_table(saved):
+    index, out = saved
+    loaded = store.load(out)
+    row, expected = loaded.relation_by_id["r2"], index.relation_by_id["r2"]
+    data = pickle.dumps(row)
+    assert b"_columns" not in data and b"StoredColumns" not in data
+    assert pickle.loads(data) == expected and copy.copy(row) == expected and copy.deepcopy(row) == expected
+    assert "_columns" not in pickle.loads(data).__dict__
+    assert "_columns" not in copy.deepcopy(loaded.entity_by_id["e1"]).__dict__
+    assert dataclasses.replace(row, weight=9.0).description == "Alice lives in Beijing"
+
+
+def test_rows_made_in_code_are_plain_dataclasses():
+    row = Relation("r", "a", "b", "d")
+    assert (row.keywords, row.weight, row.source_chunk_ids, row.extra) == ("", 1.0, [], {})
+    assert Relation.keywords == "" and not hasattr(Relation, "source_chunk_ids")  # the class's defaults as before
+    assert "_columns" not in row.__dict__ and pickle.loads(pickle.dumps(row)) == row
+    with pytest.raises(AttributeError):
+        Entity.__dict__["description"].__get__(object.__new__(Entity), Entity)  # a row with no table: no value
+
+
+def test_threads_reading_at_once_get_the_saved_values(saved, monkeypatch):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", 3)
+    loaded = store.load(out)
+    expected = [_fields(r) for r in index.entities]
+    seen, barrier = [], threading.Barrier(8)
+
+    def scan() -> None:
+        barrier.wait()
+        seen.append([_fields(r) for r in loaded.entities])
+
+    threads = [threading.Thread(target=scan) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [expected] * 8
+
+
+def test_a_maker_out_of_date_with_the_model_fails_at_import(monkeypatch):
+    monkeypatch.setitem(stored._MAKERS, "relations", lambda row, id, source, weight, target, extra, c, r: row)
+    with pytest.raises(RuntimeError, match="maker of relations"):
+        tables._check_field_order()
+
+
+@pytest.mark.parametrize(
+    ("name", "field"), [("relations", "description"), ("chunks", "text"), ("entities", "communities")]
+)
+def test_a_bad_stored_column_fails_the_load_not_a_later_read(saved, name, field):
+    """The stored columns are decoded while the graph is built, and checked before the index is given out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphrag_ui.base.errors import IndexFormatError
+
+    _index, out = saved
+    path = out / f"{name}.parquet"
+    table = pq.read_table(path)
+    column = table.column(field).to_pylist()
+    column[0] = None
+    table = table.set_column(
+        table.schema.get_field_index(field), field, pa.array(column, table.schema.field(field).type)
+    )
+    path.unlink()
+    pq.write_table(table, path)
+    with pytest.raises(IndexFormatError, match=f"column '{field}' of the {name} table has 1 null value"):
+        store.load(out)
+
+
+def test_a_scan_converts_the_column_whole_and_scattered_reads_do_not(saved, monkeypatch):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "SCAN_RUN", 3)
+    loaded = store.load(out)
+    columns = loaded.entities[0].__dict__["_columns"]
+    for i in (4, 1, 3, 0, 5):  # scattered: one row at a time
+        loaded.entities[i].description  # noqa: B018
+    assert "description" in columns._arrays
+    for entity in loaded.entities[:3]:  # three in a row: a scan
+        entity.source_chunk_ids  # noqa: B018
+    assert "source_chunk_ids" not in columns._arrays
+    assert all("source_chunk_ids" in e.__dict__ for e in loaded.entities)
+    assert [_fields(r) for r in loaded.entities] == [_fields(r) for r in index.entities]
