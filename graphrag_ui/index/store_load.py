@@ -21,7 +21,7 @@ from urllib.parse import quote
 import numpy as np
 import pyarrow as pa
 
-from graphrag_ui.base import tokens
+from graphrag_ui.base import timing, tokens
 from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.base.i18n import msg
@@ -98,24 +98,40 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
     otherwise triggers repeated full collections that double the load time (measured).
     """
     folder = Path(path)
+    start, absent = timing.now(), 0
     with paused_gc():
-        for attempt in range(SWAP_RETRIES + 1):
+        while True:
             before = identity(folder)
             try:
                 index = _load(folder, finite_vectors, vectors)
             except IndexFormatError:
-                # damaged only if no save swapped the folder while it was read; else read the new one
-                if attempt == SWAP_RETRIES or (before is not None and identity(folder) == before):
+                after = identity(folder)
+                if before is not None and after == before:
+                    raise  # damaged: no save swapped the folder while it was read
+                absent += before is None and after is None
+                if absent > SWAP_RETRIES or timing.elapsed_s(start) > SWAP_PATIENCE_S:
                     raise
             else:
-                if attempt == SWAP_RETRIES or identity(folder) == before:
+                if identity(folder) == before:
                     index.folder_identity = before  # type: ignore[attr-defined]  (catalog.for_index)
                     return index
+                if timing.elapsed_s(start) > SWAP_PATIENCE_S:  # read whole, but maybe two saves' halves
+                    raise IndexFormatError(
+                        msg(
+                            "saves kept replacing the index folder for {s} s while it was read",
+                            s=f"{SWAP_PATIENCE_S:g}",
+                        ),
+                        where=str(folder),
+                        fix=msg("open it again once the saves are done"),
+                    )
             _wait_for_swap(folder)
-    raise AssertionError("unreachable")  # the loop returns or raises
 
 
-# reads of a folder that a save keeps swapping, before the last read's result (or error) is given
+# A read of a folder that saves keep swapping starts again after each swap for up to SWAP_PATIENCE_S
+# seconds (a count ran out under load: 20 readers each slower than a save's interval met 5 swaps in a
+# row and reported a whole, valid index as damaged); SWAP_RETRIES bounds reads of a folder found absent
+# before and after a read (a missing folder is said at once, not after the patience).
+SWAP_PATIENCE_S = 30.0
 SWAP_RETRIES = 5
 
 

@@ -1,6 +1,6 @@
 """Fault matrix, concurrent saves (issue 21, deliver 5).
 
-20 readers load (and query) an index folder while 10 saves replace it, alternating two versions with
+20 readers load (and query) an index folder while at least 10 saves replace it (on until they overlapped 50 reads), alternating two versions with
 different row counts: every read is one whole version (never a mix, never a false "damaged"
 verdict). 300 concurrent registrations in the app's index list, from threads and from processes,
 lose none.
@@ -68,8 +68,10 @@ def readers_during_saves(tmp_path, readers: int = READERS, saves: int = SAVES):
     for thread in threads:
         thread.start()
     try:
-        for i in range(saves):
+        i = 0  # at least ``saves`` saves, and on until 5 reads a save overlapped them (a slow machine reads less)
+        while i < saves or (reads[0] < 5 * saves and i < 20 * saves):
             store.save(small if i % 2 == 0 else full, target, chroma=False)
+            i += 1
     finally:
         done.set()
         for thread in threads:
@@ -87,6 +89,7 @@ def test_readers_during_saves_see_whole_indexes(tmp_path, capsys):
 def test_without_the_retry_a_reader_can_see_a_save_in_progress(tmp_path, monkeypatch, capsys):
     """The guard above is needed: with no retry, reads during saves fail (so the test above can fail)."""
     monkeypatch.setattr(store_load, "SWAP_RETRIES", 0)
+    monkeypatch.setattr(store_load, "SWAP_PATIENCE_S", 0.0)
     monkeypatch.setattr(store_load, "_wait_for_swap", lambda folder: None)
     found = []
     for attempt in range(3):
@@ -97,6 +100,49 @@ def test_without_the_retry_a_reader_can_see_a_save_in_progress(tmp_path, monkeyp
         if found:
             break
     assert found, "no read ever overlapped a save"
+
+
+def _saving_during_reads(monkeypatch, target, versions, swaps: int) -> list[int]:
+    """Make each of the first ``swaps`` reads of ``target`` meet a save (the folder replaced mid-read), as a
+    reader slower than the saves' interval does; returns the list of reads made so far (one item a read)."""
+    made: list[int] = []
+    real = store_load._load
+
+    def slow_read(folder, *args):
+        made.append(1)
+        index = real(folder, *args)
+        if len(made) <= swaps:
+            store.save(versions[len(made) % 2], target, chroma=False)
+        return index
+
+    monkeypatch.setattr(store_load, "_load", slow_read)
+    return made
+
+
+def test_a_read_outlasting_many_saves_gets_one_whole_version(tmp_path, monkeypatch):
+    """More swaps in a row than SWAP_RETRIES (a loaded machine): the read goes on until one read was not
+    interrupted, and its index is the folder as it is now (the count ran out and gave up before)."""
+    full, small = two_versions()
+    target = tmp_path / "shared"
+    store.save(full, target, chroma=False)
+    made = _saving_during_reads(monkeypatch, target, (full, small), swaps=store_load.SWAP_RETRIES + 3)
+    index = store.load(target)
+    assert len(made) == store_load.SWAP_RETRIES + 4
+    assert index.folder_identity == store_load.identity(target)
+    assert index.counts() == store.load(target).counts()
+
+
+def test_saves_that_never_stop_are_said_and_reopening_after_works(tmp_path, monkeypatch):
+    full, small = two_versions()
+    target = tmp_path / "shared"
+    store.save(full, target, chroma=False)
+    monkeypatch.setattr(store_load, "SWAP_PATIENCE_S", 0.0)
+    made = _saving_during_reads(monkeypatch, target, (full, small), swaps=1)
+    with pytest.raises(store_load.IndexFormatError) as err:
+        store.load(target)
+    assert "saves kept replacing the index folder" in str(err.value) and "open it again" in str(err.value)
+    assert len(made) == 1
+    assert store.load(target).counts() in (full.counts(), small.counts())  # the advice: open it again
 
 
 def _register(args: tuple[str, int, int]) -> None:
