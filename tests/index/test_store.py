@@ -14,14 +14,6 @@ from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest, VectorTable
 from tests.support.store_fixtures import small_index
 
 
-@pytest.fixture()
-def saved(tmp_path):
-    index = small_index()
-    out = tmp_path / "idx"
-    store.save(index, out)
-    return index, out
-
-
 def test_tables_round_trip_exactly(saved):
     index, out = saved
     loaded = store.load(out)

@@ -20,14 +20,6 @@ from graphrag_ui.index.model import STORED_FIELDS, Chunk, Document, Entity, Rela
 from tests.support.store_fixtures import small_index
 
 
-@pytest.fixture()
-def saved(tmp_path):
-    index = small_index()
-    out = tmp_path / "idx"
-    store.save(index, out)
-    return index, out
-
-
 def _fields(row) -> tuple:
     return dataclasses.astuple(row)
 
