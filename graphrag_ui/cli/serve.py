@@ -53,8 +53,15 @@ def preload() -> None:
 
         if LLMSettings.from_env_and_secrets().configured:
             warm_up()  # litellm and what its first call imports: seconds, which the first answer would pay
-    except Exception:  # noqa: BLE001 - a preload that fails leaves the work to the first session
-        log.exception("preloading failed; the first session loads what it needs itself")
+    except Exception as exc:  # noqa: BLE001 - a preload that fails leaves the work to the first session
+        # one line, no traceback in the terminal, the error's text without credentials
+        log.warning("preloading failed (%s); the first session loads what it needs itself", _said(exc))
+
+
+def _said(exc: BaseException) -> str:
+    from graphrag_ui.base.redact import redact
+
+    return redact(f"{type(exc).__name__}: {exc}")[:500]
 
 
 def page_imports(script: Path) -> list[tuple[str, list[str]]]:

@@ -102,3 +102,17 @@ def test_the_start_indexs_readiness_and_its_first_questions_retrieval_are_done_b
     monkeypatch.setattr(readiness, "_readiness", lambda ix: (_ for _ in ()).throw(AssertionError("worked out again")))
     facts, modes = readiness.kept_readiness(index)  # kept from the preload: not worked out on the visitor's time
     assert facts.counts and len(modes) == len(mode_names())
+
+
+def test_a_failing_preload_says_one_line_without_a_traceback_or_a_key(monkeypatch, caplog):
+    """The terminal gets what failed in one line (no traceback), with a key in the error's text redacted."""
+    from graphrag_ui.ui.shell import state
+
+    secret = "sk-" + "a1b2c3d4e5f6" * 4
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setattr(state, "index_choices", lambda: (_ for _ in ()).throw(OSError(f"boom {secret}")))
+    with caplog.at_level("WARNING", logger="graphrag_ui.cli.serve"):
+        serve.preload()
+    (record,) = [r for r in caplog.records if r.name == "graphrag_ui.cli.serve"]
+    assert "preloading failed (OSError: boom" in record.getMessage()
+    assert secret not in record.getMessage() and record.exc_info is None
