@@ -144,7 +144,8 @@ def _reason_frames(result):
     from graphrag_ui.ui.shell.labels import TRACE_STEPS
 
     for kind in KINDS:
-        yield from tables.split_tables(result, kind)
+        yield tables.kept_rows(result, kind)
+        yield tables.dropped_rows(result, kind)[0]
     yield tables.trace_frame(result, TRACE_STEPS)
     if result.stages is not None:
         yield from stage_tables.points_frames(result)
@@ -216,9 +217,11 @@ def test_reasons_stay_english_in_english_and_in_the_csv(reason_runs_by_sample, u
     from graphrag_ui.ui.results import tables
 
     label, result = next((lb, r) for lb, r in reason_runs_by_sample["sample:en"] if r.entities)
-    en_kept, en_dropped = tables.split_tables(result, "entities")
+    en_kept = tables.kept_rows(result, "entities")
+    tables.dropped_rows(result, "entities")  # its reasons format in English without error
     ui_language("zh")
-    kept, dropped = tables.split_tables(result, "entities")
+    kept = tables.kept_rows(result, "entities")
+    tables.dropped_rows(result, "entities")  # and in Chinese
     assert list(kept.columns) == list(en_kept.columns)
     assert list(en_kept["why"]) == [c.why for c in result.entities if c.in_context]
     csv = tables.candidate_rows("entities", result.entities)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
     index = store.load(ROOT / "data" / "sample" / "en" / "index")
     result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
-    kept, dropped = tables.split_tables(result, "entities")
+    kept, (dropped, _) = tables.kept_rows(result, "entities"), tables.dropped_rows(result, "entities")
     assert not dropped.empty
     assert _order(_shown(dropped))[:4] == ["change", "dropped", "label", "why"]  # change: what moved, if anything
     assert _order(_shown(kept))[:3] == ["change", "#", "label"] and "dropped" not in _order(_shown(kept))
@@ -27,9 +27,10 @@ def test_dropped_table_leads_with_why_dropped_then_what_and_why_considered():
 def test_the_dropped_grid_builds_only_the_rows_it_shows_and_counts_them_all():
     index = store.load(ROOT / "data" / "sample" / "en" / "index")
     result = run_query(index, "nano.local", "Who are the most important people and how are they connected?", {})
-    kept, dropped = tables.split_tables(result, "entities")
+    kept, (dropped, _) = tables.kept_rows(result, "entities"), tables.dropped_rows(result, "entities")
     assert len(dropped) > 3
-    head_kept, head, n = tables.split_shown(result, "entities", dropped_shown=3)
+    head_kept = tables.kept_rows(result, "entities")
+    head, n = tables.dropped_rows(result, "entities", dropped_shown=3)
     assert n == len(dropped) and head_kept.equals(kept)
     assert list(head["id"]) == list(dropped["id"][:3]) and list(head["dropped"]) == list(dropped["dropped"][:3])
 
@@ -42,7 +43,7 @@ def test_rows_that_left_lead_the_dropped_table_and_rows_not_considered_close_it(
     marks = tables.Marks.between(before, after)
     for kind in ("entities", "relations"):  # entities left but still listed; relations no longer considered
         left = {c.id for c in marks.left[kind]}
-        _, dropped, n = tables.split_shown(after, kind, marks)
+        dropped, n = tables.dropped_rows(after, kind, marks)
         ids = list(dropped["id"])
         considered = [c.id for c in after.candidates(kind) if not c.in_context]
         gone = [i for i in ids if i not in {c.id for c in after.candidates(kind)}]

@@ -147,7 +147,8 @@ def _readers(result: Retrieval, before: Retrieval, index) -> list:
         out.append(tables.candidate_rows(kind, result.candidates(kind)).to_csv())
         for shown in (300, 3, None):
             for m in (None, marks):
-                kept, dropped, n = tables.split_shown(result, kind, m, None, shown)
+                kept = tables.kept_rows(result, kind, m)
+                dropped, n = tables.dropped_rows(result, kind, m, None, shown)
                 out.append((kept.to_csv(), dropped.to_csv(), n))
     return out
 
@@ -182,7 +183,8 @@ def test_a_run_read_for_counts_kept_rows_and_limits_makes_no_dropped_row() -> No
     compare.overlap(before, result)
     context_items(result)
     for kind in KINDS:
-        tables.split_shown(result, kind, marks, None, 300)
+        tables.kept_rows(result, kind, marks)
+        tables.dropped_rows(result, kind, marks, None, 300)
     assert before.relations.tail_made == 0  # the earlier run: only its kept rows were read
     assert 0 < rels.tail_made <= 300 < len(rels.tail)  # the grid's first dropped rows only
     cut = next(lim.cut for lim in binding.limits(result) if lim.kind == "relations" and lim.limit == binding.BUDGET)

@@ -112,30 +112,6 @@ def candidate_rows(
     return frame
 
 
-def split_tables(
-    result: Retrieval,
-    kind: str,
-    marks: Marks | None = None,
-    titles: Callable[[str], str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(in-context rows in context order, every dropped row with its reason), reasons in the UI language."""
-    kept, dropped, _ = split_shown(result, kind, marks, titles)
-    return kept, dropped
-
-
-def split_shown(
-    result: Retrieval,
-    kind: str,
-    marks: Marks | None = None,
-    titles: Callable[[str], str] | None = None,
-    dropped_shown: int | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """(in-context rows in context order, the first ``dropped_shown`` dropped rows (None: all) with their
-    reason, how many were dropped), reasons in the UI language: ``kept_rows`` and ``dropped_rows``."""
-    dropped, n_dropped = dropped_rows(result, kind, marks, titles, dropped_shown)
-    return kept_rows(result, kind, marks, titles), dropped, n_dropped
-
-
 def _change(kind: str, marks: Marks | None) -> dict[str, str] | None:
     """Candidate id -> its mark (new, was in before) against the run compared with; None: no comparison."""
     if marks is None:
