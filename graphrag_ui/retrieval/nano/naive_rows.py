@@ -5,9 +5,9 @@ below the threshold, then cut by a running token sum. Every row's chunk, similar
 ("chunk #n by vector", "vector candidate #n") depends on its place in the ranking only, never on
 ``top_k`` or the budget: so the rows are gathered once (``Ranked``) and a step is where the cuts fall,
 worked out with ``searchsorted`` over the running totals (``Cut``). Inside ``reuse.shared()`` a sweep's
-steps share one ``Ranked`` made at its widest ``top_k``: ``vector_topk`` there cuts one full ranking, so
-the first ``n`` rows of a wider search are the search at ``n`` (``reuse``); a chroma server's search is
-approximate, so there each ``n`` gathers its own. Kept rows are made at every step; the dropped ones —
+steps share one ``Ranked`` made at its widest ``top_k``: the first ``n`` rows of a wider exact search are
+the search at ``n`` (``recall.top_rows``); a chroma server's search is approximate, so there each ``n``
+gathers its own. Kept rows are made at every step; the dropped ones —
 over the budget, past the threshold, beyond ``top_k`` — are a ``core.candidates.Tail``, made on read.
 """
 
@@ -22,7 +22,7 @@ from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.recall import vector_topk
+from graphrag_ui.retrieval.core.recall import top_rows
 from graphrag_ui.retrieval.core.result import Candidate
 
 OVER = "over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)"
@@ -65,7 +65,7 @@ def nothing() -> Ranked:
 
 
 def _gather(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) -> Ranked:
-    scored = vector_topk(table, qvec, n, None)
+    scored = top_rows(table, qvec, n)
     ids = [table.ids[row] for row, _ in scored]
     chunks = [index.chunk_by_id.get(cid) for cid in ids]
     sim_list = [sim for _, sim in scored]
