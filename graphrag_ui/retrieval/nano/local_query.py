@@ -141,6 +141,36 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     return [got.row(pos) for pos in range(kept)]
 
 
+def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
+    """Each hit as an entity in the context, with its degree: a function of the hit alone (its place in the
+    recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
+    each step reads a copy."""
+    made = reuse.once(("nano.local nodes", id(index)), dict)
+    graph = index.graph
+    out = []
+    for pos, hit in enumerate(hits):
+        found = made.get(id(hit))
+        if found is None or found[0] is not hit or found[1].order != pos:
+            e = hit.entity
+            degree = graph.degree(e.name) if e.name in graph else 0
+            why = hit.why
+            if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
+                why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
+            cand = Candidate(
+                id=e.id,
+                label=e.name,
+                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
+                order=pos,
+                why=msg("{why}, degree {degree}", why=why, degree=degree),
+                score=hit.sim if hit.sim is not None else hit.score,
+                rank=float(degree),
+                tokens=prep.entity_tokens(e),
+            )
+            found = made[id(hit)] = (hit, cand, degree)
+        out.append((found[1], found[2]))
+    return out
+
+
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
@@ -176,27 +206,10 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    graph = index.graph
-    degrees = [graph.degree(h.entity.name) if h.entity.name in graph else 0 for h in hits]
+    nodes = _nodes(index, prep, hits)
+    degrees = [degree for _, degree in nodes]
     dropped_before = list(out.entities)
-    out.entities = []
-    for pos, (hit, degree) in enumerate(zip(hits, degrees, strict=True)):
-        e = hit.entity
-        why = hit.why
-        if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
-            why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
-        out.entities.append(
-            Candidate(
-                id=e.id,
-                label=e.name,
-                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
-                order=pos,
-                why=msg("{why}, degree {degree}", why=why, degree=degree),
-                score=hit.sim if hit.sim is not None else hit.score,
-                rank=float(degree),
-                tokens=prep.entity_tokens(e),
-            )
-        )
+    out.entities = [reuse.copied(cand) for cand, _ in nodes] if reuse.active() else [cand for cand, _ in nodes]
     for cand in dropped_before:
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])

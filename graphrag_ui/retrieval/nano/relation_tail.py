@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphrag_ui.base.i18n import Reason, lmsg
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.result import Candidate
 from graphrag_ui.retrieval.nano.local_gather import Edges
@@ -57,6 +58,18 @@ class RelationTail:
 def relation_candidates(
     got: Edges, kept: int, running: np.ndarray, limit: int, shown: dict, before: list[Candidate] = ()
 ) -> Candidates:
-    """The section after the rows ``before`` it: rows before ``kept`` made now, the rest on read."""
-    head = [*before, *(candidate(got, pos, kept, running, limit, shown) for pos in range(kept))]
+    """The section after the rows ``before`` it: rows before ``kept`` made now, the rest on read.
+
+    A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
+    order aside: a sweep's steps (``shown`` shared) make it once and each reads a copy at its own place."""
+    head = list(before)
+    table, nos, via, names = got.table, got.nos[:kept].tolist(), got.via[:kept].tolist(), got.names
+    for pos, (no, by) in enumerate(zip(nos, via, strict=True)):
+        key = ("kept", table[no][3].id, by, names[by])
+        found = shown.get(key)
+        if found is None:
+            found = shown[key] = candidate(got, pos, kept, running, limit, shown)
+        row = reuse.copied(found)
+        row.order = pos
+        head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))
