@@ -29,6 +29,7 @@ from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
@@ -39,6 +40,7 @@ from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
 from graphrag_ui.retrieval.nano.relation_tail import relation_candidates
+from graphrag_ui.retrieval.nano.row_tail import RowTail
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import NANO
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -58,6 +60,10 @@ def _over(section: str, running: int, limit: int) -> Reason:
     return relation_tail.over(running, limit)
 
 
+_OVER_REPORTS = _over("Reports", 0, 0).template  # the dropped tails' reason templates (``binding`` counts by them)
+_OVER_SOURCES = _over("Sources", 0, 0).template
+
+
 def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
     """(label, row data) of a chunk or relation candidate by id: a function of the index alone, so a sweep's
     steps share them (as its replayed candidates share their rows); outside a sweep, this run's own."""
@@ -70,37 +76,25 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     single = params.local_community_single_one
-    used = []
-    for pos, ((cid, com), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
-        in_ctx, dropped = pos < kept, ""
-        if not in_ctx:
-            dropped = _over("Reports", running[pos], limit)
-        elif single and pos > 0:
-            in_ctx, dropped = False, lmsg("single-community switch kept only the first")
-        if in_ctx:
-            used.append(com)
+
+    def row(pos: int, dropped: Reason | str = "") -> Candidate:
+        (cid, com), why, cost = got.rows[pos], got.whys[pos], got.costs[pos]
         data = {"level": com.level, "title": com.title, "rating": com.rating, "report": com.report}
-        out.communities.append(
-            Candidate(
-                id=cid,
-                label=com.title,
-                data=data | {"members": len(com.members)},
-                order=pos,
-                why=why,
-                rank=prep.rating(com),
-                in_context=in_ctx,
-                dropped=dropped,
-                tokens=cost,
-            )
-        )
+        data["members"] = len(com.members)
+        return Candidate(cid, com.title, data, pos, why, None, prep.rating(com), not dropped, dropped, cost)
+
+    switched = lmsg("single-community switch kept only the first")
+    head = [row(pos, switched if single and pos > 0 else "") for pos in range(kept)]
+    used = [com for _, com in got.rows[: 1 if single else kept]] if kept else []
+    deep = []
     for cid, lvl, n in got.extra:
         com = index.community_by_id.get(cid)
-        out.communities.append(
+        deep.append(
             Candidate(
                 id=cid,
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
-                order=len(out.communities),
+                order=len(got.rows) + len(deep),
                 why=lmsg("{n} of the recalled entities are in it, level {level}", n=n, level=lvl),
                 rank=prep.rating(com) if com else None,
                 in_context=False,
@@ -108,6 +102,13 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
                 tokens=prep.report_tokens(com) if com else 0,
             )
         )
+    over = RowTail(
+        lambda pos: row(pos, _over("Reports", running[pos], limit)),
+        kept,
+        [cid for cid, _ in got.rows[kept:]],
+        _OVER_REPORTS,
+    )
+    out.communities = Candidates(head, over, deep)
     out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
     return used
 
@@ -118,15 +119,22 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     shown = _shown(index)
-    for pos, ((_order, neg_support, cid, chunk), why, cost) in enumerate(
-        zip(got.rows, got.whys, got.costs, strict=True)
-    ):
+
+    def row(pos: int, dropped: Reason | str = "") -> Candidate:
+        (_order, neg_support, cid, chunk), why, cost = got.rows[pos], got.whys[pos], got.costs[pos]
         found = shown.get(("u", cid))
         if found is None:
             data = {"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text}
             found = shown["u", cid] = (chunk.text[:80].replace("\n", " "), data)
-        dropped = "" if pos < kept else _over("Sources", running[pos], limit)
-        out.chunks.append(Candidate(cid, *found, pos, why, None, float(-neg_support), pos < kept, dropped, cost))
+        return Candidate(cid, *found, pos, why, None, float(-neg_support), not dropped, dropped, cost)
+
+    over = RowTail(
+        lambda pos: row(pos, _over("Sources", running[pos], limit)),
+        kept,
+        [u[2] for u in got.rows[kept:]],
+        _OVER_SOURCES,
+    )
+    out.chunks = Candidates([row(pos) for pos in range(kept)], over)
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
     return [u[3] for u in got.rows[:kept]]
 
@@ -228,7 +236,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         params.local_max_token_for_community_report,
         params.local_community_single_one,
     )
-    reports = reuse.replayed(reports_key, out, lambda: _communities(index, prep, hits, params, out, seen))
+    reports = _communities(index, prep, hits, params, out, seen)  # its gather shared, its dropped rows lazy
     out.trace.append(
         TraceStep(
             "communities",
@@ -240,7 +248,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     step = now()
     units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
-    chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
+    chunks = _text_units(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "text units", msg("sort (entity order, -supporting relations)"), len(out.chunks), len(chunks), _ms(step)
@@ -248,7 +256,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     step = now()
     relations_key = ("nano.relations", *seen, params.local_max_token_for_local_context)
-    rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
+    rels = _relations(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "relations",

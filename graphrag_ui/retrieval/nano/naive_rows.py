@@ -25,10 +25,25 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import top_rows
 from graphrag_ui.retrieval.core.result import Candidate
 
-OVER = "over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)"
-BEYOND = "beyond top_k ({rank} > {top_k})"
-BELOW = "below threshold (sim {sim} < {threshold})"
-AFTER = "after the first score below threshold (nano-vectordb stops there)"
+
+def over(running: int, limit: int) -> Reason:
+    return lmsg("over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)", running=running, limit=limit)
+
+
+def beyond(rank: int, top_k: int) -> Reason:
+    return lmsg("beyond top_k ({rank} > {top_k})", rank=rank, top_k=top_k)
+
+
+def below(sim: float, threshold: float) -> Reason:
+    return lmsg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
+
+
+def after() -> Reason:
+    return lmsg("after the first score below threshold (nano-vectordb stops there)")
+
+
+# the reasons' templates: the tail groups its rows by them without making one (``binding``)
+OVER, BEYOND, BELOW, AFTER = over(0, 0).template, beyond(0, 0).template, below(0, 0).template, after().template
 
 
 @dataclass
@@ -136,11 +151,9 @@ def kept_rows(c: Cut) -> list[Candidate]:
 def near_reason(c: Cut, pos: int) -> Reason:
     """Why a near miss at ``pos`` is left out (``nano_naive``'s loop, in its order of tests)."""
     if pos >= c.top_k:
-        return lmsg(BEYOND, rank=pos + 1, top_k=c.top_k)
+        return beyond(pos + 1, c.top_k)
     sim = c.rows.sim_list[pos]
-    if sim < c.threshold:
-        return lmsg(BELOW, sim=f"{sim:.3f}", threshold=f"{c.threshold:g}")
-    return lmsg(AFTER)
+    return below(sim, c.threshold) if sim < c.threshold else after()
 
 
 class DroppedTail:
@@ -158,7 +171,7 @@ class DroppedTail:
         if i < self.over:
             j = c.kept + i
             pos = int(rows.present[j])
-            dropped = lmsg(OVER, running=int(rows.running[j]), limit=c.limit)
+            dropped = over(int(rows.running[j]), c.limit)
             return candidate(rows, pos, j, hit_why(rows, pos), rows.costs[j], dropped)
         pos = c.beyond[i - self.over]
         why = lmsg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{rows.sim_list[pos]:.3f}")
