@@ -220,6 +220,15 @@ def _select(index: Index, params: Params, out: Retrieval) -> tuple[list[_Row], _
     considered = by_occurrence[:cap]
     unconsidered = _Unconsidered(index, deep, by_occurrence, level, cap)
     dropped: list[Candidate] = []  # these never reach nano's token count: their tokens stay 0
+    out.trace.append(
+        TraceStep(
+            "consider",
+            msg("level <= {level}, sort by schema occurrence, first {cap}", level=level, cap=cap),
+            len(schema),
+            len(considered),
+            _ms(step),
+        )
+    )
     step = now()
     rows: list[_Row] = []
     made = reuse.once(("nano.global rows", id(index)), dict)  # a row is a function of its cluster: shared, read only
