@@ -9,6 +9,7 @@ warnings it found; the caller appends those warnings to the retrieval it builds.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from graphrag_ui.retrieval.core.recall import RecallHit
 class Gathered:
     rows: list[Any]  # per section: (key, item, ...) in nano's order
     costs: list[int]  # tokens each row costs in its section
-    whys: list[str]  # why each row is a candidate
+    whys: Sequence[Any]  # why each row is a candidate (reports: made when read)
     warnings: list[str] = field(default_factory=list)
     extra: list[Any] = field(default_factory=list)  # communities: the ones above the level (cid, level, n)
     via: list[int] = field(default_factory=list)  # units: the recalled entity that brought each row
@@ -73,18 +74,31 @@ def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
         else:
             found[cid] = community
     ordered = sorted(found, key=lambda c: (counts[c], prep.rating(found[c])), reverse=True)
-    whys = [
-        lmsg(
-            "{n} of the recalled entities are in it, rating {rating}, level {level}",
-            n=counts[cid],
-            rating=f"{prep.rating(found[cid]):g}",
-            level=found[cid].level,
-        )
-        for cid in ordered
-    ]
+    whys = _ReportWhys(ordered, counts, found, prep)
     deep = [(cid, lvl, deep_counts[cid]) for cid, lvl in too_deep.items() if cid not in counts]
     costs = [prep.report_tokens(found[c]) for c in ordered]
     return Gathered([(cid, found[cid]) for cid in ordered], costs, whys, warnings, deep)
+
+
+class _ReportWhys(Sequence):
+    """Each report row's reason, made when read: a step of a top_k sweep gathers 10² clusters and shows a few."""
+
+    def __init__(self, ordered: list[str], counts: Counter, found: dict[str, Community], prep) -> None:
+        self.ordered, self.counts, self.found, self.prep = ordered, counts, found, prep
+
+    def __len__(self) -> int:
+        return len(self.ordered)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        cid = self.ordered[i]
+        return lmsg(
+            "{n} of the recalled entities are in it, rating {rating}, level {level}",
+            n=self.counts[cid],
+            rating=f"{self.prep.rating(self.found[cid]):g}",
+            level=self.found[cid].level,
+        )
 
 
 def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:

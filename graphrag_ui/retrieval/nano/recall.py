@@ -63,7 +63,8 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
                 )
             continue
         if pos < stop:
-            hits.append(got.hit(pos, width, len(hits)))
+            plain = got.plain[pos] if got.sim_list[pos] not in got.groups else None  # tied with none: one hit
+            hits.append(plain or got.hit(pos, width, len(hits)))
             continue
         sim = got.sim_list[pos]
         if pos >= top_k:
@@ -103,6 +104,7 @@ class Ranked:
     complete: bool  # the table has no more rows than these
     groups: dict[float, list[int]] = field(default_factory=dict)  # a score several rows share -> their positions
     made: dict[tuple, Any] = field(default_factory=dict)  # (pos, tied rows in the list) -> note, hit
+    plain: list[Any] = field(default_factory=list)  # per position, its hit once made when it ties with no row
 
     def tied(self, pos: int, width: int) -> int:
         """How many rows of the first ``width`` share row ``pos``'s score (0: none, or only itself)."""
@@ -131,6 +133,8 @@ class Ranked:
                 msg("entity #{rank} by vector, sim {sim}", rank=before + 1, sim=f"{sim:.3f}"), self.note(pos, width)
             )
             found = self.made[key] = RecallHit(self.entities[pos], sim, sim, "", why)
+            if key[2] == 0:
+                self.plain[pos] = found
         return found
 
 
@@ -155,4 +159,5 @@ def _gather(index: Index, table: Any, qvec: np.ndarray, n: int) -> Ranked:
     for pos, sim in enumerate(sim_list):
         by_score.setdefault(sim, []).append(pos)
     got.groups = {sim: group for sim, group in by_score.items() if len(group) > 1}
+    got.plain = [None] * len(rows)
     return got

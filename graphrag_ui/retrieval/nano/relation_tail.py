@@ -63,13 +63,13 @@ def relation_candidates(
     A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
     order aside: a sweep's steps (``shown`` shared) make it once and each reads a copy at its own place."""
     head = list(before)
-    table, nos, via, names = got.table, got.nos[:kept].tolist(), got.via[:kept].tolist(), got.names
-    for pos, (no, by) in enumerate(zip(nos, via, strict=True)):
-        key = ("kept", table[no][3].id, by, names[by])
+    names, copied = got.names, reuse.copied
+    for pos, (no, by) in enumerate(zip(got.nos[:kept].tolist(), got.via[:kept].tolist(), strict=True)):
+        key = (no, by, names[by])  # the edge by its number in the index's edge table
         found = shown.get(key)
         if found is None:
             found = shown[key] = candidate(got, pos, kept, running, limit, shown)
-        row = reuse.copied(found)
+        row = copied(found)
         row.order = pos
         head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))
