@@ -147,6 +147,9 @@ class Edges:
     costs: np.ndarray
     via: np.ndarray
     names: list[str]  # the recalled entities' names, in recall order
+    # what steps cutting this gather made of it (its running totals, its first rows as candidates, row tuples
+    # and CSV lines): a sweep's budget steps cut one gather, each further than the last or not as far
+    made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.nos)

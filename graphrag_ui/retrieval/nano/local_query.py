@@ -142,11 +142,36 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
 def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
     limit = params.local_max_token_for_local_context
     got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.Edges.narrowed)
-    running = np.cumsum(got.costs)  # token costs are >= 0: the running totals never fall
+    running = got.made.get("running")
+    if running is None:  # token costs are >= 0: the running totals never fall
+        running = got.made["running"] = np.cumsum(got.costs)
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
-    return [got.row(pos) for pos in range(kept)]
+    rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
+    rests = _rests(index)
+    for pos in range(len(rows), kept):  # each row and its CSV line once per gather
+        rank, weight, a, b, rel, via = row = got.row(pos)
+        rows.append(row)
+        found = rests.get(("r", rel.id))
+        if found is None:
+            found = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])
+        lines.append(f"{pos},\t{found}")
+    return _Kept(rows[:kept], lines[:kept])
+
+
+class _Kept(list):
+    """The Relationships rows in the context, with their CSV lines (``csv_context.numbered``'s)."""
+
+    def __init__(self, rows: list, lines: list[str]) -> None:
+        super().__init__(rows)
+        self.lines = lines
+
+
+def _rests(index: Index) -> dict[tuple[str, str], str]:
+    """Each CSV row's cells after its position, by (section, id): a function of the index and the item (entity
+    and degree, relation, report, chunk), kept across a sweep's steps; outside a sweep this run's own."""
+    return reuse.once(("nano.local csv rows", id(index)), dict)
 
 
 def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
@@ -269,9 +294,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
 
-    # each row's cells after its position, kept across a sweep's steps (a row is a function of the index
-    # and its item: entity and degree, relation, report, chunk); outside a sweep made here and dropped
-    rests: dict[tuple[str, str], str] = reuse.once(("nano.local csv rows", id(index)), dict)
+    rests = _rests(index)
 
     def rest(key: tuple[str, str], cells: Callable[[], list]) -> str:
         found = rests.get(key)
@@ -289,13 +312,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         )
 
     def relation_table() -> str:
-        return csv_context.numbered(
-            csv_context.RELATION_HEADER,
-            [
-                rest(("r", rel.id), lambda a=a, b=b, rel=rel, w=weight, k=rank: [a, b, rel.description, w, k])
-                for rank, weight, a, b, rel, _ in rels
-            ],
-        )
+        return "\n".join([csv_context.joined(csv_context.RELATION_HEADER), *rels.lines])
 
     def report_table() -> str:
         return csv_context.numbered(
