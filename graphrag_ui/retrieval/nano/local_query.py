@@ -150,9 +150,11 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
     rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
     rests = _rests(index)
-    for pos in range(len(rows), kept):  # each row and its CSV line once per gather
-        rank, weight, a, b, rel, via = row = got.row(pos)
-        rows.append(row)
+    start = len(rows)
+    nos, vias = got.nos[start:kept].tolist(), got.via[start:kept].tolist()
+    for pos, no, via in zip(range(start, kept), nos, vias, strict=True):
+        (a, b), rank, weight, rel = got.table[no]  # each row and its CSV line once per gather (``Edges.row``)
+        rows.append((rank, weight, a, b, rel, via))
         found = rests.get(("r", rel.id))
         if found is None:
             found = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])

@@ -63,16 +63,19 @@ def relation_candidates(
     A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
     order aside: a sweep's steps (``shown`` shared) make it once and each reads a copy at its own place."""
     made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
-    names = got.names
-    for pos in range(len(made), kept):
-        no, by = int(got.nos[pos]), int(got.via[pos])
-        key = (no, by, names[by])  # the edge by its number in the index's edge table, and what brought it
-        found = shown.get(key)
-        if found is None:
-            found = shown[key] = candidate(got, pos, kept, running, limit, shown)
-        elif found.order != pos:
-            found = reuse.copied(found)
-            found.order = pos
-        made.append(found)
-    head = [*before, *map(reuse.copied, made[:kept])]
+    if len(made) < kept:
+        start, names = len(made), got.names
+        nos, via = got.nos[start:kept].tolist(), got.via[start:kept].tolist()
+        for pos, no, by in zip(range(start, kept), nos, via, strict=True):
+            key = (no, by, names[by])  # the edge by its number in the index's edge table, and what brought it
+            found = shown.get(key)
+            if found is None:
+                found = shown[key] = candidate(got, pos, kept, running, limit, shown)
+            made.append(found)
+    head = list(before)
+    copied = reuse.copied
+    for pos, found in enumerate(made[:kept]):
+        row = copied(found)
+        row.order = pos
+        head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))
