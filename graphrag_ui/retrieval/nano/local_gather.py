@@ -8,6 +8,7 @@ warnings it found; the caller appends those warnings to the retrieval it builds.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,16 +38,16 @@ def narrowed(got: Gathered, k: int) -> Gathered:
     A row's entity is the first one (in recall order) that brings it, and nothing about the row depends on
     later entities (a chunk's support counts its own entity's neighbours; an edge's degree is the graph's);
     the sort is stable on keys that do not depend on them either, so the first ``k``'s rows are exactly the
-    rows brought by one of them, in the same order, with the same costs and reasons."""
-    keep = [i for i, via in enumerate(got.via) if via < k]
-    warned = [i for i, by in enumerate(got.warned_by) if by < k]
+    rows brought by one of them, in the same order, with the same costs and reasons. The rows are sorted by
+    their entity first and the warnings met in entity order: those of the first ``k`` are a prefix."""
+    m, w = bisect.bisect_left(got.via, k), bisect.bisect_left(got.warned_by, k)
     return Gathered(
-        [got.rows[i] for i in keep],
-        [got.costs[i] for i in keep],
-        [got.whys[i] for i in keep],
-        [got.warnings[i] for i in warned],
-        via=[got.via[i] for i in keep],
-        warned_by=[got.warned_by[i] for i in warned],
+        got.rows[:m],
+        got.costs[:m],
+        got.whys[:m],
+        got.warnings[:w],
+        via=got.via[:m],
+        warned_by=got.warned_by[:w],
     )
 
 
