@@ -71,7 +71,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     step = now()
     kept = got.kept
     out.chunks = Candidates(naive_rows.kept_rows(got), naive_rows.DroppedTail(got))
-    out.budgets.append(Budget(SECTIONS["chunks"], int(rows.running[kept - 1]) if kept else 0, limit))
+    out.budgets.append(Budget(SECTIONS["chunks"], rows.running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), got.hits, kept, _ms(step)))
 
     if not got.hits:
@@ -79,7 +79,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     else:
         context = rows.contexts.get(kept)
         if context is None:  # steps that keep as many hits share the text
-            context = rows.contexts[kept] = SEPARATOR.join(rows.chunks[p].text for p in rows.present[:kept].tolist())
+            context = rows.contexts[kept] = SEPARATOR.join(rows.chunks[p].text for p in rows.present[:kept])
         out.context = context
         out.messages = NAIVE.messages(out.context, query, response_type=params.response_type)
     if got.hits and not kept:

@@ -4,7 +4,7 @@ A naive retrieval is one vector search's first ``top_k + EXPLAIN_BEYOND`` rows, 
 below the threshold, then cut by a running token sum. Every row's chunk, similarity, cost and reason
 ("chunk #n by vector", "vector candidate #n") depends on its place in the ranking only, never on
 ``top_k`` or the budget: so the rows are gathered once (``Ranked``) and a step is where the cuts fall,
-worked out with ``searchsorted`` over the running totals (``Cut``). Inside ``reuse.shared()`` a sweep's
+worked out by bisecting the running totals (``Cut``). Inside ``reuse.shared()`` a sweep's
 steps share one ``Ranked`` made at its widest ``top_k``: the first ``n`` rows of a wider exact search are
 the search at ``n`` (``recall.top_rows``); a chroma server's search is approximate, so there each ``n``
 gathers its own. Kept rows are made at every step; the dropped ones —
@@ -13,6 +13,8 @@ over the budget, past the threshold, beyond ``top_k`` — are a ``core.candidate
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,10 +54,9 @@ class Ranked:
 
     ids: list[str]  # the vector table's id of each row
     chunks: list[Any]  # the stored chunk of each row (None: missing)
-    sims: np.ndarray  # each row's similarity (float64 of the search's floats)
-    sim_list: list[float]  # the same, as the search gave them
-    present: np.ndarray  # positions whose chunk is stored, in order
-    running: np.ndarray  # running token total over the present positions
+    sim_list: list[float]  # each row's similarity, as the search gave it
+    present: list[int]  # positions whose chunk is stored, in order
+    running: list[int]  # running token total over the present positions
     costs: list[int]  # tokens of each present position's chunk
     complete: bool  # the table has no more rows than these
     shown: dict = field(default_factory=dict)  # chunk id -> (label, row data), as ``_chunk_candidate``
@@ -75,8 +76,7 @@ def ranked(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) ->
 
 def nothing() -> Ranked:
     """No table to search."""
-    empty = np.zeros(0, dtype=np.int64)
-    return Ranked([], [], np.zeros(0), [], empty, empty, [], True)
+    return Ranked([], [], [], [], [], [], True)
 
 
 def _gather(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) -> Ranked:
@@ -89,10 +89,9 @@ def _gather(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) -
     return Ranked(
         ids,
         chunks,
-        np.asarray(sim_list, dtype=np.float64),
         sim_list,
-        np.asarray(present, dtype=np.int64),
-        np.cumsum(np.asarray(costs, dtype=np.int64)),
+        present,
+        list(itertools.accumulate(costs)),
         costs,
         len(scored) < n,
     )
@@ -116,11 +115,11 @@ class Cut:
 def cut(rows: Ranked, top_k: int, threshold: float, limit: int, beyond: int) -> Cut:
     width = max(0, min(len(rows.ids), top_k + beyond))  # ``vector_topk`` of a count <= 0 is empty
     head = max(0, min(top_k, width))
-    below = np.flatnonzero(rows.sims[:head] < threshold)
-    stop = int(below[0]) if below.size else head
-    hits = int(np.searchsorted(rows.present, stop))
-    kept = int(np.searchsorted(rows.running[:hits], limit, side="right")) if limit > 0 else 0
-    near = rows.present[hits : int(np.searchsorted(rows.present, width))].tolist()
+    sims = rows.sim_list
+    stop = next((p for p in range(head) if sims[p] < threshold), head)
+    hits = bisect.bisect_left(rows.present, stop)
+    kept = bisect.bisect_right(rows.running, limit, 0, hits) if limit > 0 else 0  # ``csv_context.prefix_cut``
+    near = rows.present[hits : bisect.bisect_left(rows.present, width)]
     return Cut(rows, top_k, threshold, limit, width, stop, hits, kept, near)
 
 
@@ -143,7 +142,7 @@ def kept_rows(c: Cut) -> list[Candidate]:
     rows = c.rows
     heads = rows.heads
     for j in range(len(heads), c.kept):
-        pos = int(rows.present[j])
+        pos = rows.present[j]
         heads.append(candidate(rows, pos, j, hit_why(rows, pos), rows.costs[j]))
     return [reuse.copied(heads[j]) for j in range(c.kept)]
 
@@ -170,19 +169,17 @@ class DroppedTail:
         c, rows = self.c, self.c.rows
         if i < self.over:
             j = c.kept + i
-            pos = int(rows.present[j])
-            dropped = over(int(rows.running[j]), c.limit)
+            pos = rows.present[j]
+            dropped = over(rows.running[j], c.limit)
             return candidate(rows, pos, j, hit_why(rows, pos), rows.costs[j], dropped)
         pos = c.beyond[i - self.over]
         why = lmsg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{rows.sim_list[pos]:.3f}")
-        tokens = rows.costs[int(np.searchsorted(rows.present, pos))]
+        tokens = rows.costs[bisect.bisect_left(rows.present, pos)]
         return candidate(rows, pos, c.hits + i - self.over, why, tokens, near_reason(self.c, pos))
 
     def ids(self) -> list[str]:
         rows = self.c.rows
-        return [rows.ids[p] for p in rows.present[self.c.kept : self.c.hits].tolist()] + [
-            rows.ids[p] for p in self.c.beyond
-        ]
+        return [rows.ids[p] for p in rows.present[self.c.kept : self.c.hits]] + [rows.ids[p] for p in self.c.beyond]
 
     def reasons(self) -> list[tuple[Any, Any, int]]:
         c = self.c
