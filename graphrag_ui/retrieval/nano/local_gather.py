@@ -175,9 +175,11 @@ class Edges:
         )
 
     def narrowed(self, k: int) -> Edges:
-        """The gather of the first ``k`` recalled entities (see ``narrowed``: the same argument holds)."""
+        """The gather of the first ``k`` recalled entities (see ``narrowed``: the same argument holds). It knows
+        the gather it was cut from and which rows of it are its own (``made["from"]``): a row is the same there,
+        its place aside, so what a step made of one is shared (``relation_tail.rooted``)."""
         keep = self.via < k
-        return Edges(
+        out = Edges(
             self.table,
             self.nos[keep],
             self.rank[keep],
@@ -186,6 +188,10 @@ class Edges:
             self.via[keep],
             self.names[:k],
         )
+        rows = np.flatnonzero(keep)
+        origin = self.made.get("from")
+        out.made["from"] = (origin[0], origin[1][rows]) if origin is not None else (self, rows)
+        return out
 
 
 def relations(index: Index, prep, hits: list[RecallHit]) -> Edges:

@@ -149,16 +149,19 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
     rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
-    rests = _rests(index)
-    start = len(rows)
-    nos, vias = got.nos[start:kept].tolist(), got.via[start:kept].tolist()
-    for pos, no, via in zip(range(start, kept), nos, vias, strict=True):
-        (a, b), rank, weight, rel = got.table[no]  # each row and its CSV line once per gather (``Edges.row``)
-        rows.append((rank, weight, a, b, rel, via))
-        found = rests.get(("r", rel.id))
-        if found is None:
-            found = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])
-        lines.append(f"{pos},\t{found}")
+    if len(rows) < kept:  # each row and its CSV cells once per gather a sweep cuts (``relation_tail.rooted``)
+        root, picks = relation_tail.rooted(got, len(rows), kept)
+        cache, rests = root.made.setdefault("rows by row", {}), _rests(index)
+        for pos, i in enumerate(picks, start=len(rows)):
+            found = cache.get(i)
+            if found is None:
+                rank, weight, a, b, rel, via = root.row(i)
+                rest = rests.get(("r", rel.id))
+                if rest is None:
+                    rest = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])
+                found = cache[i] = ((rank, weight, a, b, rel, via), rest)
+            rows.append(found[0])
+            lines.append(f"{pos},\t{found[1]}")
     return _Kept(rows[:kept], lines[:kept])
 
 

@@ -35,6 +35,15 @@ def candidate(got: Edges, pos: int, kept: int, running: np.ndarray, limit: int, 
     return Candidate(rel.id, *found, pos, got.why(pos), None, float(rank), pos < kept, dropped, int(got.costs[pos]))
 
 
+def rooted(got: Edges, start: int, stop: int) -> tuple[Edges, list[int]]:
+    """The gather ``got`` was narrowed from (``Edges.narrowed``), or ``got``, and which of its rows are rows
+    ``start`` to ``stop`` of ``got``: the same edges brought by the same entities."""
+    origin = got.made.get("from")
+    if origin is None:
+        return got, list(range(start, stop))
+    return origin[0], origin[1][start:stop].tolist()
+
+
 class RelationTail:
     """Rows ``kept``.. of the gather: every one dropped by the budget."""
 
@@ -61,16 +70,16 @@ def relation_candidates(
     """The section after the rows ``before`` it: rows before ``kept`` made now, the rest on read.
 
     A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
-    order aside: a sweep's steps (``shown`` shared) make it once and each reads a copy at its own place."""
+    order aside: a sweep's steps cutting one gather, or gathers narrowed from one, make it once (``rooted``)
+    and each reads a copy at its own place."""
     made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
     if len(made) < kept:
-        start, names = len(made), got.names
-        nos, via = got.nos[start:kept].tolist(), got.via[start:kept].tolist()
-        for pos, no, by in zip(range(start, kept), nos, via, strict=True):
-            key = (no, by, names[by])  # the edge by its number in the index's edge table, and what brought it
-            found = shown.get(key)
+        root, rows = rooted(got, len(made), kept)
+        cache = root.made.setdefault("kept by row", {})
+        for i in rows:
+            found = cache.get(i)
             if found is None:
-                found = shown[key] = candidate(got, pos, kept, running, limit, shown)
+                found = cache[i] = candidate(root, i, i + 1, running, limit, shown)
             made.append(found)
     head = list(before)
     copied = reuse.copied
