@@ -27,6 +27,7 @@ CASES = [
     ("nano.naive", {}, "naive_max_token_for_text_unit", [0, 1, 500, 128000]),
     ("nano.naive", {"top_k": 40}, "query_better_than_threshold", [-1.0, 0.2, 0.45, 1.0]),
     ("nano.local", {}, "top_k", [1, 200, 3, 2, 6]),
+    ("nano.local", {"query_better_than_threshold": -1.0}, "top_k", [2, 1, 4, 3]),
     ("nano.local", {}, "local_max_token_for_local_context", [0, 1, 300, 64000]),
     ("nano.local", {}, "local_max_token_for_text_unit", [0, 1, 64000]),
     ("nano.local", {"local_community_single_one": True}, "local_max_token_for_community_report", [0, 1, 64000]),
@@ -39,7 +40,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def indexes():
     plain = store.load(ROOT / "data" / "sample" / "en" / "index")
-    return {"plain": plain, "hostile": hostile(plain)}
+    return {"plain": plain, "hostile": hostile(plain), "wide tie": wide_tie(plain)}
 
 
 def hostile(index):
@@ -62,6 +63,20 @@ def hostile(index):
     return out
 
 
+def wide_tie(index):
+    """A copy whose eight best entity vectors for the question are one: a tie group that the edge of a list
+    of ``top_k + 5`` rows cuts while its first rows are hits (top_k 1, 2)."""
+    entities = run_query(index, "nano.local", QUESTION, {"top_k": 20}).entities
+    out = copy.copy(index)
+    out.vectors = dict(index.vectors)
+    table = copy.copy(index.vectors["entities"])
+    table.matrix = table.matrix.copy()
+    rows = [table.ids.index(c.id) for c in entities[:8]]
+    table.matrix[rows] = table.matrix[rows[0]]
+    out.vectors["entities"] = table
+    return out
+
+
 def comparable(result) -> dict:
     data = result.to_dict()
     data.pop("timings_ms")
@@ -78,7 +93,7 @@ def eager_limits(result) -> list:
     return [(lim.kind, lim.limit, lim.cut, lim.passed, lim.binding, str(lim.text)) for lim in limits(made)]
 
 
-@pytest.mark.parametrize("which", ["plain", "hostile"])
+@pytest.mark.parametrize("which", ["plain", "hostile", "wide tie"])
 @pytest.mark.parametrize("mode,fixed,param,values", CASES, ids=[f"{m}-{p}" for m, _, p, _ in CASES])
 def test_every_step_is_the_single_run(indexes, which, mode, fixed, param, values):
     index = indexes[which]

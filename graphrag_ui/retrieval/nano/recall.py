@@ -52,19 +52,17 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
     head = max(0, min(top_k, width))
     below = np.flatnonzero(got.sims[:head] < threshold)
     stop = int(below[0]) if below.size else head
-    hits: list[RecallHit] = []
-    for pos in range(width):
+    for pos in got.missing:  # a vector row naming no entity: said, skipped
+        if pos >= stop:
+            break
+        row = got.rows[pos]
+        out.warnings.append(
+            msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
+        )
+    hits = got.hits(bisect.bisect_left(got.present, stop), stop, width)
+    for pos in range(stop, width):
         entity = got.entities[pos]
         if entity is None:
-            if pos < stop:
-                row = got.rows[pos]
-                out.warnings.append(
-                    msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
-                )
-            continue
-        if pos < stop:
-            plain = got.plain[pos] if got.sim_list[pos] not in got.groups else None  # tied with none: one hit
-            hits.append(plain or got.hit(pos, width, len(hits)))
             continue
         sim = got.sim_list[pos]
         if pos >= top_k:
@@ -104,7 +102,23 @@ class Ranked:
     complete: bool  # the table has no more rows than these
     groups: dict[float, list[int]] = field(default_factory=dict)  # a score several rows share -> their positions
     made: dict[tuple, Any] = field(default_factory=dict)  # (pos, tied rows in the list) -> note, hit
-    plain: list[Any] = field(default_factory=list)  # per position, its hit once made when it ties with no row
+    present: list[int] = field(default_factory=list)  # positions whose row names an entity
+    missing: list[int] = field(default_factory=list)  # the others
+    whole: list[Any] = field(default_factory=list)  # the hit at each present position, its whole tie group listed
+
+    def hits(self, n: int, stop: int, width: int) -> list[RecallHit]:
+        """The hits of a list of the first ``width`` rows stopped at ``stop`` (its first ``n`` present rows): each
+        row's hit with all of its ties noted, but for a tie group the list's edge cuts (its own note)."""
+        for j in range(len(self.whole), n):
+            self.whole.append(self.hit(self.present[j], len(self.rows), j))
+        out = self.whole[:n]
+        for group in self.groups.values():
+            if group[-1] >= width and group[0] < stop:
+                for pos in group:
+                    if pos < stop and self.entities[pos] is not None:
+                        j = bisect.bisect_left(self.present, pos)
+                        out[j] = self.hit(pos, width, j)
+        return out
 
     def tied(self, pos: int, width: int) -> int:
         """How many rows of the first ``width`` share row ``pos``'s score (0: none, or only itself)."""
@@ -133,8 +147,6 @@ class Ranked:
                 msg("entity #{rank} by vector, sim {sim}", rank=before + 1, sim=f"{sim:.3f}"), self.note(pos, width)
             )
             found = self.made[key] = RecallHit(self.entities[pos], sim, sim, "", why)
-            if key[2] == 0:
-                self.plain[pos] = found
         return found
 
 
@@ -159,5 +171,6 @@ def _gather(index: Index, table: Any, qvec: np.ndarray, n: int) -> Ranked:
     for pos, sim in enumerate(sim_list):
         by_score.setdefault(sim, []).append(pos)
     got.groups = {sim: group for sim, group in by_score.items() if len(group) > 1}
-    got.plain = [None] * len(rows)
+    got.present = [pos for pos, entity in enumerate(entities) if entity is not None]
+    got.missing = [pos for pos, entity in enumerate(entities) if entity is None]
     return got
