@@ -115,6 +115,15 @@ def vector_topk(
     return hits
 
 
+def top_rows(table: VectorTable, query_vec: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """``vector_topk(table, query_vec, n)`` without a threshold and, in a sweep too, without the full ranking:
+    for a caller that keeps these ``n`` rows and cuts them for every smaller count itself (``nano.naive_rows``,
+    ``top_order`` being exactly the argsort's last ``n``, its first ``m`` rows are the search at ``m``)."""
+    if len(table) == 0 or n <= 0 or vector_server.is_server(table):
+        return vector_topk(table, query_vec, n, None)
+    return list(_recent_top(table, query_vec, n))
+
+
 # the last few searches' top rows (no threshold) of a vector table, by query vector and top_k, in the one
 # per-index cache (kept with the table, dropped when its index closes): LightRAG's near misses
 # (``lightrag.near_misses``) ask again for the very searches its pipeline has just made, without the
