@@ -10,7 +10,6 @@ then vector/entity/relation round-robin). They differ in token control and the c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -93,17 +92,6 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
             )
         )
     return pick
-
-
-def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
-    """``run()`` kept per key in a sweep, each step with its own copies of the hits (``reuse.owned``): the
-    merges mark them (``duplicate_of``). Outside a sweep the hits are this run's own (nothing else holds them): no copies."""
-    return reuse.owned(key, run, _copies)
-
-
-def _copies(hits: tuple[list, list]) -> tuple[list, list]:
-    first, second = hits
-    return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
 
 
 def recall_of(p: Params) -> tuple[str, tuple[float, float, float]]:
@@ -191,17 +179,15 @@ def _search_graph(
     recall, weights = recall_of(p)
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.owned)
-            ("lightrag.local", id(index), ll_text, p.top_k, threshold, recall, weights),
-            lambda: local_path(
-                index,
-                ll_text,
-                by_name(deps, ll_text, p),
-                top_k=p.top_k,
-                threshold=threshold,
-                recall=recall,
-                weights=weights,
-            ),
+        # in a sweep a top_k step narrows a wider step's recall and edges (``search.local_path``)
+        local_e, local_r = local_path(
+            index,
+            ll_text,
+            by_name(deps, ll_text, p),
+            top_k=p.top_k,
+            threshold=threshold,
+            recall=recall,
+            weights=weights,
         )
         clock.lap(
             "local path",
@@ -217,10 +203,7 @@ def _search_graph(
         r.warnings.append(skipped(msg("the chunk search (chunks by vector)")))
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
-        global_r, global_e = _fresh(
-            ("lightrag.global", id(index), hl_text, p.top_k, threshold),
-            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p.top_k, threshold=threshold),
-        )
+        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p.top_k, threshold=threshold)
         clock.lap(
             "global path",
             msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p.top_k),

@@ -57,24 +57,32 @@ def _chunks_and_references(
     return kept, refs
 
 
-def _line_costs(lines: list[str]) -> list[int]:
-    return [c157.line_tokens(line)[1] for line in lines]
-
-
-def _lines(entities: list, relations: list) -> tuple[list[str], list[str], list[int], list[int]]:
-    """The entity and relation lines 1.5.7 prints and each one's cost; a pure function of the search's
-    ``Found``, only read after (a sweep's budget steps share it: ``reuse.once``)."""
-    ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
-    rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
-    return ent_lines, rel_lines, _line_costs(ent_lines), _line_costs(rel_lines)
+def _lines(index: Index, entities: list, relations: list) -> tuple[list[str], list[str], list[int], list[int]]:
+    """The entity and relation lines 1.5.7 prints and each one's cost; a line carries no position, so in a
+    sweep each hit's line is made and counted once (``reuse.once``; a hit is its entity, or its relation
+    as printed: id and pair)."""
+    made: dict = reuse.once(("lightrag.1.5.7 lines", id(index)), dict)
+    ent, rel = [], []
+    for h in entities:
+        found = made.get(h.entity.id)
+        if found is None:
+            line = c157.entity_line(h.entity.name, h.entity.type, h.entity.description)
+            found = made[h.entity.id] = (line, c157.line_tokens(line)[1])
+        ent.append(found)
+    for h in relations:
+        key = (h.relation.id, h.pair)
+        found = made.get(key)
+        if found is None:
+            line = c157.relation_line(h.pair[0], h.pair[1], h.relation.description)
+            found = made[key] = (line, c157.line_tokens(line)[1])
+        rel.append(found)
+    return [x[0] for x in ent], [x[0] for x in rel], [x[1] for x in ent], [x[1] for x in rel]
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
-    ent_lines, rel_lines, ent_costs, rel_costs = reuse.once(  # one search's lines, shared by its budget steps
-        ("lightrag.1.5.7 lines", id(found)), lambda: _lines(entities, relations)
-    )
+    ent_lines, rel_lines, ent_costs, rel_costs = _lines(index, entities, relations)
     n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
     n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel), json_lines=True)
@@ -127,7 +135,11 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
                 "no chunk fits the chunk budget ({available} tokens): the context has KG data only", available=available
             )
         )
-    r.context = c157.kg_context(ent_lines, rel_lines, kept, refs)
+    tail = reuse.once(  # the chunks' part: a pure function of the kept (chunk id, source) pairs
+        ("lightrag.1.5.7 chunks tail", id(index), tuple(picked.merged[: len(kept)])),
+        lambda: c157.chunks_tail(c157.chunk_lines(kept), refs),
+    )
+    r.context = c157.kg_head(ent_lines, rel_lines) + tail
     clock.lap(
         "assemble",
         msg("Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List"),
