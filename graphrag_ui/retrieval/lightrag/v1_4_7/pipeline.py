@@ -16,6 +16,7 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
@@ -61,7 +62,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     kept = finish_chunks(
         r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
     )
-    used = sum(c.tokens for c in r.chunks if c.in_context)
+    used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -157,7 +158,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = [chunk_row(index, cid, source) for cid, source in merged]
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
-    chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
+    chunk_used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -176,10 +177,9 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         total_budget(r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p.max_total_tokens, LABEL),
     ]
     if not n_ent and not n_rel:
-        for cand in r.chunks:
-            if cand.in_context:
-                cand.in_context = False
-                cand.dropped = msg("no entity or relation left: LightRAG 1.4.7 returns no context")
+        for cand in in_context(r.chunks):
+            cand.in_context = False
+            cand.dropped = msg("no entity or relation left: LightRAG 1.4.7 returns no context")
         r.warnings.append(
             msg(
                 "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its "

@@ -17,6 +17,7 @@ from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
@@ -48,8 +49,7 @@ def _chunks_and_references(
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     kept = finish_chunks(r, index, picked.merged, rows, picked.picks, picked.dupes, p, available, fit=_fit)
     refs, ref_ids = c157.references([row["file_path"] for row in kept])
-    in_context = [c for c in r.chunks if c.in_context]
-    for cand, rid in zip(in_context, ref_ids, strict=True):
+    for cand, rid in zip(in_context(r.chunks), ref_ids, strict=True):
         cand.data["reference_id"] = rid
         cand.why = joined(
             cand.why, msg("reference [{rid}]", rid=rid) if rid else msg("no reference (unknown file path)")
