@@ -142,22 +142,25 @@ def _narrowed_recall(
     """Vector recall at ``top_k`` inside a sweep: the first hits of a wider recall of the same vector and
     threshold when one was made. Exact: the hits are those of the scored rows ``vector_topk`` gives,
     the first ``top_k`` rows of one ranking stopped at the threshold (the wider list's first ``top_k``),
-    each numbered by its row's rank; without an exact tie among the wider rows, no tie note changes
-    (a tie partner beyond ``top_k`` would: then the recall runs at this step's ``top_k``)."""
+    each numbered by its row's rank; a hit's tie note names the rows of the same score among them, the
+    same ones unless ``top_k`` splits a group of equal scores (then the recall runs at this ``top_k``)."""
     table = index.vectors.get("entities")
     if table is None:
         return []
-    wider: list[tuple[int, list[RecallHit], list[int], bool]] = reuse.kept(
+    wider: list[tuple[int, list[RecallHit], list[int], list[float]]] = reuse.kept(
         "lightrag.recall", table, query_vec, list, threshold
     )
-    for their_k, hits, rows_before, tied in wider:
-        if their_k >= top_k and not tied:
-            return hits[: rows_before[top_k] if top_k < len(rows_before) else len(hits)]
+    for their_k, hits, rows_before, scores in wider:
+        if their_k >= top_k > 0:
+            if top_k >= len(scores):
+                return hits
+            if scores[top_k - 1] != scores[top_k]:
+                return hits[: rows_before[top_k]]
     hits = recall_entities(index, ll_text, query_vec, strategy="vector", top_k=top_k, threshold=threshold)
     scored = vector_topk(table, query_vec, top_k, threshold)
     found = [index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row]) for row, _ in scored]
     rows_before = list(accumulate((e is not None for e in found), initial=0))  # hits among the first n rows
-    wider.append((top_k, hits, rows_before, len({s for _, s in scored}) < len(scored)))
+    wider.append((top_k, hits, rows_before, [score for _, score in scored]))
     return hits
 
 

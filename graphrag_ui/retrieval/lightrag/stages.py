@@ -47,9 +47,17 @@ class Picked:
     dupes: list[tuple[str, str, str]]
 
 
-def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
-    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``)."""
-    return kg_row(index.chunk_by_id[cid], source)
+def chunk_rows(index: Index, merged: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``) of each (chunk id, source),
+    each made once in a sweep (``reuse.once``): a row is a pure function of the two, and only read after."""
+    made: dict[tuple[str, str], dict[str, Any]] = reuse.once(("lightrag.chunk rows", id(index)), dict)
+    rows = []
+    for key in merged:
+        row = made.get(key)
+        if row is None:
+            row = made[key] = kg_row(index.chunk_by_id[key[0]], key[1])
+        rows.append(row)
+    return rows
 
 
 # a vector table's kind as the warnings name it

@@ -21,7 +21,7 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
-    chunk_row,
+    chunk_rows,
     fill_graph,
     lap_token_control,
     pick_chunks,
@@ -156,7 +156,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         cache, index, entities[:n_ent], relations[:n_rel]
     )  # 1.4.7 counts it only with chunks
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
-    rows = [chunk_row(index, cid, source) for cid, source in merged]
+    rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
     chunk_used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(

@@ -23,7 +23,7 @@ from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
-    chunk_row,
+    chunk_rows,
     fill_graph,
     lap_token_control,
     pick_chunks,
@@ -105,7 +105,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     kg_tokens = c157.kg_tokens_for_budget(ent_lines, rel_lines)
     fixed = kg_tokens + sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
-    rows = [chunk_row(index, cid, source) for cid, source in picked.merged]
+    rows = chunk_rows(index, picked.merged)
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
     chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
     clock.lap(
