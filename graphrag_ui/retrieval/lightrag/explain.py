@@ -121,19 +121,15 @@ def finish_chunks(
     return capped[:keep]
 
 
-def fill_graph_candidates(
-    r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
-) -> None:
+def graph_rows(hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str) -> tuple[list, GraphTail]:
     """The hits cut at ``keep`` by the token budget, then the merge's duplicates: the kept rows made now, the
     rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations)."""
-    name = "entities" if kind == "entity" else "relations"
     running = list(accumulate(costs))
     head = [
         candidate(hit, kind, i, hit.why, "", cost)
         for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True))
     ]
-    tail = GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
-    setattr(r, name, Candidates([*r.candidates(name), *head], tail))
+    return head, GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

@@ -18,11 +18,12 @@ from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.index.lightrag_precount import kg_row
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates
+from graphrag_ui.retrieval.lightrag.explain import Clock, graph_rows
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
 from graphrag_ui.retrieval.spec.schema import Params
 
@@ -339,15 +340,19 @@ def lap_token_control(
 def fill_graph(
     r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
 ) -> None:
-    """The entity and relation candidates (``fill_graph_candidates``) of one search cut at ``keep``; in a
-    sweep, a step with the same search (``found``, held by the scope), cut and limits gets copies of the
-    first such step's candidates (``reuse.replayed``: a budget step that moves only the chunk budget)."""
-    for kind, hits, dupes, cost, n, limit in (
-        ("entity", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
-        ("relation", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
+    """The entity and relation candidates (``graph_rows``) of one search cut at ``keep``; in a sweep, a step
+    with the same search (``found``, held by the scope), cut and limits gets copies of the first such step's
+    kept rows and shares its tail (read only: each step's ``Candidates`` makes its own rows from it), as a
+    budget step that moves only the chunk budget does."""
+    for kind, name, hits, dupes, cost, n, limit in (
+        ("entity", "entities", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
+        ("relation", "relations", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
     ):
-        run = partial(fill_graph_candidates, r, hits, dupes, cost, n, limit, kind)
-        reuse.replayed(("lightrag.rows", label, id(found), kind, n, limit), r, run)
+        key = ("lightrag.rows", label, id(found), kind, n, limit)
+        head, tail = reuse.once(key, partial(graph_rows, hits, dupes, cost, n, limit, kind))
+        if reuse.active():
+            head = [reuse.copied(c) for c in head]
+        setattr(r, name, Candidates([*r.candidates(name), *head], tail))
 
 
 def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:

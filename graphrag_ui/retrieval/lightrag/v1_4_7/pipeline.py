@@ -87,22 +87,27 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
     position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
     once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair)."""
     rest: dict = reuse.once(("lightrag.1.4.7 rest", id(index)), dict)
-    ent_costs = []
-    for i, h in enumerate(entities):
+    ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
+    ids += [ctx.id_tokens(cache, i + 1) for i in range(len(ids), max(len(entities), len(relations)))]
+
+    def entity_rest(i: int, h: Any) -> int:
         e = h.entity
-        found = rest.get(e.id)
-        if found is None:
-            item = entity_item(i + 1, e.name, e.type, e.description)
-            found = rest[e.id] = ctx.entity_tokens(cache, item, e) - ctx.id_tokens(cache, i + 1)
-        ent_costs.append(ctx.id_tokens(cache, i + 1) + found)
-    rel_costs = []
-    for i, h in enumerate(relations):
-        key = (h.relation.id, h.pair)
-        found = rest.get(key)
-        if found is None:
-            item = relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description)
-            found = rest[key] = ctx.relation_tokens(cache, item, h.relation) - ctx.id_tokens(cache, i + 1)
-        rel_costs.append(ctx.id_tokens(cache, i + 1) + found)
+        item = entity_item(i + 1, e.name, e.type, e.description)
+        rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - ids[i]
+        return counted
+
+    def relation_rest(i: int, h: Any, key: tuple) -> int:
+        item = relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description)
+        rest[key] = counted = ctx.relation_tokens(cache, item, h.relation) - ids[i]
+        return counted
+
+    # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
+    ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
+    rel_costs = [
+        ids[i] + (rest.get(key) or relation_rest(i, h, key))
+        for i, h in enumerate(relations)
+        for key in ((h.relation.id, h.pair),)
+    ]
     return ent_costs, rel_costs
 
 
@@ -140,7 +145,9 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     entities, relations = found.entities, found.relations
 
     cache = ctx.cache_for(index)
-    ent_costs, rel_costs = _costs(cache, index, entities, relations)
+    ent_costs, rel_costs = reuse.once(  # one search's costs, shared by its budget steps
+        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, index, entities, relations)
+    )
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel))

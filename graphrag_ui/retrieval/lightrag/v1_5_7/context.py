@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -168,12 +169,23 @@ def chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
     return [dumps({"reference_id": rid, "content": row["content"]}) for rid, row in zip(ref_ids, rows, strict=True)]
 
 
-def fit_chunks(rows: list[dict[str, Any]], budget: int) -> int:
-    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked."""
+def content_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The ``{"content"}`` lines 1.5.7's first chunk cut measures."""
+    return [dumps({"content": row["content"]}) for row in rows]
+
+
+def fit_chunks(
+    rows: list[dict[str, Any]],
+    budget: int,
+    lines_of: Callable[[list[dict[str, Any]]], list[str]] = chunk_lines,
+    contents: list[str] | None = None,
+) -> int:
+    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked
+    (``lines_of`` renders them, ``contents`` are the first stage's lines: a sweep keeps both per rows)."""
     if budget <= 0 or not rows:
         return 0
-    k = fit_lines([dumps({"content": row["content"]}) for row in rows], budget)
-    while k > 0 and joined_tokens(chunk_lines(rows[:k])) > budget:
+    k = fit_lines(contents if contents is not None else content_lines(rows), budget)
+    while k > 0 and joined_tokens(lines_of(rows[:k])) > budget:
         k -= 1
     return k
 
@@ -214,11 +226,3 @@ def kg_tokens_for_budget(entity_lines: list[str], relation_lines: list[str]) -> 
         if lines:
             total += sum(line_tokens(line)[1] for line in lines) + _EMPTY["swap"]
     return total
-
-
-def kg_context(entity_lines: list[str], relation_lines: list[str], chunk_rows: list[dict], refs) -> str:
-    return kg_head(entity_lines, relation_lines) + chunks_tail(chunk_lines(chunk_rows), refs)
-
-
-def naive_context(chunk_rows: list[dict], refs) -> str:
-    return chunks_tail(chunk_lines(chunk_rows), refs)

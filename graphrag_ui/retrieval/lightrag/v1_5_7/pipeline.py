@@ -38,10 +38,21 @@ LABEL = "LightRAG 1.5.7"
 NO_CONTEXT = msg("(LightRAG 1.5.7 answers with its fail response)")
 
 
+def _rows_key(rows: list[dict[str, Any]]) -> tuple:
+    """Rows by what 1.5.7 renders of them (their text objects are the sweep's own: hashed once)."""
+    return tuple((row["chunk_id"], row["file_path"], row["content"]) for row in rows)
+
+
+def _chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """``c157.chunk_lines``, once per rows in a sweep (``reuse.once``: a pure function of what they hold)."""
+    return reuse.once(("lightrag.1.5.7 chunk lines", _rows_key(rows)), lambda: c157.chunk_lines(rows))
+
+
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
     """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
-    keep = c157.fit_chunks(rows, available)
-    return keep, [c157.line_tokens(line)[1] for line in c157.chunk_lines(rows)]
+    contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: c157.content_lines(rows))
+    keep = c157.fit_chunks(rows, available, _chunk_lines, contents)
+    return keep, [c157.line_tokens(line)[1] for line in _chunk_lines(rows)]
 
 
 def _chunks_and_references(
@@ -82,7 +93,9 @@ def _lines(index: Index, entities: list, relations: list) -> tuple[list[str], li
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
-    ent_lines, rel_lines, ent_costs, rel_costs = _lines(index, entities, relations)
+    ent_lines, rel_lines, ent_costs, rel_costs = reuse.once(  # one search's lines, shared by its budget steps
+        ("lightrag.1.5.7 search lines", id(found)), lambda: _lines(index, entities, relations)
+    )
     n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
     n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel), json_lines=True)
@@ -107,7 +120,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     available = p.max_total_tokens - fixed
     rows = chunk_rows(index, picked.merged)
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
+    chunk_used = c157.joined_tokens(_chunk_lines(kept))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -137,7 +150,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         )
     tail = reuse.once(  # the chunks' part: a pure function of the kept (chunk id, source) pairs
         ("lightrag.1.5.7 chunks tail", id(index), tuple(picked.merged[: len(kept)])),
-        lambda: c157.chunks_tail(c157.chunk_lines(kept), refs),
+        lambda: c157.chunks_tail(_chunk_lines(kept), refs),
     )
     r.context = c157.kg_head(ent_lines, rel_lines) + tail
     clock.lap(
@@ -149,21 +162,28 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     return r
 
 
+def _naive_row(index: Index, cid: str) -> dict[str, Any]:
+    """The row 1.5.7's naive query renders for a vector hit, once per chunk in a sweep (only read after)."""
+    made: dict[str, dict[str, Any]] = reuse.once(("lightrag.1.5.7 naive rows", id(index)), dict)
+    row = made.get(cid)
+    if row is None:
+        content, file_path, _ = vector_fields(index.chunk_by_id[cid])
+        row = made[cid] = {"content": content, "file_path": file_path, "chunk_id": cid}
+    return row
+
+
 def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
-    rows = []
-    for cid in pick.picked:
-        content, file_path, _ = vector_fields(index.chunk_by_id[cid])
-        rows.append({"content": content, "file_path": file_path, "chunk_id": cid})
+    rows = [_naive_row(index, cid) for cid in pick.picked]
     sys_tokens = c157.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = c157.count(query)
     fixed = sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    used = c157.joined_tokens(c157.chunk_lines(kept))
+    used = c157.joined_tokens(_chunk_lines(kept))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -177,7 +197,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
                 available=available,
             )
         )
-    r.context = c157.naive_context(kept, refs)
+    r.context = c157.chunks_tail(_chunk_lines(kept), refs)
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
