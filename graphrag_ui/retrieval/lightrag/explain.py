@@ -110,7 +110,8 @@ def finish_chunks(
     listed = {cid for cid, _ in merged}
     unpicked = []
     for pick in picks.values():
-        for cid in pick.candidates + [c for c in pick.why if c not in pick.candidates]:
+        among = set(pick.candidates)
+        for cid in pick.candidates + [c for c in pick.why if c not in among]:
             if cid in listed or cid in pick.picked or cid not in index.chunk_by_id:
                 continue
             listed.add(cid)

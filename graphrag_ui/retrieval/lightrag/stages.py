@@ -260,10 +260,16 @@ def pick_chunks(
     asked = (id(index), method, rcn, query if qvec is not None else None)
     ent_pick = ChunkPick("entity")
     if entities:
-        sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
         ent_pick = reuse.once(
             ("lightrag.pick", "entity", *asked, tuple(h.entity.id for h in entities)),
-            lambda: pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec),
+            lambda: pick_related(
+                index,
+                "entity",
+                [(h.entity.name, h.entity.source_chunk_ids) for h in entities],
+                method=method,
+                related_chunk_number=rcn,
+                query_vec=qvec,
+            ),
         )
     clock.lap(
         "chunks from entities",
@@ -273,7 +279,6 @@ def pick_chunks(
     )
     rel_pick = ChunkPick("relation")
     if relations:
-        sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations]
         rel_pick = reuse.once(
             (
                 "lightrag.pick",
@@ -285,7 +290,7 @@ def pick_chunks(
             lambda: pick_related(
                 index,
                 "relation",
-                sources,
+                [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations],
                 method=method,
                 related_chunk_number=rcn,
                 query_vec=qvec,

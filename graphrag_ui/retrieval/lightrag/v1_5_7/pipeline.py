@@ -48,10 +48,16 @@ def _chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
     return reuse.once(("lightrag.1.5.7 chunk lines", _rows_key(rows)), lambda: c157.chunk_lines(rows))
 
 
+def _joined(lines: list[str]) -> c157.Joined:
+    """``c157.Joined(lines)`` once per lines object in a sweep (the lines a step reads are the sweep's own,
+    held by its scope), with the encodings of the cuts made in it: a budget step cuts the same lines again."""
+    return reuse.once(("lightrag.1.5.7 joined", id(lines)), lambda: c157.Joined(lines))
+
+
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
     """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
     contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: c157.content_lines(rows))
-    keep = c157.fit_chunks(rows, available, _chunk_lines, contents)
+    keep = c157.fit_chunks(rows, available, _chunk_lines, contents, _joined)
     return keep, [c157.line_tokens(line)[1] for line in _chunk_lines(rows)]
 
 
@@ -96,8 +102,8 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     ent_lines, rel_lines, ent_costs, rel_costs = reuse.once(  # one search's lines, shared by its budget steps
         ("lightrag.1.5.7 search lines", id(found)), lambda: _lines(index, entities, relations)
     )
-    n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
-    n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
+    n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens, _joined)
+    n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens, _joined)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel), json_lines=True)
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
