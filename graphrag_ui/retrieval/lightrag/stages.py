@@ -346,18 +346,21 @@ def fill_graph(
     r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
 ) -> None:
     """The entity and relation candidates (``graph_rows``) of one search cut at ``keep``; in a sweep, a step
-    with the same search (``found``, held by the scope), cut and limits gets copies of the first such step's
-    kept rows and shares its tail (read only: each step's ``Candidates`` makes its own rows from it), as a
-    budget step that moves only the chunk budget does."""
+    with the same search (``found``, held by the scope), cut and limits gets copies of the kept rows an
+    earlier such step made and shares their tail (read only: each step's ``Candidates`` makes its own rows
+    from it), as a budget step that moves only the chunk budget does (``reuse.owned``)."""
     for kind, name, hits, dupes, cost, n, limit in (
         ("entity", "entities", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
         ("relation", "relations", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
     ):
         key = ("lightrag.rows", label, id(found), kind, n, limit)
-        head, tail = reuse.once(key, partial(graph_rows, hits, dupes, cost, n, limit, kind))
-        if reuse.active():
-            head = [reuse.copied(c) for c in head]
+        head, tail = reuse.owned(key, partial(graph_rows, hits, dupes, cost, n, limit, kind), _copied_head)
         setattr(r, name, Candidates([*r.candidates(name), *head], tail))
+
+
+def _copied_head(rows: tuple[list, Any]) -> tuple[list, Any]:
+    """Kept graph rows for another step: copies of the made rows, the same tail (read only)."""
+    return [reuse.copied(c) for c in rows[0]], rows[1]
 
 
 def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:
