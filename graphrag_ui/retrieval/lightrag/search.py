@@ -20,6 +20,7 @@ import numpy as np
 from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_entities, vector_topk
 
@@ -107,7 +108,8 @@ def local_path(
     weights: tuple[float, float, float] = (1.0, 0.7, 0.2),
 ) -> tuple[list[EntityHit], list[RelationHit]]:
     cache = graph_cache(index)
-    if recall == "vector" and query_vec is not None and reuse.active():
+    table = index.vectors.get("entities")
+    if recall == "vector" and query_vec is not None and reuse.active() and not vector_server.is_server(table):
         hits = _narrowed_recall(index, ll_text, query_vec, top_k, threshold)
     else:
         hits = recall_entities(
@@ -198,7 +200,8 @@ def global_path(
     numbers), its entities the endpoints those bring, first seen first (a prefix of the wider ones); the
     hits are shared read only (the merge marks copies of its duplicates)."""
     table = index.vectors.get("relations")
-    if table is None or not reuse.active():
+    # a server's search is approximate: its top k need not start its top K (then every step searches)
+    if table is None or not reuse.active() or vector_server.is_server(table):
         return _global_path(index, table, query_vec, top_k, threshold)[:2]
     wider: list[tuple[int, list, list, list[int], list[int]]] = reuse.kept(
         "lightrag.global", table, query_vec, list, threshold
