@@ -85,7 +85,11 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
     missing_vectors(index, "chunks", r, msg("the chunk search"))
     top = p.chunk_top_k or p.top_k
     threshold = p.cosine_better_than_threshold
-    pick = vector_chunks(index, deps.vector(query), top, threshold)
+    # a sweep's budget steps search the same: one search (its pick only read after)
+    pick = reuse.once(
+        ("lightrag.vector chunks", id(index), query, top, threshold),
+        lambda: vector_chunks(index, deps.vector(query), top, threshold),
+    )
     clock.lap(
         "vector chunks",
         msg("chunk vdb on the query, top {top}, threshold {threshold}", top=top, threshold=threshold),
