@@ -251,20 +251,21 @@ def _global_path(
 
 def round_robin(local: list, global_: list, key) -> tuple[list, list]:
     """Merged list and the duplicates it skipped (each a copy marked with what it duplicates: the hits
-    themselves stay as their path made them, shared by a sweep's steps)."""
+    themselves stay as their path made them, shared by a sweep's steps). Local[i] then global[i]: while
+    both lists last, pairs in turn; then the longer list's rest."""
     merged, dropped, taken = [], [], {}
-    for i in range(max(len(local), len(global_))):
-        for items in (local, global_):
-            if i < len(items):
-                item = items[i]
-                k = key(item)
-                if k in taken:
-                    item = reuse.copied(item)
-                    item.duplicate_of = _duplicate(taken[k])
-                    dropped.append(item)
-                else:
-                    taken[k] = item
-                    merged.append(item)
+    n = min(len(local), len(global_))
+    interleaved = [x for pair in zip(local[:n], global_[:n], strict=True) for x in pair]
+    for item in interleaved + local[n:] + global_[n:]:
+        k = key(item)
+        first = taken.get(k)
+        if first is None:
+            taken[k] = item
+            merged.append(item)
+        else:
+            item = reuse.copied(item)
+            item.duplicate_of = _duplicate(first)
+            dropped.append(item)
     return merged, dropped
 
 

@@ -103,11 +103,10 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
 
     # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
     ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
-    rel_costs = [
-        ids[i] + (rest.get(key) or relation_rest(i, h, key))
-        for i, h in enumerate(relations)
-        for key in ((h.relation.id, h.pair),)
-    ]
+    rel_costs = []
+    for i, h in enumerate(relations):
+        key = (h.relation.id, h.pair)
+        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, h, key)))
     return ent_costs, rel_costs
 
 
