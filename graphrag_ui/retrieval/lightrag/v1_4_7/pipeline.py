@@ -158,9 +158,8 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
 
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.count(query)
-    kg_tokens, ent_json, rel_json = _kg_part(
-        cache, index, entities[:n_ent], relations[:n_rel]
-    )  # 1.4.7 counts it only with chunks
+    # 1.4.7 counts the KG part only with chunks
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
