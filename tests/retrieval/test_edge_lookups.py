@@ -37,7 +37,7 @@ def _nano(index, names: list[str]) -> list[tuple]:
 
 
 def _lightrag(index, names: list[str]) -> list[tuple]:
-    return [(key, via, rel.id, deg) for key, via, rel, deg in search._edges(index, tuple(names))]
+    return [(key, via, rel.id, deg) for key, via, rel, deg, *_reason in search._edges(index, tuple(names))]
 
 
 def test_both_gathers_read_every_edge_once_in_the_graph_s_order():
