@@ -230,3 +230,14 @@ def test_corrupt_manifest_is_rejected(saved):
     with pytest.raises(IndexFormatError, match="manifest.json: not valid JSON"):
         store.load(out)
     assert not store.is_index(out)
+
+
+def test_each_folder_a_load_begins_is_recorded_even_when_the_load_fails(saved, tmp_path):
+    """``loads_begun`` tells the server's preload that a session asks for another index (``cli.serve``)."""
+    from graphrag_ui.index import store_load
+
+    _index, out = saved
+    store.load(out)
+    with pytest.raises(IndexFormatError):
+        store.load(tmp_path / "absent")
+    assert {str(out.absolute()), str((tmp_path / "absent").absolute())} <= store_load.loads_begun()
