@@ -245,7 +245,7 @@ def main() -> int:
         tmp = Path(tmp_name)
         indexes = {"sample:en": "", "sample:zh": ""}
         registry = {}
-        if only & {"slider", "graph"}:
+        if only & {"slider", "graph", "fresh"}:
             for size, path in ((10_000, args.synthetic_10k), (100_000, args.synthetic_100k)):
                 if path is not None and path.name == "skip":
                     continue
