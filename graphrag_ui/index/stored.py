@@ -14,12 +14,18 @@ from typing import Any
 import pyarrow as pa
 
 
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array: its only chunk as it is (a file of one row group, the usual case), else the
+    chunks combined (``combine_chunks`` copies even one chunk: 0.1–0.2 s of a 100k-entity index's columns)."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def _pylist(column: pa.ChunkedArray) -> list:
     """Python values of a column; list<string> columns via one flat list sliced by offsets
     (``to_pylist`` on nested arrays is several times slower)."""
     if not pa.types.is_list(column.type) or not pa.types.is_string(column.type.value_type) or column.null_count:
         return column.to_pylist()
-    array = column.combine_chunks()
+    array = _array(column)
     flat = array.flatten().to_pylist()  # flatten honours the array's offset, so slice from offsets[0]
     offsets = array.offsets.to_pylist()
     base = offsets[0]
@@ -30,7 +36,7 @@ def _community_refs(column: pa.ChunkedArray) -> list:
     """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
     if column.null_count:
         return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
-    array = column.combine_chunks()
+    array = _array(column)
     levels, ids = (child.to_pylist() for child in array.flatten().flatten())
     pairs = list(zip(levels, ids, strict=True))
     offsets = array.offsets.to_pylist()
@@ -88,7 +94,7 @@ class StoredColumns:
             with self._lock:  # decoded by now: the loader waited for it before returning
                 if self._arrays is None:
                     table = self._table.result() if isinstance(self._table, Future) else self._table
-                    self._arrays = {f: table.column(f).combine_chunks() for f in table.column_names}
+                    self._arrays = {f: _array(table.column(f)) for f in table.column_names}
                     self._table = None  # type: ignore[assignment]  (the arrays hold the data)
                 arrays = self._arrays
         array = arrays.get(field)
