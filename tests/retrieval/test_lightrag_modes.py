@@ -216,6 +216,14 @@ def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
     r_items = [relation_item(i + 1, *r) for i, r in enumerate(rels)]
     assert ctx.array_tokens(cache, e_items) == ctx.count(json.dumps(e_items, ensure_ascii=False) + "\n")
     assert ctx.kg_tokens_for_budget(cache, e_items, r_items) == ctx.count(ctx.kg_context(e_items, r_items, []))
+    # the same from each item's part, as a sweep builds it (the parts made at position 1, printed at i + 1)
+    e_parts = [ctx.item_part(cache, entity_item(1, *e)) for e in ents]
+    r_parts = [ctx.item_part(ctx.TokenCache(), relation_item(1, *r)) for r in rels]
+    assert ctx.kg_part(cache, e_parts, r_parts) == (
+        ctx.count(ctx.kg_context(e_items, r_items, [])),
+        json.dumps(e_items, ensure_ascii=False),
+        json.dumps(r_items, ensure_ascii=False),
+    )
 
 
 def test_vector_pick_ignores_float16_copies_after_a_reembed():

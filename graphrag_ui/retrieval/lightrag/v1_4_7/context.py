@@ -178,11 +178,49 @@ def naive_context(chunks: list[dict]) -> str:
 _EMPTY_KG: list[int] = []
 
 
+def _empty_kg() -> int:
+    """Tokens of the KG template with its three arrays empty, less two empty arrays (counted once)."""
+    if not _EMPTY_KG:
+        _EMPTY_KG.append(count(kg_context([], [], [])) - 2 * count("[]\n"))
+    return _EMPTY_KG[0]
+
+
 def kg_tokens_for_budget(cache: TokenCache, entities: list[dict], relations: list[dict]) -> int:
     """Tokens of the KG context with an empty chunk list: what 1.4.7 charges before chunks.
 
     The empty template is counted once; each array adds its cached per-item counts.
     """
-    if not _EMPTY_KG:
-        _EMPTY_KG.append(count(kg_context([], [], [])) - 2 * count("[]\n"))
-    return _EMPTY_KG[0] + array_tokens(cache, entities) + array_tokens(cache, relations)
+    return _empty_kg() + array_tokens(cache, entities) + array_tokens(cache, relations)
+
+
+@dataclass(frozen=True)
+class ItemPart:
+    """An item's JSON after its ``{"id": N`` head (``rest_text``) and its tokens inside the KG context's
+    array, followed by "," (``inside``) or, as the last item, by "]\n" (``last``): a pure function of the
+    item's fields, so a sweep's steps that print the same item at other positions share it."""
+
+    rest: str
+    inside: int
+    last: int
+
+
+def item_part(cache: TokenCache, item: dict) -> ItemPart:
+    return ItemPart(rest_text(item), _rest_tokens(cache, item, 1), _rest_tokens(cache, item, 2))
+
+
+def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:
+    """``array_tokens`` and ``dumps`` of the items whose parts are ``parts`` (numbered 1, 2, …): ``json.dumps``
+    joins a list's items with ", ", and an item's JSON is its ``{"id": N`` head then its rest."""
+    if not parts:
+        return count("[]\n"), "[]"
+    total = parts[-1].last - parts[-1].inside
+    for i, part in enumerate(parts):
+        total += id_tokens(cache, i + 1, " " if i else "[") + part.inside
+    return total, "[" + ", ".join([f'{{"id": {i}{part.rest}' for i, part in enumerate(parts, 1)]) + "]"
+
+
+def kg_part(cache: TokenCache, entities: list[ItemPart], relations: list[ItemPart]) -> tuple[int, str, str]:
+    """``kg_tokens_for_budget`` and the entity and relation arrays' JSON, from the items' parts."""
+    ent_tokens, ent_json = array_of(cache, entities)
+    rel_tokens, rel_json = array_of(cache, relations)
+    return _empty_kg() + ent_tokens + rel_tokens, ent_json, rel_json

@@ -112,16 +112,24 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
 
 def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
     """The kept entities' and relations' part of the context: what it charges the chunk budget and its two
-    JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``)."""
+    JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``),
+    made from each item's part (``ctx.item_part``, once per hit in a sweep: a top_k step keeps other lists of
+    mostly the same hits)."""
+    parts: dict = reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
+
+    def entity_part(h: Any) -> ctx.ItemPart:
+        e = h.entity
+        part = parts[e.id] = ctx.item_part(cache, entity_item(1, e.name, e.type, e.description))
+        return part
+
+    def relation_part(h: Any, key: tuple) -> ctx.ItemPart:
+        part = parts[key] = ctx.item_part(cache, relation_item(1, h.pair[0], h.pair[1], h.relation.description))
+        return part
 
     def make() -> tuple[int, str, str]:
-        ent_items = [
-            entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)
-        ]
-        rel_items = [
-            relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)
-        ]
-        return ctx.kg_tokens_for_budget(cache, ent_items, rel_items), ctx.dumps(ent_items), ctx.dumps(rel_items)
+        ent_parts = [parts.get(h.entity.id) or entity_part(h) for h in entities]
+        rel_parts = [parts.get(key) or relation_part(h, key) for h, key in zip(relations, rel_keys, strict=True)]
+        return ctx.kg_part(cache, ent_parts, rel_parts)
 
     ent_keys = tuple(h.entity.id for h in entities)
     rel_keys = tuple((h.relation.id, h.pair) for h in relations)
