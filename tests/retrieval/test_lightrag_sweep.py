@@ -13,6 +13,7 @@ import pytest
 
 from graphrag_ui.embedding.embed import HashEmbedder, get_embedder
 from graphrag_ui.index import store
+from graphrag_ui.index.model import Relation
 from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.candidates import Candidates, in_context
 from graphrag_ui.retrieval.core.recall import vector_topk
@@ -155,3 +156,20 @@ def test_dropped_chunks_are_made_on_read_and_say_why(mode, params, said, version
     dropped = [c for c in chunks if not c.in_context]
     assert dropped and all(c.dropped and c.why for c in dropped)
     assert any(said in str(c.dropped) for c in dropped)
+
+
+def test_a_merge_of_one_path_drops_its_own_repeats_as_the_merge_of_two_does():
+    """One path ran (local or global mode): its list is merged whole when its keys are distinct, and a global
+    list that prints one relation twice (two vector rows) still drops the second as a duplicate."""
+    rel = Relation(id="r1", source="A", target="B", description="d")
+    other = Relation(id="r2", source="A", target="C", description="d")
+    hits = [
+        search.RelationHit(rel, ("A", "B"), "global", 0, "g1"),
+        search.RelationHit(other, ("A", "C"), "global", 1, "g2"),
+        search.RelationHit(rel, ("B", "A"), "global", 2, "g3"),
+    ]
+    merged, dupes = search.round_robin([], hits, key=lambda h: h.key)
+    assert merged == hits[:2] and [h.order for h in dupes] == [2]
+    assert str(dupes[0].duplicate_of) == "round-robin: duplicate of global #1" and hits[2].duplicate_of == ""
+    merged, dupes = search.round_robin(hits[:2], [], key=lambda h: h.key)
+    assert merged == hits[:2] and merged is not hits and dupes == []

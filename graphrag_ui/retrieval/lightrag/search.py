@@ -115,13 +115,22 @@ def local_path(
         hits = recall_entities(
             index, ll_text, query_vec, strategy=recall, top_k=top_k, threshold=threshold, weights=weights
         )
-    entities = []
+    # a sweep's top_k steps recall the first hits of one recall (``_narrowed_recall``): each one's EntityHit at
+    # its position once (held with its recall hit, whose id then names no other while the sweep lasts)
+    made: dict[tuple[int, int, int], tuple[RecallHit, EntityHit]] = reuse.once(("lightrag.local hits", id(index)), dict)
+    entities: list[EntityHit] = []
     for i, hit in enumerate(hits):
+        key = (id(hit), i, len(entities))
+        found = made.get(key)
+        if found is not None and found[0] is hit:
+            entities.append(found[1])
+            continue
         if hit.entity.name not in index.graph:
             continue
         deg = cache.degree.get(hit.entity.name, 0)
         why = lmsg("local #{n} ({why})", n=i + 1, why=hit.why)
         entities.append(EntityHit(hit.entity, "local", len(entities), why, hit.sim, deg))
+        made[key] = (hit, entities[-1])
     names = tuple(ent.entity.name for ent in entities)
     # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
     edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
@@ -253,6 +262,10 @@ def round_robin(local: list, global_: list, key) -> tuple[list, list]:
     """Merged list and the duplicates it skipped (each a copy marked with what it duplicates: the hits
     themselves stay as their path made them, shared by a sweep's steps). Local[i] then global[i]: while
     both lists last, pairs in turn; then the longer list's rest."""
+    if not local or not global_:  # one path ran (local, global mode): its own repeats are all it can drop
+        items = local or global_
+        if len({key(item) for item in items}) == len(items):
+            return list(items), []
     merged, dropped, taken = [], [], {}
     n = min(len(local), len(global_))
     interleaved = [x for pair in zip(local[:n], global_[:n], strict=True) for x in pair]
