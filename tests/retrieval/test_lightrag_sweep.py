@@ -173,3 +173,23 @@ def test_a_merge_of_one_path_drops_its_own_repeats_as_the_merge_of_two_does():
     assert str(dupes[0].duplicate_of) == "round-robin: duplicate of global #1" and hits[2].duplicate_of == ""
     merged, dupes = search.round_robin(hits[:2], [], key=lambda h: h.key)
     assert merged == hits[:2] and merged is not hits and dupes == []
+
+
+@pytest.mark.parametrize("mode", ["lightrag.hybrid", "lightrag.mix"])
+def test_near_misses_are_made_once_per_search_and_cut_for_a_narrower_top(mode, monkeypatch):
+    """The rows a threshold cut within top_k (near misses) are made once per search at the widest top asked:
+    a narrower top_k takes those ranked within it, a budget step the same rows; each step lists its own
+    copies, still the single run's."""
+    from graphrag_ui.retrieval.lightrag import near_misses
+
+    index, made = _sample(), []
+    real = near_misses._rows
+    monkeypatch.setattr(near_misses, "_rows", lambda *a: made.append((a[1], a[4])) or real(*a))
+    fixed = {"cosine_better_than_threshold": 0.45}
+    sweep, steps = _steps(index, mode, QUESTION, fixed, "top_k", [40, 3, 12, 40])
+    tops = dict(made)  # once per searched table, at the widest top (the chunk search's is chunk_top_k 20)
+    assert len(made) == len(tops) and tops["entities"] == tops["relations"] == 40
+    said = [c for _, r in steps for k in ("entities", "relations") for c in r.candidates(k) if "cut by" in str(c.why)]
+    assert said and len({id(c) for c in said}) == len(said)  # near misses present, no row shared by two steps
+    monkeypatch.setattr(near_misses, "_rows", real)
+    _same_as_single(index, mode, QUESTION, fixed, "top_k", steps, sweep)

@@ -11,9 +11,13 @@ again, the same text's vector); a server-searched table is left out.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from typing import Any
+
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import ids as candidate_ids
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import vector_topk
@@ -64,39 +68,71 @@ def add_near_misses(index: Index, query: str, p: Params, deps: Deps, r: Retrieva
         top = getattr(p, count) or p.top_k
         if table is None or vec is None or vector_server.is_server(table) or top <= 0:
             continue
-        below = [(rank, row, sim) for rank, (row, sim) in enumerate(vector_topk(table, vec, top), 1) if sim < threshold]
-        _add(index, r, kind, below, threshold)
+        _add(r, kind, _shared_rows(index, kind, texts[text_of], table, vec, top, threshold))
 
 
-def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, float]], threshold: float) -> None:
-    if not below:
+Row = tuple[str, str, dict, Reason, float, Reason]  # id, label, data, why, sim, dropped
+
+
+def _shared_rows(index: Index, kind: str, text: str, table: Any, vec: Any, top: int, threshold: float) -> list[Row]:
+    """``_rows``, in a sweep once per search and threshold at the widest top asked (``reuse.once``; the rows
+    are a pure function of the key, their data read only, as in ``replayed``): a narrower top's are those
+    ranked within it, as a sweep's vector search at ``top`` is the first ``top`` rows of its widest
+    (``core.reuse``)."""
+    wider: list[tuple[int, list[int], list[Row]]] = reuse.once(
+        ("lightrag.near misses", id(index), kind, text, threshold), list
+    )
+    for their_top, ranks, rows in wider:
+        if their_top >= top:
+            return rows if their_top == top else rows[: bisect_right(ranks, top)]
+    ranks, rows = _rows(index, kind, table, vec, top, threshold)
+    wider.append((top, ranks, rows))
+    return rows
+
+
+def _add(r: Retrieval, kind: str, made: list[Row]) -> None:
+    if not made:
         return
-    table = index.vectors[kind]
     listed = set(candidate_ids(r.candidates(kind)))  # a lazy tail's ids without making its rows
     out = r.candidates(kind)
+    for cid, label, data, why, sim, dropped in made:
+        if cid in listed:
+            continue
+        listed.add(cid)
+        out.append(Candidate(cid, label, data, len(out), why, sim, None, False, dropped, 0))
+
+
+def _rows(index: Index, kind: str, table: Any, vec: Any, top: int, threshold: float) -> tuple[list[int], list[Row]]:
+    """The rows within the search's top that the threshold cut, each as a dropped candidate's parts (a row
+    whose item is not in the index is left out: LightRAG finds none), and each one's rank."""
+    below = [(rank, row, sim) for rank, (row, sim) in enumerate(vector_topk(table, vec, top), 1) if sim < threshold]
+    if not below:
+        return [], []
     rows = graph_cache(index).relation_rows if kind == "relations" else {}
     preview = previews(index)
+    made: list[Row] = []
+    ranks: list[int] = []
     for rank, row, sim in below:
         vid = table.ids[row]
         if kind == "entities":
             item = index.entity_by_id.get(vid) or index.entity_by_name.get(vid)
-            if item is None or item.id in listed:
+            if item is None:
                 continue
             data = {"name": item.name, "type": item.type, "description": item.description, "path": "local"}
             cid, label, what = item.id, item.name, msg("entity")
         elif kind == "relations":
             found = rows.get(vid)
-            if found is None or found[0].id in listed:
+            if found is None:
                 continue
             rel, src, tgt = found
             data = {"entity1": src, "entity2": tgt, "description": rel.description, "weight": rel.weight}
             cid, label, what = rel.id, f"{src} — {tgt}", msg("relation")
         else:
             chunk = index.chunk_by_id.get(vid)
-            if chunk is None or chunk.id in listed:
+            if chunk is None:
                 continue
             data = {"source": "vector", "text": chunk.text}
             cid, label, what = chunk.id, preview(chunk.text), msg("chunk")
-        listed.add(cid)
-        why = _why(what, rank, sim, threshold)
-        out.append(Candidate(cid, label, data, len(out), why, sim, None, False, _dropped(sim, threshold), 0))
+        made.append((cid, label, data, _why(what, rank, sim, threshold), sim, _dropped(sim, threshold)))
+        ranks.append(rank)
+    return ranks, made
