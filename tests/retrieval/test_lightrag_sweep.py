@@ -193,3 +193,24 @@ def test_near_misses_are_made_once_per_search_and_cut_for_a_narrower_top(mode, m
     assert said and len({id(c) for c in said}) == len(said)  # near misses present, no row shared by two steps
     monkeypatch.setattr(near_misses, "_rows", real)
     _same_as_single(index, mode, QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("mode", ["lightrag.local", "lightrag.hybrid"])
+def test_local_relation_hits_past_the_token_cut_are_made_on_read(mode, version, monkeypatch):
+    """The local path lists every edge of its entities; the kept ones are made as hits, the others when a
+    reader asks for their rows (ids and reasons are read without them), each as the eager list made it."""
+    made = []
+    real = search._local_hit
+    monkeypatch.setattr(search, "_local_hit", lambda edges, i: made.append(i) or real(edges, i))
+    params = {"version": version, "top_k": 60, "max_relation_tokens": 300}
+    r = run_query(_sample(), mode, QUESTION, params)
+    local = [c for c in r.relations.head if c.data["path"] == "local"]
+    before = len(set(made))  # the kept ones (and, in hybrid, those the merge found twice: it marks a copy)
+    assert local and (before == len(local) if mode == "lightrag.local" else before >= len(local))
+    binding(r), r.relations.tail.ids()  # counted and listed: still none made
+    assert len(set(made)) == before
+    rows = list(r.relations)  # read: every local edge's row, as a single eager run gives it
+    assert before < len(set(made)) and len(set(made)) >= sum(c.data.get("path") == "local" for c in rows)
+    monkeypatch.setattr(search, "_local_hit", real)
+    assert comparable(r) == comparable(run_query(_sample(), mode, QUESTION, params))

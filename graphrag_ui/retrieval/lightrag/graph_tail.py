@@ -13,6 +13,7 @@ from typing import Any
 
 from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.retrieval.core.result import Candidate
+from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 
 
 def over(kind: str, limit: int, running: int) -> Reason:
@@ -52,10 +53,9 @@ class GraphTail:
         return self.make(hit, self.kind, pos, hit.why, hit.duplicate_of, 0)
 
     def ids(self) -> list[str]:
-        rows = [*self.hits[self.keep :], *self.dupes]
         if self.kind == "entity":
-            return [hit.entity.id for hit in rows]
-        return [hit.relation.id for hit in rows]
+            return [hit.entity.id for hit in [*self.hits[self.keep :], *self.dupes]]
+        return [rel.id for rel, _ in printed(self.hits)[self.keep :]] + [hit.relation.id for hit in self.dupes]
 
     def reasons(self) -> list[tuple[Any, Any, int]]:
         n = len(self.hits) - self.keep

@@ -11,7 +11,9 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate
 from typing import Any
 
@@ -23,6 +25,7 @@ from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_entities, vector_topk
+from graphrag_ui.retrieval.lightrag.lazy_hits import LazyHits, printed
 
 
 @dataclass
@@ -134,17 +137,17 @@ def local_path(
     names = tuple(ent.entity.name for ent in entities)
     # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
     edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
-    rels = []
-    for i, (key, _via, rel, deg, via_why, degree, weight) in enumerate(edges):
-        why = lmsg(
-            "local #{n}: {why}, edge degree {degree}, weight {weight}",
-            n=i + 1,
-            why=via_why,
-            degree=degree,
-            weight=weight,
-        )
-        rels.append(RelationHit(rel, key, "local", i, why, None, deg))
-    return entities, rels
+    # the token cut keeps the first ~10² of 10²–10³ edges: each hit is made when read (``lazy_hits``)
+    keys = [edge[0] for edge in edges]
+    return entities, LazyHits([(edge[2], edge[0]) for edge in edges], keys, partial(_local_hit, edges))
+
+
+def _local_hit(edges: list[Edge], i: int) -> RelationHit:
+    key, _via, rel, deg, via_why, degree, weight = edges[i]
+    why = lmsg(
+        "local #{n}: {why}, edge degree {degree}, weight {weight}", n=i + 1, why=via_why, degree=degree, weight=weight
+    )
+    return RelationHit(rel, key, "local", i, why, None, deg)
 
 
 def _narrowed_recall(
@@ -258,27 +261,39 @@ def _global_path(
     return rels, entities, ranks, brought_by
 
 
-def round_robin(local: list, global_: list, key) -> tuple[list, list]:
+def round_robin(local: Sequence, global_: Sequence, key) -> tuple[Sequence, list]:
     """Merged list and the duplicates it skipped (each a copy marked with what it duplicates: the hits
     themselves stay as their path made them, shared by a sweep's steps). Local[i] then global[i]: while
-    both lists last, pairs in turn; then the longer list's rest."""
+    both lists last, pairs in turn; then the longer list's rest. A lazy list (``LazyHits``) is merged by
+    its keys and gives a lazy merge: only the duplicates are made now."""
+    lists = (local, global_)
+    keys = [items.keys if isinstance(items, LazyHits) else [key(item) for item in items] for items in lists]
     if not local or not global_:  # one path ran (local, global mode): its own repeats are all it can drop
         items = local or global_
-        if len({key(item) for item in items}) == len(items):
-            return list(items), []
-    merged, dropped, taken = [], [], {}
+        if len(set(keys[0] or keys[1])) == len(items):
+            return (items if isinstance(items, LazyHits) else list(items)), []
     n = min(len(local), len(global_))
-    interleaved = [x for pair in zip(local[:n], global_[:n], strict=True) for x in pair]
-    for item in interleaved + local[n:] + global_[n:]:
-        k = key(item)
+    order = [(side, i) for i in range(n) for side in (0, 1)]
+    order += [(0, i) for i in range(n, len(local))] + [(1, i) for i in range(n, len(global_))]
+    plan, dropped, taken = [], [], {}
+    for side, i in order:
+        k = keys[side][i]
         first = taken.get(k)
         if first is None:
-            taken[k] = item
-            merged.append(item)
+            taken[k] = (side, i)
+            plan.append((side, i))
         else:
-            item = reuse.copied(item)
-            item.duplicate_of = _duplicate(first)
+            item = reuse.copied(lists[side][i])
+            item.duplicate_of = _duplicate(lists[first[0]][first[1]])
             dropped.append(item)
+    if not any(isinstance(items, LazyHits) for items in lists):
+        return [lists[side][i] for side, i in plan], dropped
+    rows = [printed(items) for items in lists]
+    merged = LazyHits(
+        [rows[side][i] for side, i in plan],
+        [keys[side][i] for side, i in plan],
+        lambda j: lists[plan[j][0]][plan[j][1]],
+    )
     return merged, dropped
 
 

@@ -20,6 +20,7 @@ from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
+from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_rows,
     fill_graph,
@@ -96,17 +97,17 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
         rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - ids[i]
         return counted
 
-    def relation_rest(i: int, h: Any, key: tuple) -> int:
-        item = relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description)
-        rest[key] = counted = ctx.relation_tokens(cache, item, h.relation) - ids[i]
+    def relation_rest(i: int, rel: Any, pair: tuple[str, str], key: tuple) -> int:
+        item = relation_item(i + 1, pair[0], pair[1], rel.description)
+        rest[key] = counted = ctx.relation_tokens(cache, item, rel) - ids[i]
         return counted
 
     # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
     ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
     rel_costs = []
-    for i, h in enumerate(relations):
-        key = (h.relation.id, h.pair)
-        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, h, key)))
+    for i, (rel, pair) in enumerate(printed(relations)):  # the relations as printed, no hit made (``lazy_hits``)
+        key = (rel.id, pair)
+        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, rel, pair, key)))
     return ent_costs, rel_costs
 
 

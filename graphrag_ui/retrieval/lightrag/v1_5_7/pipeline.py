@@ -21,6 +21,7 @@ from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
+from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
     chunk_rows,
@@ -86,11 +87,11 @@ def _lines(index: Index, entities: list, relations: list) -> tuple[list[str], li
             line = c157.entity_line(h.entity.name, h.entity.type, h.entity.description)
             found = made[h.entity.id] = (line, c157.line_tokens(line)[1])
         ent.append(found)
-    for h in relations:
-        key = (h.relation.id, h.pair)
+    for relation, pair in printed(relations):  # the relations as printed, no hit made (``lazy_hits``)
+        key = (relation.id, pair)
         found = made.get(key)
         if found is None:
-            line = c157.relation_line(h.pair[0], h.pair[1], h.relation.description)
+            line = c157.relation_line(pair[0], pair[1], relation.description)
             found = made[key] = (line, c157.line_tokens(line)[1])
         rel.append(found)
     return [x[0] for x in ent], [x[0] for x in rel], [x[1] for x in ent], [x[1] for x in rel]
