@@ -242,7 +242,9 @@ def pick_related(
                     )
             # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
             # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
-            for cid, others in tied_rows(pick.sims.items()).items():
+            sims = pick.sims
+            ties = tied_rows(sims.items()) if len(set(sims.values())) < len(sims) else {}  # most picks have none
+            for cid, others in ties.items():
                 names = ", ".join(owner_of[o] for o in others[:5]) + (
                     f" … +{len(others) - 5}" if len(others) > 5 else ""
                 )
