@@ -39,6 +39,12 @@ def count(text: str) -> int:
 
 
 @lru_cache(maxsize=256)
+def query_tokens(query: str) -> int:
+    """``count(query)``, kept per question: a sweep's steps (and an evaluation's configs) count the same one."""
+    return count(query)
+
+
+@lru_cache(maxsize=256)
 def slot_tokens(value: str) -> int:
     """Extra tokens a template slot costs when filled with ``value`` (0 for "")."""
     return count(": " + value + "\n\n") - count(": \n\n")

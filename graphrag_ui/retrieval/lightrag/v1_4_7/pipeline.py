@@ -58,7 +58,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         return r
     rows = [naive_row(index.chunk_by_id[cid]) for cid in pick.picked]
     sys_tokens = ctx.system_overhead("naive", p.response_type, p.user_prompt)
-    q_tokens = ctx.count(query)
+    q_tokens = ctx.query_tokens(query)
     available = p.max_total_tokens - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     kept = finish_chunks(
         r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
@@ -166,7 +166,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
-    q_tokens = ctx.count(query)
+    q_tokens = ctx.query_tokens(query)
     # 1.4.7 counts the KG part only with chunks
     kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)

@@ -46,6 +46,12 @@ def count(text: str) -> int:
     return tokens.count(text, ENCODING)
 
 
+@lru_cache(maxsize=256)
+def query_tokens(query: str) -> int:
+    """``count(query)``, kept per question: a sweep's steps (and an evaluation's configs) count the same one."""
+    return count(query)
+
+
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 

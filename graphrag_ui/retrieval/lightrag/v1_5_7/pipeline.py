@@ -121,7 +121,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         return r
 
     sys_tokens = c157.system_overhead("kg", p.response_type, p.user_prompt)
-    q_tokens = c157.count(query)
+    q_tokens = c157.query_tokens(query)
     kg_tokens = c157.kg_tokens_for_budget(ent_lines, rel_lines)
     fixed = kg_tokens + sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
@@ -185,7 +185,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         return r
     rows = [_naive_row(index, cid) for cid in pick.picked]
     sys_tokens = c157.system_overhead("naive", p.response_type, p.user_prompt)
-    q_tokens = c157.count(query)
+    q_tokens = c157.query_tokens(query)
     fixed = sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
