@@ -10,6 +10,7 @@ chunk_top_k and the chunk budget (max_total_tokens minus system prompt, KG conte
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from graphrag_ui.base.i18n import msg
@@ -56,7 +57,11 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
-    rows = [naive_row(index.chunk_by_id[cid]) for cid in pick.picked]
+    # a sweep's budget steps share the search's pick (held by its key, so its id names no other): its rows
+    # and the context of each kept prefix once (``reuse.once``; rows read only)
+    rows = reuse.once(
+        ("lightrag.1.4.7 naive rows", id(pick)), lambda: [naive_row(index.chunk_by_id[cid]) for cid in pick.picked]
+    )
     sys_tokens = ctx.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     available = p.max_total_tokens - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
@@ -70,8 +75,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         len(rows),
         len(kept),
     )
-    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
-    r.context = ctx.naive_context(units)
+    r.context = reuse.once(("lightrag.1.4.7 naive context", id(pick), len(kept)), partial(_naive_context, kept))
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
@@ -79,8 +83,14 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
         total_budget(r, sys_tokens + q_tokens + ctx.BUFFER_TOKENS + used, p.max_total_tokens, LABEL),
     ]
-    clock.lap("assemble", msg("naive context: document chunks"), len(kept), len(units))
+    clock.lap("assemble", msg("naive context: document chunks"), len(kept), len(kept))
     return r
+
+
+def _naive_context(kept: list[dict[str, Any]]) -> str:
+    """The naive context of the kept rows (a prefix of the pick's rows: in a sweep, once per length)."""
+    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
+    return ctx.naive_context(units)
 
 
 def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[list[int], list[int]]:
