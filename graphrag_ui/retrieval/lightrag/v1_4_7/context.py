@@ -57,6 +57,17 @@ def system_overhead(kind: str, response_type: str, user_prompt: str) -> int:
     )
 
 
+@dataclass(frozen=True)
+class ItemPart:
+    """An item's JSON after its ``{"id": N`` head (``rest_text``) and its tokens inside the KG context's
+    array, followed by "," (``inside``) or, as the last item, by "]\n" (``last``): a pure function of the
+    item's fields, so a sweep's steps that print the same item at other positions share it."""
+
+    rest: str
+    inside: int
+    last: int
+
+
 @dataclass
 class TokenCache:
     """Per-index token counts of stored texts, keyed by the exact text counted.
@@ -72,6 +83,7 @@ class TokenCache:
     by_fields: dict[tuple, int] = field(default_factory=dict)
     chunk: dict[tuple, int] = field(default_factory=dict)
     id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
+    parts: dict[tuple, ItemPart] = field(default_factory=dict)  # (kind, *fields but id) -> the item's part
 
 
 def cache_for(index: Index) -> TokenCache:
@@ -199,19 +211,16 @@ def kg_tokens_for_budget(cache: TokenCache, entities: list[dict], relations: lis
     return _empty_kg() + array_tokens(cache, entities) + array_tokens(cache, relations)
 
 
-@dataclass(frozen=True)
-class ItemPart:
-    """An item's JSON after its ``{"id": N`` head (``rest_text``) and its tokens inside the KG context's
-    array, followed by "," (``inside``) or, as the last item, by "]\n" (``last``): a pure function of the
-    item's fields, so a sweep's steps that print the same item at other positions share it."""
-
-    rest: str
-    inside: int
-    last: int
-
-
 def item_part(cache: TokenCache, item: dict) -> ItemPart:
-    return ItemPart(rest_text(item), _rest_tokens(cache, item, 1), _rest_tokens(cache, item, 2))
+    """The item's part, kept per index by its fields (a sweep's steps and the next queries print it again)."""
+    key = tuple(pair for pair in item.items() if pair[0] != "id")
+    try:
+        found = cache.parts.get(key)
+    except TypeError:  # a field value that does not hash (a list): made each time
+        return ItemPart(rest_text(item), _rest_tokens(cache, item, 1), _rest_tokens(cache, item, 2))
+    if found is None:
+        found = cache.parts[key] = ItemPart(rest_text(item), _rest_tokens(cache, item, 1), _rest_tokens(cache, item, 2))
+    return found
 
 
 def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:
