@@ -8,6 +8,7 @@ atomically to new folders and only then listed.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import uuid
@@ -100,9 +101,21 @@ def _load(path: str, stamp: float, vectors: str = "local") -> Index:
 
 
 def on_chroma_server(path: str | Path) -> bool:
-    """Whether the index's manifest names chroma server collections (then its vectors can be searched there)."""
+    """Whether the index's manifest names chroma server collections (then its vectors can be searched there).
+    Read once per version of the manifest: Explore asks on every move."""
+    manifest = Path(path) / "manifest.json"
     try:
-        storage = json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8")).get("storage", {})
+        seen = manifest.stat()
+    except OSError:
+        return False
+    return _names_chroma_server(str(manifest), seen.st_mtime_ns, seen.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _names_chroma_server(manifest: str, mtime_ns: int, size: int) -> bool:
+    """``on_chroma_server`` for one version of a manifest (``mtime_ns`` and ``size`` key the cache)."""
+    try:
+        storage = json.loads(Path(manifest).read_text(encoding="utf-8")).get("storage", {})
     except (OSError, ValueError, AttributeError):
         return False
     chroma = storage.get("chroma") if isinstance(storage, dict) else None
