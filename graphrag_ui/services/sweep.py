@@ -21,6 +21,7 @@ from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.binding import binding
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
@@ -270,7 +271,7 @@ def _step(value: Any, result: Retrieval, ms: float, labels: dict[tuple[str, str]
     (one pass over the candidates: ``Retrieval.selected_ids`` and the labels together)."""
     ids: dict[str, list[str]] = {}
     for kind in KINDS:
-        shown = [c for c in result.candidates(kind) if c.in_context]
+        shown = in_context(result.candidates(kind))  # the kept rows: a lazy section's tail is not made
         ids[kind] = [c.id for c in shown]
         for c in shown:
             labels.setdefault((kind, c.id), c.label)

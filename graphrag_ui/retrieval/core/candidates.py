@@ -13,7 +13,7 @@ path (counts, kept rows, binding limits, the first dropped rows) ask ``in_contex
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from graphrag_ui.retrieval.core.result import Candidate
@@ -35,6 +35,39 @@ class Tail(Protocol):
     def reasons(self) -> Iterable[tuple[Any, Any, int]]:
         """(dropped reason — a ``Reason``, text or its template —, score, how many rows) over the tail."""
         ...
+
+
+class ColumnTail:
+    """A ``Tail`` given as columns: its rows' ids, ``make(i)`` for row ``i`` (made when read) and its dropped
+    reasons as runs — (reason or its template, how many rows in a row) — which ``binding`` counts."""
+
+    __slots__ = ("_ids", "_make", "_runs")
+
+    def __init__(self, ids: list[str], make: Callable[[int], Candidate], runs: list[tuple[Any, int]]) -> None:
+        self._ids, self._make, self._runs = ids, make, runs
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def row(self, i: int) -> Candidate:
+        return self._make(i)
+
+    def ids(self) -> list[str]:
+        return list(self._ids)
+
+    def reasons(self) -> list[tuple[Any, None, int]]:
+        return [(reason, None, n) for reason, n in self._runs]
+
+
+def runs(reasons: Iterable[Any]) -> list[tuple[Any, int]]:
+    """(reason, how many in a row) over a column of reasons: the same object repeated is one run."""
+    out: list[list[Any]] = []
+    for reason in reasons:
+        if out and out[-1][0] is reason:
+            out[-1][1] += 1
+        else:
+            out.append([reason, 1])
+    return [(reason, n) for reason, n in out]
 
 
 class Candidates(Sequence):

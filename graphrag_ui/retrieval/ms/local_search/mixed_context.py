@@ -9,33 +9,16 @@ Every candidate comes back with whether it made it and, if not, why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from graphrag_ui.base.i18n import Reason, lmsg, msg
-from graphrag_ui.index.model import Chunk, Community, Index, Relation
+from graphrag_ui.index.model import Community, Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import runs
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
+from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
 from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
-
-
-@dataclass
-class Row:
-    key: str  # our id: community id / entity id / relation id / chunk id
-    short_id: str  # the id GraphRAG prints in the table
-    order: int
-    tokens: int = 0
-    in_context: bool = False
-    dropped: str | Reason = ""  # reasons kept as data until read (``lmsg``)
-    why: str | Reason = ""
-
-
-@dataclass
-class Section:
-    text: str  # the section as it goes into the context ("" = absent)
-    used: int  # tokens the reference counted for it
-    limit: int
-    rows: list[Row] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def _rank(c: Community) -> float | None:
@@ -73,25 +56,13 @@ def build_reports(
     used = count("-----Reports-----\n" + "|".join(header) + "\n")
     kept: list[list[str]] = []
     kept_rows: list[Row] = []
-    full = False
     for order, c in enumerate(comms):
-        why = lmsg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=_rank(c))
-        row = Row(c.id, c.id, order, why=why)
+        row, cells = _report_row(iv, c, order, matches, min_rank, use_summary, include_rank)
+        if not row.dropped and used + row.tokens > budget:  # it and every report after it are left out
+            section.tail = _reports_tail(iv, comms, order, matches, min_rank, use_summary, include_rank, used, budget)
+            break
         section.rows.append(row)
-        rank = _rank(c)
-        if rank is None or rank < min_rank:
-            row.dropped = lmsg(
-                "below threshold (rating {rating} < min_community_rank {limit})", rating=rank, limit=f"{min_rank:g}"
-            )
-            continue
-        text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
-        cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
-        row.tokens = iv.tokens("|".join(cells) + "\n")
-        if full or used + row.tokens > budget:
-            full = True
-            row.dropped = lmsg(
-                "over budget (Reports: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
-            )
+        if row.dropped:
             continue
         used += row.tokens
         row.in_context = True
@@ -99,7 +70,8 @@ def build_reports(
         kept_rows.append(row)
     section.used = used if kept else 0
     unrated = sum(1 for c in comms if _rank(c) is None)
-    if not kept and comms and all(row.dropped and not row.tokens for row in section.rows):
+    # a tail starts with a rated report that did not fit (its row has tokens): the rating did not leave all out
+    if not kept and comms and section.tail is None and all(row.dropped and not row.tokens for row in section.rows):
         section.notes.append(  # nothing reached the budget: the rating filter left every report out
             msg(
                 "no matched community report is rated at or above min_community_rank {limit} ({unrated} of "
@@ -126,6 +98,58 @@ def build_reports(
     section.rows = [kept_rows[i] for i in order] + [r for r in section.rows if not r.in_context]
     section.text = "-----Reports-----\n" + csv_table(header, kept)
     return section
+
+
+def _report_row(
+    iv: Any, c: Community, order: int, matches: dict[str, int], min_rank: float, use_summary: bool, include_rank: bool
+) -> tuple[Row, list[str]]:
+    """A report's row and table cells; dropped below ``min_rank`` (then no tokens are counted)."""
+    rank = _rank(c)
+    row = Row(
+        c.id, c.id, order, why=lmsg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=rank)
+    )
+    if rank is None or rank < min_rank:
+        row.dropped = _below(rank, min_rank)
+        return row, []
+    text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
+    cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
+    row.tokens = iv.tokens("|".join(cells) + "\n")
+    return row, cells
+
+
+def _below(rank: float | None, min_rank: float) -> Reason:
+    return lmsg("below threshold (rating {rating} < min_community_rank {limit})", rating=rank, limit=f"{min_rank:g}")
+
+
+def _over(used: int, tokens: int, limit: int) -> Reason:
+    return lmsg("over budget (Reports: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
+
+
+_BELOW, _OVER_REPORTS = _below(0, 0).template, _over(0, 0, 0).template  # what ``binding`` counts a tail's rows by
+
+
+def _reports_tail(
+    iv: Any,
+    comms: list[Community],
+    start: int,
+    matches: dict[str, int],
+    min_rank: float,
+    use_summary: bool,
+    include_rank: bool,
+    used: int,
+    budget: int,
+) -> RowTail:
+    """Reports ``start``.. once one did not fit: each below ``min_rank`` or over the budget, made on read."""
+
+    def make(i: int) -> Row:
+        row, _cells = _report_row(iv, comms[start + i], start + i, matches, min_rank, use_summary, include_rank)
+        if not row.dropped:
+            row.dropped = _over(used, row.tokens, budget)
+        return row
+
+    rest = comms[start:]
+    below = [_BELOW if (rank := _rank(c)) is None or rank < min_rank else _OVER_REPORTS for c in rest]
+    return RowTail([c.id for c in rest], make, runs(below))
 
 
 @dataclass
@@ -322,98 +346,27 @@ def _filtered(
 
 
 def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
-    fitted = {r.id: t for r, t in fit}
-    position = {r.id: i for i, r in enumerate(sel)}
+    """The selection's rows (those that fit made, in the table's order), then the touched relationships
+    left out — over budget, beyond the cap or reverted — as the section's tail, made on read."""
     accepted_names = {v.entity.name for v in selected[:accepted]}
-    ordered = sel + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
     short = index_view(index).rel_short
-    for order, r in enumerate(ordered):
-        row = Row(r.id, short[r.id], order)
-        if r.id in fitted:
-            row.in_context, row.tokens = True, fitted[r.id]
-            inside = r.source in accepted_names and r.target in accepted_names
-            row.why = msg("in-network") if inside else msg("out-network")
-        elif r.id in position:
-            row.dropped = lmsg(
-                "over budget (Relationships: {used} used, next row does not fit in {limit})",
-                used=section.used,
-                limit=budget,
-            )
-        elif r.id in drops:
-            row.dropped = drops[r.id]
-        else:
-            row.dropped = lmsg("reverted (its entity's relationships did not fit the local budget)")
-        section.rows.append(row)
+    for order, (r, tokens) in enumerate(fit):
+        inside = r.source in accepted_names and r.target in accepted_names
+        why = msg("in-network") if inside else msg("out-network")
+        section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
+    position = {r.id for r in sel}
+    rest = sel[len(fit) :] + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
+    if not rest:
+        return
+    over = lmsg(
+        "over budget (Relationships: {used} used, next row does not fit in {limit})", used=section.used, limit=budget
+    )
+    reverted = lmsg("reverted (its entity's relationships did not fit the local budget)")
+    reasons = [over] * (len(sel) - len(fit)) + [drops.get(r.id, reverted) for r in rest[len(sel) - len(fit) :]]
+    start = len(fit)
 
+    def make(i: int) -> Row:
+        r = rest[i]
+        return Row(r.id, short[r.id], start + i, dropped=reasons[i])
 
-def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk) -> int:
-    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids."""
-    unit_rels = unit.extra.get("relationship_ids") or []
-    if unit_rels:
-        ids = {r.id for r in entity_rels}
-        return sum(1 for rid in unit_rels if rid in ids)
-    return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
-
-
-def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, int]]:
-    """(text unit, entity position, #relationships) in ``_build_text_unit_context``'s order; the budget
-    is not read here, so a sweep's budget steps share it (``reuse.prefixed``)."""
-    view = index_view(index)
-    infos: list[tuple[Chunk, int, int]] = []
-    seen: set[str] = set()
-    for i, ev in enumerate(selected):
-        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
-        for tid in ev.entity.source_chunk_ids:
-            if tid not in seen and tid in view.chunks:
-                unit = view.chunks[tid]
-                infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
-                seen.add(tid)
-    infos.sort(key=lambda x: (x[1], -x[2]))
-    return infos
-
-
-def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chunk, int, int]]:
-    """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
-    the first entity that has it, its count is that entity's own, and the stable sort's keys do not
-    depend on later entities, so those units come in the same order."""
-    return [info for info in infos if info[1] < k]
-
-
-def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
-    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
-    section = Section("", 0, budget)
-    view = index_view(index)
-    ids = tuple(v.entity.id for v in selected)
-    infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
-    if not infos:
-        return section
-    text = "-----Sources-----\nid|text\n"
-    used = count(text)
-    full = False
-    for order, (unit, i, n) in enumerate(infos):
-        short = view.unit_short_id[unit.id]
-        line = f"{short}|{unit.text}\n"
-        row = Row(
-            unit.id,
-            short,
-            order,
-            tokens=view.tokens(line),
-            why=lmsg(
-                "text unit of {name} (entity #{n}), {count} of its relationships",
-                name=selected[i].entity.name,
-                n=i + 1,
-                count=n,
-            ),
-        )
-        section.rows.append(row)
-        if full or used + row.tokens > budget:
-            full = True
-            row.dropped = lmsg(
-                "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
-            )
-            continue
-        text += line
-        used += row.tokens
-        row.in_context = True
-    section.text, section.used = text, used
-    return section
+    section.tail = RowTail([r.id for r in rest], make, runs(reasons))

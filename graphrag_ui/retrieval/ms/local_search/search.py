@@ -21,11 +21,14 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
-from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
+from graphrag_ui.retrieval.ms.local_search.mixed_context import build_local, build_reports
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section
+from graphrag_ui.retrieval.ms.local_search.sources import build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 from graphrag_ui.retrieval.spec.needs import Needs
@@ -134,28 +137,34 @@ def _entity_candidate(view: EntityView, order: int, why: str, score: float | Non
     )
 
 
-def _apply_rows(
-    cands: list[Candidate], section: Section, shown: Callable[[str], tuple[str, dict] | None] | None = None
-) -> None:
-    """Merge a section's rows into candidates (by id), or add them; ``shown(key)`` is a new row's label and
-    data (None: the row's item is not in the index) and lets a row's reason replace the candidate's."""
+def _merge_rows(cands: list[Candidate], section: Section) -> None:
+    """The local section's entity rows onto the entity search's candidates (by id): tokens, in or out, why."""
     by_id = {c.id: c for c in cands}
     for row in section.rows:
-        key = row.key
-        cand = by_id.get(key)
-        if cand is None:  # a new candidate: its row data is its own (``shown`` makes a new dict), set in place
-            made = shown(key) if shown is not None else None
-            label, data = made if made is not None else (key, {})
-            data["short_id"] = row.short_id
-            by_id[key] = cand = Candidate(
-                key, label, data, len(cands), row.why, None, None, row.in_context, row.dropped, row.tokens
-            )
-            cands.append(cand)
-            continue
+        cand = by_id[row.key]
         cand.data = {**cand.data, "short_id": row.short_id}
-        if row.why and shown is not None and shown(key) is not None:
-            cand.why = row.why
         cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
+
+
+Shown = Callable[[str], "tuple[str, dict] | None"]
+
+
+def _section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] | None = None) -> list[Candidate]:
+    """A section's rows as candidates in its order — ``shown(key)`` a row's label and data (None: its item is
+    not in the index), ``rank`` the reference's rank by key —, the tail's made when read."""
+
+    def candidate(row: Row, order: int) -> Candidate:
+        made = shown(row.key)
+        label, data = made if made is not None else (row.key, {})
+        data["short_id"] = row.short_id  # ``shown`` makes a new dict: the row's own
+        ranked = None if rank is None else float(rank[row.key])
+        return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
+
+    head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    if section.tail is None:
+        return head
+    tail, start = section.tail, len(head)
+    return Candidates(head, ColumnTail(tail.keys, lambda i: candidate(tail.make(i), start + i), tail.runs))
 
 
 def run(
@@ -224,12 +233,12 @@ def run(
         c = index.community_by_id.get(key)
         return None if c is None else (c.title, {"level": c.level, "rating": c.rating, "title": c.title})
 
-    _apply_rows(out.communities, reports, community)
+    out.communities = _section_candidates(reports, community)
     out.trace.append(
         TraceStep(
             "community context",
             msg("Reports {used}/{limit} tokens", used=reports.used, limit=limits[0]),
-            len(reports.rows),
+            reports.total(),
             sum(r.in_context for r in reports.rows),
             _ms(t),
         )
@@ -245,8 +254,9 @@ def run(
         links=links_state,
         claims=claims,
     )
-    _apply_rows(out.entities, local.entities)
+    _merge_rows(out.entities, local.entities)
     rel_by_id = index.relation_by_id
+    links = local.links if links_state is None else dict(local.links)  # a kept dict changes with later runs
 
     def relation(key: str) -> tuple[str, dict]:
         r = rel_by_id[key]
@@ -255,14 +265,11 @@ def run(
             "target": r.target,
             "description": r.description,
             "weight": r.weight,
-            "links": local.links.get(key),
+            "links": links.get(key),
         }
         return f"{r.source} — {r.target}", data
 
-    _apply_rows(out.relations, local.relations, relation)
-    rel_rank = index_view(index).rel_rank
-    for cand in out.relations:
-        cand.rank = float(rel_rank[cand.id])
+    out.relations = _section_candidates(local.relations, relation, index_view(index).rel_rank)
     out.warnings += local.relations.notes
     out.trace.append(
         TraceStep(
@@ -276,7 +283,7 @@ def run(
                 accepted=local.accepted,
                 selected=len(selected),
             ),
-            len(local.relations.rows),
+            local.relations.total(),
             sum(r.in_context for r in local.relations.rows),
             _ms(t),
         )
@@ -288,12 +295,12 @@ def run(
         c = index.chunk_by_id[key]
         return c.text[:80], {"text": c.text, "doc_id": c.doc_id}
 
-    _apply_rows(out.chunks, sources, chunk)
+    out.chunks = _section_candidates(sources, chunk)
     out.trace.append(
         TraceStep(
             "text units",
             msg("Sources {used}/{limit} tokens", used=sources.used, limit=limits[2]),
-            len(sources.rows),
+            sources.total(),
             sum(r.in_context for r in sources.rows),
             _ms(t),
         )
