@@ -38,25 +38,28 @@ class Tail(Protocol):
 
 
 class ColumnTail:
-    """A ``Tail`` given as columns: its rows' ids, ``make(i)`` for row ``i`` (made when read) and its dropped
-    reasons as runs — (reason or its template, how many rows in a row) — which ``binding`` counts."""
+    """A ``Tail`` given as columns: how many rows, ``ids()`` their ids in order, ``make(i)`` row ``i`` (each
+    made when read) and the dropped reasons as runs — (reason or its template, how many rows) — which
+    ``binding`` counts (a reader that needs neither ids nor rows makes neither)."""
 
-    __slots__ = ("_ids", "_make", "_runs")
+    __slots__ = ("_n", "_ids", "_make", "_runs")
 
-    def __init__(self, ids: list[str], make: Callable[[int], Candidate], runs: list[tuple[Any, int]]) -> None:
-        self._ids, self._make, self._runs = ids, make, runs
+    def __init__(
+        self, n: int, ids: Callable[[], list[str]], make: Callable[[int], Candidate], runs: list[tuple[Any, int]]
+    ) -> None:
+        self._n, self._ids, self._make, self._runs = n, ids, make, runs
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return self._n
 
     def row(self, i: int) -> Candidate:
         return self._make(i)
 
     def ids(self) -> list[str]:
-        return list(self._ids)
+        return list(self._ids())
 
     def reasons(self) -> list[tuple[Any, None, int]]:
-        return [(reason, None, n) for reason, n in self._runs]
+        return [(reason, None, n) for reason, n in self._runs if n]
 
 
 def runs(reasons: Iterable[Any]) -> list[tuple[Any, int]]:

@@ -24,6 +24,8 @@ class EntityView:
     short_id: str
     rank: int | None
     community_ids: list[str]
+    # include_entity_rank -> its Entities table row and tokens (``local_search.mixed_context.entity_row``)
+    rows: dict[bool, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass

@@ -168,7 +168,7 @@ def _over_budget(
         cand.dropped = _over(used, cand.tokens, limit)
         return cand
 
-    return ColumnTail([u.id for u in units[start:end]], row, [(_OVER, end - start)])
+    return ColumnTail(end - start, lambda: [u.id for u in units[start:end]], row, [(_OVER, end - start)])
 
 
 PARAMS = (

@@ -16,7 +16,7 @@ from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Community, Index, Relation
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import runs
-from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
+from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, IndexView, LevelView, index_view, relations_of
 from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
 from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
 
@@ -24,6 +24,14 @@ from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
 def _rank(c: Community) -> float | None:
     value = c.extra.get("rank", c.rating)
     return None if value is None else float(value)
+
+
+def _ranks(lv: LevelView) -> dict[str, float | None]:
+    """Each report's rank at the level, once per level view (a sweep sorts the same reports at every step)."""
+    found = lv.memo.get("ms.local report ranks")
+    if found is None:
+        found = lv.memo["ms.local report ranks"] = {cid: _rank(c) for cid, c in lv.reports.items()}
+    return found
 
 
 def build_reports(
@@ -46,7 +54,8 @@ def build_reports(
         for cid in view.community_ids:
             matches[cid] = matches.get(cid, 0) + 1
     comms = [lv.reports[cid] for cid in matches if cid in lv.reports]
-    comms.sort(key=lambda c: (matches[c.id], _rank(c) or 0.0), reverse=True)
+    ranks = _ranks(lv)
+    comms.sort(key=lambda c: (matches[c.id], ranks[c.id] or 0.0), reverse=True)
     for cid in matches:
         if cid not in lv.reports:
             section.rows.append(
@@ -59,7 +68,9 @@ def build_reports(
     for order, c in enumerate(comms):
         row, cells = _report_row(iv, c, order, matches, min_rank, use_summary, include_rank)
         if not row.dropped and used + row.tokens > budget:  # it and every report after it are left out
-            section.tail = _reports_tail(iv, comms, order, matches, min_rank, use_summary, include_rank, used, budget)
+            section.tail = _reports_tail(
+                iv, comms, order, matches, ranks, min_rank, use_summary, include_rank, used, budget
+            )
             break
         section.rows.append(row)
         if row.dropped:
@@ -69,7 +80,7 @@ def build_reports(
         kept.append(cells)
         kept_rows.append(row)
     section.used = used if kept else 0
-    unrated = sum(1 for c in comms if _rank(c) is None)
+    unrated = sum(1 for c in comms if ranks[c.id] is None)
     # a tail starts with a rated report that did not fit (its row has tokens): the rating did not leave all out
     if not kept and comms and section.tail is None and all(row.dropped and not row.tokens for row in section.rows):
         section.notes.append(  # nothing reached the budget: the rating filter left every report out
@@ -133,6 +144,7 @@ def _reports_tail(
     comms: list[Community],
     start: int,
     matches: dict[str, int],
+    ranks: dict[str, float | None],
     min_rank: float,
     use_summary: bool,
     include_rank: bool,
@@ -148,8 +160,8 @@ def _reports_tail(
         return row
 
     rest = comms[start:]
-    below = [_BELOW if (rank := _rank(c)) is None or rank < min_rank else _OVER_REPORTS for c in rest]
-    return RowTail([c.id for c in rest], make, runs(below))
+    below = [_BELOW if (rank := ranks[c.id]) is None or rank < min_rank else _OVER_REPORTS for c in rest]
+    return RowTail(len(rest), lambda: [c.id for c in rest], make, runs(below))
 
 
 @dataclass
@@ -245,6 +257,16 @@ def _relationship_table(
     return text, fitted, used if additive else count_text(text)
 
 
+def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str, int]:
+    """An entity's Entities table row and its tokens, kept on its view: a sweep's steps list it again."""
+    cells = [view.short_id, view.entity.name, view.entity.description or ""]
+    if include_rank:
+        cells.append(str(view.rank))
+    line = "|".join(cells) + "\n"
+    found = view.rows[include_rank] = (line, iv.tokens(line))
+    return found
+
+
 def build_local(
     index: Index,
     selected: list[EntityView],
@@ -276,11 +298,8 @@ def build_local(
         iv = index_view(index)
         full = False
         for order, view in enumerate(selected):
-            cells = [view.short_id, view.entity.name, view.entity.description or ""]
-            if include_entity_rank:
-                cells.append(str(view.rank))
-            line = "|".join(cells) + "\n"
-            row = Row(view.entity.id, view.short_id, order, tokens=iv.tokens(line))
+            line, tokens = view.rows.get(include_entity_rank) or entity_row(iv, view, include_entity_rank)
+            row = Row(view.entity.id, view.short_id, order, tokens=tokens)
             ents.rows.append(row)
             if full or used + row.tokens > budget:
                 full = True
@@ -354,19 +373,27 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         inside = r.source in accepted_names and r.target in accepted_names
         why = msg("in-network") if inside else msg("out-network")
         section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
-    position = {r.id for r in sel}
-    rest = sel[len(fit) :] + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
-    if not rest:
+    names = [v.entity.name for v in selected]
+    touched = len({r.id for name in names for r in index.relations_by_entity.get(name, ())})
+    if touched == len(fit):
         return
     over = lmsg(
         "over budget (Relationships: {used} used, next row does not fit in {limit})", used=section.used, limit=budget
     )
     reverted = lmsg("reverted (its entity's relationships did not fit the local budget)")
-    reasons = [over] * (len(sel) - len(fit)) + [drops.get(r.id, reverted) for r in rest[len(sel) - len(fit) :]]
-    start = len(fit)
+    beyond = next(iter(drops.values()), None)  # ``filter_relationships`` gives every capped one the same reason
+    n_over = len(sel) - len(fit)
+    start, made = len(fit), []
+
+    def rest() -> list[Relation]:  # the selection's rows that did not fit, then the touched ones not selected
+        if not made:
+            position = {r.id for r in sel}
+            made.append(sel[start:] + [r for r in relations_of(index, names) if r.id not in position])
+        return made[0]
 
     def make(i: int) -> Row:
-        r = rest[i]
-        return Row(r.id, short[r.id], start + i, dropped=reasons[i])
+        r = rest()[i]
+        return Row(r.id, short[r.id], start + i, dropped=over if i < n_over else drops.get(r.id, reverted))
 
-    section.tail = RowTail([r.id for r in rest], make, runs(reasons))
+    counts = [(over, n_over), (beyond, len(drops)), (reverted, touched - len(sel) - len(drops))]
+    section.tail = RowTail(touched - start, lambda: [r.id for r in rest()], make, counts)

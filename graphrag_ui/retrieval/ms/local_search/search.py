@@ -14,23 +14,23 @@ its budget the Reports section is left out instead of GraphRAG's literal ``[]`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
 from graphrag_ui.retrieval.ms.local_search.mixed_context import build_local, build_reports
-from graphrag_ui.retrieval.ms.local_search.rows import Row, Section
+from graphrag_ui.retrieval.ms.local_search.rows import merge_rows, section_candidates
 from graphrag_ui.retrieval.ms.local_search.sources import build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
-from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
+from graphrag_ui.retrieval.ms.vector_search import VectorHit, lance_knn, negative_scores
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -77,14 +77,10 @@ def search_entities(
         kernel = index.manifest.settings.get("lance_kernel", "flat")
         hits = lance_knn(table, deps.vector(query), 2 * k, kernel)
         out.warnings += negative_scores(hits)
-        for pos, hit in enumerate(hits, start=1):
-            why = msg(
-                "entity #{n} by vector (LanceDB L2 {distance}), score {score}",
-                n=pos,
-                distance=f"{hit.distance:.4f}",
-                score=f"{hit.score:.3f}",
-            )
-            found.append((lv.entities.get(hit.id), hit.id, why, hit.score))
+        # in a sweep once per hits: a narrower step's hits are the first of a wider one's (``lance_knn``)
+        key = tuple((hit.id, hit.distance) for hit in hits)
+        name = f"ms.local hits at level {lv.level}"
+        found = reuse.prefixed(name, id(index), key, lambda: _vector_found(lv, hits), lambda wider, n: wider[:n])
     else:
         qvec = deps.vector(query) if strategy == "hybrid" and table is not None and len(table) else None
         weights = (params.w_ilike, params.w_sim, params.w_occ)
@@ -117,6 +113,24 @@ def search_entities(
     return selected
 
 
+def _vector_found(lv: LevelView, hits: list[VectorHit]) -> list[tuple[EntityView | None, str, Any, float]]:
+    """(view at the level — None: not loaded —, id, why, score) per hit, in hit order."""
+    return [
+        (
+            lv.entities.get(hit.id),
+            hit.id,
+            lmsg(
+                "entity #{n} by vector (LanceDB L2 {distance}), score {score}",
+                n=pos,
+                distance=f"{hit.distance:.4f}",
+                score=f"{hit.score:.3f}",
+            ),
+            hit.score,
+        )
+        for pos, hit in enumerate(hits, start=1)
+    ]
+
+
 def _entity_candidate(view: EntityView, order: int, why: str, score: float | None) -> Candidate:
     e = view.entity
     return Candidate(
@@ -135,36 +149,6 @@ def _entity_candidate(view: EntityView, order: int, why: str, score: float | Non
             "communities": view.community_ids,
         },
     )
-
-
-def _merge_rows(cands: list[Candidate], section: Section) -> None:
-    """The local section's entity rows onto the entity search's candidates (by id): tokens, in or out, why."""
-    by_id = {c.id: c for c in cands}
-    for row in section.rows:
-        cand = by_id[row.key]
-        cand.data = {**cand.data, "short_id": row.short_id}
-        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
-
-
-Shown = Callable[[str], "tuple[str, dict] | None"]
-
-
-def _section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] | None = None) -> list[Candidate]:
-    """A section's rows as candidates in its order — ``shown(key)`` a row's label and data (None: its item is
-    not in the index), ``rank`` the reference's rank by key —, the tail's made when read."""
-
-    def candidate(row: Row, order: int) -> Candidate:
-        made = shown(row.key)
-        label, data = made if made is not None else (row.key, {})
-        data["short_id"] = row.short_id  # ``shown`` makes a new dict: the row's own
-        ranked = None if rank is None else float(rank[row.key])
-        return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
-
-    head = [candidate(row, order) for order, row in enumerate(section.rows)]
-    if section.tail is None:
-        return head
-    tail, start = section.tail, len(head)
-    return Candidates(head, ColumnTail(tail.keys, lambda i: candidate(tail.make(i), start + i), tail.runs))
 
 
 def run(
@@ -233,7 +217,7 @@ def run(
         c = index.community_by_id.get(key)
         return None if c is None else (c.title, {"level": c.level, "rating": c.rating, "title": c.title})
 
-    out.communities = _section_candidates(reports, community)
+    out.communities = section_candidates(reports, community)
     out.trace.append(
         TraceStep(
             "community context",
@@ -254,7 +238,7 @@ def run(
         links=links_state,
         claims=claims,
     )
-    _merge_rows(out.entities, local.entities)
+    merge_rows(out.entities, local.entities)
     rel_by_id = index.relation_by_id
     links = local.links if links_state is None else dict(local.links)  # a kept dict changes with later runs
 
@@ -269,7 +253,7 @@ def run(
         }
         return f"{r.source} — {r.target}", data
 
-    out.relations = _section_candidates(local.relations, relation, index_view(index).rel_rank)
+    out.relations = section_candidates(local.relations, relation, index_view(index).rel_rank)
     out.warnings += local.relations.notes
     out.trace.append(
         TraceStep(
@@ -295,7 +279,7 @@ def run(
         c = index.chunk_by_id[key]
         return c.text[:80], {"text": c.text, "doc_id": c.doc_id}
 
-    out.chunks = _section_candidates(sources, chunk)
+    out.chunks = section_candidates(sources, chunk)
     out.trace.append(
         TraceStep(
             "text units",

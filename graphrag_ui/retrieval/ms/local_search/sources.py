@@ -77,7 +77,10 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
                 row.dropped = _over(used, row.tokens, budget)
                 return row
 
-            section.tail = RowTail([u.id for u, _i, _n in infos[order:]], make, [(_OVER_SOURCES, len(infos) - order)])
+            n = len(infos) - order
+            section.tail = RowTail(
+                n, lambda start=order: [u.id for u, _i, _n in infos[start:]], make, [(_OVER_SOURCES, n)]
+            )
             break
         section.rows.append(row)
         text += line
