@@ -9,6 +9,8 @@ Every candidate comes back with whether it made it and, if not, why.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,26 +215,26 @@ def filter_relationships(
     return in_net + out[:cap], dropped
 
 
-def _relationship_table(
-    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int]
-) -> tuple[str, list[tuple[Relation, int]], int]:
-    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+@dataclass
+class RelationTable:
+    """A selection's Relationships table before the budget: header, rows, their tokens running."""
 
-    The text's token count is the header's plus the rows': cl100k never merges across a newline
-    that is followed by a non-space character, and every row starts with its id or ``|`` (checked:
-    a row starting with whitespace falls back to counting the whole text)."""
-    if not rels:
-        return "", [], 0
+    head: str  # the title and header line
+    head_tokens: int
+    lines: list[str]
+    costs: list[int]  # tokens per row
+    running: list[int]  # tokens of rows 0..j
+    spaced: int  # the first row that starts with whitespace (len(lines): none)
+
+
+def _relation_table(index: Index, rels: list[Relation], include_weight: bool, links: dict[str, int]) -> RelationTable:
     view = index_view(index)
     short = view.rel_short
     header = ["id", "source", "target", "description"] + (["weight"] if include_weight else [])
     if rels[0].id in links:  # the attribute columns come from the first selected relationship
         header.append("links")
     head = "-----Relationships-----\n" + "|".join(header) + "\n"
-    used = count(head)
-    lines = [head]
-    additive = True
-    fitted = []
+    lines, costs = [], []
     has_links = "links" in header
     cache = view.rel_lines
     for r in rels:
@@ -246,15 +248,31 @@ def _relationship_table(
                 cells.append(str(links[r.id]) if links.get(r.id) else "")
             line = "|".join(cells) + "\n"
             hit = cache[key] = (line, view.tokens(line))
-        line, t = hit
-        if used + t > budget:
-            break
-        lines.append(line)
-        additive = additive and not line[:1].isspace()
-        used += t
-        fitted.append((r, t))
-    text = "".join(lines)
-    return text, fitted, used if additive else count_text(text)
+        lines.append(hit[0])
+        costs.append(hit[1])
+    spaced = next((j for j, line in enumerate(lines) if line[:1].isspace()), len(lines))
+    return RelationTable(head, count(head), lines, costs, list(itertools.accumulate(costs)), spaced)
+
+
+def _relationship_table(
+    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], key: tuple | None
+) -> tuple[str, list[tuple[Relation, int]], int]:
+    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+
+    The rows are added until the first that does not fit. The text's token count is the header's plus
+    the rows': cl100k never merges across a newline that is followed by a non-space character, and
+    every row starts with its id or ``|`` (checked: a row starting with whitespace falls back to
+    counting the whole text). With ``key`` (a sweep: the selection and the ``links`` it reads named),
+    the rows are written and counted once and each budget is a cut of their running total."""
+    if not rels:
+        return "", [], 0
+    made = lambda: _relation_table(index, rels, include_weight, links)  # noqa: E731
+    table = made() if key is None else reuse.once(key, made)
+    n = bisect.bisect_right(table.running, budget - table.head_tokens)
+    text = table.head + "".join(table.lines[:n])
+    used = table.head_tokens + (table.running[n - 1] if n else 0)
+    fitted = list(zip(rels[:n], table.costs[:n], strict=True))
+    return text, fitted, used if table.spaced >= n else count_text(text)
 
 
 def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str, int]:
@@ -289,6 +307,7 @@ def build_local(
     which reproduces a reused GraphRAG engine (stale ``links``); only tests do that."""
     ents = Section("", 0, budget)
     rels = Section("", 0, budget)
+    fresh = links is None
     links = {} if links is None else links
     entity_text = ""
     if selected:
@@ -323,7 +342,9 @@ def build_local(
     ids = tuple(v.entity.id for v in selected)
     for i in range(len(selected)):
         sel, drops = _filtered(index, selected[: i + 1], ids[: i + 1], top_k, links)
-        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
+        # a fresh ``links`` holds what this prefix's filters wrote: the rows are the same at every step of a sweep
+        key = ("ms.local relationship table", id(index), ids[: i + 1], top_k, include_weight) if fresh else None
+        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links, key)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
             name = selected[i].entity.name
