@@ -64,7 +64,8 @@ def merge_rows(cands: list[Candidate], section: Section) -> None:
     by_id = {c.id: c for c in cands}
     for row in section.rows:
         cand = by_id[row.key]
-        cand.data = {**cand.data, "short_id": row.short_id}
+        if cand.data.get("short_id") != row.short_id:  # the search's row data names it already (a new dict if not)
+            cand.data = {**cand.data, "short_id": row.short_id}
         cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
 
 

@@ -26,7 +26,8 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
-from graphrag_ui.retrieval.ms.local_search.mixed_context import build_local, build_reports
+from graphrag_ui.retrieval.ms.local_search.mixed_context import build_local
+from graphrag_ui.retrieval.ms.local_search.reports import build_reports
 from graphrag_ui.retrieval.ms.local_search.rows import merge_rows, section_candidates
 from graphrag_ui.retrieval.ms.local_search.sources import build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
