@@ -111,3 +111,30 @@ def test_a_wider_search_than_the_one_kept_searches_again(index):
     with reuse.shared():
         shared = {k: lance_knn(table, query, k, "flat") for k in (2, 9, 4, len(table) + 5)}
     assert shared == alone and len(alone[len(table) + 5]) == len(table)
+
+
+def test_hits_not_loaded_at_the_level_are_explained_in_and_after_the_kept_ones():
+    """An entity in no community is found by the vector search but not loaded (GraphRAG skips it): before the
+    Entities table's cut it is a made row, after it a tail row — each says why, and binding counts both."""
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    for entity in index.entities[::3]:
+        entity.communities = []
+    params = {"top_k_mapped_entities": 30, "max_context_tokens": 2000}
+    result = run_query(index, "ms.local", QUESTION, params)
+    items = result.entities
+    assert isinstance(items, Candidates) and items.tail_made == 0
+    assert any(not c.in_context for c in items.head)  # a skipped hit among the kept ones
+    marks = [(lim.kind, lim.limit, lim.cut, lim.passed) for lim in limits(result)]
+    rows = list(items)
+    skipped = [c for c in rows if str(c.dropped).startswith("not loaded")]
+    assert any(c.order < len(items.head) for c in skipped) and any(c.order >= len(items.head) for c in skipped)
+    assert [c.order for c in rows] == list(range(len(rows))) and all(c.in_context or c.dropped for c in rows)
+    assert [(lim.kind, lim.limit, lim.cut, lim.passed) for lim in limits(_eager(result))] == marks
+    steps = []
+    run_sweep(
+        index, "ms.local", QUESTION, params, "top_k_mapped_entities", [30, 5], on_step=lambda v, r: steps.append(r)
+    )
+    assert comparable(steps[0]) == comparable(result)
+    assert comparable(steps[1]) == comparable(
+        run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": 5})
+    )

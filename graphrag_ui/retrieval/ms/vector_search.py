@@ -116,11 +116,10 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
     if reuse.active():  # a sweep: its widest step's top k once, of which a narrower step's top k is the first k
         held = reuse.kept("lance", table, q, dict, kernel)
         if held.get("k", -1) < k:
-            held["rows"], held["dist"] = _nearest(table, q, k, kernel)
-            held["k"] = k
-        rows, dist = held["rows"][:k], held["dist"][:k]
-    else:
-        rows, dist = _nearest(table, q, k, kernel)
+            rows, dist = _nearest(table, q, k, kernel)
+            held["hits"], held["k"] = [_hit(table, int(rows[i]), dist[i]) for i in range(len(rows))], k
+        return held["hits"][:k]  # the hits are read only
+    rows, dist = _nearest(table, q, k, kernel)
     return [_hit(table, int(rows[i]), dist[i]) for i in range(len(rows))]
 
 

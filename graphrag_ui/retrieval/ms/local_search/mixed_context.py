@@ -13,7 +13,7 @@ import bisect
 import itertools
 from dataclasses import dataclass
 
-from graphrag_ui.base.i18n import lmsg, msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index, Relation
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, IndexView, index_view, relations_of
@@ -140,6 +140,24 @@ def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str
     return found
 
 
+def _over(used: int, tokens: int, limit: int) -> Reason:
+    return lmsg("over budget (Entities: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
+
+
+def _entities_tail(
+    iv: IndexView, selected: list[EntityView], start: int, rank: bool, used: int, budget: int
+) -> RowTail:
+    """Selected entities ``start``.. once one did not fit the Entities table: each over the budget."""
+
+    def make(j: int) -> Row:
+        view = selected[start + j]
+        tokens = (view.rows.get(rank) or entity_row(iv, view, rank))[1]
+        return Row(view.entity.id, view.short_id, start + j, tokens, dropped=_over(used, tokens, budget))
+
+    n = len(selected) - start
+    return RowTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
+
+
 def build_local(
     index: Index,
     selected: list[EntityView],
@@ -170,23 +188,14 @@ def build_local(
         entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
         used = count(entity_text)
         iv = index_view(index)
-        full = False
         for order, view in enumerate(selected):
             line, tokens = view.rows.get(include_entity_rank) or entity_row(iv, view, include_entity_rank)
-            row = Row(view.entity.id, view.short_id, order, tokens=tokens)
-            ents.rows.append(row)
-            if full or used + row.tokens > budget:
-                full = True
-                row.dropped = lmsg(
-                    "over budget (Entities: {used}+{tokens} > {limit} tokens)",
-                    used=used,
-                    tokens=row.tokens,
-                    limit=budget,
-                )
-                continue
+            if used + tokens > budget:  # it and every entity after it are left out: their rows made on read
+                ents.tail = _entities_tail(iv, selected, order, include_entity_rank, used, budget)
+                break
+            ents.rows.append(Row(view.entity.id, view.short_id, order, tokens, True))
             entity_text += line
-            used += row.tokens
-            row.in_context = True
+            used += tokens
         ents.used = used
     entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))  # a budget step's table
     final_parts: list[str] = []
