@@ -138,3 +138,25 @@ def test_hits_not_loaded_at_the_level_are_explained_in_and_after_the_kept_ones()
     assert comparable(steps[1]) == comparable(
         run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": 5})
     )
+
+
+def test_an_entity_hit_twice_falls_back_to_the_rows_merged_by_id():
+    """Two vector rows naming one entity (a damaged or hand-made table): the Entities rows merge onto its
+    candidates by id, as they always did; the section is then made whole, and a sweep's step is the single run."""
+    index = store.load(ROOT / "data" / "sample" / "en" / "index")
+    table = index.vectors["entities"]
+    query = run_query(index, "ms.local", QUESTION, {"top_k_mapped_entities": 3})
+    first = query.entities[0].id
+    table.ids[table.ids.index(query.entities[2].id)] = first  # the third hit now names the first entity
+    params = {"top_k_mapped_entities": 20, "max_context_tokens": 2000}
+    result = run_query(index, "ms.local", QUESTION, params)
+    assert type(result.entities) is list and [c.id for c in result.entities].count(first) == 2
+    assert all(c.in_context or c.dropped for c in result.entities)
+    steps = []
+    run_sweep(
+        index, "ms.local", QUESTION, params, "top_k_mapped_entities", [20, 2], on_step=lambda v, r: steps.append(r)
+    )
+    assert comparable(steps[0]) == comparable(result)
+    assert comparable(steps[1]) == comparable(
+        run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": 2})
+    )
