@@ -182,7 +182,7 @@ def build_local(
     rels = Section("", 0, budget)
     fresh = links is None
     links = {} if links is None else links
-    entity_text = ""
+    entity_text, additive = "", True
     if selected:
         header = ["id", "entity", "description"] + (["number of relationships"] if include_entity_rank else [])
         entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
@@ -196,8 +196,14 @@ def build_local(
             ents.rows.append(Row(view.entity.id, view.short_id, order, tokens, True))
             entity_text += line
             used += tokens
+            additive = additive and not line[:1].isspace()
         ents.used = used
-    entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))  # a budget step's table
+    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_table`` argues, unless a row
+    # starts with whitespace (then the whole text is counted, once per table in a sweep)
+    if selected and additive:
+        entity_tokens = ents.used
+    else:
+        entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))
     final_parts: list[str] = []
     final_fit: list[tuple[Relation, int]] = []
     final_sel: list[Relation] = []
