@@ -255,6 +255,21 @@ def _filtered(
     return sel, drops
 
 
+def _touched(index: Index, names: list[str]) -> list[int]:
+    """How many relationships touch the first 1, 2, … of ``names`` (each counted once); in a sweep once per
+    widest list: a narrower step's names are its first ones (``reuse.prefixed``)."""
+
+    def make() -> list[int]:
+        seen: set[str] = set()
+        out = []
+        for name in names:
+            seen.update(r.id for r in index.relations_by_entity.get(name, ()))
+            out.append(len(seen))
+        return out
+
+    return reuse.prefixed("ms.local touched", id(index), tuple(names), make, lambda wider, n: wider[:n])
+
+
 def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
     """The selection's rows (those that fit made, in the table's order), then the touched relationships
     left out — over budget, beyond the cap or reverted — as the section's tail, made on read."""
@@ -265,7 +280,7 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         why = msg("in-network") if inside else msg("out-network")
         section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
     names = [v.entity.name for v in selected]
-    touched = len({r.id for name in names for r in index.relations_by_entity.get(name, ())})
+    touched = _touched(index, names)[-1] if names else 0
     if touched == len(fit):
         return
     over = lmsg(
