@@ -43,9 +43,9 @@ def csv_line(cells: list[str]) -> str:
     return buf.getvalue()
 
 
-def _unit_line(index: Index, short: str, unit: Chunk) -> str:
-    """A text unit's table row, written once per unit (kept with the index: a sweep's steps meet it again)."""
-    lines = index_cache.kept(index, "ms.basic lines", dict)
+def _unit_line(lines: dict, short: str, unit: Chunk) -> str:
+    """A text unit's table row, written once per unit (``lines``, kept with the index: a sweep's steps meet
+    it again)."""
     found = lines.get(unit.id)
     if found is None or found[0] is not unit.text or found[1] != short:  # another unit under the same id
         found = lines[unit.id] = (unit.text, short, csv_line([short, unit.text]))
@@ -100,6 +100,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     header = [id_col, "text"]
     used = count(f"{id_col}|text\n")
     rows: list[str] = []  # the table's lines
+    lines = index_cache.kept(index, "ms.basic lines", dict)
 
     def unit_candidate(order: int) -> Candidate:
         unit = units[order]
@@ -127,7 +128,7 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
             break
         out.chunks.append(cand)
         used += cand.tokens
-        rows.append(_unit_line(index, cand.data["short_id"], units[order]))
+        rows.append(_unit_line(lines, cand.data["short_id"], units[order]))
     # an index without text units has nothing to show: no header-only table pretending a search ran
     out.context = csv_line(header) + "".join(rows) if index.chunks else ""
     out.budgets = [Budget(SECTIONS["text units"], used, limit if used <= limit else None)]
