@@ -8,6 +8,8 @@ wider step's (``reuse.prefixed``).
 
 from __future__ import annotations
 
+import bisect
+
 from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index.model import Chunk, Index, Relation
 from graphrag_ui.retrieval.core import reuse
@@ -45,8 +47,9 @@ def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, i
 def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chunk, int, int]]:
     """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
     the first entity that has it, its count is that entity's own, and the stable sort's keys do not
-    depend on later entities, so those units come in the same order."""
-    return [info for info in infos if info[1] < k]
+    depend on later entities, so those units come in the same order — sorted by entity first, they are the
+    wider list's first ones."""
+    return infos[: bisect.bisect_left(infos, k, key=lambda info: info[1])]
 
 
 def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
