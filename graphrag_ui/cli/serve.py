@@ -41,8 +41,10 @@ def preload() -> None:
         default_key, default = next(iter(choices.items()), (None, None))
         if default is not None:
             index = state._load(str(default), state.index_version(default), "local")  # the picker's first index
-            _warm_embedder(index.manifest.embedder)
-            _warm_first_view(index, default_key)
+            if not _other_index_asked(default):
+                _warm_embedder(index.manifest.embedder)
+            if not _other_index_asked(default):
+                _warm_first_view(index, default_key)
         import streamlit.emojis  # noqa: F401  (st.set_page_config's favicon check imports it: ~0.4 s)
 
         _import_pages()
@@ -100,6 +102,15 @@ def _compile_scripts(wait_s: float = 30.0) -> None:
         return
     for script in (APP, START_PAGE, *sorted(START_PAGE.parent.glob("*.py"))):
         cache.get_bytecode(str(script))
+
+
+def _other_index_asked(default: Path) -> bool:
+    """Whether a session has begun to open an index other than the preload's default. Then the default's
+    embedder and first view are left to a session that opens it: loading use-m3 (~3 s on both cores)
+    and retrieving on the sample took the cores from a 100k-entity index's first view racing them."""
+    from graphrag_ui.index.store_load import loads_begun
+
+    return bool(loads_begun() - {str(Path(default).absolute())})
 
 
 def _warm_embedder(name: str) -> None:

@@ -46,8 +46,12 @@ class Coverage:
 
 
 def coverage(index: Index, kind: str) -> Coverage:
-    ids = set(row_ids(index, kind))
+    rows = row_ids(index, kind)
     table = index.vectors.get(kind)
+    if table is not None and table.ids == rows:  # one vector per row in row order (the usual case): no set of
+        n = len(set(rows))  # the vector ids to build and compare (~0.1 s of a 100k-entity index's first view)
+        return Coverage(kind, n, len(table), n, 0)
+    ids = set(rows)
     vector_ids = set(table.ids) if table is not None else set()
     covered = len(ids & vector_ids)
     return Coverage(kind, len(ids), len(table) if table is not None else 0, covered, len(vector_ids - ids))

@@ -98,6 +98,7 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
     otherwise triggers repeated full collections that double the load time (measured).
     """
     folder = Path(path)
+    _BEGUN.add(str(folder.absolute()))
     start, absent = timing.now(), 0
     with paused_gc():
         while True:
@@ -125,6 +126,15 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
                         fix=msg("open it again once the saves are done"),
                     )
             _wait_for_swap(folder)
+
+
+_BEGUN: set[str] = set()  # every folder this process began to load (``loads_begun``)
+
+
+def loads_begun() -> frozenset[str]:
+    """The folders (absolute) this process has begun to load: the start-up preload warms its default index
+    only while no session has asked for another one (``cli.serve``), not to take the cores from it."""
+    return frozenset(_BEGUN)
 
 
 # A read of a folder that saves keep swapping starts again after each swap for up to SWAP_PATIENCE_S

@@ -14,12 +14,18 @@ from typing import Any
 import pyarrow as pa
 
 
+def _array(column: pa.ChunkedArray) -> pa.Array:
+    """The column as one array: its only chunk as it is (a file of one row group, the usual case), else the
+    chunks combined (``combine_chunks`` copies even one chunk: 0.1–0.2 s of a 100k-entity index's columns)."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
 def _pylist(column: pa.ChunkedArray) -> list:
     """Python values of a column; list<string> columns via one flat list sliced by offsets
     (``to_pylist`` on nested arrays is several times slower)."""
     if not pa.types.is_list(column.type) or not pa.types.is_string(column.type.value_type) or column.null_count:
         return column.to_pylist()
-    array = column.combine_chunks()
+    array = _array(column)
     flat = array.flatten().to_pylist()  # flatten honours the array's offset, so slice from offsets[0]
     offsets = array.offsets.to_pylist()
     base = offsets[0]
@@ -30,7 +36,7 @@ def _community_refs(column: pa.ChunkedArray) -> list:
     """list<struct<level, id>> as lists of ``(level, id)`` tuples, built from the flat children."""
     if column.null_count:
         return [[(r["level"], r["id"]) for r in refs] if refs is not None else None for refs in column.to_pylist()]
-    array = column.combine_chunks()
+    array = _array(column)
     levels, ids = (child.to_pylist() for child in array.flatten().flatten())
     pairs = list(zip(levels, ids, strict=True))
     offsets = array.offsets.to_pylist()
@@ -56,10 +62,12 @@ class StoredColumns:
     A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
     (~1–7 µs each; ``_row_value``). A scan (``SCAN_RUN`` rows in a row: nano's community schema, a
     re-save), or more reads than ``ROW_READS`` and a tenth of the table, converts the column whole
-    (~0.2 µs a row) into every row that has no value of its own yet, so the rest reads plain attributes,
-    and lets its Arrow column go. The tenth keeps that one-off conversion (~0.1 s at 300k rows) out of
-    the first few dozen queries of a large index. Both paths give the values converting at load gives
-    (a test compares every field of every row, each way).
+    (~0.2 µs a row) into a list kept here, and lets its Arrow column go; a row takes its value from that
+    list on its first read as before. Nothing is written into the rows that are not read: putting the
+    value into each of 300k rows took ~0.3 s of a 100k-entity index's first nano.local query (the rows'
+    attribute tables grow one by one). The tenth keeps that one-off conversion out of the first few
+    dozen queries of a large index. Both paths give the values converting at load gives (a test compares
+    every field of every row, each way).
     """
 
     ROW_READS = 1000
@@ -67,25 +75,29 @@ class StoredColumns:
 
     def __init__(self, name: str, table: pa.Table | Future[pa.Table]) -> None:
         self._name, self._table = name, table  # a Future until the first read (``rows_of``)
-        self.rows: list = []  # every row made from the table (``rows_of`` sets it)
         self._arrays: dict[str, pa.Array] | None = None  # field -> its column, while not converted whole
+        self._converted: dict[str, list] = {}  # field -> every row's value, once converted whole
         self._reads: dict[str, int] = {}
         self._runs: dict[str, tuple[int, int]] = {}  # field -> (last row read, rows read in a row up to it)
         self._lock = threading.Lock()
 
     def value(self, field: str, item: Any) -> Any:
-        """The value of ``field`` for the row ``item`` (one this table made). A row read converts without the
-        lock (the counts may miss a read when two threads race: harmless); a whole conversion holds it."""
+        """The value of ``field`` for the row ``item`` (one this table made; ``Stored`` keeps it in the row).
+        A row read converts without the lock (the counts may miss a read when two threads race: harmless);
+        a whole conversion holds it."""
+        position = item._row
+        converted = self._converted.get(field)
+        if converted is not None:
+            return converted[position]
         arrays = self._arrays
         if arrays is None:
             with self._lock:  # decoded by now: the loader waited for it before returning
                 if self._arrays is None:
                     table = self._table.result() if isinstance(self._table, Future) else self._table
-                    self._arrays = {f: table.column(f).combine_chunks() for f in table.column_names}
+                    self._arrays = {f: _array(table.column(f)) for f in table.column_names}
                     self._table = None  # type: ignore[assignment]  (the arrays hold the data)
                 arrays = self._arrays
         array = arrays.get(field)
-        position = item._row
         if array is not None:
             last, run = self._runs.get(field, (-2, 0))
             run = run + 1 if position == last + 1 else 1
@@ -96,13 +108,9 @@ class StoredColumns:
         with self._lock:
             array = self._arrays.get(field)
             if array is not None:
-                values = _values(self._name, field, pa.chunked_array([array]))
-                for row, value in zip(self.rows, values, strict=True):
-                    row.__dict__.setdefault(field, value)  # a value the program set stays
+                self._converted[field] = _values(self._name, field, pa.chunked_array([array]))
                 del self._arrays[field]  # its Arrow buffers go
-                if not self._arrays:
-                    self.rows = []  # every row holds every value: nothing here is read again
-        return item.__dict__[field]
+        return self._converted[field][position]
 
 
 def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202

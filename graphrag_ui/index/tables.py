@@ -153,9 +153,10 @@ def decode_extras(texts: list[str]) -> list[dict[str, Any]]:
     exactly one JSON value (so the element count differs or the array does not parse), or tagged
     values needing the object hook, goes through the per-row path, which raises the usual error.
     """
-    if not any('"$' in t for t in texts):
+    joined = ",".join(texts)  # a '"$' cannot span two texts: a comma stands between them
+    if '"$' not in joined:
         try:
-            values = json.loads("[" + ",".join(texts) + "]")
+            values = json.loads("[" + joined + "]")
         except ValueError:
             values = None
         if isinstance(values, list) and len(values) == len(texts):
@@ -274,8 +275,7 @@ def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | N
         return [cls(*values) for values in zip(*cols, strict=True)]
     columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored)
     make, new = _MAKERS[name], object.__new__
-    columns.rows = [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
-    return list(columns.rows)
+    return [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
 
 
 def _check_field_order() -> None:

@@ -76,10 +76,21 @@ def open_index(path: str | Path, vectors: str = "local") -> Index:
     (a pause that ended between loading and preparing would collect the fresh rows once: ~1 s at 100k)."""
     from graphrag_ui.index import store
 
+    release_dropped()
     with paused_gc():
         index = store.load(path, vectors=vectors)
         prepare_index(index)
     return index
+
+
+def release_dropped() -> None:
+    """Unfreeze and collect what earlier opens froze, before this one loads: an index the app dropped from
+    its cache holds cycles only the collector can free (``freeze_heap``). Done first, the collection walks
+    the objects there already and not the rows about to be built too: after the start-up preload froze
+    the sample, collecting after a 100k-entity index's load walked its 10⁶ objects on its first view."""
+    if gc.get_freeze_count():
+        gc.unfreeze()
+        gc.collect()
 
 
 def freeze_heap() -> None:
@@ -87,7 +98,8 @@ def freeze_heap() -> None:
 
     When an earlier index was frozen, unfreeze and collect first: an index the app dropped from its
     cache holds cycles (networkx's graph views) only the collector can free. The first index of a
-    process skips that collection (1 s at 100k entities, and there is nothing frozen to free yet).
+    process skips that collection (1 s at 100k entities, and there is nothing frozen to free yet), and
+    so does ``open_index``, which collected before loading (``release_dropped``).
     """
     if gc.get_freeze_count():
         gc.unfreeze()

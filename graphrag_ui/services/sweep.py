@@ -271,7 +271,7 @@ def _step(value: Any, result: Retrieval, ms: float, labels: dict[tuple[str, str]
     (one pass over the candidates: ``Retrieval.selected_ids`` and the labels together)."""
     ids: dict[str, list[str]] = {}
     for kind in KINDS:
-        shown = in_context(result.candidates(kind))  # the kept rows: a lazy section's tail is not made
+        shown = in_context(result.candidates(kind))  # a lazy section's dropped tail stays unmade
         ids[kind] = [c.id for c in shown]
         for c in shown:
             labels.setdefault((kind, c.id), c.label)

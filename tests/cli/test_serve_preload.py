@@ -116,3 +116,33 @@ def test_a_failing_preload_says_one_line_without_a_traceback_or_a_key(monkeypatc
     (record,) = [r for r in caplog.records if r.name == "graphrag_ui.cli.serve"]
     assert "preloading failed (OSError: boom" in record.getMessage()
     assert secret not in record.getMessage() and record.exc_info is None
+
+
+def test_the_default_index_is_warmed_only_while_no_session_opens_another(monkeypatch, tmp_path):
+    """A session that opens another index first (a 100k-entity one) keeps the cores: the preload still opens
+    the default index but leaves its embedder and first view to a session that asks for it."""
+    from graphrag_ui.index import store_load
+    from graphrag_ui.ui.shell import state
+
+    default, other = tmp_path / "default", tmp_path / "other"
+    warmed: list[str] = []
+    monkeypatch.setattr(state, "index_choices", lambda: {"sample:en": default, "path:other": other})
+    monkeypatch.setattr(state, "index_version", lambda path: 0.0)
+    monkeypatch.setattr(state, "_load", lambda path, stamp, vectors: store_load._BEGUN.add(path) or _Opened())
+    monkeypatch.setattr(serve, "_warm_embedder", lambda name: warmed.append("embedder"))
+    monkeypatch.setattr(serve, "_warm_first_view", lambda index, key: warmed.append(f"first view {key}"))
+    monkeypatch.setattr(serve, "_import_pages", lambda: warmed.append("pages"))
+    monkeypatch.setattr(serve, "_compile_scripts", lambda: warmed.append("scripts"))
+    monkeypatch.setattr(store_load, "_BEGUN", set())
+    serve.preload()
+    assert warmed == ["embedder", "first view sample:en", "pages", "scripts"]
+
+    warmed.clear()
+    monkeypatch.setattr(store_load, "_BEGUN", {str(other.absolute())})  # a session began to open the other one
+    serve.preload()
+    assert warmed == ["pages", "scripts"]  # what every first view needs is still done
+
+
+class _Opened:
+    class manifest:  # noqa: N801 - the one attribute the preload reads
+        embedder = "hash"

@@ -237,3 +237,49 @@ def test_the_pages_work_out_readiness_once_per_opened_index(tmp_path):
     assert kept_readiness(index) is first  # a rerun asks again: the same answer, not another 0.2 s
     reloaded = store.load(tmp_path / "out")  # a re-embed or re-import opens a new object: worked out anew
     assert kept_readiness(reloaded) is not first and kept_readiness(reloaded)[1] == first[1]
+
+
+@pytest.mark.parametrize(
+    "vector_ids",
+    [
+        ["e3", "e1", "e2", "e4", "e5", "e6"],  # one per row, in row order
+        ["e3", "e3", "e1", "e2", "e4", "e5", "e6"],  # a repeated id
+        ["e1", "e2", "e3", "e4", "e5", "e6"],  # another order
+        ["e1", "e3", "zz"],  # rows without a vector and a vector naming no row
+        [],
+    ],
+)
+def test_coverage_counts_what_the_sets_of_ids_say(vector_ids):
+    """The aligned case skips building the sets; every case gives the set arithmetic's numbers."""
+    import numpy as np
+
+    from graphrag_ui.index.coverage import coverage
+    from graphrag_ui.index.model import VectorTable
+    from tests.support.store_fixtures import small_index
+
+    index = small_index()
+    index.vectors["entities"] = VectorTable(vector_ids, np.zeros((len(vector_ids), 4), dtype=np.float32))
+    rows = {e.id for e in index.entities}
+    got = coverage(index, "entities")
+    assert [e.id for e in index.entities] == ["e3", "e1", "e2", "e4", "e5", "e6"]
+    assert (got.rows, got.vectors, got.covered, got.ghosts) == (
+        len(rows),
+        len(vector_ids),
+        len(rows & set(vector_ids)),
+        len(set(vector_ids) - rows),
+    )
+
+
+def test_coverage_of_rows_sharing_an_id_aligned_with_their_vectors():
+    import numpy as np
+
+    from graphrag_ui.index.coverage import coverage
+    from graphrag_ui.index.model import VectorTable
+    from tests.support.store_fixtures import small_index
+
+    index = small_index()
+    index.entities[1].id = index.entities[0].id  # two rows, one id: counted once, as a set counts it
+    ids = [e.id for e in index.entities]
+    index.vectors["entities"] = VectorTable(list(ids), np.zeros((len(ids), 4), dtype=np.float32))
+    got = coverage(index, "entities")
+    assert (got.rows, got.vectors, got.covered, got.ghosts) == (len(ids) - 1, len(ids), len(ids) - 1, 0)

@@ -65,6 +65,20 @@ def test_tables_written_in_many_row_groups_read_back_the_same(tmp_path):
         assert tables.read_table(name, path) == getattr(index, name)[1:]
 
 
+@pytest.mark.parametrize("row_reads", [0, 1000])  # each stored column converted whole, or one row at a time
+def test_rows_of_one_sliced_chunk_read_their_own_values(tmp_path, monkeypatch, row_reads):
+    """A column of one chunk is read in place (not copied): a chunk that starts inside its buffers still
+    gives each row its own values."""
+    from graphrag_ui.index import stored, tables
+
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", row_reads)
+    index = small_index()
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        sliced = tables.to_arrow(name, getattr(index, name)).slice(1)
+        assert all(sliced.column(f).num_chunks == 1 for f in sliced.column_names)
+        assert tables.rows_of(name, sliced, tmp_path / name) == getattr(index, name)[1:], name
+
+
 def test_vectors_are_bit_exact(saved):
     index, out = saved
     loaded = store.load(out)
@@ -230,3 +244,14 @@ def test_corrupt_manifest_is_rejected(saved):
     with pytest.raises(IndexFormatError, match="manifest.json: not valid JSON"):
         store.load(out)
     assert not store.is_index(out)
+
+
+def test_each_folder_a_load_begins_is_recorded_even_when_the_load_fails(saved, tmp_path):
+    """``loads_begun`` tells the server's preload that a session asks for another index (``cli.serve``)."""
+    from graphrag_ui.index import store_load
+
+    _index, out = saved
+    store.load(out)
+    with pytest.raises(IndexFormatError):
+        store.load(tmp_path / "absent")
+    assert {str(out.absolute()), str((tmp_path / "absent").absolute())} <= store_load.loads_begun()

@@ -37,7 +37,7 @@ def _nano(index, names: list[str]) -> list[tuple]:
 
 
 def _lightrag(index, names: list[str]) -> list[tuple]:
-    return [(key, via, rel.id, deg) for key, via, rel, deg in search._edges(index, tuple(names))]
+    return [(key, via, rel.id, deg) for key, via, rel, deg, *_reason in search._edges(index, tuple(names))]
 
 
 def test_both_gathers_read_every_edge_once_in_the_graph_s_order():
@@ -70,3 +70,25 @@ def test_an_index_whose_relations_change_is_read_again():
     want = _edge_by_edge(index, ["ALICE"])
     assert len(want) == len(before) + 1
     assert _nano(index, ["ALICE"]) == _lightrag(index, ["ALICE"]) == want
+
+
+def test_a_batch_count_of_edge_tokens_gives_each_edge_s_own_count(monkeypatch):
+    """``relations_tokens`` counts a hub's uncounted edges in one batch: the same numbers one count per edge
+    gives, a count the importer kept for the very text is used, one kept for another text is not."""
+    from graphrag_ui.base import tokens
+    from graphrag_ui.index import nano_precount
+    from graphrag_ui.retrieval.nano import prep as nano_prep
+
+    index = small_index()
+    index.relations += [Relation(f"x{i}", "ALICE", f"N{i}", f"edge {i} <|endoftext|> " + "字" * i) for i in range(6)]
+    index.refresh()
+    kept, stale = index.relation_by_id["x0"], index.relation_by_id["x1"]
+    kept.extra[nano_precount.STORED_KEY] = nano_precount._crc(kept.description) << 32 | 999
+    stale.extra[nano_precount.STORED_KEY] = nano_precount._crc("another text") << 32 | 999
+    monkeypatch.setattr(nano_prep, "BATCH", 1)
+    batched = prepared(index).edge_columns("ALICE").cost.tolist()
+    expected = [
+        999 if rel is kept else tokens.count(rel.description, nano_prep.ENCODING)
+        for rel in (row[3] for row in prepared(index).edges("ALICE"))
+    ]
+    assert batched == expected and 999 in batched

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import weakref
 from pathlib import Path
@@ -77,11 +78,9 @@ def test_freeze_heap_lets_a_dropped_cycle_be_collected():
 def test_open_index_pauses_the_collector_and_leaves_nothing_pending(monkeypatch):
     """Opening freezes what it built before the collector is back on, so no full collection follows."""
     collections: list[int] = []
-    monkeypatch.setattr(
-        gc, "callbacks", [lambda phase, info: phase == "start" and collections.append(info["generation"])]
-    )
     gc.unfreeze()
-    index = open_index(SAMPLE)
+    with _collections(lambda info: collections.append(info["generation"])):
+        index = open_index(SAMPLE)
     assert gc.isenabled() and gc.get_freeze_count() > 0
     assert not collections  # no collection at all while loading and preparing (nothing built is garbage)
     assert gc.get_count()[0] < 100  # the allocation count was reset by the freeze
@@ -96,3 +95,37 @@ def test_paused_gc_keeps_an_outer_pause():
         assert not gc.isenabled()  # the outer pause is not ended by the inner one
     finally:
         gc.enable()
+
+
+def test_an_open_collects_what_earlier_opens_froze_before_it_loads_not_after(monkeypatch):
+    """The collection that frees dropped indexes walks the heap before the new rows are built: after the
+    start-up preload froze the sample, a 100k-entity index's first view paid for walking its own 10⁶ rows."""
+    from graphrag_ui.index import store
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    freeze_heap()  # an earlier index, frozen while alive
+    del a, b  # then dropped
+    events: list[str] = []
+    real = store.load
+    monkeypatch.setattr(store, "load", lambda *a, **k: events.append("load") or real(*a, **k))
+    with _collections(lambda info: events.append("collect")):
+        index = open_index(SAMPLE)
+    assert events == ["collect", "load"] and gone() is None
+    assert gc.isenabled() and gc.get_freeze_count() > 0 and index.entities
+
+
+@contextlib.contextmanager
+def _collections(seen):
+    """Call ``seen(info)`` as each collection starts (the collector calls the list it holds: a test that
+    replaced ``gc.callbacks`` heard of no collection at all)."""
+    callback = lambda phase, info: phase == "start" and seen(info)  # noqa: E731
+    gc.callbacks.append(callback)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(callback)

@@ -99,10 +99,8 @@ def vector_topk(
         exact = lambda local: [local.ids[r] for r, _ in vector_topk(local, query_vec, top_k, threshold)]  # noqa: E731
         cut = None if threshold is None else (lambda dist: 1.0 - dist < threshold)
         return [(row, 1.0 - dist) for row, dist in vector_server.server_topk(table, query_vec, top_k, exact, cut)]
-    if reuse.active():  # a sweep: one full ranking of the table for this query, cut at every step
-        scores, full = reuse.kept("cosine", table, query_vec, lambda: _ranked(table, query_vec))
-        order = full[-top_k:][::-1]
-        top = [(int(row), float(scores[row])) for row in order]
+    if reuse.active():  # a sweep: one ranking of the table for this query, cut at every step
+        top = reuse.kept("cosine", table, query_vec, lambda: _Ranked(table, query_vec)).top(top_k)
     else:
         top = _recent_top(table, query_vec, top_k)
     if threshold is None:
@@ -113,6 +111,15 @@ def vector_topk(
             break
         hits.append((row, score))
     return hits
+
+
+def top_rows(table: VectorTable, query_vec: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """``vector_topk(table, query_vec, n)`` without a threshold and, in a sweep too, without the full ranking:
+    for a caller that keeps these ``n`` rows and cuts them for every smaller count itself (``nano.naive_rows``,
+    ``top_order`` being exactly the argsort's last ``n``, its first ``m`` rows are the search at ``m``)."""
+    if len(table) == 0 or n <= 0 or vector_server.is_server(table):
+        return vector_topk(table, query_vec, n, None)
+    return list(_recent_top(table, query_vec, n))
 
 
 # the last few searches' top rows (no threshold) of a vector table, by query vector and top_k, in the one
@@ -143,10 +150,18 @@ def _recent_top(table: VectorTable, query_vec: np.ndarray, top_k: int) -> list[t
     return top
 
 
-def _ranked(table: VectorTable, query_vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every row's score and the full ``np.argsort`` of them: ``top_order(scores, k)`` is ``full[-k:][::-1]``."""
-    scores = table.matrix @ normalise(query_vec)
-    return scores, np.argsort(scores)
+class _Ranked:
+    """A table's best rows for one query so far, best first (``_recent_top`` at the widest ``k`` asked): its
+    first ``k`` are ``np.argsort(scores)[-k:][::-1]`` for any narrower ``k``, so a sweep's steps cut it; a
+    wider ``k`` searches again."""
+
+    def __init__(self, table: VectorTable, query_vec: np.ndarray) -> None:
+        self.table, self.query_vec, self.best = table, query_vec, []
+
+    def top(self, top_k: int) -> list[tuple[int, float]]:
+        if top_k > len(self.best) and len(self.best) < len(self.table):
+            self.best = _recent_top(self.table, self.query_vec, top_k)
+        return self.best[:top_k]
 
 
 def tied_rows(scored: Iterable[tuple[K, float]]) -> dict[K, list[K]]:

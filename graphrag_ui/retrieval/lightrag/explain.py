@@ -11,12 +11,13 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
-from graphrag_ui.base.i18n import joined, lmsg, msg
+from graphrag_ui.base.i18n import joined
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
+from graphrag_ui.retrieval.lightrag.chunk_tail import ChunkTail
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 from graphrag_ui.retrieval.lightrag.graph_tail import GraphTail
 from graphrag_ui.retrieval.spec.schema import Params
@@ -91,113 +92,45 @@ def finish_chunks(
 ) -> list[dict[str, Any]]:
     """chunk_top_k, then the chunk budget; fills r.chunks and returns the kept rows.
 
-    ``fit(rows, budget)`` gives how many rows the release keeps and their token costs.
+    ``fit(rows, budget)`` gives how many rows the release keeps and their token costs. The kept rows are
+    made now; every other candidate (cut, duplicate, not picked) when read (``chunk_tail.ChunkTail``).
     """
     top = p.chunk_top_k
     capped = rows[:top] if top and top > 0 else rows
     keep, costs = fit(capped, available)
-    running = 0
-    listed = set()
     preview = previews(index)
-    for i, ((cid, source), row) in enumerate(zip(merged, rows, strict=True)):
-        pick = picks[source]
-        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens  # never measured: stored count
-        running += cost
-        if i >= len(capped):
-            dropped = lmsg("beyond chunk_top_k {top}", top=top)
-        elif i == keep:
-            dropped = lmsg("over chunk budget {limit} tokens ({running})", limit=available, running=running)
-        elif i > keep:
-            dropped = lmsg("over chunk budget {limit} tokens (cut before chunk #{n})", limit=available, n=keep + 1)
-        else:
-            dropped = ""
+    head = list(r.chunks)
+    for i in range(keep):
+        cid, source = merged[i]
+        row, pick = rows[i], picks[source]
         data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
-        r.chunks.append(
-            Candidate(
-                cid,
-                preview(row["content"]),
-                data,
-                i,
-                pick.why[cid] if cid in pick.why else source_word(source),
-                pick.sims.get(cid),
-                None,
-                not dropped,
-                dropped,
-                cost,
-            )
-        )
-        listed.add(cid)
-    order = len(r.chunks)
-    for cid, source, first in dropped_dupes:
-        chunk = index.chunk_by_id[cid]
-        why = picks[source].why[cid] if cid in picks[source].why else source_word(source)
-        r.chunks.append(
-            Candidate(
-                cid,
-                preview(chunk.text),
-                {"source": source, "text": chunk.text},
-                order,
-                why,
-                picks[source].sims.get(cid),
-                None,
-                False,
-                _duplicate_chunk(first),
-            )
-        )
-        order += 1
+        why = pick.why[cid] if cid in pick.why else source_word(source)
+        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens
+        head.append(Candidate(cid, preview(row["content"]), data, i, why, pick.sims.get(cid), None, True, "", cost))
+    listed = {cid for cid, _ in merged}
+    unpicked = []
     for pick in picks.values():
-        for cid in pick.candidates + [c for c in pick.why if c not in pick.candidates]:
+        among = set(pick.candidates)
+        for cid in pick.candidates + [c for c in pick.why if c not in among]:
             if cid in listed or cid in pick.picked or cid not in index.chunk_by_id:
                 continue
             listed.add(cid)
-            chunk = index.chunk_by_id[cid]
-            r.chunks.append(
-                Candidate(
-                    cid,
-                    preview(chunk.text),
-                    {"source": pick.source, "text": chunk.text},
-                    order,
-                    _candidate_of(pick.source),
-                    pick.sims.get(cid),
-                    None,
-                    False,
-                    pick.why[cid] if cid in pick.why else lmsg("not picked"),
-                )
-            )
-            order += 1
+            unpicked.append((cid, pick))
+    shape = (keep, len(capped), top, available, len(r.chunks) + len(merged))
+    tail = ChunkTail(index, preview, merged, rows, picks, costs, shape, dropped_dupes, unpicked)
+    r.chunks = Candidates(head, tail)
     return capped[:keep]
 
 
-def _duplicate_chunk(first: str) -> str:
-    """The reason of a chunk the round-robin merge skipped because ``first`` (a source) brought it already."""
-    if first == "entity":
-        return msg("round-robin: duplicate of entity chunk")
-    if first == "relation":
-        return msg("round-robin: duplicate of relation chunk")
-    return msg("round-robin: duplicate of vector chunk")
-
-
-def _candidate_of(source: str) -> str:
-    if source == "entity":
-        return msg("candidate of entity chunks")
-    if source == "relation":
-        return msg("candidate of relation chunks")
-    return msg("candidate of vector chunks")
-
-
-def fill_graph_candidates(
-    r: Retrieval, hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str
-) -> None:
+def graph_rows(hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str) -> tuple[list, GraphTail]:
     """The hits cut at ``keep`` by the token budget, then the merge's duplicates: the kept rows made now, the
     rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations)."""
-    name = "entities" if kind == "entity" else "relations"
     running = list(accumulate(costs))
     head = [
         candidate(hit, kind, i, hit.why, "", cost)
         for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True))
     ]
-    tail = GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
-    setattr(r, name, Candidates([*r.candidates(name), *head], tail))
+    return head, GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

@@ -3,7 +3,7 @@
 A hub question at 100k entities finds ~10⁵ edges; ``max_relation_tokens`` keeps a few hundred and every
 other one is dropped "over max_relation_tokens" with its running total, then come the round-robin merge's
 duplicates. The tail keeps the search's hits, costs and running totals and makes a row exactly as
-``explain.fill_graph_candidates`` makes the kept ones, when a reader asks for it.
+``explain.graph_rows`` makes the kept ones, when a reader asks for it.
 """
 
 from __future__ import annotations

@@ -69,6 +69,8 @@ def add_near_misses(index: Index, query: str, p: Params, deps: Deps, r: Retrieva
 
 
 def _add(index: Index, r: Retrieval, kind: str, below: list[tuple[int, int, float]], threshold: float) -> None:
+    if not below:
+        return
     table = index.vectors[kind]
     listed = set(candidate_ids(r.candidates(kind)))  # a lazy tail's ids without making its rows
     out = r.candidates(kind)

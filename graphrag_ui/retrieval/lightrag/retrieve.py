@@ -115,6 +115,12 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
         run()
         return r
     # naive reads top_k only when chunk_top_k is 0 (its search and near misses take ``chunk_top_k or top_k``):
-    # a sweep's top_k steps under a chunk_top_k are the same run, made once (``reuse.whole``)
+    # a sweep's top_k steps under a chunk_top_k are the same run, made once (``reuse.whole``) from the second
+    # step that meets it; the first runs alone (a budget sweep meets each run once: nothing to copy)
     read = tuple((k, v) for k, v in r.params.items() if not (k == "top_k" and p.chunk_top_k))
+    met: list[bool] = reuse.once(("lightrag.naive met", id(index), query, read), list)
+    if not met:
+        met.append(True)
+        run()
+        return r
     return reuse.whole(("lightrag.naive run", id(index), query, read), r, run)

@@ -10,15 +10,19 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
 
 import numpy as np
 
 from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
+from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.recall import recall_entities, vector_topk
+from graphrag_ui.retrieval.core.recall import RecallHit, recall_entities, vector_topk
 
 
 @dataclass
@@ -104,9 +108,13 @@ def local_path(
     weights: tuple[float, float, float] = (1.0, 0.7, 0.2),
 ) -> tuple[list[EntityHit], list[RelationHit]]:
     cache = graph_cache(index)
-    hits = recall_entities(
-        index, ll_text, query_vec, strategy=recall, top_k=top_k, threshold=threshold, weights=weights
-    )
+    table = index.vectors.get("entities")
+    if recall == "vector" and query_vec is not None and reuse.active() and not vector_server.is_server(table):
+        hits = _narrowed_recall(index, ll_text, query_vec, top_k, threshold)
+    else:
+        hits = recall_entities(
+            index, ll_text, query_vec, strategy=recall, top_k=top_k, threshold=threshold, weights=weights
+        )
     entities = []
     for i, hit in enumerate(hits):
         if hit.entity.name not in index.graph:
@@ -118,33 +126,63 @@ def local_path(
     # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
     edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
     rels = []
-    for i, (key, via, rel, deg) in enumerate(edges):
+    for i, (key, _via, rel, deg, via_why, degree, weight) in enumerate(edges):
         why = lmsg(
             "local #{n}: {why}, edge degree {degree}, weight {weight}",
             n=i + 1,
-            why=lmsg("edge of {name}", name=names[via]),
-            degree=f"{deg:g}",
-            weight=f"{rel.weight:g}",
+            why=via_why,
+            degree=degree,
+            weight=weight,
         )
         rels.append(RelationHit(rel, key, "local", i, why, None, deg))
     return entities, rels
 
 
-Edge = tuple[tuple[str, str], int, Relation, int]  # sorted pair, position of the entity that brought it, edge degree
+def _narrowed_recall(
+    index: Index, ll_text: str, query_vec: np.ndarray, top_k: int, threshold: float | None
+) -> list[RecallHit]:
+    """Vector recall at ``top_k`` inside a sweep: the first hits of a wider recall of the same vector and
+    threshold when one was made. Exact: the hits are those of the scored rows ``vector_topk`` gives,
+    the first ``top_k`` rows of one ranking stopped at the threshold (the wider list's first ``top_k``),
+    each numbered by its row's rank; a hit's tie note names the rows of the same score among them, the
+    same ones unless ``top_k`` splits a group of equal scores (then the recall runs at this ``top_k``)."""
+    table = index.vectors.get("entities")
+    if table is None:
+        return []
+    wider: list[tuple[int, list[RecallHit], list[int], list[float]]] = reuse.kept(
+        "lightrag.recall", table, query_vec, list, threshold
+    )
+    for their_k, hits, rows_before, scores in wider:
+        if their_k >= top_k > 0:
+            if top_k >= len(scores):
+                return hits
+            if scores[top_k - 1] != scores[top_k]:
+                return hits[: rows_before[top_k]]
+    hits = recall_entities(index, ll_text, query_vec, strategy="vector", top_k=top_k, threshold=threshold)
+    scored = vector_topk(table, query_vec, top_k, threshold)
+    found = [index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row]) for row, _ in scored]
+    rows_before = list(accumulate((e is not None for e in found), initial=0))  # hits among the first n rows
+    wider.append((top_k, hits, rows_before, [score for _, score in scored]))
+    return hits
+
+
+Edge = tuple[tuple[str, str], int, Relation, int, Reason, str, str]
+# sorted pair, position of the entity that brought it, its relation, edge degree, and the parts of its reason
+# (made once per edge: a sweep's top_k steps number the same edges again)
 
 
 def _edges(index: Index, names: tuple[str, ...]) -> list[Edge]:
     """Every edge of the entities ``names`` once (by sorted pair, the first entity bringing it), in
     adjacency order, stably sorted by (edge degree, weight) descending: 1.4.7's ``_find_most_related_edges_from_entities``."""
     cache = graph_cache(index)
-    first: dict[tuple[str, str], Edge] = {}  # sorted pair -> its edge, brought by the first entity that has it
+    first: dict[tuple[str, str], tuple] = {}  # sorted pair -> its edge, brought by the first entity that has it
     for pos, name in enumerate(names):
         for key, rel, deg in cache.edges_of(index, name):  # graph.adj[name]'s order
             if key not in first:
                 first[key] = (key, pos, rel, deg)
     edges = list(first.values())
     edges.sort(key=lambda e: (e[3], e[2].weight), reverse=True)  # stable: ties keep adjacency order
-    return edges
+    return [(*e, lmsg("edge of {name}", name=names[e[1]]), f"{e[3]:g}", f"{e[2].weight:g}") for e in edges]
 
 
 def _first_edges(edges: list[Edge], k: int) -> list[Edge]:
@@ -157,9 +195,34 @@ def _first_edges(edges: list[Edge], k: int) -> list[Edge]:
 def global_path(
     index: Index, hl_text: str, query_vec: np.ndarray, *, top_k: int, threshold: float | None
 ) -> tuple[list[RelationHit], list[EntityHit]]:
-    cache = graph_cache(index)
+    """1.4.7's ``_get_edge_data``. Inside a sweep a step below a wider one of the same vector and threshold
+    takes that one's first hits: its relations are the vector order's first ``top_k`` rows (the same
+    numbers), its entities the endpoints those bring, first seen first (a prefix of the wider ones); the
+    hits are shared read only (the merge marks copies of its duplicates)."""
     table = index.vectors.get("relations")
+    # a server's search is approximate: its top k need not start its top K (then every step searches)
+    if table is None or not reuse.active() or vector_server.is_server(table):
+        return _global_path(index, table, query_vec, top_k, threshold)[:2]
+    wider: list[tuple[int, list, list, list[int], list[int]]] = reuse.kept(
+        "lightrag.global", table, query_vec, list, threshold
+    )
+    for their_k, rels, entities, ranks, brought_by in wider:
+        if their_k >= top_k:
+            n_rels = bisect_left(ranks, top_k)
+            return rels[:n_rels], entities[: bisect_left(brought_by, n_rels)]
+    made = _global_path(index, table, query_vec, top_k, threshold)
+    wider.append((top_k, *made))
+    return made[0], made[1]
+
+
+def _global_path(
+    index: Index, table: Any, query_vec: np.ndarray, top_k: int, threshold: float | None
+) -> tuple[list[RelationHit], list[EntityHit], list[int], list[int]]:
+    """The relation hits, their endpoint entities, each relation's rank in the vector order (0-based) and
+    the position of the relation that brought each entity."""
+    cache = graph_cache(index)
     rels: list[RelationHit] = []
+    ranks: list[int] = []
     if table is not None:
         for i, (row, sim) in enumerate(vector_topk(table, query_vec, top_k, threshold)):
             found = cache.relation_rows.get(table.ids[row])
@@ -168,9 +231,11 @@ def global_path(
             rel, src, tgt = found
             why = lmsg("global #{n} (relation vdb sim {sim})", n=i + 1, sim=f"{sim:.3f}")
             rels.append(RelationHit(rel, (src, tgt), "global", len(rels), why, sim))
+            ranks.append(i)
     entities: list[EntityHit] = []
+    brought_by: list[int] = []
     seen: set[str] = set()
-    for rel in rels:
+    for at, rel in enumerate(rels):
         for name in rel.pair:
             if name in seen:
                 continue
@@ -180,24 +245,27 @@ def global_path(
                 continue
             why = lmsg("global #{n} via relation {pair}", n=len(entities) + 1, pair=f"{rel.pair[0]}—{rel.pair[1]}")
             entities.append(EntityHit(entity, "global", len(entities), why))
-    return rels, entities
+            brought_by.append(at)
+    return rels, entities, ranks, brought_by
 
 
 def round_robin(local: list, global_: list, key) -> tuple[list, list]:
-    """Merged list and the duplicates it skipped (each marked with what it duplicates)."""
+    """Merged list and the duplicates it skipped (each a copy marked with what it duplicates: the hits
+    themselves stay as their path made them, shared by a sweep's steps). Local[i] then global[i]: while
+    both lists last, pairs in turn; then the longer list's rest."""
     merged, dropped, taken = [], [], {}
-    for i in range(max(len(local), len(global_))):
-        for items in (local, global_):
-            if i < len(items):
-                item = items[i]
-                k = key(item)
-                if k in taken:
-                    first = taken[k]
-                    item.duplicate_of = _duplicate(first)
-                    dropped.append(item)
-                else:
-                    taken[k] = item
-                    merged.append(item)
+    n = min(len(local), len(global_))
+    interleaved = [x for pair in zip(local[:n], global_[:n], strict=True) for x in pair]
+    for item in interleaved + local[n:] + global_[n:]:
+        k = key(item)
+        first = taken.get(k)
+        if first is None:
+            taken[k] = item
+            merged.append(item)
+        else:
+            item = reuse.copied(item)
+            item.duplicate_of = _duplicate(first)
+            dropped.append(item)
     return merged, dropped
 
 

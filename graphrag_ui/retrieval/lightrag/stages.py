@@ -10,7 +10,6 @@ then vector/entity/relation round-robin). They differ in token control and the c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -19,11 +18,12 @@ from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.index.lightrag_precount import kg_row
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
-from graphrag_ui.retrieval.lightrag.explain import Clock, fill_graph_candidates
+from graphrag_ui.retrieval.lightrag.explain import Clock, graph_rows
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
 from graphrag_ui.retrieval.spec.schema import Params
 
@@ -48,9 +48,17 @@ class Picked:
     dupes: list[tuple[str, str, str]]
 
 
-def chunk_row(index: Index, cid: str, source: str) -> dict[str, Any]:
-    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``)."""
-    return kg_row(index.chunk_by_id[cid], source)
+def chunk_rows(index: Index, merged: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The chunk dict LightRAG measures and prints (``lightrag_precount.kg_row``) of each (chunk id, source),
+    each made once in a sweep (``reuse.once``): a row is a pure function of the two, and only read after."""
+    made: dict[tuple[str, str], dict[str, Any]] = reuse.once(("lightrag.chunk rows", id(index)), dict)
+    rows = []
+    for key in merged:
+        row = made.get(key)
+        if row is None:
+            row = made[key] = kg_row(index.chunk_by_id[key[0]], key[1])
+        rows.append(row)
+    return rows
 
 
 # a vector table's kind as the warnings name it
@@ -77,7 +85,11 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
     missing_vectors(index, "chunks", r, msg("the chunk search"))
     top = p.chunk_top_k or p.top_k
     threshold = p.cosine_better_than_threshold
-    pick = vector_chunks(index, deps.vector(query), top, threshold)
+    # a sweep's budget steps search the same: one search (its pick only read after)
+    pick = reuse.once(
+        ("lightrag.vector chunks", id(index), query, top, threshold),
+        lambda: vector_chunks(index, deps.vector(query), top, threshold),
+    )
     clock.lap(
         "vector chunks",
         msg("chunk vdb on the query, top {top}, threshold {threshold}", top=top, threshold=threshold),
@@ -93,17 +105,6 @@ def search_chunks(index: Index, query: str, p: Params, deps: Deps, r: Retrieval,
             )
         )
     return pick
-
-
-def _fresh(key: tuple, run: Callable[[], tuple[list, list]]) -> tuple[list, list]:
-    """``run()`` kept per key in a sweep, each step with its own copies of the hits (``reuse.owned``): the
-    merges mark them (``duplicate_of``). Outside a sweep the hits are this run's own (nothing else holds them): no copies."""
-    return reuse.owned(key, run, _copies)
-
-
-def _copies(hits: tuple[list, list]) -> tuple[list, list]:
-    first, second = hits
-    return [reuse.copied(h) for h in first], [reuse.copied(h) for h in second]
 
 
 def recall_of(p: Params) -> tuple[str, tuple[float, float, float]]:
@@ -191,17 +192,15 @@ def _search_graph(
     recall, weights = recall_of(p)
     if run_local:
         missing_vectors(index, "entities", r, msg("the local path"))
-        local_e, local_r = _fresh(  # a sweep's steps with the same inputs share the path (reuse.owned)
-            ("lightrag.local", id(index), ll_text, p.top_k, threshold, recall, weights),
-            lambda: local_path(
-                index,
-                ll_text,
-                by_name(deps, ll_text, p),
-                top_k=p.top_k,
-                threshold=threshold,
-                recall=recall,
-                weights=weights,
-            ),
+        # in a sweep a top_k step narrows a wider step's recall and edges (``search.local_path``)
+        local_e, local_r = local_path(
+            index,
+            ll_text,
+            by_name(deps, ll_text, p),
+            top_k=p.top_k,
+            threshold=threshold,
+            recall=recall,
+            weights=weights,
         )
         clock.lap(
             "local path",
@@ -217,10 +216,7 @@ def _search_graph(
         r.warnings.append(skipped(msg("the chunk search (chunks by vector)")))
     if run_global:
         missing_vectors(index, "relations", r, msg("the global path"))
-        global_r, global_e = _fresh(
-            ("lightrag.global", id(index), hl_text, p.top_k, threshold),
-            lambda: global_path(index, hl_text, deps.vector(hl_text), top_k=p.top_k, threshold=threshold),
-        )
+        global_r, global_e = global_path(index, hl_text, deps.vector(hl_text), top_k=p.top_k, threshold=threshold)
         clock.lap(
             "global path",
             msg("relation search on {text} (top_k {k}), then their endpoints", text=repr(hl_text), k=p.top_k),
@@ -268,10 +264,16 @@ def pick_chunks(
     asked = (id(index), method, rcn, query if qvec is not None else None)
     ent_pick = ChunkPick("entity")
     if entities:
-        sources = [(h.entity.name, h.entity.source_chunk_ids) for h in entities]
         ent_pick = reuse.once(
             ("lightrag.pick", "entity", *asked, tuple(h.entity.id for h in entities)),
-            lambda: pick_related(index, "entity", sources, method=method, related_chunk_number=rcn, query_vec=qvec),
+            lambda: pick_related(
+                index,
+                "entity",
+                [(h.entity.name, h.entity.source_chunk_ids) for h in entities],
+                method=method,
+                related_chunk_number=rcn,
+                query_vec=qvec,
+            ),
         )
     clock.lap(
         "chunks from entities",
@@ -281,7 +283,6 @@ def pick_chunks(
     )
     rel_pick = ChunkPick("relation")
     if relations:
-        sources = [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations]
         rel_pick = reuse.once(
             (
                 "lightrag.pick",
@@ -293,7 +294,7 @@ def pick_chunks(
             lambda: pick_related(
                 index,
                 "relation",
-                sources,
+                [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations],
                 method=method,
                 related_chunk_number=rcn,
                 query_vec=qvec,
@@ -348,15 +349,22 @@ def lap_token_control(
 def fill_graph(
     r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
 ) -> None:
-    """The entity and relation candidates (``fill_graph_candidates``) of one search cut at ``keep``; in a
-    sweep, a step with the same search (``found``, held by the scope), cut and limits gets copies of the
-    first such step's candidates (``reuse.replayed``: a budget step that moves only the chunk budget)."""
-    for kind, hits, dupes, cost, n, limit in (
-        ("entity", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
-        ("relation", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
+    """The entity and relation candidates (``graph_rows``) of one search cut at ``keep``; in a sweep, a step
+    with the same search (``found``, held by the scope), cut and limits gets copies of the kept rows an
+    earlier such step made and shares their tail (read only: each step's ``Candidates`` makes its own rows
+    from it), as a budget step that moves only the chunk budget does (``reuse.owned``)."""
+    for kind, name, hits, dupes, cost, n, limit in (
+        ("entity", "entities", found.entities, found.entity_dupes, costs[0], keep[0], p.max_entity_tokens),
+        ("relation", "relations", found.relations, found.relation_dupes, costs[1], keep[1], p.max_relation_tokens),
     ):
-        run = partial(fill_graph_candidates, r, hits, dupes, cost, n, limit, kind)
-        reuse.replayed(("lightrag.rows", label, id(found), kind, n, limit), r, run)
+        key = ("lightrag.rows", label, id(found), kind, n, limit)
+        head, tail = reuse.owned(key, partial(graph_rows, hits, dupes, cost, n, limit, kind), _copied_head)
+        setattr(r, name, Candidates([*r.candidates(name), *head], tail))
+
+
+def _copied_head(rows: tuple[list, Any]) -> tuple[list, Any]:
+    """Kept graph rows for another step: copies of the made rows, the same tail (read only)."""
+    return [reuse.copied(c) for c in rows[0]], rows[1]
 
 
 def total_budget(r: Retrieval, used: int, max_total_tokens: int, label: str) -> Budget:

@@ -26,6 +26,7 @@ from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.core.stages import NEEDS_MODEL, Batch, Stages, staged_context
@@ -131,10 +132,17 @@ def _group(rows: list[_Row], limit: int) -> tuple[list[list[_Row]], list[_Row]]:
     return groups, oversize
 
 
-def map_table(rows: list[_Row]) -> str:
-    """One batch's context: nano's CSV of ``id, content, rating, importance`` (id restarts at 0)."""
-    body = [[i, r.community.report, r.rating_shown, r.occurrence] for i, r in enumerate(rows)]
-    return csv_context.table([MAP_HEADER, *body])
+def map_table(rows: list[_Row], index: Index | None = None) -> str:
+    """One batch's context: nano's CSV of ``id, content, rating, importance`` (id restarts at 0). A row's cells
+    after its id are a function of its cluster: a sweep's steps share them (``reuse.once``, with ``index``)."""
+    rests: dict[str, str] = reuse.once(("nano.global csv rows", id(index)), dict) if index is not None else {}
+    cells = []
+    for r in rows:
+        found = rests.get(r.key)
+        if found is None:
+            found = rests[r.key] = csv_context.joined([r.community.report, r.rating_shown, r.occurrence])
+        cells.append(found)
+    return csv_context.numbered(MAP_HEADER, cells)
 
 
 def _by_occurrence(schema: dict[str, SchemaEntry], level: int) -> list[tuple[str, SchemaEntry]]:
@@ -143,7 +151,55 @@ def _by_occurrence(schema: dict[str, SchemaEntry], level: int) -> list[tuple[str
     return sorted(in_level, key=lambda item: item[1].occurrence, reverse=True)
 
 
-def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
+def _too_deep(schema: dict[str, SchemaEntry], level: int) -> list[tuple[str, SchemaEntry]]:
+    """The clusters above ``level``, in schema order."""
+    return [(k, e) for k, e in schema.items() if e.level > level]
+
+
+class _Unconsidered:
+    """The clusters nano never considers — above the level, then past ``global_max_consider_community`` —
+    as a ``core.candidates.Tail``: a step keeps a few of 10²–10³, a row is made when read."""
+
+    def __init__(self, index: Index, deep: list, by_occurrence: list, level: int, cap: int) -> None:
+        self.index, self.deep, self.beyond, self.level, self.cap = index, deep, by_occurrence[cap:], level, cap
+        self.start = 0  # the first row's place in the whole section
+
+    def __len__(self) -> int:
+        return len(self.deep) + len(self.beyond)
+
+    def row(self, i: int) -> Candidate:
+        order = self.start + i
+        if i < len(self.deep):
+            key, entry = self.deep[i]
+            com = self.index.community_by_id.get(key)
+            too_deep = lmsg("level {level} > level {limit}", level=entry.level, limit=self.level)
+            return _bare(key, entry, com, order, lmsg("level {level}", level=entry.level), too_deep, 0)
+        pos = i - len(self.deep)
+        key, entry = self.beyond[pos]
+        com = self.index.community_by_id.get(key)
+        why = lmsg(
+            "level {level}, schema occurrence {occurrence}", level=entry.level, occurrence=f"{entry.occurrence:.4g}"
+        )
+        reason = lmsg(
+            "#{n} by schema occurrence, beyond global_max_consider_community ({cap})",
+            n=self.cap + pos + 1,
+            cap=self.cap,
+        )
+        return _bare(key, entry, com, order, why, reason, 0)
+
+    def ids(self) -> list[str]:
+        return [k for k, _ in self.deep] + [k for k, _ in self.beyond]
+
+    def reasons(self) -> list[tuple[str, None, int]]:
+        out = [(_TOO_DEEP, None, len(self.deep))] if self.deep else []
+        return out + ([(_BEYOND_CAP, None, len(self.beyond))] if self.beyond else [])
+
+
+_TOO_DEEP = "level {level} > level {limit}"  # the tail's reason templates (``binding`` counts by them)
+_BEYOND_CAP = "#{n} by schema occurrence, beyond global_max_consider_community ({cap})"
+
+
+def _select(index: Index, params: Params, out: Retrieval) -> tuple[list[_Row], _Unconsidered, list[Candidate]]:
     """Steps 1-5: the sorted communities nano maps; every other cluster becomes a dropped candidate."""
     prep = prepared(index)
     level, cap = params.level, params.global_max_consider_community
@@ -157,22 +213,13 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
     )
 
     step = now()
-    # a sweep's steps share the sort (reuse.once: a function of the index's schema and the level)
+    # a sweep's steps share the sort and the clusters above the level (reuse.once: functions of the index's
+    # schema and the level); the clusters left out by them are made into candidates when read (``_Unconsidered``)
     by_occurrence = reuse.once(("nano.global by occurrence", id(index), level), lambda: _by_occurrence(schema, level))
+    deep = reuse.once(("nano.global too deep", id(index), level), lambda: _too_deep(schema, level))
     considered = by_occurrence[:cap]
+    unconsidered = _Unconsidered(index, deep, by_occurrence, level, cap)
     dropped: list[Candidate] = []  # these never reach nano's token count: their tokens stay 0
-    for key, entry in schema.items():
-        if entry.level > level:
-            com = index.community_by_id.get(key)
-            too_deep = lmsg("level {level} > level {limit}", level=entry.level, limit=level)  # reasons: data
-            dropped.append(_bare(key, entry, com, 0, lmsg("level {level}", level=entry.level), too_deep, 0))
-    for pos, (key, entry) in enumerate(by_occurrence[cap:], start=cap + 1):
-        com = index.community_by_id.get(key)
-        why = lmsg(
-            "level {level}, schema occurrence {occurrence}", level=entry.level, occurrence=f"{entry.occurrence:.4g}"
-        )
-        reason = lmsg("#{n} by schema occurrence, beyond global_max_consider_community ({cap})", n=pos, cap=cap)
-        dropped.append(_bare(key, entry, com, 0, why, reason, 0))
     out.trace.append(
         TraceStep(
             "consider",
@@ -182,9 +229,9 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
             _ms(step),
         )
     )
-
     step = now()
     rows: list[_Row] = []
+    made = reuse.once(("nano.global rows", id(index)), dict)  # a row is a function of its cluster: shared, read only
     for key, entry in considered:
         com = index.community_by_id.get(key)
         if com is None:
@@ -194,10 +241,14 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
             no_report = msg("no community report is stored for this cluster")
             dropped.append(_bare(key, entry, None, 0, why, no_report, 0))
             continue
-        shown, rating, note = report_rating(com)
-        if note:
-            out.warnings.append(msg("community {key}: {reason}", key=key, reason=note))
-        row = _Row(key, entry, com, shown, rating, report_occurrence(com, entry), note, prep.report_tokens(com))
+        row = made.get(key)
+        if row is None or row.entry is not entry or row.community is not com:
+            shown, rating, note = report_rating(com)
+            occurrence = report_occurrence(com, entry)
+            row = made[key] = _Row(key, entry, com, shown, rating, occurrence, note, prep.report_tokens(com))
+        if row.note:
+            out.warnings.append(msg("community {key}: {reason}", key=key, reason=row.note))
+        shown, rating = row.rating_shown, row.rating
         if not rating >= min_rating:
             reason = msg("rating {rating} < global_min_community_rating {limit}", rating=shown, limit=f"{min_rating:g}")
             why = msg("level {level}, occurrence {occurrence}", level=entry.level, occurrence=f"{row.occurrence:.4g}")
@@ -214,22 +265,21 @@ def _select(index: Index, params: Params, out: Retrieval) -> list[_Row]:
             _ms(step),
         )
     )
-    out.communities.extend(dropped)
-    return rows
+    return rows, unconsidered, dropped
 
 
 def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
     start = now()
-    rows = _select(index, params, out)
+    rows, unconsidered, filtered = _select(index, params, out)
     step = now()
     limit = params.global_max_token_for_community_report
     groups, oversize = _group(rows, limit)
     stages = Stages(status=NEEDS_MODEL)
     kept: list[Candidate] = []
     for b, group in enumerate(groups):
-        context = map_table(group)
+        context = map_table(group, index)
         used = sum(r.tokens for r in group)
         stages.batches.append(
             Batch(
@@ -243,7 +293,7 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
         )
         out.budgets.append(Budget(msg("map batch {n}", n=b + 1), used, limit))
         for i, row in enumerate(group):
-            why = msg(
+            why = lmsg(  # data until read: a sweep makes it at every step
                 "level {level}, occurrence {occurrence}, rating {rating}: #{n} by (occurrence, rating), "
                 "batch {batch} row {row}",
                 level=row.entry.level,
@@ -264,9 +314,12 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
         out.warnings.append(msg("community {key}: {reason}", key=row.key, reason=reason))
         why = msg("level {level}, occurrence {occurrence}", level=row.entry.level, occurrence=f"{row.occurrence:.4g}")
         kept.append(_candidate(row, 0, why, reason))
-    dropped = [c for c in kept if not c.in_context] + out.communities
-    out.communities = [c for c in kept if c.in_context] + dropped
-    for pos, cand in enumerate(out.communities):
+    head = [c for c in kept if c.in_context] + [c for c in kept if not c.in_context]
+    unconsidered.start = len(head)
+    out.communities = Candidates(head, unconsidered, filtered)
+    for pos, cand in enumerate(head):
+        cand.order = pos
+    for pos, cand in enumerate(filtered, start=len(head) + len(unconsidered)):
         cand.order = pos
     out.trace.append(
         TraceStep(

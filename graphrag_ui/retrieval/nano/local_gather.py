@@ -8,7 +8,9 @@ warnings it found; the caller appends those warnings to the retrieval it builds.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +25,7 @@ from graphrag_ui.retrieval.core.recall import RecallHit
 class Gathered:
     rows: list[Any]  # per section: (key, item, ...) in nano's order
     costs: list[int]  # tokens each row costs in its section
-    whys: list[str]  # why each row is a candidate
+    whys: Sequence[Any]  # why each row is a candidate (reports: made when read)
     warnings: list[str] = field(default_factory=list)
     extra: list[Any] = field(default_factory=list)  # communities: the ones above the level (cid, level, n)
     via: list[int] = field(default_factory=list)  # units: the recalled entity that brought each row
@@ -36,16 +38,16 @@ def narrowed(got: Gathered, k: int) -> Gathered:
     A row's entity is the first one (in recall order) that brings it, and nothing about the row depends on
     later entities (a chunk's support counts its own entity's neighbours; an edge's degree is the graph's);
     the sort is stable on keys that do not depend on them either, so the first ``k``'s rows are exactly the
-    rows brought by one of them, in the same order, with the same costs and reasons."""
-    keep = [i for i, via in enumerate(got.via) if via < k]
-    warned = [i for i, by in enumerate(got.warned_by) if by < k]
+    rows brought by one of them, in the same order, with the same costs and reasons. The rows are sorted by
+    their entity first and the warnings met in entity order: those of the first ``k`` are a prefix."""
+    m, w = bisect.bisect_left(got.via, k), bisect.bisect_left(got.warned_by, k)
     return Gathered(
-        [got.rows[i] for i in keep],
-        [got.costs[i] for i in keep],
-        [got.whys[i] for i in keep],
-        [got.warnings[i] for i in warned],
-        via=[got.via[i] for i in keep],
-        warned_by=[got.warned_by[i] for i in warned],
+        got.rows[:m],
+        got.costs[:m],
+        got.whys[:m],
+        got.warnings[:w],
+        via=got.via[:m],
+        warned_by=got.warned_by[:w],
     )
 
 
@@ -73,18 +75,31 @@ def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
         else:
             found[cid] = community
     ordered = sorted(found, key=lambda c: (counts[c], prep.rating(found[c])), reverse=True)
-    whys = [
-        lmsg(
-            "{n} of the recalled entities are in it, rating {rating}, level {level}",
-            n=counts[cid],
-            rating=f"{prep.rating(found[cid]):g}",
-            level=found[cid].level,
-        )
-        for cid in ordered
-    ]
+    whys = _ReportWhys(ordered, counts, found, prep)
     deep = [(cid, lvl, deep_counts[cid]) for cid, lvl in too_deep.items() if cid not in counts]
     costs = [prep.report_tokens(found[c]) for c in ordered]
     return Gathered([(cid, found[cid]) for cid in ordered], costs, whys, warnings, deep)
+
+
+class _ReportWhys(Sequence):
+    """Each report row's reason, made when read: a step of a top_k sweep gathers 10² clusters and shows a few."""
+
+    def __init__(self, ordered: list[str], counts: Counter, found: dict[str, Community], prep) -> None:
+        self.ordered, self.counts, self.found, self.prep = ordered, counts, found, prep
+
+    def __len__(self) -> int:
+        return len(self.ordered)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        cid = self.ordered[i]
+        return lmsg(
+            "{n} of the recalled entities are in it, rating {rating}, level {level}",
+            n=self.counts[cid],
+            rating=f"{self.prep.rating(self.found[cid]):g}",
+            level=self.found[cid].level,
+        )
 
 
 def units(index: Index, prep, hits: list[RecallHit]) -> Gathered:
@@ -133,6 +148,9 @@ class Edges:
     costs: np.ndarray
     via: np.ndarray
     names: list[str]  # the recalled entities' names, in recall order
+    # what steps cutting this gather made of it (its running totals, its first rows as candidates, row tuples
+    # and CSV lines): a sweep's budget steps cut one gather, each further than the last or not as far
+    made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.nos)
@@ -157,9 +175,11 @@ class Edges:
         )
 
     def narrowed(self, k: int) -> Edges:
-        """The gather of the first ``k`` recalled entities (see ``narrowed``: the same argument holds)."""
+        """The gather of the first ``k`` recalled entities (see ``narrowed``: the same argument holds). It knows
+        the gather it was cut from and which rows of it are its own (``made["from"]``): a row is the same there,
+        its place aside, so what a step made of one is shared (``relation_tail.rooted``)."""
         keep = self.via < k
-        return Edges(
+        out = Edges(
             self.table,
             self.nos[keep],
             self.rank[keep],
@@ -168,6 +188,10 @@ class Edges:
             self.via[keep],
             self.names[:k],
         )
+        rows = np.flatnonzero(keep)
+        origin = self.made.get("from")
+        out.made["from"] = (origin[0], origin[1][rows]) if origin is not None else (self, rows)
+        return out
 
 
 def relations(index: Index, prep, hits: list[RecallHit]) -> Edges:

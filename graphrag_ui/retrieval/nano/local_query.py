@@ -29,6 +29,7 @@ from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
@@ -39,6 +40,7 @@ from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
 from graphrag_ui.retrieval.nano.relation_tail import relation_candidates
+from graphrag_ui.retrieval.nano.row_tail import RowTail
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import NANO
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -58,6 +60,10 @@ def _over(section: str, running: int, limit: int) -> Reason:
     return relation_tail.over(running, limit)
 
 
+_OVER_REPORTS = _over("Reports", 0, 0).template  # the dropped tails' reason templates (``binding`` counts by them)
+_OVER_SOURCES = _over("Sources", 0, 0).template
+
+
 def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
     """(label, row data) of a chunk or relation candidate by id: a function of the index alone, so a sweep's
     steps share them (as its replayed candidates share their rows); outside a sweep, this run's own."""
@@ -70,37 +76,25 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     single = params.local_community_single_one
-    used = []
-    for pos, ((cid, com), why, cost) in enumerate(zip(got.rows, got.whys, got.costs, strict=True)):
-        in_ctx, dropped = pos < kept, ""
-        if not in_ctx:
-            dropped = _over("Reports", running[pos], limit)
-        elif single and pos > 0:
-            in_ctx, dropped = False, lmsg("single-community switch kept only the first")
-        if in_ctx:
-            used.append(com)
+
+    def row(pos: int, dropped: Reason | str = "") -> Candidate:
+        (cid, com), why, cost = got.rows[pos], got.whys[pos], got.costs[pos]
         data = {"level": com.level, "title": com.title, "rating": com.rating, "report": com.report}
-        out.communities.append(
-            Candidate(
-                id=cid,
-                label=com.title,
-                data=data | {"members": len(com.members)},
-                order=pos,
-                why=why,
-                rank=prep.rating(com),
-                in_context=in_ctx,
-                dropped=dropped,
-                tokens=cost,
-            )
-        )
+        data["members"] = len(com.members)
+        return Candidate(cid, com.title, data, pos, why, None, prep.rating(com), not dropped, dropped, cost)
+
+    switched = lmsg("single-community switch kept only the first")
+    head = [row(pos, switched if single and pos > 0 else "") for pos in range(kept)]
+    used = [com for _, com in got.rows[: 1 if single else kept]] if kept else []
+    deep = []
     for cid, lvl, n in got.extra:
         com = index.community_by_id.get(cid)
-        out.communities.append(
+        deep.append(
             Candidate(
                 id=cid,
                 label=com.title if com else f"Cluster {cid}",
                 data={"level": lvl, "title": com.title if com else "", "rating": com.rating if com else None},
-                order=len(out.communities),
+                order=len(got.rows) + len(deep),
                 why=lmsg("{n} of the recalled entities are in it, level {level}", n=n, level=lvl),
                 rank=prep.rating(com) if com else None,
                 in_context=False,
@@ -108,6 +102,13 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
                 tokens=prep.report_tokens(com) if com else 0,
             )
         )
+    over = RowTail(
+        lambda pos: row(pos, _over("Reports", running[pos], limit)),
+        kept,
+        [cid for cid, _ in got.rows[kept:]],
+        _OVER_REPORTS,
+    )
+    out.communities = Candidates(head, over, deep)
     out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
     return used
 
@@ -118,15 +119,22 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     shown = _shown(index)
-    for pos, ((_order, neg_support, cid, chunk), why, cost) in enumerate(
-        zip(got.rows, got.whys, got.costs, strict=True)
-    ):
+
+    def row(pos: int, dropped: Reason | str = "") -> Candidate:
+        (_order, neg_support, cid, chunk), why, cost = got.rows[pos], got.whys[pos], got.costs[pos]
         found = shown.get(("u", cid))
         if found is None:
             data = {"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text}
             found = shown["u", cid] = (chunk.text[:80].replace("\n", " "), data)
-        dropped = "" if pos < kept else _over("Sources", running[pos], limit)
-        out.chunks.append(Candidate(cid, *found, pos, why, None, float(-neg_support), pos < kept, dropped, cost))
+        return Candidate(cid, *found, pos, why, None, float(-neg_support), not dropped, dropped, cost)
+
+    over = RowTail(
+        lambda pos: row(pos, _over("Sources", running[pos], limit)),
+        kept,
+        [u[2] for u in got.rows[kept:]],
+        _OVER_SOURCES,
+    )
+    out.chunks = Candidates([row(pos) for pos in range(kept)], over)
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
     return [u[3] for u in got.rows[:kept]]
 
@@ -134,11 +142,71 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
 def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
     limit = params.local_max_token_for_local_context
     got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.Edges.narrowed)
-    running = np.cumsum(got.costs)  # token costs are >= 0: the running totals never fall
+    running = got.made.get("running")
+    if running is None:  # token costs are >= 0: the running totals never fall
+        running = got.made["running"] = np.cumsum(got.costs)
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
-    return [got.row(pos) for pos in range(kept)]
+    rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
+    if len(rows) < kept:  # each row and its CSV cells once per gather a sweep cuts (``relation_tail.rooted``)
+        root, picks = relation_tail.rooted(got, len(rows), kept)
+        cache, rests = root.made.setdefault("rows by row", {}), _rests(index)
+        for pos, i in enumerate(picks, start=len(rows)):
+            found = cache.get(i)
+            if found is None:
+                rank, weight, a, b, rel, via = root.row(i)
+                rest = rests.get(("r", rel.id))
+                if rest is None:
+                    rest = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])
+                found = cache[i] = ((rank, weight, a, b, rel, via), rest)
+            rows.append(found[0])
+            lines.append(f"{pos},\t{found[1]}")
+    return _Kept(rows[:kept], lines[:kept])
+
+
+class _Kept(list):
+    """The Relationships rows in the context, with their CSV lines (``csv_context.numbered``'s)."""
+
+    def __init__(self, rows: list, lines: list[str]) -> None:
+        super().__init__(rows)
+        self.lines = lines
+
+
+def _rests(index: Index) -> dict[tuple[str, str], str]:
+    """Each CSV row's cells after its position, by (section, id): a function of the index and the item (entity
+    and degree, relation, report, chunk), kept across a sweep's steps; outside a sweep this run's own."""
+    return reuse.once(("nano.local csv rows", id(index)), dict)
+
+
+def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
+    """Each hit as an entity in the context, with its degree: a function of the hit alone (its place in the
+    recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
+    each step reads a copy."""
+    made = reuse.once(("nano.local nodes", id(index)), dict)
+    graph = index.graph
+    out = []
+    for pos, hit in enumerate(hits):
+        found = made.get(id(hit))
+        if found is None or found[0] is not hit or found[1].order != pos:
+            e = hit.entity
+            degree = graph.degree(e.name) if e.name in graph else 0
+            why = hit.why
+            if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
+                why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
+            cand = Candidate(
+                id=e.id,
+                label=e.name,
+                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
+                order=pos,
+                why=msg("{why}, degree {degree}", why=why, degree=degree),
+                score=hit.sim if hit.sim is not None else hit.score,
+                rank=float(degree),
+                tokens=prep.entity_tokens(e),
+            )
+            found = made[id(hit)] = (hit, cand, degree)
+        out.append((found[1], found[2]))
+    return out
 
 
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
@@ -176,27 +244,10 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    graph = index.graph
-    degrees = [graph.degree(h.entity.name) if h.entity.name in graph else 0 for h in hits]
+    nodes = _nodes(index, prep, hits)
+    degrees = [degree for _, degree in nodes]
     dropped_before = list(out.entities)
-    out.entities = []
-    for pos, (hit, degree) in enumerate(zip(hits, degrees, strict=True)):
-        e = hit.entity
-        why = hit.why
-        if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
-            why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
-        out.entities.append(
-            Candidate(
-                id=e.id,
-                label=e.name,
-                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
-                order=pos,
-                why=msg("{why}, degree {degree}", why=why, degree=degree),
-                score=hit.sim if hit.sim is not None else hit.score,
-                rank=float(degree),
-                tokens=prep.entity_tokens(e),
-            )
-        )
+    out.entities = [reuse.copied(cand) for cand, _ in nodes] if reuse.active() else [cand for cand, _ in nodes]
     for cand in dropped_before:
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
@@ -215,7 +266,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         params.local_max_token_for_community_report,
         params.local_community_single_one,
     )
-    reports = reuse.replayed(reports_key, out, lambda: _communities(index, prep, hits, params, out, seen))
+    reports = _communities(index, prep, hits, params, out, seen)  # its gather shared, its dropped rows lazy
     out.trace.append(
         TraceStep(
             "communities",
@@ -227,7 +278,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     step = now()
     units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
-    chunks = reuse.replayed(units_key, out, lambda: _text_units(index, prep, hits, params, out, seen))
+    chunks = _text_units(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "text units", msg("sort (entity order, -supporting relations)"), len(out.chunks), len(chunks), _ms(step)
@@ -235,7 +286,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     step = now()
     relations_key = ("nano.relations", *seen, params.local_max_token_for_local_context)
-    rels = reuse.replayed(relations_key, out, lambda: _relations(index, prep, hits, params, out, seen))
+    rels = _relations(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "relations",
@@ -248,9 +299,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
 
-    # each row's cells after its position, kept across a sweep's steps (a row is a function of the index
-    # and its item: entity and degree, relation, report, chunk); outside a sweep made here and dropped
-    rests: dict[tuple[str, str], str] = reuse.once(("nano.local csv rows", id(index)), dict)
+    rests = _rests(index)
 
     def rest(key: tuple[str, str], cells: Callable[[], list]) -> str:
         found = rests.get(key)
@@ -268,13 +317,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         )
 
     def relation_table() -> str:
-        return csv_context.numbered(
-            csv_context.RELATION_HEADER,
-            [
-                rest(("r", rel.id), lambda a=a, b=b, rel=rel, w=weight, k=rank: [a, b, rel.description, w, k])
-                for rank, weight, a, b, rel, _ in rels
-            ],
-        )
+        return "\n".join([csv_context.joined(csv_context.RELATION_HEADER), *rels.lines])
 
     def report_table() -> str:
         return csv_context.numbered(

@@ -15,15 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import Reason, lmsg, msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
-from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.recall import vector_topk
-from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.nano import csv_context
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval, TraceStep
+from graphrag_ui.retrieval.nano import naive_rows
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import NAIVE
@@ -40,22 +39,6 @@ FAIL_RESPONSE_NOTE = msg(
 )
 
 
-def _chunk_candidate(
-    shown: dict[str, tuple[str, dict]],
-    chunk,
-    pos: int,
-    why: Reason,
-    sim: float,
-    tokens: int,
-    dropped: Reason | str = "",
-) -> Candidate:
-    found = shown.get(chunk.id)  # (label, row data): a function of the chunk, kept across a sweep's steps
-    if found is None:
-        data = {"doc_id": chunk.doc_id, "order": chunk.order, "text": chunk.text}
-        found = shown[chunk.id] = (chunk.text[:80].replace("\n", " "), data)
-    return Candidate(chunk.id, *found, pos, why, sim, None, not dropped, dropped, tokens)
-
-
 def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
@@ -66,72 +49,45 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     table = index.vectors.get("chunks")
     if table is None or not len(table):
         out.warnings.append(msg("the index has no chunk vectors: naive search has nothing to search"))
-        scored: list[tuple[int, float]] = []
+        rows = naive_rows.nothing()
     else:
-        scored = vector_topk(table, deps.vector(query), top_k + EXPLAIN_BEYOND, None)
-    hits, beyond = [], []
-    stopped = False
-    for pos, (row, sim) in enumerate(scored):
-        stopped = stopped or (pos < top_k and sim < threshold)
-        chunk = index.chunk_by_id.get(table.ids[row])
-        if chunk is None:
-            if pos < top_k and not stopped:
-                out.warnings.append(
-                    msg("chunk vector {row} has no stored chunk: skipped (nano would crash)", row=table.ids[row])
-                )
-            continue
-        if pos < top_k and not stopped:
-            hits.append((chunk, sim, pos))
-        elif pos >= top_k:
-            beyond.append((chunk, sim, pos, lmsg("beyond top_k ({rank} > {top_k})", rank=pos + 1, top_k=top_k)))
-        elif sim < threshold:
-            below = lmsg("below threshold (sim {sim} < {threshold})", sim=f"{sim:.3f}", threshold=f"{threshold:g}")
-            beyond.append((chunk, sim, pos, below))
-        else:
-            beyond.append((chunk, sim, pos, lmsg("after the first score below threshold (nano-vectordb stops there)")))
+        rows = naive_rows.ranked(index, table, deps.vector(query), top_k + EXPLAIN_BEYOND, prep.chunk_tokens)
+    got = naive_rows.cut(rows, top_k, threshold, limit, EXPLAIN_BEYOND)
+    for pos in range(got.stop):  # a hit's vector without its chunk: said, skipped
+        if rows.chunks[pos] is None:
+            out.warnings.append(
+                msg("chunk vector {row} has no stored chunk: skipped (nano would crash)", row=rows.ids[pos])
+            )
     out.trace.append(
         TraceStep(
             "search",
             msg("chunk vectors, top_k {top_k}", top_k=top_k),
             len(table) if table else 0,
-            len(hits),
+            got.hits,
             _ms(start),
         )
     )
 
     step = now()
-    costs = [prep.chunk_tokens(c) for c, _, _ in hits]
-    shown = reuse.once(("nano.naive shown", id(index)), dict)
-    kept, running = csv_context.prefix_cut(costs, limit)
-    for pos, ((chunk, sim, found), cost) in enumerate(zip(hits, costs, strict=True)):
-        why = lmsg("chunk #{n} by vector, sim {sim}", n=found + 1, sim=f"{sim:.3f}")
-        dropped = (
-            ""
-            if pos < kept
-            else lmsg(
-                "over budget (naive_max_token_for_text_unit: {running}/{limit} tokens)",
-                running=running[pos],
-                limit=limit,
-            )
-        )
-        out.chunks.append(_chunk_candidate(shown, chunk, pos, why, sim, cost, dropped))
-    for chunk, sim, found, reason in beyond:
-        why = lmsg("vector candidate #{rank}, sim {sim}", rank=found + 1, sim=f"{sim:.3f}")
-        out.chunks.append(_chunk_candidate(shown, chunk, len(out.chunks), why, sim, prep.chunk_tokens(chunk), reason))
-    out.budgets.append(Budget(SECTIONS["chunks"], running[kept - 1] if kept else 0, limit))
-    out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), len(hits), kept, _ms(step)))
+    kept = got.kept
+    out.chunks = Candidates(naive_rows.kept_rows(got), naive_rows.DroppedTail(got))
+    out.budgets.append(Budget(SECTIONS["chunks"], rows.running[kept - 1] if kept else 0, limit))
+    out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), got.hits, kept, _ms(step)))
 
-    if not hits:
+    if not got.hits:
         out.warnings.append(FAIL_RESPONSE_NOTE)
     else:
-        out.context = SEPARATOR.join(chunk.text for chunk, _, _ in hits[:kept])
+        context = rows.contexts.get(kept)
+        if context is None:  # steps that keep as many hits share the text
+            context = rows.contexts[kept] = SEPARATOR.join(rows.chunks[p].text for p in rows.present[:kept])
+        out.context = context
         out.messages = NAIVE.messages(out.context, query, response_type=params.response_type)
-    if hits and not kept:
+    if got.hits and not kept:
         out.warnings.append(
             msg(
                 "the best chunk alone is {costs} tokens > naive_max_token_for_text_unit {limit}: the context is empty "
                 "(nano sends the model an empty excerpt section)",
-                costs=costs[0],
+                costs=rows.costs[0],
                 limit=limit,
             )
         )

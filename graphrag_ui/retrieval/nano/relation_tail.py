@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphrag_ui.base.i18n import Reason, lmsg
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.result import Candidate
 from graphrag_ui.retrieval.nano.local_gather import Edges
@@ -32,6 +33,15 @@ def candidate(got: Edges, pos: int, kept: int, running: np.ndarray, limit: int, 
         found = shown["r", rel.id] = (f"{a} — {b}", data)
     dropped = "" if pos < kept else over(int(running[pos]), limit)
     return Candidate(rel.id, *found, pos, got.why(pos), None, float(rank), pos < kept, dropped, int(got.costs[pos]))
+
+
+def rooted(got: Edges, start: int, stop: int) -> tuple[Edges, list[int]]:
+    """The gather ``got`` was narrowed from (``Edges.narrowed``), or ``got``, and which of its rows are rows
+    ``start`` to ``stop`` of ``got``: the same edges brought by the same entities."""
+    origin = got.made.get("from")
+    if origin is None:
+        return got, list(range(start, stop))
+    return origin[0], origin[1][start:stop].tolist()
 
 
 class RelationTail:
@@ -57,6 +67,24 @@ class RelationTail:
 def relation_candidates(
     got: Edges, kept: int, running: np.ndarray, limit: int, shown: dict, before: list[Candidate] = ()
 ) -> Candidates:
-    """The section after the rows ``before`` it: rows before ``kept`` made now, the rest on read."""
-    head = [*before, *(candidate(got, pos, kept, running, limit, shown) for pos in range(kept))]
+    """The section after the rows ``before`` it: rows before ``kept`` made now, the rest on read.
+
+    A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
+    order aside: a sweep's steps cutting one gather, or gathers narrowed from one, make it once (``rooted``)
+    and each reads a copy at its own place."""
+    made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
+    if len(made) < kept:
+        root, rows = rooted(got, len(made), kept)
+        cache = root.made.setdefault("kept by row", {})
+        for i in rows:
+            found = cache.get(i)
+            if found is None:
+                found = cache[i] = candidate(root, i, i + 1, running, limit, shown)
+            made.append(found)
+    head = list(before)
+    copied = reuse.copied
+    for pos, found in enumerate(made[:kept]):
+        row = copied(found)
+        row.order = pos
+        head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))

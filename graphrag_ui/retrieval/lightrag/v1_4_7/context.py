@@ -163,7 +163,12 @@ _KG_TEMPLATE = (
 
 def kg_context(entities: list[dict], relations: list[dict], chunks: list[dict]) -> str:
     """1.4.7's KG context: three JSON arrays on one line each under ``-----X(KG)-----`` headers."""
-    return _KG_TEMPLATE.format(entities=dumps(entities), relations=dumps(relations), chunks=dumps(chunks))
+    return kg_context_text(dumps(entities), dumps(relations), dumps(chunks))
+
+
+def kg_context_text(entities: str, relations: str, chunks: str) -> str:
+    """``kg_context`` from its three JSON arrays as text (a sweep keeps them per kept items)."""
+    return _KG_TEMPLATE.format(entities=entities, relations=relations, chunks=chunks)
 
 
 def naive_context(chunks: list[dict]) -> str:

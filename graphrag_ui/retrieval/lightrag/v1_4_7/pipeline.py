@@ -16,11 +16,12 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.lightrag_precount import entity_item, naive_row, relation_item
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
-    chunk_row,
+    chunk_rows,
     fill_graph,
     lap_token_control,
     pick_chunks,
@@ -61,7 +62,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     kept = finish_chunks(
         r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
     )
-    used = sum(c.tokens for c in r.chunks if c.in_context)
+    used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -81,14 +82,61 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     return r
 
 
-def _items(cache: ctx.TokenCache, entities: list, relations: list) -> tuple[list, list, list[int], list[int]]:
-    """The entity and relation items 1.4.7 prints and what its truncation charges for each; a pure
-    function of the search's ``Found``, only read after (a sweep's budget steps share it: ``reuse.once``)."""
-    ent_items = [entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)]
-    rel_items = [relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)]
-    ent_costs = [ctx.entity_tokens(cache, it, h.entity) for it, h in zip(ent_items, entities, strict=True)]
-    rel_costs = [ctx.relation_tokens(cache, it, h.relation) for it, h in zip(rel_items, relations, strict=True)]
-    return ent_items, rel_items, ent_costs, rel_costs
+def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[list[int], list[int]]:
+    """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
+    position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
+    once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair)."""
+    rest: dict = reuse.once(("lightrag.1.4.7 rest", id(index)), dict)
+    ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
+    ids += [ctx.id_tokens(cache, i + 1) for i in range(len(ids), max(len(entities), len(relations)))]
+
+    def entity_rest(i: int, h: Any) -> int:
+        e = h.entity
+        item = entity_item(i + 1, e.name, e.type, e.description)
+        rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - ids[i]
+        return counted
+
+    def relation_rest(i: int, h: Any, key: tuple) -> int:
+        item = relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description)
+        rest[key] = counted = ctx.relation_tokens(cache, item, h.relation) - ids[i]
+        return counted
+
+    # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
+    ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
+    rel_costs = []
+    for i, h in enumerate(relations):
+        key = (h.relation.id, h.pair)
+        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, h, key)))
+    return ent_costs, rel_costs
+
+
+def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
+    """The kept entities' and relations' part of the context: what it charges the chunk budget and its two
+    JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``)."""
+
+    def make() -> tuple[int, str, str]:
+        ent_items = [
+            entity_item(i + 1, h.entity.name, h.entity.type, h.entity.description) for i, h in enumerate(entities)
+        ]
+        rel_items = [
+            relation_item(i + 1, h.pair[0], h.pair[1], h.relation.description) for i, h in enumerate(relations)
+        ]
+        return ctx.kg_tokens_for_budget(cache, ent_items, rel_items), ctx.dumps(ent_items), ctx.dumps(rel_items)
+
+    ent_keys = tuple(h.entity.id for h in entities)
+    rel_keys = tuple((h.relation.id, h.pair) for h in relations)
+    return reuse.once(("lightrag.1.4.7 kg part", id(index), ent_keys, rel_keys), make)
+
+
+def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, Any]]) -> str:
+    """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``)."""
+
+    def make() -> str:
+        return ctx.dumps(
+            [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
+        )
+
+    return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), make)
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
@@ -96,12 +144,11 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     entities, relations = found.entities, found.relations
 
     cache = ctx.cache_for(index)
-    ent_items, rel_items, ent_costs, rel_costs = reuse.once(  # one search's items, shared by its budget steps
-        ("lightrag.1.4.7 items", id(found)), lambda: _items(cache, entities, relations)
+    ent_costs, rel_costs = reuse.once(  # one search's costs, shared by its budget steps
+        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, index, entities, relations)
     )
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
-    ent_items, rel_items = ent_items[:n_ent], rel_items[:n_rel]
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel))
 
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
@@ -111,11 +158,12 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
 
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.count(query)
-    kg_tokens = ctx.kg_tokens_for_budget(cache, ent_items, rel_items)  # 1.4.7 counts it only with chunks
+    # 1.4.7 counts the KG part only with chunks
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
-    rows = [chunk_row(index, cid, source) for cid, source in merged]
+    rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
-    chunk_used = sum(c.tokens for c in r.chunks if c.in_context)
+    chunk_used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -133,11 +181,10 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         Budget(SECTIONS["buffer"], ctx.BUFFER_TOKENS, None),
         total_budget(r, kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS + chunk_used, p.max_total_tokens, LABEL),
     ]
-    if not ent_items and not rel_items:
-        for cand in r.chunks:
-            if cand.in_context:
-                cand.in_context = False
-                cand.dropped = msg("no entity or relation left: LightRAG 1.4.7 returns no context")
+    if not n_ent and not n_rel:
+        for cand in in_context(r.chunks):
+            cand.in_context = False
+            cand.dropped = msg("no entity or relation left: LightRAG 1.4.7 returns no context")
         r.warnings.append(
             msg(
                 "no entity or relation survived retrieval and truncation: no context (LightRAG answers with its "
@@ -146,12 +193,11 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         )
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
-    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
-    r.context = ctx.kg_context(ent_items, rel_items, units)
+    r.context = ctx.kg_context_text(ent_json, rel_json, _units_json(index, merged[: len(kept)], kept))
     clock.lap(
         "assemble",
         msg("-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----"),
-        len(ent_items) + len(rel_items) + len(units),
+        n_ent + n_rel + len(kept),
         3,
     )
     return r

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -67,7 +68,7 @@ def joined_tokens(lines: list[str]) -> int:
     return sum(line_tokens(line)[1] for line in lines[:-1]) + line_tokens(lines[-1])[0]
 
 
-class _Joined:
+class Joined:
     """``"\n".join(lines)`` seen through per-line counts: its token count for any prefix of lines, and
     the char offset of any token, encoding only the line that holds it (tokens never cross a line end)."""
 
@@ -107,7 +108,7 @@ class _Joined:
         return self.token_start[i] + (count(self._piece(i)[0][:local]) if local else 0)
 
 
-def _cut_end(joined: _Joined, budget: int) -> int | None:
+def _cut_end(joined: Joined, budget: int) -> int | None:
     """End char of 1.5.7's ``TiktokenTokenizer.truncate_by_token_limit(text, budget)`` for a text over
     budget: the largest sampled token boundary whose prefix re-encodes within budget, trying
     k = budget, budget-1, budget-3, budget-7, ...; None = not even one code point fits."""
@@ -125,11 +126,12 @@ def _cut_end(joined: _Joined, budget: int) -> int | None:
     return 1 if count(joined.lines[0][:1]) <= budget else None
 
 
-def fit_lines(lines: list[str], budget: int) -> int:
-    """How many leading lines 1.5.7's ``truncate_list_by_token_size(..., separator="\n")`` keeps."""
+def fit_lines(lines: list[str], budget: int, joined_of: Callable[[list[str]], Joined] | None = None) -> int:
+    """How many leading lines 1.5.7's ``truncate_list_by_token_size(..., separator="\n")`` keeps
+    (``joined_of(lines)``: their ``Joined``, which a sweep keeps with the encodings of its cuts)."""
     if budget <= 0 or not lines:
         return 0
-    joined = _Joined(lines)
+    joined = (joined_of or Joined)(lines)
     if joined.total <= budget:
         return len(lines)
     end = _cut_end(joined, budget)
@@ -168,12 +170,24 @@ def chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
     return [dumps({"reference_id": rid, "content": row["content"]}) for rid, row in zip(ref_ids, rows, strict=True)]
 
 
-def fit_chunks(rows: list[dict[str, Any]], budget: int) -> int:
-    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked."""
+def content_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The ``{"content"}`` lines 1.5.7's first chunk cut measures."""
+    return [dumps({"content": row["content"]}) for row in rows]
+
+
+def fit_chunks(
+    rows: list[dict[str, Any]],
+    budget: int,
+    lines_of: Callable[[list[dict[str, Any]]], list[str]] = chunk_lines,
+    contents: list[str] | None = None,
+    joined_of: Callable[[list[str]], Joined] | None = None,
+) -> int:
+    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked
+    (``lines_of`` renders them, ``contents`` are the first stage's lines: a sweep keeps both per rows)."""
     if budget <= 0 or not rows:
         return 0
-    k = fit_lines([dumps({"content": row["content"]}) for row in rows], budget)
-    while k > 0 and joined_tokens(chunk_lines(rows[:k])) > budget:
+    k = fit_lines(contents if contents is not None else content_lines(rows), budget, joined_of)
+    while k > 0 and joined_tokens(lines_of(rows[:k])) > budget:
         k -= 1
     return k
 
@@ -214,11 +228,3 @@ def kg_tokens_for_budget(entity_lines: list[str], relation_lines: list[str]) -> 
         if lines:
             total += sum(line_tokens(line)[1] for line in lines) + _EMPTY["swap"]
     return total
-
-
-def kg_context(entity_lines: list[str], relation_lines: list[str], chunk_rows: list[dict], refs) -> str:
-    return kg_head(entity_lines, relation_lines) + chunks_tail(chunk_lines(chunk_rows), refs)
-
-
-def naive_context(chunk_rows: list[dict], refs) -> str:
-    return chunks_tail(chunk_lines(chunk_rows), refs)

@@ -17,12 +17,13 @@ from graphrag_ui.base.i18n import joined, msg
 from graphrag_ui.index.lightrag_precount import vector_fields
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.stages import (
     Picked,
-    chunk_row,
+    chunk_rows,
     fill_graph,
     lap_token_control,
     pick_chunks,
@@ -37,10 +38,27 @@ LABEL = "LightRAG 1.5.7"
 NO_CONTEXT = msg("(LightRAG 1.5.7 answers with its fail response)")
 
 
+def _rows_key(rows: list[dict[str, Any]]) -> tuple:
+    """Rows by what 1.5.7 renders of them (their text objects are the sweep's own: hashed once)."""
+    return tuple((row["chunk_id"], row["file_path"], row["content"]) for row in rows)
+
+
+def _chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """``c157.chunk_lines``, once per rows in a sweep (``reuse.once``: a pure function of what they hold)."""
+    return reuse.once(("lightrag.1.5.7 chunk lines", _rows_key(rows)), lambda: c157.chunk_lines(rows))
+
+
+def _joined(lines: list[str]) -> c157.Joined:
+    """``c157.Joined(lines)`` once per lines object in a sweep (the lines a step reads are the sweep's own,
+    held by its scope), with the encodings of the cuts made in it: a budget step cuts the same lines again."""
+    return reuse.once(("lightrag.1.5.7 joined", id(lines)), lambda: c157.Joined(lines))
+
+
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
     """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
-    keep = c157.fit_chunks(rows, available)
-    return keep, [c157.line_tokens(line)[1] for line in c157.chunk_lines(rows)]
+    contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: c157.content_lines(rows))
+    keep = c157.fit_chunks(rows, available, _chunk_lines, contents, _joined)
+    return keep, [c157.line_tokens(line)[1] for line in _chunk_lines(rows)]
 
 
 def _chunks_and_references(
@@ -48,8 +66,7 @@ def _chunks_and_references(
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     kept = finish_chunks(r, index, picked.merged, rows, picked.picks, picked.dupes, p, available, fit=_fit)
     refs, ref_ids = c157.references([row["file_path"] for row in kept])
-    in_context = [c for c in r.chunks if c.in_context]
-    for cand, rid in zip(in_context, ref_ids, strict=True):
+    for cand, rid in zip(in_context(r.chunks), ref_ids, strict=True):
         cand.data["reference_id"] = rid
         cand.why = joined(
             cand.why, msg("reference [{rid}]", rid=rid) if rid else msg("no reference (unknown file path)")
@@ -57,26 +74,36 @@ def _chunks_and_references(
     return kept, refs
 
 
-def _line_costs(lines: list[str]) -> list[int]:
-    return [c157.line_tokens(line)[1] for line in lines]
-
-
-def _lines(entities: list, relations: list) -> tuple[list[str], list[str], list[int], list[int]]:
-    """The entity and relation lines 1.5.7 prints and each one's cost; a pure function of the search's
-    ``Found``, only read after (a sweep's budget steps share it: ``reuse.once``)."""
-    ent_lines = [c157.entity_line(h.entity.name, h.entity.type, h.entity.description) for h in entities]
-    rel_lines = [c157.relation_line(h.pair[0], h.pair[1], h.relation.description) for h in relations]
-    return ent_lines, rel_lines, _line_costs(ent_lines), _line_costs(rel_lines)
+def _lines(index: Index, entities: list, relations: list) -> tuple[list[str], list[str], list[int], list[int]]:
+    """The entity and relation lines 1.5.7 prints and each one's cost; a line carries no position, so in a
+    sweep each hit's line is made and counted once (``reuse.once``; a hit is its entity, or its relation
+    as printed: id and pair)."""
+    made: dict = reuse.once(("lightrag.1.5.7 lines", id(index)), dict)
+    ent, rel = [], []
+    for h in entities:
+        found = made.get(h.entity.id)
+        if found is None:
+            line = c157.entity_line(h.entity.name, h.entity.type, h.entity.description)
+            found = made[h.entity.id] = (line, c157.line_tokens(line)[1])
+        ent.append(found)
+    for h in relations:
+        key = (h.relation.id, h.pair)
+        found = made.get(key)
+        if found is None:
+            line = c157.relation_line(h.pair[0], h.pair[1], h.relation.description)
+            found = made[key] = (line, c157.line_tokens(line)[1])
+        rel.append(found)
+    return [x[0] for x in ent], [x[0] for x in rel], [x[1] for x in ent], [x[1] for x in rel]
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
     ent_lines, rel_lines, ent_costs, rel_costs = reuse.once(  # one search's lines, shared by its budget steps
-        ("lightrag.1.5.7 lines", id(found)), lambda: _lines(entities, relations)
+        ("lightrag.1.5.7 search lines", id(found)), lambda: _lines(index, entities, relations)
     )
-    n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens)
-    n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens)
+    n_ent = c157.fit_lines(ent_lines, p.max_entity_tokens, _joined)
+    n_rel = c157.fit_lines(rel_lines, p.max_relation_tokens, _joined)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel), json_lines=True)
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
     if not entities and not relations and (mode != "mix" or not found.vector.picked):
@@ -97,9 +124,9 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     kg_tokens = c157.kg_tokens_for_budget(ent_lines, rel_lines)
     fixed = kg_tokens + sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
-    rows = [chunk_row(index, cid, source) for cid, source in picked.merged]
+    rows = chunk_rows(index, picked.merged)
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    chunk_used = c157.joined_tokens(c157.chunk_lines(kept))
+    chunk_used = c157.joined_tokens(_chunk_lines(kept))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -127,7 +154,11 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
                 "no chunk fits the chunk budget ({available} tokens): the context has KG data only", available=available
             )
         )
-    r.context = c157.kg_context(ent_lines, rel_lines, kept, refs)
+    tail = reuse.once(  # the chunks' part: a pure function of the kept (chunk id, source) pairs
+        ("lightrag.1.5.7 chunks tail", id(index), tuple(picked.merged[: len(kept)])),
+        lambda: c157.chunks_tail(_chunk_lines(kept), refs),
+    )
+    r.context = c157.kg_head(ent_lines, rel_lines) + tail
     clock.lap(
         "assemble",
         msg("Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List"),
@@ -137,21 +168,28 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     return r
 
 
+def _naive_row(index: Index, cid: str) -> dict[str, Any]:
+    """The row 1.5.7's naive query renders for a vector hit, once per chunk in a sweep (only read after)."""
+    made: dict[str, dict[str, Any]] = reuse.once(("lightrag.1.5.7 naive rows", id(index)), dict)
+    row = made.get(cid)
+    if row is None:
+        content, file_path, _ = vector_fields(index.chunk_by_id[cid])
+        row = made[cid] = {"content": content, "file_path": file_path, "chunk_id": cid}
+    return row
+
+
 def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
     pick = search_chunks(index, query, p, deps, r, clock, LABEL)
     if not pick.picked:
         return r
-    rows = []
-    for cid in pick.picked:
-        content, file_path, _ = vector_fields(index.chunk_by_id[cid])
-        rows.append({"content": content, "file_path": file_path, "chunk_id": cid})
+    rows = [_naive_row(index, cid) for cid in pick.picked]
     sys_tokens = c157.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = c157.count(query)
     fixed = sys_tokens + q_tokens + c157.BUFFER_TOKENS
     available = p.max_total_tokens - fixed
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    used = c157.joined_tokens(c157.chunk_lines(kept))
+    used = c157.joined_tokens(_chunk_lines(kept))
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -165,7 +203,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
                 available=available,
             )
         )
-    r.context = c157.naive_context(kept, refs)
+    r.context = c157.chunks_tail(_chunk_lines(kept), refs)
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
