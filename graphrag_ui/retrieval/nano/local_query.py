@@ -184,13 +184,13 @@ def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, i
     recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
     each step reads a copy."""
     made = reuse.once(("nano.local nodes", id(index)), dict)
-    graph = index.graph
+    degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
     out = []
     for pos, hit in enumerate(hits):
         found = made.get(id(hit))
         if found is None or found[0] is not hit or found[1].order != pos:
             e = hit.entity
-            degree = graph.degree(e.name) if e.name in graph else 0
+            degree = degrees.get(e.name, 0)
             why = hit.why
             if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
                 why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
