@@ -22,7 +22,7 @@ from graphrag_ui.ui.shell.escape import shown_error
 from graphrag_ui.ui.shell.guard import guarded
 from graphrag_ui.ui.shell.language import t
 from graphrag_ui.ui.shell.page import open_page
-from graphrag_ui.ui.shell.runner import retrieve
+from graphrag_ui.ui.shell.runner import timed_retrieve, waiting_note
 from graphrag_ui.ui.widgets import mode_form, question, url_notices
 
 index, index_key = open_page("explore")
@@ -108,8 +108,8 @@ def run_and_show(index, index_key: str, mode: str, spec, marks, query: str, draw
     if values.get("recall") != "ilike" and mode_marks.explain_cannot_run(mode, marks):  # ilike needs no vector
         return
     try:
-        with st.spinner(t("Retrieving…")):  # a catalog or chroma server may take up to its timeout
-            result = retrieve(index, index_key, mode, query, values, hl, ll)
+        with waiting_note(t("Retrieving…")):  # a catalog or chroma server may take up to its timeout
+            result = timed_retrieve(index, index_key, mode, query, values, hl, ll)
     except UserError as exc:
         st.error(shown_error(exc))
         return

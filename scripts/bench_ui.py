@@ -18,7 +18,8 @@ Every non-localhost request is blocked. Measured (seconds; medians of ``--runs``
   after start), then again on that warm server with the answer cache off, against the local
   OpenAI-compatible test server (which answers at once: what is measured is ours).
 - graph: on the 100k index's Graph page, typing a name → the match listed, picking it → graph painted.
-- Streamlit's floor (``scripts/ui_floor.py``): a bare app's slider → caption, measured between our indexes.
+- Streamlit's floor (``scripts/ui_floor.py``): a bare app's slider → caption, measured between our indexes;
+  with ``fresh``, its first view on a server started for it (at once and 10 s after it answers).
 Goals (issue 29): slider and view click ≤ 1.5× the floor on the samples and at 10k (the ratios are printed);
 issue 18: slider ≤ 0.3 s at 100k;
 20 presses settle ≤ 1 s after the last; first view ≤ 1.5 s; first answer ≈ a warm one + the model's time.
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
-from scripts.ui_floor import floor_app, floor_runs  # noqa: E402
+from scripts.ui_floor import floor_app, floor_first_view, floor_runs  # noqa: E402
 from tests.support.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -293,6 +294,8 @@ def main() -> int:
                     report("graph 100k: type → match listed", [x[0] for x in picks])
                     report("graph 100k: pick → graph painted", [x[1] for x in picks])
             if "fresh" in only:
+                report("Streamlit floor: first view, fresh server", [floor_first_view(browser) for _ in range(3)])
+                report("Streamlit floor: first view, up 10 s", [floor_first_view(browser, after=10) for _ in range(3)])
                 for key, question in indexes.items():
                     tries = 3 if key.startswith("sample") else min(args.runs, 3)
                     got = [fresh_server(browser, home, key, args.mode, name, question) for _ in range(tries)]

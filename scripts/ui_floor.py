@@ -68,6 +68,23 @@ def floor_app():
                 proc.kill()
 
 
+def floor_first_view(browser, after: float = 0.0) -> float:
+    """Seconds from navigation to the bare app's caption on a server started for this one view, ``after``
+    seconds after it answers its health check: the floor under our "first view, fresh server"."""
+    with floor_app() as url:
+        time.sleep(after)
+        blocked: list[str] = []
+        page = new_page(browser, blocked)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        start = time.perf_counter()
+        page.goto(url)
+        page.wait_for_function(CAPTION_JS, arg="top_k=100 ", timeout=120_000, polling=10)
+        took = time.perf_counter() - start
+        page.close()
+    assert not blocked, blocked
+    return took
+
+
 def floor_runs(browser, url: str, runs: int) -> list[float]:
     """Seconds from each ArrowLeft on the bare app's slider to its new caption."""
     blocked: list[str] = []

@@ -160,7 +160,10 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
             "chunk": msg("no chunk of the index has this id"),
         }[item.kind]
         return ItemResult(item, False, missed=Missed("not_in_index", what))
-    holders = {k: [c for c in result.candidates(k) if not c.in_context and k == kind and match(c)] for k in KINDS}
+    # only the item's own kind: another kind's lazy dropped rows (core.candidates) are not made for nothing
+    holders = {
+        k: [c for c in result.candidates(k) if not c.in_context and match(c)] if k == kind else [] for k in KINDS
+    }
     if kind == "entities":
         never = (
             (entity_hint(lk, wanted, result) or msg("this mode never considered the entity"))

@@ -198,7 +198,8 @@ def test_modes_compare_and_language(browser, app_url, blocked):
             page.get_by_test_id("stDataFrame").first.wait_for()
         else:
             open_tab(page, "Budget")
-            page.get_by_test_id("stVegaLiteChart").or_(page.get_by_test_id("stArrowVegaLiteChart")).first.wait_for()
+            page.get_by_test_id("stMetric").first.wait_for()  # the budget's totals, above its table
+            page.get_by_test_id("stDataFrame").first.wait_for()
         shot(page, f"explore-{mode}")
 
     page.goto(app_url + "/compare?index=sample:en&a_mode=nano.local&b_mode=ms.local")

@@ -119,20 +119,24 @@ def test_the_threshold_rescue_moves_the_slider_and_the_link_with_the_run(page, a
     assert tab_counts(page)["Entities"] > 0
 
 
-def test_the_budget_chart_is_drawn_and_fits_its_column_at_every_width(page, app_url):
-    """The budget's bars are a Vega-Lite spec written out (no altair on a view click): drawn, as wide as
-    their column at 1280, 1600 and 900 px, and switching to Entities and back draws them again."""
-    from tests.browser.test_browser_second_pass import CHART_FIT
-
+def test_the_budget_is_one_table_with_its_bars_and_fits_at_every_width(page, app_url):
+    """The budget's bars are a column of its table (no Vega chart to mount on a view click): the table is
+    drawn with its share-of-budget header and fits its column at 1280, 1600 and 900 px, and switching to
+    Entities and back draws it again."""
+    fit = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter((d) => d.offsetParent !== null)
+      .map((d) => ({box: Math.round(d.parentElement.getBoundingClientRect().width),
+                    drawn: Math.round(d.getBoundingClientRect().width)}))"""
     open_results(page, f"{app_url}/?index=sample:en&mode=nano.local&view=budget&q={quote_plus(QUESTION)}")
     for width in (1280, 1600, 900):
         page.set_viewport_size({"width": width, "height": 800})
         settle(page)
         page.wait_for_timeout(500)
-        charts = wait_until(page, lambda: page.evaluate(CHART_FIT), what="the budget chart")
-        assert len(charts) == 1 and 0 < charts[0]["drawn"] <= charts[0]["box"] + 1, (width, charts)
+        tables = wait_until(page, lambda: page.evaluate(fit), what="the budget table")
+        assert len(tables) == 1 and 0 < tables[0]["drawn"] <= tables[0]["box"] + 1, (width, tables)
+    assert page.get_by_test_id("stVegaLiteChart").count() == 0
     assert page.get_by_text("Limits of this run (● binding, ○ not binding):").count() == 1
+    assert page.get_by_test_id("stMetric").count() == 3
     for view in ("Entities", "Budget"):
         page.locator(VIEW_SWITCH).filter(has_text=view).first.click()
         settle(page)
-    assert wait_until(page, lambda: page.evaluate(CHART_FIT), what="the budget chart again")[0]["drawn"] > 0
+    assert wait_until(page, lambda: page.evaluate(fit), what="the budget table again")[0]["drawn"] > 0

@@ -142,3 +142,22 @@ def test_the_app_closes_an_index_its_cache_lets_go():
     assert index_cache.peek(index, "nano.prep") is not None
     state._load.clear()  # what Streamlit does when the entry is evicted
     assert index_cache.peek(index, "nano.prep") is None
+
+
+def test_the_loading_spinner_is_only_for_an_index_the_cache_does_not_hold(monkeypatch):
+    """state.load_index shows "Loading index…" while an index loads, not on every full run (a spinner
+    starts a timer thread each time); once the cache lets the index go, its next load shows it again."""
+    from contextlib import nullcontext
+
+    from graphrag_ui.ui.shell import state
+
+    spinners = []
+    monkeypatch.setattr(state.st, "spinner", lambda text: spinners.append(text) or nullcontext())
+    state._load.clear()
+    first = state.load_index(SAMPLE)
+    again = state.load_index(SAMPLE)
+    assert again is first and len(spinners) == 1
+    state._load.clear()  # evicted
+    assert not state._LOADED
+    state.load_index(SAMPLE)
+    assert len(spinners) == 2

@@ -179,6 +179,30 @@ def test_stale_links_fixed_and_reproducible(indexes, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_stale_links_are_never_shared_by_a_sweep(indexes, version):
+    """Inside one sweep's shared scope (``reuse.shared``) a fresh run keeps its relationship tables for the
+    next steps; a run given a kept ``links`` dict prints other rows and must not take them (nor leave its own)."""
+    from graphrag_ui.retrieval.core import reuse
+
+    cases = _cases(version)
+    for reused in (c for c in cases if "reused_engine_after" in c and c["context"] != _fresh(cases, c)["context"]):
+        index = indexes[(version, reused["corpus"])]
+        before = {"query": reused["reused_engine_after"], "params": {}, "community_level": 2}
+        with reuse.shared():
+            assert _run(index, reused).context == _fresh(cases, reused)["context"]
+            state: dict[str, int] = {}
+            _run(index, before, links_state=state)
+            assert _run(index, reused, links_state=state).context == reused["context"]
+            assert _run(index, reused).context == _fresh(cases, reused)["context"]
+
+
+def _fresh(cases: list[dict], reused: dict) -> dict:
+    return next(
+        c for c in cases if c["query"] == reused["query"] and not c["params"] and "reused_engine_after" not in c
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_contexts_hold_after_cli_import_and_store_roundtrip(tmp_path, version):
     """The app's path: `python -m graphrag_ui import msgraphrag SRC --out DIR`, then store.load."""
     from graphrag_ui.cli import main

@@ -255,6 +255,27 @@ def test_relationship_table_tokens_add_up_row_by_row():
     assert checked > 100
 
 
+def test_entity_table_tokens_add_up_row_by_row():
+    """The local budget check re-counts the whole Entities table in GraphRAG; we add header + rows (as for the
+    Relationships table): both agree on every golden table."""
+    import json
+
+    from graphrag_ui.retrieval.ms.text import count_text
+
+    checked = 0
+    for version in ("graphrag-2", "graphrag-3"):
+        for line in (GOLDENS / version / "cases.jsonl").read_text(encoding="utf-8").splitlines():
+            context = json.loads(line)["context"]
+            if "-----Entities-----" not in context:
+                continue
+            table = "-----Entities-----" + context.split("-----Entities-----", 1)[1].split("\n\n", 1)[0] + "\n"
+            head, *rows = table.splitlines(keepends=True)
+            head += rows.pop(0)
+            assert count_text(table) == count_text(head) + sum(count_text(r) for r in rows)
+            checked += 1
+    assert checked > 100
+
+
 def test_negative_scores_come_with_a_word_of_what_they_are(index):
     result = run(index)
     scores = [c.score for c in result.entities if c.score is not None]

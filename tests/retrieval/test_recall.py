@@ -76,6 +76,26 @@ def test_top_order_partition_path_on_a_large_table():
     assert top_order(scores, 40).tolist() == np.argsort(scores)[-40:][::-1].tolist()
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(200, 5000),
+    top_k=st.integers(1, 30),
+    crowded=st.booleans(),
+    nan_at=st.sampled_from([None, "first", "last"]),
+    seed=st.integers(0, 2**16),
+)
+def test_top_order_bounded_by_block_maxima_is_argsort(n, top_k, crowded, nan_at, seed):
+    """The partition searches only rows at or above the blocks' maxima bound: the top all in one block, a NaN
+    in a block or in the rows past the last whole block, still give argsort's rows."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=n).astype(np.float32)
+    if crowded:  # every top row in the first block: the other blocks' maxima set the bound
+        scores[: 2 * top_k] += 100
+    if nan_at is not None:
+        scores[0 if nan_at == "first" else n - 1] = np.nan
+    assert top_order(scores, top_k).tolist() == np.argsort(scores)[-top_k:][::-1].tolist()
+
+
 def test_scores_are_float32_dot_products_with_the_normalised_query():
     rng = np.random.default_rng(3)
     m = rng.normal(size=(50, 16)).astype(np.float32)

@@ -70,3 +70,16 @@ def test_a_link_value_other_than_open_leaves_the_list_closed(app, built, raw):
 def test_each_kind_keeps_its_own_key_and_other_results_keep_theirs():
     assert [dropped_key("main", k) for k in KINDS] == [f"dropped_{k}" for k in KINDS]
     assert dropped_key("cmp_left", "entities") == "cmp_left_dropped_entities"
+
+
+def test_the_grids_headers_are_built_once_per_language_and_each_grid_gets_its_own_copy(monkeypatch):
+    from graphrag_ui.ui.results import kind_table
+
+    monkeypatch.setattr(kind_table, "language", lambda: "en")
+    first = kind_table.column_config()
+    first["mark"] = "a grid's own mark column"
+    again = kind_table.column_config()
+    assert "mark" not in again and again["label"] == first["label"]
+    monkeypatch.setattr(kind_table, "language", lambda: "zh")
+    monkeypatch.setattr("graphrag_ui.ui.shell.language.language", lambda: "zh")
+    assert kind_table.column_config()["why"]["label"] != again["why"]["label"]  # 入选原因, not "Why selected"

@@ -100,10 +100,13 @@ def limits(result: Retrieval) -> list[Limit]:
         threshold = result.params.get(threshold_param) if threshold_param else None
         reclassify = _family(result.mode) == "nano"  # its count and threshold cut the same search's list
         cut = {THRESHOLD: 0, COUNT: 0, BUDGET: 0}
+        classes: dict[Any, str] = {}  # a reason's template -> its class, in this section
         for reason, score, n in dropped_reasons(items):  # a lazy tail by its reasons' templates, no row made
             # limit_class by its template: a Reason stays data (a sweep reads 10³ of them a step)
             root = reason.template if type(reason) is Reason and reason.template != _NOTES else _root(reason)
-            cls = _class_of(root)
+            cls = classes.get(root)
+            if cls is None:
+                cls = classes[root] = _class_of(root)
             if cls == COUNT and reclassify and _below(score, threshold):
                 cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
             if cls:

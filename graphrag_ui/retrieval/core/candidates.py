@@ -13,7 +13,7 @@ path (counts, kept rows, binding limits, the first dropped rows) ask ``in_contex
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from graphrag_ui.retrieval.core.result import Candidate
@@ -35,6 +35,42 @@ class Tail(Protocol):
     def reasons(self) -> Iterable[tuple[Any, Any, int]]:
         """(dropped reason — a ``Reason``, text or its template —, score, how many rows) over the tail."""
         ...
+
+
+class ColumnTail:
+    """A ``Tail`` given as columns: how many rows, ``ids()`` their ids in order, ``make(i)`` row ``i`` (each
+    made when read) and the dropped reasons as runs — (reason or its template, how many rows) — which
+    ``binding`` counts (a reader that needs neither ids nor rows makes neither)."""
+
+    __slots__ = ("_n", "_ids", "_make", "_runs")
+
+    def __init__(
+        self, n: int, ids: Callable[[], list[str]], make: Callable[[int], Candidate], runs: list[tuple[Any, int]]
+    ) -> None:
+        self._n, self._ids, self._make, self._runs = n, ids, make, runs
+
+    def __len__(self) -> int:
+        return self._n
+
+    def row(self, i: int) -> Candidate:
+        return self._make(i)
+
+    def ids(self) -> list[str]:
+        return list(self._ids())
+
+    def reasons(self) -> list[tuple[Any, None, int]]:
+        return [(reason, None, n) for reason, n in self._runs if n]
+
+
+def runs(reasons: Iterable[Any]) -> list[tuple[Any, int]]:
+    """(reason, how many in a row) over a column of reasons: the same object repeated is one run."""
+    out: list[list[Any]] = []
+    for reason in reasons:
+        if out and out[-1][0] is reason:
+            out[-1][1] += 1
+        else:
+            out.append([reason, 1])
+    return [(reason, n) for reason, n in out]
 
 
 class Candidates(Sequence):
@@ -164,9 +200,10 @@ def dropped_ids(items: Sequence[Candidate]) -> list[str]:
 def dropped_reasons(items: Sequence[Candidate]) -> Iterator[tuple[Any, Any, int]]:
     """(dropped reason as given — a ``Reason``, text or a template —, score, how many) over the dropped
     candidates, a tail's rows grouped by their reason's template without making them (``binding``)."""
+    # each row's reason as stored (``Candidate.raw``, read without a call per row: 10³–10⁵ rows a step)
     if not isinstance(items, Candidates):
-        yield from ((c.raw("dropped"), c.score, 1) for c in items if not c.in_context)
+        yield from ((c.__dict__["_dropped"], c.score, 1) for c in items if not c.in_context)
         return
-    yield from ((c.raw("dropped"), c.score, 1) for c in items.head if not c.in_context)
+    yield from ((c.__dict__["_dropped"], c.score, 1) for c in items.head if not c.in_context)
     yield from items.tail.reasons()
-    yield from ((c.raw("dropped"), c.score, 1) for c in items.after if not c.in_context)
+    yield from ((c.__dict__["_dropped"], c.score, 1) for c in items.after if not c.in_context)

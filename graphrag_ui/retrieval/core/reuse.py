@@ -8,16 +8,18 @@ and a stopping point, never another product over the table nor another sort.
 
 Only what is provably the same is reused: ``np.argsort(scores)[-k:][::-1]`` is the last ``k`` of the one
 full argsort of the same scores (the cosine search keeps the widest top asked, ``recall._Ranked``: the
-first ``k`` of the top ``K`` of one argsort), and LanceDB's top ``k`` by (distance, row) is the first ``k`` of the
-whole table in that total order (its distances are per row, so computing them for every row gives the
-same bits). Outside ``shared()`` nothing is kept and every search runs as before.
+first ``k`` of the top ``K`` of one argsort), and LanceDB's top ``k`` by (distance, row) is the first ``k`` of
+the widest step's top in that total order (its distances are per row, so any subset of rows gives the same
+bits; a step wider than the one kept searches again). Outside ``shared()`` nothing is kept and every search
+runs as before.
 
 Stages above the searches share through ``once``, ``replayed`` and ``prefixed`` with keys naming every
 input they read: nano.local's gathers (``nano.local_gather``); LightRAG's whole search, a top_k step's
 recall and global path cut from a wider step's (``lightrag.search``), each hit's costs and lines, the kept
 items' context parts, its chunk picks and rows, its entity/relation rows, the local path's edges and each
-chunk's similarity to the question (``lightrag.stages``, ``lightrag.v1_4_7``/``v1_5_7.pipeline``, ``lightrag.chunks``); ms.local's relationship filter per entity prefix and its text units
-(``ms.local_search.mixed_context``). A parameter the keys hold (a threshold) gives a new key: a full run.
+chunk's similarity to the question (``lightrag.stages``, ``lightrag.v1_4_7``/``v1_5_7.pipeline``, ``lightrag.chunks``);
+ms.local's entity hits and their reasons, its matched reports, its relationship filter and table per entity
+prefix and its text units (``ms.local_search``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
 chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
 (``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.

@@ -24,6 +24,8 @@ class EntityView:
     short_id: str
     rank: int | None
     community_ids: list[str]
+    # include_entity_rank -> its Entities table row and tokens (``local_search.mixed_context.entity_row``)
+    rows: dict[bool, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class IndexView:
     levels: dict[int, LevelView] = field(default_factory=dict)
     row_tokens: dict[str, int] = field(default_factory=dict)  # table row -> tokens, counted once per index
     rel_lines: dict[tuple, tuple[str, int]] = field(default_factory=dict)  # (id, weight?, links?, links) -> row
+    unit_rows: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # unit id -> text, its row, tokens
 
     def tokens(self, row: str) -> int:
         """Tokens of a table row (stored texts are counted once per index, not once per query)."""
@@ -54,6 +57,15 @@ class IndexView:
         if n is None:
             n = self.row_tokens[row] = tokens.count(row, ENCODING)
         return n
+
+    def unit_row(self, unit: Chunk) -> tuple[str, int]:
+        """A text unit's ``short_id|text`` row and its tokens (basic search's and the Sources table's),
+        made once per unit: a sweep's steps meet the same units again."""
+        found = self.unit_rows.get(unit.id)
+        if found is None or found[0] is not unit.text:  # another unit under the same id: its own row
+            line = f"{self.unit_short_id[unit.id]}|{unit.text}\n"
+            found = self.unit_rows[unit.id] = (unit.text, line, self.tokens(line))
+        return found[1], found[2]
 
 
 def index_view(index: Index) -> IndexView:

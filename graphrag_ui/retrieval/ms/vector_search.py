@@ -113,9 +113,20 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
         return _server_knn(table, q, k, kernel)
     if kernel == "flat_topk":
         return list(reuse.kept("lance_topk", table, q, lambda: _topk_knn(table, q, k), k))
-    if reuse.active():  # a sweep: the whole table in (distance, row) order once; the top k is its first k
-        dist, order = reuse.kept("lance", table, q, lambda: _whole_order(table, q, kernel), kernel)
-        return [_hit(table, int(i), dist[i]) for i in order[:k]]
+    if reuse.active():  # a sweep: its widest step's top k once, of which a narrower step's top k is the first k
+        held = reuse.kept("lance", table, q, dict, kernel)
+        if held.get("k", -1) < k:
+            rows, dist = _nearest(table, q, k, kernel)
+            held["hits"], held["k"] = [_hit(table, int(rows[i]), dist[i]) for i in range(len(rows))], k
+        return held["hits"][:k]  # the hits are read only
+    rows, dist = _nearest(table, q, k, kernel)
+    return [_hit(table, int(rows[i]), dist[i]) for i in range(len(rows))]
+
+
+def _nearest(table: VectorTable, q: np.ndarray, k: int, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+    """The top ``k`` rows and their exact distances in (distance, row) order — a total order over rows whose
+    distances are each row's own bits (the kernel works row by row), so the top ``k`` of a wider top is the
+    same rows in the same order."""
     rows = np.arange(len(table))
     if len(table) > EXACT_ROWS and k < len(table):
         approx = _approx(table, q)
@@ -126,14 +137,7 @@ def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> lis
         keep = np.flatnonzero(dist <= cut)
         rows, dist = rows[keep], dist[keep]
     order = np.lexsort((rows, dist))[:k]
-    return [_hit(table, int(rows[i]), dist[i]) for i in order]
-
-
-def _whole_order(table: VectorTable, q: np.ndarray, kernel: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every row's exact distance (each row's is its own: the same bits as in any subset) and their
-    (distance, row) order, of which ``lance_knn``'s top ``k`` is the first ``k``."""
-    dist = lance_distances(table.matrix, q, kernel)
-    return dist, np.lexsort((np.arange(len(dist)), dist))
+    return rows[order], dist[order]
 
 
 def _approx(table: VectorTable, q: np.ndarray) -> np.ndarray:

@@ -43,7 +43,7 @@ def numbered(header: Sequence[str], rests: Iterable[str]) -> str:
 
 def joined(values: Iterable[Any]) -> str:
     """A row's cells, joined as ``table`` joins them."""
-    return ",\t".join(cell(v) for v in values)
+    return ",\t".join([cell(v) for v in values])
 
 
 def context(reports: str, entities: str, relations: str, sources: str) -> str:

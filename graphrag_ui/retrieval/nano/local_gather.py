@@ -164,8 +164,9 @@ class Edges:
     def rows(self) -> list[tuple]:
         return [self.row(i) for i in range(len(self))]
 
-    def why(self, i: int) -> Reason:
-        rank, weight, _a, _b, _rel, via = self.row(i)
+    def why_of(self, row: tuple) -> Reason:
+        """The reason of a row (``row(i)``)."""
+        rank, weight, _a, _b, _rel, via = row
         return lmsg(
             "edge degree {degree}, weight {weight}, touches entity #{n} {name}",
             degree=rank,

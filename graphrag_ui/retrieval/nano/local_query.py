@@ -148,6 +148,12 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
+    if not reuse.active():  # one query: its own gather, nothing kept for another step
+        rows = [got.row(pos) for pos in range(kept)]
+        cells = csv_context.joined
+        return _Kept(
+            rows, [f"{pos},\t{cells([r[2], r[3], r[4].description, r[1], r[0]])}" for pos, r in enumerate(rows)]
+        )
     rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
     if len(rows) < kept:  # each row and its CSV cells once per gather a sweep cuts (``relation_tail.rooted``)
         root, picks = relation_tail.rooted(got, len(rows), kept)
@@ -184,13 +190,13 @@ def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, i
     recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
     each step reads a copy."""
     made = reuse.once(("nano.local nodes", id(index)), dict)
-    graph = index.graph
+    degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
     out = []
     for pos, hit in enumerate(hits):
         found = made.get(id(hit))
         if found is None or found[0] is not hit or found[1].order != pos:
             e = hit.entity
-            degree = graph.degree(e.name) if e.name in graph else 0
+            degree = degrees.get(e.name, 0)
             why = hit.why
             if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
                 why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")

@@ -20,6 +20,7 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, entity_label, recall_entities, tie_note, top_rows
 from graphrag_ui.retrieval.core.result import Candidate, Retrieval
+from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.spec.schema import Params
 
 EXPLAIN_BEYOND = 5  # how many entities past top_k to show as dropped candidates
@@ -60,6 +61,7 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
             msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
         )
     hits = got.hits(bisect.bisect_left(got.present, stop), stop, width)
+    degrees = prepared(index).degrees() if stop < width else {}
     for pos in range(stop, width):
         entity = got.entities[pos]
         if entity is None:
@@ -81,7 +83,7 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
                     lmsg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{sim:.3f}"), got.note(pos, width)
                 ),
                 score=sim,
-                rank=float(index.graph.degree(entity.name)) if entity.name in index.graph else 0.0,
+                rank=float(degrees.get(entity.name, 0)),
                 in_context=False,
                 dropped=reason,
             )

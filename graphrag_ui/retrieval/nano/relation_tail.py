@@ -26,13 +26,15 @@ OVER = over(0, 0).template  # the tail's one reason template (``binding`` counts
 
 def candidate(got: Edges, pos: int, kept: int, running: np.ndarray, limit: int, shown: dict) -> Candidate:
     """Row ``pos`` of the gather as a candidate (``shown``: labels and row data by id, shared in a sweep)."""
-    rank, weight, a, b, rel, _via = got.row(pos)
+    row = got.row(pos)
+    rank, weight, a, b, rel, _via = row
     found = shown.get(("r", rel.id))
     if found is None:
         data = {"source": a, "target": b, "description": rel.description, "weight": weight}
         found = shown["r", rel.id] = (f"{a} — {b}", data)
     dropped = "" if pos < kept else over(int(running[pos]), limit)
-    return Candidate(rel.id, *found, pos, got.why(pos), None, float(rank), pos < kept, dropped, int(got.costs[pos]))
+    why = got.why_of(row)
+    return Candidate(rel.id, *found, pos, why, None, float(rank), pos < kept, dropped, int(got.costs[pos]))
 
 
 def rooted(got: Edges, start: int, stop: int) -> tuple[Edges, list[int]]:
@@ -72,6 +74,9 @@ def relation_candidates(
     A kept row is a function of its edge and the recalled entity that brought it (its reason names it), its
     order aside: a sweep's steps cutting one gather, or gathers narrowed from one, make it once (``rooted``)
     and each reads a copy at its own place."""
+    if not reuse.active():  # one query: its own gather, nothing to share or copy
+        head = [*before, *(candidate(got, pos, kept, running, limit, shown) for pos in range(kept))]
+        return Candidates(head, RelationTail(got, kept, running, limit, shown))
     made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
     if len(made) < kept:
         root, rows = rooted(got, len(made), kept)

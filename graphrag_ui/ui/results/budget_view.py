@@ -1,28 +1,44 @@
-"""The token budget of a retrieval: per section, what it used, its headroom and its limit."""
+"""The token budget of a retrieval: per section, what it used, its headroom and its limit.
+
+One table, its share of each limit drawn as a bar in a column of the table: the Vega-Lite chart it
+replaces was not interactive, and on every view click it cost the server ~7 ms (a long-form frame
+serialised) and the browser ~18 ms (mounting Vega), for bars a grid column draws as well.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from graphrag_ui.retrieval.core.result import SECTIONS, Retrieval
-from graphrag_ui.ui.results import derived, tables
+from graphrag_ui.retrieval.core.result import Budget, Retrieval, section_label
+from graphrag_ui.ui.results import derived
 from graphrag_ui.ui.shell.language import t, translate
 
+FULL = 0.02  # a section with at most this share of its limit left is at its limit
 
-def headroom_of(frame: pd.DataFrame) -> tuple[int, int | None, pd.DataFrame]:
-    """(tokens in the context, headroom, the sections with a limit): under the total's limit when the mode
-    has one, else the sum of each limited section's own headroom (an unlimited section takes none)."""
-    is_total = frame["section"] == translate(SECTIONS["total"])
-    parts = frame[~is_total]
-    limited = parts[parts["limit"].notna() & (parts["limit"] > 0)]
-    if is_total.any():
-        used, limit = int(frame[is_total]["used"].iloc[0]), frame[is_total]["limit"].iloc[0]
-        return used, None if pd.isna(limit) else max(int(limit) - used, 0), limited
-    used = int(parts["used"].sum())
-    if limited.empty:
-        return used, None, limited
-    return used, int((limited["limit"] - limited["used"]).clip(lower=0).sum()), limited
+
+@dataclass(frozen=True)
+class Headroom:
+    used: int  # tokens in the context
+    headroom: int | None  # under the total's limit, else the sum of each limited section's own; None: no limit
+    full: int  # limited sections at their limit
+    limited: int  # sections with a limit of their own
+
+
+def headroom_of(budgets: list[Budget]) -> Headroom:
+    """Under the total's limit when the mode has one, else the sum of each limited section's own headroom
+    (an unlimited section takes none)."""
+    total = next((b for b in budgets if b.section == "total"), None)
+    parts = [b for b in budgets if b.section != "total"]
+    limited = [b for b in parts if b.limit is not None and b.limit > 0]
+    full = sum(1 for b in limited if max(b.limit - b.used, 0) <= b.limit * FULL)
+    if total is not None:
+        left = None if total.limit is None else max(total.limit - total.used, 0)
+        return Headroom(total.used, left, full, len(limited))
+    left = sum(max(b.limit - b.used, 0) for b in limited) if limited else None
+    return Headroom(sum(b.used for b in parts), left, full, len(limited))
 
 
 def limits_list(result: Retrieval) -> None:
@@ -37,35 +53,50 @@ def limits_list(result: Retrieval) -> None:
         st.caption("  \n".join(lines))
 
 
+def budget_table(result: Retrieval, before: Retrieval | None = None) -> pd.DataFrame:
+    """Per section (named in the UI language): tokens used, the share of its limit, the headroom left under
+    it and the limit (the last three empty where the section has no limit); with ``before``, the tokens the section used in
+    the run compared with."""
+    budgets = result.budgets
+    columns: dict[str, object] = {
+        "section": [translate(section_label(b.section)) for b in budgets],
+        "used": [b.used for b in budgets],
+        "share": [b.used / b.limit if b.limit else None for b in budgets],
+        "headroom": pd.array([max(b.limit - b.used, 0) if b.limit is not None else None for b in budgets], "Int64"),
+        "limit": pd.array([b.limit for b in budgets], dtype="Int64"),
+    }
+    if before is not None:
+        earlier = {b.section: b.used for b in before.budgets}
+        columns["before"] = pd.array([earlier.get(b.section) for b in budgets], dtype="Int64")
+    return pd.DataFrame(columns)
+
+
 def budget_chart(result: Retrieval, before: Retrieval | None = None) -> None:
-    """Per section: used (solid) then headroom (grey) up to its limit; with ``before``, each section's tokens
-    in the run compared with beside the table's current ones."""
-    frame = tables.budget_frame(result, before)
-    if frame.empty:
+    """The totals, the limits that bound, and per section its tokens with a bar of its limit's share."""
+    if not result.budgets:
         st.info(t("Nothing in this section."))
         return
-    for column in ("limit", "before"):  # a section without a limit (or absent before) is empty, never "None"
-        if column in frame:
-            frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
-    used, headroom, limited = headroom_of(frame)
-    full = int((limited["headroom"] <= limited["limit"] * 0.02).sum())
+    room = headroom_of(result.budgets)
     c1, c2, c3 = st.columns(3)
-    c1.metric(t("Tokens in the context"), f"{used:,}")
-    c2.metric(t("Headroom under the limits"), "—" if headroom is None else f"{headroom:,}")
-    c3.metric(t("Sections at their limit"), f"{full} / {len(limited)}")
+    c1.metric(t("Tokens in the context"), f"{room.used:,}")
+    c2.metric(t("Headroom under the limits"), "—" if room.headroom is None else f"{room.headroom:,}")
+    c3.metric(t("Sections at their limit"), f"{room.full} / {room.limited}")
     limits_list(result)
-    parts = frame[frame["section"] != translate(SECTIONS["total"])]
-    long = parts.melt(id_vars=["section"], value_vars=["used", "headroom"], var_name="part", value_name="tokens")
-    long["order"] = (long["part"] == "headroom").astype(int)
-    long["part"] = long["part"].map({"used": t("used"), "headroom": t("headroom")})
-    st.vega_lite_chart(long, _chart_spec(list(parts["section"])), width="stretch")
     st.dataframe(
-        frame,
+        budget_table(result, before),
         hide_index=True,
         width="stretch",
+        placeholder="—",  # a section without a limit of its own
         column_config={
             "section": t("section"),
             "used": t("used"),
+            "share": st.column_config.ProgressColumn(
+                t("of its budget"),
+                min_value=0.0,
+                max_value=1.0,
+                format="percent",
+                help=t("the tokens the section used, as a share of its budget; empty: no budget of its own"),
+            ),
             "headroom": t("headroom"),
             "limit": st.column_config.NumberColumn(t("budget"), help=t("empty: the section has no limit of its own")),
             "before": st.column_config.NumberColumn(
@@ -73,35 +104,3 @@ def budget_chart(result: Retrieval, before: Retrieval | None = None) -> None:
             ),
         },
     )
-
-
-def _chart_spec(sections: list[str]) -> dict:
-    """The stacked bars as a Vega-Lite spec written out: building it through altair validated the whole
-    schema on every view click (~15 ms of the server's run), for a chart whose shape never changes."""
-    used, headroom = t("used"), t("headroom")
-    return {
-        "mark": {"type": "bar"},
-        "height": {"step": 26},
-        "encoding": {
-            "y": {
-                "field": "section",
-                "type": "nominal",
-                "sort": sections,
-                "title": None,
-                "axis": {"labelOverlap": False, "labelLimit": 0},
-            },
-            "x": {"field": "tokens", "type": "quantitative", "stack": "zero", "title": t("tokens")},
-            "color": {
-                "field": "part",
-                "type": "nominal",
-                "scale": {"domain": [used, headroom], "range": ["#4e79a7", "#d9dde3"]},
-                "legend": {"orient": "bottom", "title": None},
-            },
-            "order": {"field": "order", "type": "quantitative"},
-            "tooltip": [
-                {"field": "section", "type": "nominal", "title": t("section")},
-                {"field": "part", "type": "nominal", "title": t("kind")},
-                {"field": "tokens", "type": "quantitative", "title": t("tokens")},
-            ],
-        },
-    }

@@ -19,7 +19,7 @@ import pandas as pd
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.retrieval.core import candidates
 from graphrag_ui.retrieval.core.candidates import dropped_ids, in_context
-from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval, section_label
+from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 from graphrag_ui.ui.shell.language import language_read_once, translate
 
 # columns of the row data worth showing per kind, when present
@@ -183,22 +183,6 @@ def counts(result: Retrieval) -> dict[str, tuple[int, int]]:
         kept = len(in_context(items))  # a lazy section's dropped tail is counted, not made
         out[kind] = (kept, len(items) - kept)
     return out
-
-
-def budget_frame(result: Retrieval, before: Retrieval | None = None) -> pd.DataFrame:
-    """Per section (named in the UI language): tokens used and the headroom left under its limit (for a stacked
-    bar); with ``before``, the tokens the section used in the run compared with."""
-    earlier = {b.section: b.used for b in before.budgets} if before is not None else {}
-    rows = []
-    for b in result.budgets:
-        limit = b.limit if b.limit is not None else b.used
-        row = {"section": translate(section_label(b.section)), "used": b.used, "headroom": max(limit - b.used, 0)}
-        row["limit"] = b.limit
-        if before is not None:
-            row["before"] = earlier.get(b.section)
-        rows.append(row)
-    columns = ["section", "used", "headroom", "limit"] + (["before"] if before is not None else [])
-    return pd.DataFrame(rows, columns=columns)
 
 
 def trace_frame(result: Retrieval, steps: dict[str, str] | None = None) -> pd.DataFrame:

@@ -8,6 +8,8 @@ never copied: pages only read them (a map-reduce run works on its own copy of th
 from __future__ import annotations
 
 import json
+import time
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import streamlit as st
@@ -69,3 +71,25 @@ def retrieve(
 
 def split_keywords(text: str) -> list[str]:
     return [part.strip() for part in (text or "").replace("，", ",").split(",") if part.strip()]
+
+
+SLOW_S = 0.3  # a retrieval this slow shows a spinner on the next one
+_LAST_TOOK = "_retrieval_took_s"
+
+
+def waiting_note(text: str) -> AbstractContextManager:
+    """``st.spinner(text)`` when this session's last retrieval was slow (a large index, a catalog or chroma
+    server, a remote embedder) or none ran yet; else nothing. A spinner starts a timer thread on every run,
+    which on a busy machine cost a slider move 10-20 ms and one more message for a spinner that a
+    retrieval of a few milliseconds never shows (Streamlit draws it after half a second)."""
+    took = st.session_state.get(_LAST_TOOK)
+    return st.spinner(text) if took is None or took >= SLOW_S else nullcontext()
+
+
+def timed_retrieve(*args: Any, **kwargs: Any) -> Retrieval:
+    """``retrieve``, remembering how long it took for ``waiting_note``."""
+    start = time.perf_counter()
+    try:
+        return retrieve(*args, **kwargs)
+    finally:
+        st.session_state[_LAST_TOOK] = time.perf_counter() - start

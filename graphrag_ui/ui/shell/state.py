@@ -8,6 +8,7 @@ atomically to new folders and only then listed.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import uuid
@@ -92,17 +93,40 @@ def choice_label(key: str) -> str:
 
 
 # the caller shows the spinner in the UI language; an index the cache lets go forgets its per-index caches
-@st.cache_resource(max_entries=KEPT_INDEXES, show_spinner=False, on_release=Index.close)
+_LOADED: set[tuple[str, float, str]] = set()  # what ``_load`` holds now (a spinner only for the others)
+
+
+def _released(index: Index) -> None:
+    """The cache let ``index`` go: close it, and its next load shows the spinner again."""
+    _LOADED.difference_update({key for key in _LOADED if key[0] == index.path})
+    index.close()
+
+
+@st.cache_resource(max_entries=KEPT_INDEXES, show_spinner=False, on_release=_released)
 def _load(path: str, stamp: float, vectors: str = "local") -> Index:
     from graphrag_ui.retrieval.prepare import open_index
 
-    return open_index(path, vectors)  # prepared: the first question then costs what the next ones do
+    index = open_index(path, vectors)  # prepared: the first question then costs what the next ones do
+    _LOADED.add((path, stamp, vectors))
+    return index
 
 
 def on_chroma_server(path: str | Path) -> bool:
-    """Whether the index's manifest names chroma server collections (then its vectors can be searched there)."""
+    """Whether the index's manifest names chroma server collections (then its vectors can be searched there).
+    Read once per version of the manifest: Explore asks on every move."""
+    manifest = Path(path) / "manifest.json"
     try:
-        storage = json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8")).get("storage", {})
+        seen = manifest.stat()
+    except OSError:
+        return False
+    return _names_chroma_server(str(manifest), seen.st_mtime_ns, seen.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _names_chroma_server(manifest: str, mtime_ns: int, size: int) -> bool:
+    """``on_chroma_server`` for one version of a manifest (``mtime_ns`` and ``size`` key the cache)."""
+    try:
+        storage = json.loads(Path(manifest).read_text(encoding="utf-8")).get("storage", {})
     except (OSError, ValueError, AttributeError):
         return False
     chroma = storage.get("chroma") if isinstance(storage, dict) else None
@@ -123,9 +147,14 @@ def vectors_engine(path: Path) -> str:
 
 
 def load_index(path: Path, vectors: str = "local") -> Index:
-    """The index at ``path``, loaded once per process, per on-disk version and per vector engine."""
+    """The index at ``path``, loaded once per process, per on-disk version and per vector engine; the
+    spinner only while one loads (a spinner starts a timer thread on every full run, 10-20 ms on a busy
+    machine, for an index the cache already holds)."""
+    key = (str(path), index_version(path), vectors)
+    if key in _LOADED:
+        return _load(*key)
     with st.spinner(t("Loading index…")):
-        return _load(str(path), index_version(path), vectors)
+        return _load(*key)
 
 
 def seed_widget(key: str, value: str) -> None:

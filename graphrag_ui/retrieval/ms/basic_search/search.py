@@ -12,14 +12,16 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphrag_ui.base.i18n import lmsg, msg
+from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
+from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Index
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
@@ -33,13 +35,21 @@ from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 MODE = "ms.basic"
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
-    """``DataFrame.to_csv(index=False, escapechar="\\\\", sep="|")``: minimal quoting, doubled quotes."""
+def csv_line(cells: list[str]) -> str:
+    """One row of ``DataFrame.to_csv(index=False, escapechar="\\\\", sep="|")`` (minimal quoting, doubled
+    quotes); the writer keeps no state between rows, so the table is its rows' lines joined."""
     buf = io.StringIO()
-    writer = csv.writer(buf, delimiter="|", quotechar='"', escapechar="\\", lineterminator=os.linesep)
-    writer.writerow(header)
-    writer.writerows(rows)
+    csv.writer(buf, delimiter="|", quotechar='"', escapechar="\\", lineterminator=os.linesep).writerow(cells)
     return buf.getvalue()
+
+
+def _unit_line(lines: dict, short: str, unit: Chunk) -> str:
+    """A text unit's table row, written once per unit (``lines``, kept with the index: a sweep's steps meet
+    it again)."""
+    found = lines.get(unit.id)
+    if found is None or found[0] is not unit.text or found[1] != short:  # another unit under the same id
+        found = lines[unit.id] = (unit.text, short, csv_line([short, unit.text]))
+    return found[2]
 
 
 def layout(index: Index) -> str:
@@ -89,13 +99,14 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     t = now()
     header = [id_col, "text"]
     used = count(f"{id_col}|text\n")
-    rows: list[list[str]] = []
-    full = False
-    for order, unit in enumerate(units):
+    rows: list[str] = []  # the table's lines
+    lines = index_cache.kept(index, "ms.basic lines", dict)
+
+    def unit_candidate(order: int) -> Candidate:
+        unit = units[order]
         pos, hit = found[unit.id]
         short = view.unit_short_id[unit.id]
-        tokens = view.tokens(f"{short}|{unit.text}\n")
-        cand = Candidate(
+        return Candidate(
             id=unit.id,
             label=unit.text[:80],
             data={"text": unit.text, "doc_id": unit.doc_id, "short_id": short},
@@ -107,20 +118,19 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
                 score=f"{hit.score:.3f}",
             ),
             score=hit.score,
-            tokens=tokens,
+            tokens=view.unit_row(unit)[1],
         )
+
+    for order in range(len(units)):
+        cand = unit_candidate(order)
+        if used + cand.tokens > limit:  # it and every unit after it are left out, made when read
+            out.chunks = Candidates(out.chunks, _over_budget(unit_candidate, order, len(units), used, limit, units))
+            break
         out.chunks.append(cand)
-        if full or used + tokens > limit:
-            full = True
-            cand.in_context = False
-            cand.dropped = lmsg(
-                "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit
-            )
-            continue
-        used += tokens
-        rows.append([short, unit.text])
+        used += cand.tokens
+        rows.append(_unit_line(lines, cand.data["short_id"], units[order]))
     # an index without text units has nothing to show: no header-only table pretending a search ran
-    out.context = table(header, rows) if index.chunks else ""
+    out.context = csv_line(header) + "".join(rows) if index.chunks else ""
     out.budgets = [Budget(SECTIONS["text units"], used, limit if used <= limit else None)]
     if used > limit:
         out.warnings.append(
@@ -139,6 +149,27 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     out.messages = BASIC.messages(out.context, query, response_type=params.response_type)
     out.timings_ms["context"] = _ms(start)
     return out
+
+
+def _over(used: int, tokens: int, limit: int) -> Reason:
+    return lmsg("over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
+
+
+_OVER = _over(0, 0, 0).template  # the tail's one reason (``binding`` counts by template)
+
+
+def _over_budget(
+    make: Callable[[int], Candidate], start: int, end: int, used: int, limit: int, units: list[Chunk]
+) -> ColumnTail:
+    """Units ``start``..``end`` once one did not fit: each dropped over the budget, made when read."""
+
+    def row(i: int) -> Candidate:
+        cand = make(start + i)
+        cand.in_context = False
+        cand.dropped = _over(used, cand.tokens, limit)
+        return cand
+
+    return ColumnTail(end - start, lambda: [u.id for u in units[start:end]], row, [(_OVER, end - start)])
 
 
 PARAMS = (

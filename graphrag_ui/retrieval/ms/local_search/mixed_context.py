@@ -1,4 +1,4 @@
-"""GraphRAG local search, steps 2-4: the Reports, Entities/Relationships and Sources sections.
+"""GraphRAG local search, step 3: the Entities/Relationships section (Reports: ``reports``, Sources: ``sources``).
 
 Each builder follows ``LocalSearchMixedContext`` (graphrag 2.7.0 = 3.3.0) row for row: the same
 ordering rules, the same "stop at the first row that does not fit" budget rule, tokens counted the
@@ -9,123 +9,16 @@ Every candidate comes back with whether it made it and, if not, why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import bisect
+import itertools
+from dataclasses import dataclass
 
 from graphrag_ui.base.i18n import Reason, lmsg, msg
-from graphrag_ui.index.model import Chunk, Community, Index, Relation
+from graphrag_ui.index.model import Index, Relation
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, relations_of
-from graphrag_ui.retrieval.ms.text import count, count_text, csv_table
-
-
-@dataclass
-class Row:
-    key: str  # our id: community id / entity id / relation id / chunk id
-    short_id: str  # the id GraphRAG prints in the table
-    order: int
-    tokens: int = 0
-    in_context: bool = False
-    dropped: str | Reason = ""  # reasons kept as data until read (``lmsg``)
-    why: str | Reason = ""
-
-
-@dataclass
-class Section:
-    text: str  # the section as it goes into the context ("" = absent)
-    used: int  # tokens the reference counted for it
-    limit: int
-    rows: list[Row] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def _rank(c: Community) -> float | None:
-    value = c.extra.get("rank", c.rating)
-    return None if value is None else float(value)
-
-
-def build_reports(
-    index: Index,
-    selected: list[EntityView],
-    lv: LevelView,
-    budget: int,
-    *,
-    include_rank: bool,
-    use_summary: bool,
-    min_rank: float,
-) -> Section:
-    """Communities of the selected entities, by (#matched entities, rating), until the budget is full."""
-    section = Section("", 0, budget)
-    iv = index_view(index)
-    if not selected or not lv.reports:
-        return section
-    matches: dict[str, int] = {}
-    for view in selected:
-        for cid in view.community_ids:
-            matches[cid] = matches.get(cid, 0) + 1
-    comms = [lv.reports[cid] for cid in matches if cid in lv.reports]
-    comms.sort(key=lambda c: (matches[c.id], _rank(c) or 0.0), reverse=True)
-    for cid in matches:
-        if cid not in lv.reports:
-            section.rows.append(
-                Row(cid, cid, -1, dropped=lmsg("no community report at level ≤ {level}", level=lv.level))
-            )
-    header = ["id", "title", "summary" if use_summary else "content"] + (["rank"] if include_rank else [])
-    used = count("-----Reports-----\n" + "|".join(header) + "\n")
-    kept: list[list[str]] = []
-    kept_rows: list[Row] = []
-    full = False
-    for order, c in enumerate(comms):
-        why = lmsg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=_rank(c))
-        row = Row(c.id, c.id, order, why=why)
-        section.rows.append(row)
-        rank = _rank(c)
-        if rank is None or rank < min_rank:
-            row.dropped = lmsg(
-                "below threshold (rating {rating} < min_community_rank {limit})", rating=rank, limit=f"{min_rank:g}"
-            )
-            continue
-        text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
-        cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
-        row.tokens = iv.tokens("|".join(cells) + "\n")
-        if full or used + row.tokens > budget:
-            full = True
-            row.dropped = lmsg(
-                "over budget (Reports: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
-            )
-            continue
-        used += row.tokens
-        row.in_context = True
-        kept.append(cells)
-        kept_rows.append(row)
-    section.used = used if kept else 0
-    unrated = sum(1 for c in comms if _rank(c) is None)
-    if not kept and comms and all(row.dropped and not row.tokens for row in section.rows):
-        section.notes.append(  # nothing reached the budget: the rating filter left every report out
-            msg(
-                "no matched community report is rated at or above min_community_rank {limit} ({unrated} of "
-                '{n} have no rating): the section is left out (GraphRAG would print a literal "[]" line here)',
-                limit=f"{min_rank:g}",
-                unrated=unrated,
-                n=len(comms),
-            )
-        )
-        return section
-    if not kept:
-        section.notes.append(
-            msg(
-                "no community report fits the Reports budget of {budget} tokens: the section is left out "
-                '(GraphRAG would print a literal "[]" line here)',
-                budget=budget,
-            )
-        )
-        return section
-    order = list(range(len(kept)))
-    if include_rank:  # GraphRAG re-sorts the cut batch by the rank column (pandas, descending); ours is stable
-        order.sort(key=lambda i: float(kept[i][-1]), reverse=True)
-    kept = [kept[i] for i in order]
-    section.rows = [kept_rows[i] for i in order] + [r for r in section.rows if not r.in_context]
-    section.text = "-----Reports-----\n" + csv_table(header, kept)
-    return section
+from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, IndexView, index_view, relations_of
+from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
+from graphrag_ui.retrieval.ms.text import count, count_text
 
 
 @dataclass
@@ -177,26 +70,26 @@ def filter_relationships(
     return in_net + out[:cap], dropped
 
 
-def _relationship_table(
-    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int]
-) -> tuple[str, list[tuple[Relation, int]], int]:
-    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+@dataclass
+class RelationTable:
+    """A selection's Relationships table before the budget: header, rows, their tokens running."""
 
-    The text's token count is the header's plus the rows': cl100k never merges across a newline
-    that is followed by a non-space character, and every row starts with its id or ``|`` (checked:
-    a row starting with whitespace falls back to counting the whole text)."""
-    if not rels:
-        return "", [], 0
+    head: str  # the title and header line
+    head_tokens: int
+    lines: list[str]
+    costs: list[int]  # tokens per row
+    running: list[int]  # tokens of rows 0..j
+    spaced: int  # the first row that starts with whitespace (len(lines): none)
+
+
+def _relation_table(index: Index, rels: list[Relation], include_weight: bool, links: dict[str, int]) -> RelationTable:
     view = index_view(index)
     short = view.rel_short
     header = ["id", "source", "target", "description"] + (["weight"] if include_weight else [])
     if rels[0].id in links:  # the attribute columns come from the first selected relationship
         header.append("links")
     head = "-----Relationships-----\n" + "|".join(header) + "\n"
-    used = count(head)
-    lines = [head]
-    additive = True
-    fitted = []
+    lines, costs = [], []
     has_links = "links" in header
     cache = view.rel_lines
     for r in rels:
@@ -210,15 +103,59 @@ def _relationship_table(
                 cells.append(str(links[r.id]) if links.get(r.id) else "")
             line = "|".join(cells) + "\n"
             hit = cache[key] = (line, view.tokens(line))
-        line, t = hit
-        if used + t > budget:
-            break
-        lines.append(line)
-        additive = additive and not line[:1].isspace()
-        used += t
-        fitted.append((r, t))
-    text = "".join(lines)
-    return text, fitted, used if additive else count_text(text)
+        lines.append(hit[0])
+        costs.append(hit[1])
+    spaced = next((j for j, line in enumerate(lines) if line[:1].isspace()), len(lines))
+    return RelationTable(head, count(head), lines, costs, list(itertools.accumulate(costs)), spaced)
+
+
+def _relationship_table(
+    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], key: tuple | None
+) -> tuple[str, list[tuple[Relation, int]], int]:
+    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+
+    The rows are added until the first that does not fit. The text's token count is the header's plus
+    the rows': cl100k never merges across a newline that is followed by a non-space character, and
+    every row starts with its id or ``|`` (checked: a row starting with whitespace falls back to
+    counting the whole text). With ``key`` (a sweep: the selection and the ``links`` it reads named),
+    the rows are written and counted once and each budget is a cut of their running total."""
+    if not rels:
+        return "", [], 0
+    made = lambda: _relation_table(index, rels, include_weight, links)  # noqa: E731
+    table = made() if key is None else reuse.once(key, made)
+    n = bisect.bisect_right(table.running, budget - table.head_tokens)
+    text = table.head + "".join(table.lines[:n])
+    used = table.head_tokens + (table.running[n - 1] if n else 0)
+    fitted = list(zip(rels[:n], table.costs[:n], strict=True))
+    return text, fitted, used if table.spaced >= n else count_text(text)
+
+
+def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str, int]:
+    """An entity's Entities table row and its tokens, kept on its view: a sweep's steps list it again."""
+    cells = [view.short_id, view.entity.name, view.entity.description or ""]
+    if include_rank:
+        cells.append(str(view.rank))
+    line = "|".join(cells) + "\n"
+    found = view.rows[include_rank] = (line, iv.tokens(line))
+    return found
+
+
+def _over(used: int, tokens: int, limit: int) -> Reason:
+    return lmsg("over budget (Entities: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
+
+
+def _entities_tail(
+    iv: IndexView, selected: list[EntityView], start: int, rank: bool, used: int, budget: int
+) -> RowTail:
+    """Selected entities ``start``.. once one did not fit the Entities table: each over the budget."""
+
+    def make(j: int) -> Row:
+        view = selected[start + j]
+        tokens = (view.rows.get(rank) or entity_row(iv, view, rank))[1]
+        return Row(view.entity.id, view.short_id, start + j, tokens, dropped=_over(used, tokens, budget))
+
+    n = len(selected) - start
+    return RowTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
 
 
 def build_local(
@@ -243,35 +180,30 @@ def build_local(
     which reproduces a reused GraphRAG engine (stale ``links``); only tests do that."""
     ents = Section("", 0, budget)
     rels = Section("", 0, budget)
+    fresh = links is None
     links = {} if links is None else links
-    entity_text = ""
+    entity_text, additive = "", True
     if selected:
         header = ["id", "entity", "description"] + (["number of relationships"] if include_entity_rank else [])
         entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
         used = count(entity_text)
         iv = index_view(index)
-        full = False
         for order, view in enumerate(selected):
-            cells = [view.short_id, view.entity.name, view.entity.description or ""]
-            if include_entity_rank:
-                cells.append(str(view.rank))
-            line = "|".join(cells) + "\n"
-            row = Row(view.entity.id, view.short_id, order, tokens=iv.tokens(line))
-            ents.rows.append(row)
-            if full or used + row.tokens > budget:
-                full = True
-                row.dropped = lmsg(
-                    "over budget (Entities: {used}+{tokens} > {limit} tokens)",
-                    used=used,
-                    tokens=row.tokens,
-                    limit=budget,
-                )
-                continue
+            line, tokens = view.rows.get(include_entity_rank) or entity_row(iv, view, include_entity_rank)
+            if used + tokens > budget:  # it and every entity after it are left out: their rows made on read
+                ents.tail = _entities_tail(iv, selected, order, include_entity_rank, used, budget)
+                break
+            ents.rows.append(Row(view.entity.id, view.short_id, order, tokens, True))
             entity_text += line
-            used += row.tokens
-            row.in_context = True
+            used += tokens
+            additive = additive and not line[:1].isspace()
         ents.used = used
-    entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))  # a budget step's table
+    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_table`` argues, unless a row
+    # starts with whitespace (then the whole text is counted, once per table in a sweep)
+    if selected and additive:
+        entity_tokens = ents.used
+    else:
+        entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))
     final_parts: list[str] = []
     final_fit: list[tuple[Relation, int]] = []
     final_sel: list[Relation] = []
@@ -280,7 +212,9 @@ def build_local(
     ids = tuple(v.entity.id for v in selected)
     for i in range(len(selected)):
         sel, drops = _filtered(index, selected[: i + 1], ids[: i + 1], top_k, links)
-        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links)
+        # a fresh ``links`` holds what this prefix's filters wrote: the rows are the same at every step of a sweep
+        key = ("ms.local relationship table", id(index), ids[: i + 1], top_k, include_weight) if fresh else None
+        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links, key)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
             name = selected[i].entity.name
@@ -321,99 +255,51 @@ def _filtered(
     return sel, drops
 
 
+def _touched(index: Index, names: list[str]) -> list[int]:
+    """How many relationships touch the first 1, 2, … of ``names`` (each counted once); in a sweep once per
+    widest list: a narrower step's names are its first ones (``reuse.prefixed``)."""
+
+    def make() -> list[int]:
+        seen: set[str] = set()
+        out = []
+        for name in names:
+            seen.update(r.id for r in index.relations_by_entity.get(name, ()))
+            out.append(len(seen))
+        return out
+
+    return reuse.prefixed("ms.local touched", id(index), tuple(names), make, lambda wider, n: wider[:n])
+
+
 def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
-    fitted = {r.id: t for r, t in fit}
-    position = {r.id: i for i, r in enumerate(sel)}
+    """The selection's rows (those that fit made, in the table's order), then the touched relationships
+    left out — over budget, beyond the cap or reverted — as the section's tail, made on read."""
     accepted_names = {v.entity.name for v in selected[:accepted]}
-    ordered = sel + [r for r in relations_of(index, [v.entity.name for v in selected]) if r.id not in position]
     short = index_view(index).rel_short
-    for order, r in enumerate(ordered):
-        row = Row(r.id, short[r.id], order)
-        if r.id in fitted:
-            row.in_context, row.tokens = True, fitted[r.id]
-            inside = r.source in accepted_names and r.target in accepted_names
-            row.why = msg("in-network") if inside else msg("out-network")
-        elif r.id in position:
-            row.dropped = lmsg(
-                "over budget (Relationships: {used} used, next row does not fit in {limit})",
-                used=section.used,
-                limit=budget,
-            )
-        elif r.id in drops:
-            row.dropped = drops[r.id]
-        else:
-            row.dropped = lmsg("reverted (its entity's relationships did not fit the local budget)")
-        section.rows.append(row)
+    for order, (r, tokens) in enumerate(fit):
+        inside = r.source in accepted_names and r.target in accepted_names
+        why = msg("in-network") if inside else msg("out-network")
+        section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
+    names = [v.entity.name for v in selected]
+    touched = _touched(index, names)[-1] if names else 0
+    if touched == len(fit):
+        return
+    over = lmsg(
+        "over budget (Relationships: {used} used, next row does not fit in {limit})", used=section.used, limit=budget
+    )
+    reverted = lmsg("reverted (its entity's relationships did not fit the local budget)")
+    beyond = next(iter(drops.values()), None)  # ``filter_relationships`` gives every capped one the same reason
+    n_over = len(sel) - len(fit)
+    start, made = len(fit), []
 
+    def rest() -> list[Relation]:  # the selection's rows that did not fit, then the touched ones not selected
+        if not made:
+            position = {r.id for r in sel}
+            made.append(sel[start:] + [r for r in relations_of(index, names) if r.id not in position])
+        return made[0]
 
-def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk) -> int:
-    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids."""
-    unit_rels = unit.extra.get("relationship_ids") or []
-    if unit_rels:
-        ids = {r.id for r in entity_rels}
-        return sum(1 for rid in unit_rels if rid in ids)
-    return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
+    def make(i: int) -> Row:
+        r = rest()[i]
+        return Row(r.id, short[r.id], start + i, dropped=over if i < n_over else drops.get(r.id, reverted))
 
-
-def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, int]]:
-    """(text unit, entity position, #relationships) in ``_build_text_unit_context``'s order; the budget
-    is not read here, so a sweep's budget steps share it (``reuse.prefixed``)."""
-    view = index_view(index)
-    infos: list[tuple[Chunk, int, int]] = []
-    seen: set[str] = set()
-    for i, ev in enumerate(selected):
-        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
-        for tid in ev.entity.source_chunk_ids:
-            if tid not in seen and tid in view.chunks:
-                unit = view.chunks[tid]
-                infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
-                seen.add(tid)
-    infos.sort(key=lambda x: (x[1], -x[2]))
-    return infos
-
-
-def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chunk, int, int]]:
-    """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
-    the first entity that has it, its count is that entity's own, and the stable sort's keys do not
-    depend on later entities, so those units come in the same order."""
-    return [info for info in infos if info[1] < k]
-
-
-def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
-    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
-    section = Section("", 0, budget)
-    view = index_view(index)
-    ids = tuple(v.entity.id for v in selected)
-    infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
-    if not infos:
-        return section
-    text = "-----Sources-----\nid|text\n"
-    used = count(text)
-    full = False
-    for order, (unit, i, n) in enumerate(infos):
-        short = view.unit_short_id[unit.id]
-        line = f"{short}|{unit.text}\n"
-        row = Row(
-            unit.id,
-            short,
-            order,
-            tokens=view.tokens(line),
-            why=lmsg(
-                "text unit of {name} (entity #{n}), {count} of its relationships",
-                name=selected[i].entity.name,
-                n=i + 1,
-                count=n,
-            ),
-        )
-        section.rows.append(row)
-        if full or used + row.tokens > budget:
-            full = True
-            row.dropped = lmsg(
-                "over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=row.tokens, limit=budget
-            )
-            continue
-        text += line
-        used += row.tokens
-        row.in_context = True
-    section.text, section.used = text, used
-    return section
+    counts = [(over, n_over), (beyond, len(drops)), (reverted, touched - len(sel) - len(drops))]
+    section.tail = RowTail(touched - start, lambda: [r.id for r in rest()], make, counts)

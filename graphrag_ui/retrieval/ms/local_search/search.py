@@ -14,7 +14,7 @@ its budget the Reports section is left out instead of GraphRAG's literal ``[]`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from graphrag_ui.base.i18n import msg
@@ -22,12 +22,15 @@ from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core.deps import Deps
-from graphrag_ui.retrieval.core.recall import recall_entities, recall_params
-from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view, level_view
-from graphrag_ui.retrieval.ms.local_search.mixed_context import Section, build_local, build_reports, build_sources
+from graphrag_ui.retrieval.core.recall import recall_params
+from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval, TraceStep
+from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view
+from graphrag_ui.retrieval.ms.local_search.entities import entity_candidates, search_entities
+from graphrag_ui.retrieval.ms.local_search.mixed_context import build_local
+from graphrag_ui.retrieval.ms.local_search.reports import build_reports
+from graphrag_ui.retrieval.ms.local_search.rows import section_candidates
+from graphrag_ui.retrieval.ms.local_search.sources import build_sources
 from graphrag_ui.retrieval.ms.prompts import LOCAL
-from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_LOCAL
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -51,111 +54,6 @@ def budgets(max_context_tokens: int, community_prop: float, text_unit_prop: floa
     local = max(int(max_context_tokens * (1 - community_prop - text_unit_prop)), 0)
     units = max(int(max_context_tokens * text_unit_prop), 0)
     return community, local, units
-
-
-def search_entities(
-    index: Index, lv: LevelView, query: str, params: Params, deps: Deps, out: Retrieval
-) -> list[EntityView]:
-    """``map_query_to_entities``: the k-NN hits (or ILIKE/hybrid recall) that GraphRAG has loaded."""
-    k = params.top_k_mapped_entities
-    strategy = params.recall
-    if query == "":  # GraphRAG: the top-k entities by rank (degree), ties in its id-sorted list order
-        chosen = sorted(lv.by_id_order, key=lambda v: v.rank or 0, reverse=True)[:k]
-        for v in chosen:
-            v_why = msg("empty query: top {k} entities by degree ({degree})", k=k, degree=v.rank)
-            out.entities.append(_entity_candidate(v, len(out.entities), v_why, None))
-        return chosen
-    table = index.vectors.get("entities")
-    found: list[tuple[EntityView | None, str, str, float | None]] = []  # view, id, why, score
-    if strategy == "vector":
-        if table is None or not len(table):
-            out.warnings.append(msg("the index has no entity vectors: the entity search found nothing"))
-            return []
-        kernel = index.manifest.settings.get("lance_kernel", "flat")
-        hits = lance_knn(table, deps.vector(query), 2 * k, kernel)
-        out.warnings += negative_scores(hits)
-        for pos, hit in enumerate(hits, start=1):
-            why = msg(
-                "entity #{n} by vector (LanceDB L2 {distance}), score {score}",
-                n=pos,
-                distance=f"{hit.distance:.4f}",
-                score=f"{hit.score:.3f}",
-            )
-            found.append((lv.entities.get(hit.id), hit.id, why, hit.score))
-    else:
-        qvec = deps.vector(query) if strategy == "hybrid" and table is not None and len(table) else None
-        weights = (params.w_ilike, params.w_sim, params.w_occ)
-        for hit in recall_entities(index, query, qvec, strategy=strategy, top_k=2 * k, weights=weights):
-            found.append((lv.entities.get(hit.entity.id), hit.entity.id, hit.why, hit.score))
-    selected = []
-    for view, eid, why, score in found:
-        if view is None:
-            entity = index.entity_by_id.get(eid)
-            out.entities.append(
-                Candidate(
-                    id=eid,
-                    label=entity.name if entity else eid,
-                    data={"name": entity.name if entity else ""},
-                    order=len(out.entities),
-                    why=why,
-                    score=score,
-                    in_context=False,
-                    dropped=msg(
-                        "not loaded at community_level {level} (in no community of level ≤ {level}): GraphRAG skips it",
-                        level=lv.level,
-                    )
-                    if entity
-                    else msg("vector id names no entity: GraphRAG skips it"),
-                )
-            )
-            continue
-        selected.append(view)
-        out.entities.append(_entity_candidate(view, len(out.entities), why, score))
-    return selected
-
-
-def _entity_candidate(view: EntityView, order: int, why: str, score: float | None) -> Candidate:
-    e = view.entity
-    return Candidate(
-        id=e.id,
-        label=e.name,
-        order=order,
-        why=why,
-        score=score,
-        rank=None if view.rank is None else float(view.rank),
-        data={
-            "name": e.name,
-            "type": e.type,
-            "description": e.description,
-            "short_id": view.short_id,
-            "degree": view.rank,
-            "communities": view.community_ids,
-        },
-    )
-
-
-def _apply_rows(
-    cands: list[Candidate], section: Section, shown: Callable[[str], tuple[str, dict] | None] | None = None
-) -> None:
-    """Merge a section's rows into candidates (by id), or add them; ``shown(key)`` is a new row's label and
-    data (None: the row's item is not in the index) and lets a row's reason replace the candidate's."""
-    by_id = {c.id: c for c in cands}
-    for row in section.rows:
-        key = row.key
-        cand = by_id.get(key)
-        if cand is None:  # a new candidate: its row data is its own (``shown`` makes a new dict), set in place
-            made = shown(key) if shown is not None else None
-            label, data = made if made is not None else (key, {})
-            data["short_id"] = row.short_id
-            by_id[key] = cand = Candidate(
-                key, label, data, len(cands), row.why, None, None, row.in_context, row.dropped, row.tokens
-            )
-            cands.append(cand)
-            continue
-        cand.data = {**cand.data, "short_id": row.short_id}
-        if row.why and shown is not None and shown(key) is not None:
-            cand.why = row.why
-        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
 
 
 def run(
@@ -190,7 +88,7 @@ def run(
     limits = budgets(params.max_context_tokens, cp, tp)
     lv = level_view(index, params.community_level)
     t = now()
-    selected = search_entities(index, lv, query, params, deps, out)
+    selected, found = search_entities(index, lv, query, params, deps, out)
     out.trace.append(
         TraceStep(
             "entity search",
@@ -199,7 +97,7 @@ def run(
                 k=params.top_k_mapped_entities,
                 level=lv.level,
             ),
-            len(out.entities),
+            len(found),
             len(selected),
             _ms(t),
         )
@@ -224,12 +122,12 @@ def run(
         c = index.community_by_id.get(key)
         return None if c is None else (c.title, {"level": c.level, "rating": c.rating, "title": c.title})
 
-    _apply_rows(out.communities, reports, community)
+    out.communities = section_candidates(reports, community)
     out.trace.append(
         TraceStep(
             "community context",
             msg("Reports {used}/{limit} tokens", used=reports.used, limit=limits[0]),
-            len(reports.rows),
+            reports.total(),
             sum(r.in_context for r in reports.rows),
             _ms(t),
         )
@@ -245,8 +143,9 @@ def run(
         links=links_state,
         claims=claims,
     )
-    _apply_rows(out.entities, local.entities)
+    out.entities = entity_candidates(index, lv, found, local.entities)
     rel_by_id = index.relation_by_id
+    links = local.links if links_state is None else dict(local.links)  # a kept dict changes with later runs
 
     def relation(key: str) -> tuple[str, dict]:
         r = rel_by_id[key]
@@ -255,14 +154,11 @@ def run(
             "target": r.target,
             "description": r.description,
             "weight": r.weight,
-            "links": local.links.get(key),
+            "links": links.get(key),
         }
         return f"{r.source} — {r.target}", data
 
-    _apply_rows(out.relations, local.relations, relation)
-    rel_rank = index_view(index).rel_rank
-    for cand in out.relations:
-        cand.rank = float(rel_rank[cand.id])
+    out.relations = section_candidates(local.relations, relation, index_view(index).rel_rank)
     out.warnings += local.relations.notes
     out.trace.append(
         TraceStep(
@@ -276,7 +172,7 @@ def run(
                 accepted=local.accepted,
                 selected=len(selected),
             ),
-            len(local.relations.rows),
+            local.relations.total(),
             sum(r.in_context for r in local.relations.rows),
             _ms(t),
         )
@@ -288,12 +184,12 @@ def run(
         c = index.chunk_by_id[key]
         return c.text[:80], {"text": c.text, "doc_id": c.doc_id}
 
-    _apply_rows(out.chunks, sources, chunk)
+    out.chunks = section_candidates(sources, chunk)
     out.trace.append(
         TraceStep(
             "text units",
             msg("Sources {used}/{limit} tokens", used=sources.used, limit=limits[2]),
-            len(sources.rows),
+            sources.total(),
             sum(r.in_context for r in sources.rows),
             _ms(t),
         )

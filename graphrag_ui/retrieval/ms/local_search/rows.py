@@ -1,0 +1,90 @@
+"""A local-search section's rows: the ones its builder made, and the dropped rest made on read.
+
+At a wide ``top_k_mapped_entities`` a question touches ~10³ relationships, text units and reports and the
+budget keeps a few dozen; a sweep built a ``Row`` and a ``Candidate`` (with its reasons) for every one at
+every step. A builder now makes the rows up to its last kept one and leaves the rest — every one dropped —
+as a ``RowTail``: how many, their reasons counted in runs (what ``binding`` reads), and their keys and a
+maker that builds row ``i`` exactly as the loop would have (``mixed_context``), both on read. ``section_candidates`` turns a section
+into the ``core.candidates.Candidates`` a reader walks like the eager list (its tail a ``ColumnTail``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphrag_ui.base.i18n import Reason
+from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
+from graphrag_ui.retrieval.core.result import Candidate
+
+
+@dataclass
+class Row:
+    key: str  # our id: community id / entity id / relation id / chunk id
+    short_id: str  # the id GraphRAG prints in the table
+    order: int
+    tokens: int = 0
+    in_context: bool = False
+    dropped: str | Reason = ""  # reasons kept as data until read (``lmsg``)
+    why: str | Reason = ""
+
+
+class RowTail:
+    """``n`` rows after a section's made ones, all dropped: ``keys()`` their ids, ``make(i)`` the ``i``-th row,
+    each when read; ``runs`` their reasons, (reason or its template, how many)."""
+
+    __slots__ = ("n", "keys", "make", "runs")
+
+    def __init__(
+        self, n: int, keys: Callable[[], list[str]], make: Callable[[int], Row], runs: list[tuple[Any, int]]
+    ) -> None:
+        self.n, self.keys, self.make, self.runs = n, keys, make, runs
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@dataclass
+class Section:
+    text: str  # the section as it goes into the context ("" = absent)
+    used: int  # tokens the reference counted for it
+    limit: int
+    rows: list[Row] = field(default_factory=list)  # the rows made (every kept row is one)
+    notes: list[str] = field(default_factory=list)
+    tail: RowTail | None = None  # the dropped rows after ``rows``, made on read
+
+    def total(self) -> int:
+        """Rows in all: made and in the tail."""
+        return len(self.rows) + (len(self.tail) if self.tail is not None else 0)
+
+
+def merge_rows(cands: list[Candidate], section: Section) -> None:
+    """The local section's entity rows onto the entity search's candidates (by id): tokens, in or out, why."""
+    by_id = {c.id: c for c in cands}
+    for row in section.rows:
+        cand = by_id[row.key]
+        if cand.data.get("short_id") != row.short_id:  # the search's row data names it already (a new dict if not)
+            cand.data = {**cand.data, "short_id": row.short_id}
+        cand.in_context, cand.dropped, cand.tokens = row.in_context, row.dropped, row.tokens
+
+
+Shown = Callable[[str], "tuple[str, dict] | None"]
+
+
+def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] | None = None) -> list[Candidate]:
+    """A section's rows as candidates in its order — ``shown(key)`` a row's label and data (None: its item is
+    not in the index), ``rank`` the reference's rank by key —, the tail's made when read."""
+
+    def candidate(row: Row, order: int) -> Candidate:
+        made = shown(row.key)
+        label, data = made if made is not None else (row.key, {})
+        data["short_id"] = row.short_id  # ``shown`` makes a new dict: the row's own
+        ranked = None if rank is None else float(rank[row.key])
+        return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
+
+    head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    if section.tail is None:
+        return head
+    tail, start = section.tail, len(head)
+    return Candidates(head, ColumnTail(tail.n, tail.keys, lambda i: candidate(tail.make(i), start + i), tail.runs))

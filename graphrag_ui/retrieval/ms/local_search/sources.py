@@ -1,0 +1,100 @@
+"""GraphRAG local search, step 4: the Sources section (``LocalSearchMixedContext._build_text_unit_context``).
+
+Text units of the selected entities in (entity order, −#relationships) order, the header counted, then one
+row at a time until the first that does not fit; that unit and every one after it are the section's tail,
+made on read (``rows.RowTail``). In a sweep the units of a prefix of the selected entities are cut from a
+wider step's (``reuse.prefixed``).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from graphrag_ui.base.i18n import Reason, lmsg
+from graphrag_ui.index.model import Chunk, Index, Relation
+from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, index_view
+from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
+from graphrag_ui.retrieval.ms.text import count
+
+
+def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk) -> int:
+    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids."""
+    unit_rels = unit.extra.get("relationship_ids") or []
+    if unit_rels:
+        ids = {r.id for r in entity_rels}
+        return sum(1 for rid in unit_rels if rid in ids)
+    return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
+
+
+def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, int]]:
+    """(text unit, entity position, #relationships) in ``_build_text_unit_context``'s order; the budget
+    is not read here, so a sweep's budget steps share it (``reuse.prefixed``)."""
+    view = index_view(index)
+    infos: list[tuple[Chunk, int, int]] = []
+    seen: set[str] = set()
+    for i, ev in enumerate(selected):
+        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
+        for tid in ev.entity.source_chunk_ids:
+            if tid not in seen and tid in view.chunks:
+                unit = view.chunks[tid]
+                infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
+                seen.add(tid)
+    infos.sort(key=lambda x: (x[1], -x[2]))
+    return infos
+
+
+def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chunk, int, int]]:
+    """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
+    the first entity that has it, its count is that entity's own, and the stable sort's keys do not
+    depend on later entities, so those units come in the same order — sorted by entity first, they are the
+    wider list's first ones."""
+    return infos[: bisect.bisect_left(infos, k, key=lambda info: info[1])]
+
+
+def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
+    """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
+    section = Section("", 0, budget)
+    view = index_view(index)
+    ids = tuple(v.entity.id for v in selected)
+    infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
+    if not infos:
+        return section
+    text = "-----Sources-----\nid|text\n"
+    used = count(text)
+
+    def unit_row(order: int) -> tuple[Row, str]:
+        unit, i, n = infos[order]
+        short = view.unit_short_id[unit.id]
+        line, tokens = view.unit_row(unit)
+        name = selected[i].entity.name
+        why = lmsg("text unit of {name} (entity #{n}), {count} of its relationships", name=name, n=i + 1, count=n)
+        return Row(unit.id, short, order, tokens=tokens, why=why), line
+
+    for order in range(len(infos)):
+        row, line = unit_row(order)
+        if used + row.tokens > budget:  # it and every unit after it are left out
+
+            def make(j: int, start: int = order, used: int = used) -> Row:
+                row = unit_row(start + j)[0]
+                row.dropped = _over(used, row.tokens, budget)
+                return row
+
+            n = len(infos) - order
+            section.tail = RowTail(
+                n, lambda start=order: [u.id for u, _i, _n in infos[start:]], make, [(_OVER_SOURCES, n)]
+            )
+            break
+        section.rows.append(row)
+        text += line
+        used += row.tokens
+        row.in_context = True
+    section.text, section.used = text, used
+    return section
+
+
+def _over(used: int, tokens: int, limit: int) -> Reason:
+    return lmsg("over budget (Sources: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
+
+
+_OVER_SOURCES = _over(0, 0, 0).template  # the tail's one reason (``binding`` counts by template)
