@@ -109,25 +109,28 @@ def _relation_table(index: Index, rels: list[Relation], include_weight: bool, li
     return RelationTable(head, count(head), lines, costs, list(itertools.accumulate(costs)), spaced)
 
 
-def _relationship_table(
+def _relationship_cut(
     index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], key: tuple | None
-) -> tuple[str, list[tuple[Relation, int]], int]:
-    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+) -> tuple[RelationTable | None, int, int]:
+    """``build_relationship_context``'s cut: (the table, how many of its rows fit, tokens of its text).
 
     The rows are added until the first that does not fit. The text's token count is the header's plus
     the rows': cl100k never merges across a newline that is followed by a non-space character, and
     every row starts with its id or ``|`` (checked: a row starting with whitespace falls back to
     counting the whole text). With ``key`` (a sweep: the selection and the ``links`` it reads named),
-    the rows are written and counted once and each budget is a cut of their running total."""
+    the rows are written and counted once and each budget is a cut of their running total. The text
+    itself is joined only for the prefix the local section keeps (``_relationship_text``)."""
     if not rels:
-        return "", [], 0
+        return None, 0, 0
     made = lambda: _relation_table(index, rels, include_weight, links)  # noqa: E731
     table = made() if key is None else reuse.once(key, made)
     n = bisect.bisect_right(table.running, budget - table.head_tokens)
-    text = table.head + "".join(table.lines[:n])
     used = table.head_tokens + (table.running[n - 1] if n else 0)
-    fitted = list(zip(rels[:n], table.costs[:n], strict=True))
-    return text, fitted, used if table.spaced >= n else count_text(text)
+    return table, n, used if table.spaced >= n else count_text(_relationship_text(table, n))
+
+
+def _relationship_text(table: RelationTable | None, n: int) -> str:
+    return "" if table is None else table.head + "".join(table.lines[:n])
 
 
 def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str, int]:
@@ -198,15 +201,15 @@ def build_local(
             used += tokens
             additive = additive and not line[:1].isspace()
         ents.used = used
-    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_table`` argues, unless a row
+    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_cut`` argues, unless a row
     # starts with whitespace (then the whole text is counted, once per table in a sweep)
     if selected and additive:
         entity_tokens = ents.used
     else:
         entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))
-    final_parts: list[str] = []
-    final_fit: list[tuple[Relation, int]] = []
+    final_table: RelationTable | None = None
     final_sel: list[Relation] = []
+    final_n = 0
     final_drops: dict[str, str] = {}
     accepted = final_used = 0
     ids = tuple(v.entity.id for v in selected)
@@ -214,7 +217,7 @@ def build_local(
         sel, drops = _filtered(index, selected[: i + 1], ids[: i + 1], top_k, links)
         # a fresh ``links`` holds what this prefix's filters wrote: the rows are the same at every step of a sweep
         key = ("ms.local relationship table", id(index), ids[: i + 1], top_k, include_weight) if fresh else None
-        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links, key)
+        table, n, rel_tokens = _relationship_cut(index, sel, budget, include_weight, links, key)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
             name = selected[i].entity.name
@@ -227,9 +230,11 @@ def build_local(
                 )
             )
             break
-        final_parts = [rel_text, ""] if claims else [rel_text]  # [relationships, claims (empty)]
-        final_fit, final_sel, final_drops, accepted, final_used = fitted, sel, drops, i + 1, rel_tokens
+        final_table, final_n, final_sel, final_drops, accepted, final_used = table, n, sel, drops, i + 1, rel_tokens
     rels.used = final_used
+    final_fit = list(zip(final_sel[:final_n], final_table.costs[:final_n], strict=True)) if final_table else []
+    rel_text = _relationship_text(final_table, final_n)
+    final_parts = ([rel_text, ""] if claims else [rel_text]) if accepted else []  # [relationships, claims (empty)]
     _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
     return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, links)
