@@ -102,9 +102,25 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     rows: list[str] = []  # the table's lines
     lines = index_cache.kept(index, "ms.basic lines", dict)
 
+    # a sweep's steps meet the same (unit, hit) again: each candidate made once and copied per step
+    made: dict[tuple, tuple[Chunk, Candidate]] | None = None
+    if reuse.active():
+        made = reuse.once(("ms.basic candidates", id(index)), dict)
+
     def unit_candidate(order: int) -> Candidate:
         unit = units[order]
         pos, hit = found[unit.id]
+        if made is None:
+            return new_candidate(unit, pos, hit, order)
+        key = (unit.id, pos, hit.distance, hit.score)
+        kept = made.get(key)
+        if kept is None or kept[0] is not unit:
+            kept = made[key] = (unit, new_candidate(unit, pos, hit, order))
+        cand = reuse.copied(kept[1])
+        cand.order = order
+        return cand
+
+    def new_candidate(unit: Chunk, pos: int, hit: Any, order: int) -> Candidate:
         short = view.unit_short_id[unit.id]
         return Candidate(
             id=unit.id,
