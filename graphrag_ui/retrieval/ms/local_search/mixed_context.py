@@ -10,7 +10,6 @@ Every candidate comes back with whether it made it and, if not, why.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 from dataclasses import dataclass
 
@@ -207,13 +206,18 @@ def build_local(
     final = _Prefix([], {}, links, None)
     final_n = accepted = final_used = 0
     ids = tuple(v.entity.id for v in selected)
-    shared = fresh and reuse.active()  # a fresh ``links`` holds what the prefixes' filters wrote: shareable
+    # a fresh ``links`` holds what the prefixes' filters wrote: in a sweep each prefix is kept in a tree by entity
+    # id (one lookup per entity, where a key of the whole prefix would hash it again for every longer one)
+    shared = fresh and reuse.active()
+    node = reuse.once(("ms.local prefixes", id(index), top_k, include_weight), dict) if shared else {}
     current = links
     for i in range(len(selected)):
-        make = functools.partial(_prefix, index, selected, i, top_k, include_weight, current, shared)
-        prefix = (
-            reuse.once(("ms.local prefix", id(index), ids[: i + 1], top_k, include_weight), make) if shared else make()
-        )
+        found = node.get(ids[i]) if shared else None
+        if found is None:
+            found = (_prefix(index, selected, i, top_k, include_weight, current, shared), {})
+            if shared:
+                node[ids[i]] = found
+        prefix, node = found
         current = prefix.links
         n, rel_tokens = _relationship_cut(prefix.table, budget)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
@@ -259,8 +263,8 @@ def _prefix(
     shared: bool,
 ) -> _Prefix:
     """``filter_relationships`` of the first ``i + 1`` selected entities and their table. ``shared`` (a sweep,
-    fresh ``links``): once per (prefix, top_k, weight column) (``reuse.once``), as a step with more entities or
-    another budget rebuilds the same prefixes; it then writes a copy of the previous prefix's ``links`` (the
+    fresh ``links``): once per (prefix, top_k, weight column) (``build_local``'s tree), as a step with more
+    entities or another budget rebuilds the same prefixes; it then writes a copy of the previous prefix's ``links`` (the
     filter writes only the relations it reads, so each prefix's copy is what a single run holds there)."""
     written = dict(links) if shared else links
     sel, drops = filter_relationships(index, selected[: i + 1], top_k, written)
