@@ -9,9 +9,6 @@ similarity order under ``source_id|text``. An empty query gives just the header.
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,21 +23,13 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.prompts import BASIC
-from graphrag_ui.retrieval.ms.text import count
+from graphrag_ui.retrieval.ms.text import count, csv_line
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "ms.basic"
-
-
-def csv_line(cells: list[str]) -> str:
-    """One row of ``DataFrame.to_csv(index=False, escapechar="\\\\", sep="|")`` (minimal quoting, doubled
-    quotes); the writer keeps no state between rows, so the table is its rows' lines joined."""
-    buf = io.StringIO()
-    csv.writer(buf, delimiter="|", quotechar='"', escapechar="\\", lineterminator=os.linesep).writerow(cells)
-    return buf.getvalue()
 
 
 def _unit_line(lines: dict, short: str, unit: Chunk) -> str:
