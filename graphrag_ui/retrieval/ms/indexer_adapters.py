@@ -50,6 +50,9 @@ class IndexView:
     row_tokens: dict[str, int] = field(default_factory=dict)  # table row -> tokens, counted once per index
     rel_lines: dict[tuple, tuple[str, int]] = field(default_factory=dict)  # (id, weight?, links?, links) -> row
     unit_rows: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # unit id -> text, its row, tokens
+    report_rows: dict[tuple, tuple] = field(
+        default_factory=dict
+    )  # (id, summary?, rank?) -> report, tokens, cells, line
 
     def tokens(self, row: str) -> int:
         """Tokens of a table row (stored texts are counted once per index, not once per query)."""

@@ -34,3 +34,8 @@ def csv_table(header: list[str], rows: list[list[str]]) -> str:
     writer.writerow(header)
     writer.writerows(rows)
     return buf.getvalue()
+
+
+def csv_line(cells: list[str]) -> str:
+    """One row of ``csv_table`` (its writer keeps no state between rows: a table is its rows' lines joined)."""
+    return csv_table(cells, [])

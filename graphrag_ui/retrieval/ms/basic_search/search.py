@@ -9,9 +9,6 @@ similarity order under ``source_id|text``. An empty query gives just the header.
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,21 +23,13 @@ from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.ms.indexer_adapters import index_view
 from graphrag_ui.retrieval.ms.prompts import BASIC
-from graphrag_ui.retrieval.ms.text import count
+from graphrag_ui.retrieval.ms.text import count, csv_line
 from graphrag_ui.retrieval.ms.vector_search import lance_knn, negative_scores
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import GRAPHRAG_BASIC
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
 
 MODE = "ms.basic"
-
-
-def csv_line(cells: list[str]) -> str:
-    """One row of ``DataFrame.to_csv(index=False, escapechar="\\\\", sep="|")`` (minimal quoting, doubled
-    quotes); the writer keeps no state between rows, so the table is its rows' lines joined."""
-    buf = io.StringIO()
-    csv.writer(buf, delimiter="|", quotechar='"', escapechar="\\", lineterminator=os.linesep).writerow(cells)
-    return buf.getvalue()
 
 
 def _unit_line(lines: dict, short: str, unit: Chunk) -> str:
@@ -102,9 +91,25 @@ def run(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps
     rows: list[str] = []  # the table's lines
     lines = index_cache.kept(index, "ms.basic lines", dict)
 
+    # a sweep's steps meet the same (unit, hit) again: each candidate made once and copied per step
+    made: dict[tuple, tuple[Chunk, Candidate]] | None = None
+    if reuse.active():
+        made = reuse.once(("ms.basic candidates", id(index)), dict)
+
     def unit_candidate(order: int) -> Candidate:
         unit = units[order]
         pos, hit = found[unit.id]
+        if made is None:
+            return new_candidate(unit, pos, hit, order)
+        key = (unit.id, pos, hit.distance, hit.score)
+        kept = made.get(key)
+        if kept is None or kept[0] is not unit:
+            kept = made[key] = (unit, new_candidate(unit, pos, hit, order))
+        cand = reuse.copied(kept[1])
+        cand.order = order
+        return cand
+
+    def new_candidate(unit: Chunk, pos: int, hit: Any, order: int) -> Candidate:
         short = view.unit_short_id[unit.id]
         return Candidate(
             id=unit.id,

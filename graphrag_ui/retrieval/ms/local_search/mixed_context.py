@@ -109,25 +109,24 @@ def _relation_table(index: Index, rels: list[Relation], include_weight: bool, li
     return RelationTable(head, count(head), lines, costs, list(itertools.accumulate(costs)), spaced)
 
 
-def _relationship_table(
-    index: Index, rels: list[Relation], budget: int, include_weight: bool, links: dict[str, int], key: tuple | None
-) -> tuple[str, list[tuple[Relation, int]], int]:
-    """``build_relationship_context``: (text, [(relation, row tokens)] that fit, tokens of the text).
+def _relationship_cut(table: RelationTable | None, budget: int) -> tuple[int, int]:
+    """``build_relationship_context``'s cut of a prefix's table: (how many rows fit, tokens of its text).
 
     The rows are added until the first that does not fit. The text's token count is the header's plus
     the rows': cl100k never merges across a newline that is followed by a non-space character, and
     every row starts with its id or ``|`` (checked: a row starting with whitespace falls back to
-    counting the whole text). With ``key`` (a sweep: the selection and the ``links`` it reads named),
-    the rows are written and counted once and each budget is a cut of their running total."""
-    if not rels:
-        return "", [], 0
-    made = lambda: _relation_table(index, rels, include_weight, links)  # noqa: E731
-    table = made() if key is None else reuse.once(key, made)
+    counting the whole text). The rows are written and counted once per table (in a sweep once per
+    prefix, ``_prefix``), each budget is a cut of their running total, and the text itself is joined
+    only for the prefix the local section keeps (``_relationship_text``)."""
+    if table is None:
+        return 0, 0
     n = bisect.bisect_right(table.running, budget - table.head_tokens)
-    text = table.head + "".join(table.lines[:n])
     used = table.head_tokens + (table.running[n - 1] if n else 0)
-    fitted = list(zip(rels[:n], table.costs[:n], strict=True))
-    return text, fitted, used if table.spaced >= n else count_text(text)
+    return n, used if table.spaced >= n else count_text(_relationship_text(table, n))
+
+
+def _relationship_text(table: RelationTable | None, n: int) -> str:
+    return "" if table is None else table.head + "".join(table.lines[:n])
 
 
 def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str, int]:
@@ -198,23 +197,29 @@ def build_local(
             used += tokens
             additive = additive and not line[:1].isspace()
         ents.used = used
-    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_table`` argues, unless a row
+    # GraphRAG counts the whole table again: header plus rows, as ``_relationship_cut`` argues, unless a row
     # starts with whitespace (then the whole text is counted, once per table in a sweep)
     if selected and additive:
         entity_tokens = ents.used
     else:
         entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))
-    final_parts: list[str] = []
-    final_fit: list[tuple[Relation, int]] = []
-    final_sel: list[Relation] = []
-    final_drops: dict[str, str] = {}
-    accepted = final_used = 0
+    final = _Prefix([], {}, links, None)
+    final_n = accepted = final_used = 0
     ids = tuple(v.entity.id for v in selected)
+    # a fresh ``links`` holds what the prefixes' filters wrote: in a sweep each prefix is kept in a tree by entity
+    # id (one lookup per entity, where a key of the whole prefix would hash it again for every longer one)
+    shared = fresh and reuse.active()
+    node = reuse.once(("ms.local prefixes", id(index), top_k, include_weight), dict) if shared else {}
+    current = links
     for i in range(len(selected)):
-        sel, drops = _filtered(index, selected[: i + 1], ids[: i + 1], top_k, links)
-        # a fresh ``links`` holds what this prefix's filters wrote: the rows are the same at every step of a sweep
-        key = ("ms.local relationship table", id(index), ids[: i + 1], top_k, include_weight) if fresh else None
-        rel_text, fitted, rel_tokens = _relationship_table(index, sel, budget, include_weight, links, key)
+        found = node.get(ids[i]) if shared else None
+        if found is None:
+            found = (_prefix(index, selected, i, top_k, include_weight, current, shared), {})
+            if shared:
+                node[ids[i]] = found
+        prefix, node = found
+        current = prefix.links
+        n, rel_tokens = _relationship_cut(prefix.table, budget)
         total = entity_tokens + rel_tokens  # + the claims table GraphRAG counts: empty (0 tokens) or absent
         if total > budget:
             name = selected[i].entity.name
@@ -227,32 +232,43 @@ def build_local(
                 )
             )
             break
-        final_parts = [rel_text, ""] if claims else [rel_text]  # [relationships, claims (empty)]
-        final_fit, final_sel, final_drops, accepted, final_used = fitted, sel, drops, i + 1, rel_tokens
+        final, final_n, accepted, final_used = prefix, n, i + 1, rel_tokens
     rels.used = final_used
-    _relation_rows(index, selected, accepted, final_sel, final_fit, final_drops, rels, budget)
+    final_fit = list(zip(final.sel[:final_n], final.table.costs[:final_n], strict=True)) if final.table else []
+    rel_text = _relationship_text(final.table, final_n)
+    final_parts = ([rel_text, ""] if claims else [rel_text]) if accepted else []  # [relationships, claims (empty)]
+    _relation_rows(index, selected, accepted, final.sel, final_fit, final.drops, rels, budget)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
-    return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, links)
+    return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, current)
 
 
-def _filtered(
-    index: Index, prefix: list[EntityView], ids: tuple[str, ...], top_k: int, links: dict[str, int]
-) -> tuple[list[Relation], dict[str, str]]:
-    """``filter_relationships`` of one prefix of the selected entities; in a sweep once per (prefix, top_k)
-    (``reuse.once``): a step with more entities or another budget rebuilds the same prefixes. It writes
-    ``links`` only for the relations it then reads, so its writes are kept and applied again in order
-    (each step goes through the prefixes from the first, so ``links`` ends as in a single run)."""
-    if not reuse.active():
-        return filter_relationships(index, prefix, top_k, links)
+@dataclass
+class _Prefix:
+    """One prefix of the selected entities: its relationship selection, the reasons of the ones capped,
+    ``links`` after its filter, and its table before the budget (None: no relationship)."""
 
-    def first() -> tuple[list[Relation], dict[str, str], dict[str, int]]:
-        written: dict[str, int] = {}
-        sel, drops = filter_relationships(index, prefix, top_k, written)
-        return sel, drops, written
+    sel: list[Relation]
+    drops: dict[str, str]
+    links: dict[str, int]
+    table: RelationTable | None
 
-    sel, drops, written = reuse.once(("ms.local relationships", id(index), ids, top_k), first)
-    links.update(written)
-    return sel, drops
+
+def _prefix(
+    index: Index,
+    selected: list[EntityView],
+    i: int,
+    top_k: int,
+    include_weight: bool,
+    links: dict[str, int],
+    shared: bool,
+) -> _Prefix:
+    """``filter_relationships`` of the first ``i + 1`` selected entities and their table. ``shared`` (a sweep,
+    fresh ``links``): once per (prefix, top_k, weight column) (``build_local``'s tree), as a step with more
+    entities or another budget rebuilds the same prefixes; it then writes a copy of the previous prefix's ``links`` (the
+    filter writes only the relations it reads, so each prefix's copy is what a single run holds there)."""
+    written = dict(links) if shared else links
+    sel, drops = filter_relationships(index, selected[: i + 1], top_k, written)
+    return _Prefix(sel, drops, written, _relation_table(index, sel, include_weight, written) if sel else None)
 
 
 def _touched(index: Index, names: list[str]) -> list[int]:

@@ -16,7 +16,7 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import runs
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view
 from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
-from graphrag_ui.retrieval.ms.text import count, csv_table
+from graphrag_ui.retrieval.ms.text import count, csv_line
 
 
 def _rank(c: Community) -> float | None:
@@ -70,9 +70,10 @@ def build_reports(
     header = ["id", "title", "summary" if use_summary else "content"] + (["rank"] if include_rank else [])
     used = count("-----Reports-----\n" + "|".join(header) + "\n")
     kept: list[list[str]] = []
+    kept_lines: list[str] = []  # their CSV lines (the writer keeps no state between rows)
     kept_rows: list[Row] = []
     for order, c in enumerate(comms):
-        row, cells = _report_row(iv, c, order, matches, min_rank, use_summary, include_rank)
+        row, cells, line = _report_row(iv, c, order, matches, min_rank, use_summary, include_rank)
         if not row.dropped and used + row.tokens > budget:  # it and every report after it are left out
             section.tail = _reports_tail(
                 iv, comms, order, matches, ranks, min_rank, use_summary, include_rank, used, budget
@@ -84,6 +85,7 @@ def build_reports(
         used += row.tokens
         row.in_context = True
         kept.append(cells)
+        kept_lines.append(line)
         kept_rows.append(row)
     section.used = used if kept else 0
     unrated = sum(1 for c in comms if ranks[c.id] is None)
@@ -111,27 +113,36 @@ def build_reports(
     order = list(range(len(kept)))
     if include_rank:  # GraphRAG re-sorts the cut batch by the rank column (pandas, descending); ours is stable
         order.sort(key=lambda i: float(kept[i][-1]), reverse=True)
-    kept = [kept[i] for i in order]
     section.rows = [kept_rows[i] for i in order] + [r for r in section.rows if not r.in_context]
-    section.text = "-----Reports-----\n" + csv_table(header, kept)
+    section.text = "-----Reports-----\n" + csv_line(header) + "".join(kept_lines[i] for i in order)
     return section
 
 
 def _report_row(
     iv: Any, c: Community, order: int, matches: dict[str, int], min_rank: float, use_summary: bool, include_rank: bool
-) -> tuple[Row, list[str]]:
-    """A report's row and table cells; dropped below ``min_rank`` (then no tokens are counted)."""
+) -> tuple[Row, list[str], str]:
+    """A report's row, table cells and CSV line; dropped below ``min_rank`` (then no tokens are counted)."""
     rank = _rank(c)
     row = Row(
         c.id, c.id, order, why=lmsg("matched by {n} selected entities, rating {rating}", n=matches[c.id], rating=rank)
     )
     if rank is None or rank < min_rank:
         row.dropped = _below(rank, min_rank)
-        return row, []
-    text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
-    cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
-    row.tokens = iv.tokens("|".join(cells) + "\n")
-    return row, cells
+        return row, [], ""
+    row.tokens, cells, line = _cells(iv, c, rank, use_summary, include_rank)
+    return row, cells, line
+
+
+def _cells(iv: Any, c: Community, rank: float, use_summary: bool, include_rank: bool) -> tuple[int, list[str], str]:
+    """A report's tokens, table cells and CSV line, made once per (report, columns) and kept with the index: a sweep's
+    steps list the same reports again (the report object is checked: another under the same id is made anew)."""
+    key = (c.id, use_summary, include_rank)
+    found = iv.report_rows.get(key)
+    if found is None or found[0] is not c:
+        text = c.extra.get("summary", "") if use_summary else c.extra.get("full_content", c.report)
+        cells = [c.id, c.title, text] + ([str(rank)] if include_rank else [])
+        found = iv.report_rows[key] = (c, iv.tokens("|".join(cells) + "\n"), cells, csv_line(cells))
+    return found[1], found[2], found[3]
 
 
 def _below(rank: float | None, min_rank: float) -> Reason:
@@ -160,7 +171,7 @@ def _reports_tail(
     """Reports ``start``.. once one did not fit: each below ``min_rank`` or over the budget, made on read."""
 
     def make(i: int) -> Row:
-        row, _cells = _report_row(iv, comms[start + i], start + i, matches, min_rank, use_summary, include_rank)
+        row, *_made = _report_row(iv, comms[start + i], start + i, matches, min_rank, use_summary, include_rank)
         if not row.dropped:
             row.dropped = _over(used, row.tokens, budget)
         return row
