@@ -10,6 +10,7 @@ last line of defence against provider messages that echo them back.
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -178,13 +179,29 @@ def _number(raw: Any, default: Any, kind: type, name: str) -> Any:
     return value
 
 
+# path -> (its stat when parsed, its tables): a page asks for the settings several times per slider move
+_parsed: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
+
+
 def _read_secrets(path: Path) -> dict[str, Any]:
+    """The secrets file's tables, parsed once per version of the file (device, inode, mtime, size): an edit is
+    read on the next call, a file that fails to parse is said on every call (never cached)."""
     from graphrag_ui.base.errors import UserError
 
-    if not path.is_file():
-        return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        info = path.stat()
+    except OSError:
+        return {}
+    if not stat.S_ISREG(info.st_mode):
+        return {}
+    version = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+    cached = _parsed.get(str(path))
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    try:
+        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+        _parsed[str(path)] = (version, tables)
+        return tables
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         # the parser's message quotes no values, only the position
         raise UserError(

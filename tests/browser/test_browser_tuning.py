@@ -138,7 +138,7 @@ def test_the_dropped_list_opens_on_a_click_and_stays_open_in_the_link(page, app_
     grids = _grids(page)
     assert len(grids) == 2 and "why dropped" in grids[1]["headers"], grids
     n = sum(1 for c in result.communities if not c.in_context)
-    page.get_by_text(re.compile(rf"^Considered but dropped: {n}\b")).first.wait_for()
+    page.get_by_text(re.compile(rf"^In the context: \d+ · Considered but dropped: {n}\b")).first.wait_for()
     for view in ("Budget", "Communities"):
         page.locator(VIEW_SWITCH).filter(has_text=view).first.click()
         settle(page)
@@ -171,9 +171,9 @@ def test_a_slider_move_keeps_the_view_and_the_sort_and_says_what_moved(page, app
     page.get_by_text(line, exact=True).first.wait_for(timeout=30_000)  # the change line, as computed here
     change = diff(before, after)
     left = len(change.left("communities"))
-    dropped_list = page.get_by_test_id("stExpander").filter(has_text="Considered but dropped").first
-    if left:  # the closed list's label says how many rows left the context
-        assert f"{left} of them were in the context before" in dropped_list.inner_text()
+    if left:  # the counts line above the grid says how many rows left the context
+        counts = page.get_by_test_id("stCaptionContainer").filter(has_text=re.compile(r"^In the context: "))
+        assert f"{left} of them were in the context before" in counts.first.inner_text()
     _open_dropped(page)
     grids = _grids(page)
     marked_new = [r for g in grids for r in g["rows"] if r.get("Δ") == "▲ new"]

@@ -70,6 +70,33 @@ def test_bad_values_are_clear_errors(tmp_path, monkeypatch):
         LLMSettings.from_env_and_secrets(tmp_path / "none.toml")
 
 
+def test_the_secrets_file_is_parsed_once_per_version_and_an_edit_is_read_at_once(tmp_path, monkeypatch):
+    """Issue 29: a slider move asks for the settings several times; the file is parsed again only when it
+    changes, its keys are still masked, and a file broken by an edit is said on every read, never cached."""
+    path = tmp_path / "secrets.toml"
+    path.write_text('[llm]\nmodel = "openai/first"\napi_key = "sk-first-secret-111"\n')
+    parses = []
+    real = st.tomllib.loads
+    monkeypatch.setattr(st.tomllib, "loads", lambda text: parses.append(1) or real(text))
+    for _ in range(3):
+        assert LLMSettings.from_env_and_secrets(path).model == "openai/first"
+    assert len(parses) == 1
+    assert "sk-first-secret-111" not in st.scrub("echo sk-first-secret-111")  # remembered, masked
+    path.write_text('[llm]\nmodel = "openai/second-model"\napi_key = "sk-second-secret-2222"\n')
+    s = LLMSettings.from_env_and_secrets(path)
+    assert (s.model, s.api_key, len(parses)) == ("openai/second-model", "sk-second-secret-2222", 2)
+    assert "sk-second-secret-2222" not in st.scrub("echo sk-second-secret-2222")
+    monkeypatch.setenv(st.ENV_MODEL, "ollama/llama3")  # the environment is read on every call
+    assert LLMSettings.from_env_and_secrets(path).model == "ollama/llama3" and len(parses) == 2
+    path.write_text('[llm\nmodel = "x"')
+    for _ in range(2):
+        with pytest.raises(UserError, match="cannot read"):
+            LLMSettings.from_env_and_secrets(path)
+    path.unlink()
+    monkeypatch.delenv(st.ENV_MODEL)
+    assert not LLMSettings.from_env_and_secrets(path).configured  # removed: nothing configured
+
+
 @pytest.mark.parametrize(
     "model,var",
     [

@@ -32,25 +32,45 @@ def built(monkeypatch):
     return calls
 
 
+def _run(params: dict):
+    return run_query(store.load(ROOT / "data" / "sample" / "en" / "index"), "nano.local", QUESTION, params)
+
+
 def _dropped_count() -> int:
-    result = run_query(store.load(ROOT / "data" / "sample" / "en" / "index"), "nano.local", QUESTION, {})
-    return sum(1 for c in result.entities if not c.in_context)
+    return sum(1 for c in _run({}).entities if not c.in_context)
 
 
 def _frames(at, column: str) -> list:
     return [df.value for df in at.dataframe if column in df.value.columns]
 
 
-def test_a_closed_list_builds_no_dropped_row_and_its_label_gives_the_count(app, built):
+def _counts_lines(at) -> list[str]:
+    return [c.value for c in at.caption if c.value.startswith("In the context: ")]
+
+
+def test_a_closed_list_builds_no_dropped_row_and_one_line_gives_both_counts(app, built):
+    """The kept and dropped counts share one caption and the list's label stays the same (issue 29: each
+    element a move changes costs the browser)."""
     at = app(index="sample:en", mode="nano.local", view="entities", q=QUESTION)
     n = _dropped_count()
     assert n > 0
-    labels = [e.label for e in at.expander]
-    assert f"Considered but dropped: {n}" in labels, labels
+    kept = len(_frames(at, "why")[0])
+    assert [e.label for e in at.expander if "dropped" in e.label] == ["Considered but dropped"]
+    assert _counts_lines(at) == [f"In the context: {kept} · Considered but dropped: {n}"]
     assert built == [] and not _frames(at, "dropped")
-    at.slider(key=next(s.key for s in at.slider if s.label == "top_k")).set_value(12).run()  # a move: still none
+    at.slider(key=next(s.key for s in at.slider if s.label == "top_k")).set_value(3).run()  # a move: still none
     assert built == [] and not _frames(at, "dropped")
-    assert any(c.value.startswith("In the context: ") for c in at.caption)
+    assert [e.label for e in at.expander if "dropped" in e.label] == ["Considered but dropped"]
+    before, after = (_run(params) for params in ({}, {"top_k": 3}))
+    was_in = {c.id for c in before.entities if c.in_context}
+    now_in = {c.id for c in after.entities if c.in_context}
+    considered = {c.id for c in after.entities}
+    left = len(was_in - now_in)  # the list also holds rows that left and are no longer even candidates
+    dropped = len(considered - now_in) + len(was_in - considered)
+    assert left  # fewer seeds: rows left the context, and the same line says how many
+    assert _counts_lines(at) == [
+        f"In the context: {len(now_in)} · Considered but dropped: {dropped} · {left} of them were in the context before"
+    ]
 
 
 def test_the_link_opens_the_list_with_every_dropped_row_and_its_reason(app, built):

@@ -34,7 +34,7 @@ GRID_ROWS = 12  # rows a grid shows before it scrolls
 SHOWN = ("change", "#", "label", "why", "dropped", "score", "rank", "tokens")
 SHORT_FIELDS = ("type", "document", "weight", "level", "rating")  # the one short field of each kind
 OPEN = "1"  # a dropped list's value in the link while it is open
-_SHADOW = "_open:"  # session key prefix: whether a dropped list is open, kept across its label's changes
+_SHADOW = "_open:"  # session key prefix: whether a dropped list is open, kept while another view is shown
 DROPPED_SHOWN = 300  # rows of the dropped grid; at 100k entities nano.local drops 3·10⁴ relations
 
 
@@ -161,14 +161,14 @@ def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Mark
         return next((c.data for c in result.candidates(kind) if c.id == item_id), {})
 
     kept = tables.kept_rows(result, kind, marks, titles)
-    st.caption(t("In the context") + f": {len(kept)}")
+    n_dropped, were_in = tables.dropped_count(result, kind, marks, derived.counts(result)[kind][1])
+    st.caption(_counts_line(len(kept), n_dropped, were_in))
     if kept.empty:
         st.info(t("Nothing in this section."))
     else:
         _grid(kept, f"{key}_{kind}_kept", full, row_marks.marks_for(result, kind))
-    n_dropped, were_in = tables.dropped_count(result, kind, marks, derived.counts(result)[kind][1])
     if n_dropped:
-        _dropped_list(result, kind, key, marks, titles, full, n_dropped, were_in)
+        _dropped_list(result, kind, key, marks, titles, full, n_dropped)
 
     def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
         rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
@@ -185,6 +185,17 @@ def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Mark
     )
 
 
+def _counts_line(kept: int, n_dropped: int, were_in: int) -> str:
+    """How many rows are in the context and how many were dropped, in one caption: a slider move changes
+    one element here, not a caption and the dropped list's label (each changed element costs the browser)."""
+    line = t("In the context") + f": {kept:,}"
+    if n_dropped:
+        line += " · " + t("Considered but dropped") + f": {n_dropped:,}"
+    if were_in:
+        line += " · " + t("{n} of them were in the context before", n=f"{were_in:,}")
+    return line
+
+
 def _dropped_list(
     result: Retrieval,
     kind: str,
@@ -193,15 +204,13 @@ def _dropped_list(
     titles: Callable[[str], str],
     full: Callable[[str], dict],
     n_dropped: int,
-    were_in: int,
 ) -> None:
     """The dropped rows, one click away: an expander whose rows are built only while it is open (a closed
-    list costs neither the frame nor the grid on a slider move), open in the link (``dropped_entities=1``)."""
-    title = t("Considered but dropped") + f": {n_dropped:,}"
-    if were_in:
-        title += " · " + t("{n} of them were in the context before", n=f"{were_in:,}")
+    list costs neither the frame nor the grid on a slider move), open in the link (``dropped_entities=1``).
+    Its label never changes (the counts are in the line above), so a move redraws no label here."""
+    title = t("Considered but dropped")
     url_key = dropped_key(key, kind)
-    kept_open = _SHADOW + url_key  # the widget's own state goes when its label (the count) changes: this stays
+    kept_open = _SHADOW + url_key  # the widget's own state goes while another view is shown: this stays
     if kept_open not in st.session_state:  # a first visit: as the link says
         st.session_state[kept_open] = st.query_params.get(url_key) == OPEN
     st.session_state[url_key] = st.session_state[kept_open]
