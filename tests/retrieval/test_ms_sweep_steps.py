@@ -130,14 +130,7 @@ def test_hits_not_loaded_at_the_level_are_explained_in_and_after_the_kept_ones()
     assert any(c.order < len(items.head) for c in skipped) and any(c.order >= len(items.head) for c in skipped)
     assert [c.order for c in rows] == list(range(len(rows))) and all(c.in_context or c.dropped for c in rows)
     assert [(lim.kind, lim.limit, lim.cut, lim.passed) for lim in limits(_eager(result))] == marks
-    steps = []
-    run_sweep(
-        index, "ms.local", QUESTION, params, "top_k_mapped_entities", [30, 5], on_step=lambda v, r: steps.append(r)
-    )
-    assert comparable(steps[0]) == comparable(result)
-    assert comparable(steps[1]) == comparable(
-        run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": 5})
-    )
+    _steps_are_single_runs(index, params, result, narrower=5)
 
 
 def test_an_entity_hit_twice_falls_back_to_the_rows_merged_by_id():
@@ -152,11 +145,24 @@ def test_an_entity_hit_twice_falls_back_to_the_rows_merged_by_id():
     result = run_query(index, "ms.local", QUESTION, params)
     assert type(result.entities) is list and [c.id for c in result.entities].count(first) == 2
     assert all(c.in_context or c.dropped for c in result.entities)
+    _steps_are_single_runs(index, params, result, narrower=2)
+
+
+def _steps_are_single_runs(index, params: dict, result, narrower: int) -> None:
+    """A top_k sweep from ``params``' value down to ``narrower``: its first step is ``result`` (the single run
+    at ``params``) and its second the single run at ``narrower``."""
     steps = []
+    widest = params["top_k_mapped_entities"]
     run_sweep(
-        index, "ms.local", QUESTION, params, "top_k_mapped_entities", [20, 2], on_step=lambda v, r: steps.append(r)
+        index,
+        "ms.local",
+        QUESTION,
+        params,
+        "top_k_mapped_entities",
+        [widest, narrower],
+        on_step=lambda v, r: steps.append(r),
     )
     assert comparable(steps[0]) == comparable(result)
     assert comparable(steps[1]) == comparable(
-        run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": 2})
+        run_query(index, "ms.local", QUESTION, {**params, "top_k_mapped_entities": narrower})
     )

@@ -18,6 +18,7 @@ from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.result import KINDS
 from graphrag_ui.services.query import run_query
 from graphrag_ui.services.sweep import run_sweep
+from tests.retrieval.test_sweep_parity import comparable
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How did the city respond to the flood?"
@@ -75,14 +76,6 @@ def wide_tie(index):
     table.matrix[rows] = table.matrix[rows[0]]
     out.vectors["entities"] = table
     return out
-
-
-def comparable(result) -> dict:
-    data = result.to_dict()
-    data.pop("timings_ms")
-    for step in data["trace"]:
-        step.pop("ms")
-    return data
 
 
 def eager_limits(result) -> list:
