@@ -8,12 +8,12 @@ never copied: pages only read them (a map-reduce run works on its own copy of th
 from __future__ import annotations
 
 import json
-import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import streamlit as st
 
+from graphrag_ui.base.timing import elapsed_s, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core.result import Retrieval
@@ -88,8 +88,8 @@ def waiting_note(text: str) -> AbstractContextManager:
 
 def timed_retrieve(*args: Any, **kwargs: Any) -> Retrieval:
     """``retrieve``, remembering how long it took for ``waiting_note``."""
-    start = time.perf_counter()
+    start = now()
     try:
         return retrieve(*args, **kwargs)
     finally:
-        st.session_state[_LAST_TOOK] = time.perf_counter() - start
+        st.session_state[_LAST_TOOK] = elapsed_s(start)
