@@ -29,7 +29,7 @@ from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.candidates import Candidates
+from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
@@ -40,7 +40,6 @@ from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL
 from graphrag_ui.retrieval.nano.recall import recall
 from graphrag_ui.retrieval.nano.relation_tail import relation_candidates
-from graphrag_ui.retrieval.nano.row_tail import RowTail
 from graphrag_ui.retrieval.spec.needs import Needs
 from graphrag_ui.retrieval.spec.reference_params import NANO
 from graphrag_ui.retrieval.spec.schema import ANSWER_PROMPT, ModeSpec, Params
@@ -102,7 +101,7 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
                 tokens=prep.report_tokens(com) if com else 0,
             )
         )
-    over = RowTail(
+    over = _over_budget(
         lambda pos: row(pos, _over("Reports", running[pos], limit)),
         kept,
         [cid for cid, _ in got.rows[kept:]],
@@ -111,6 +110,12 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
     out.communities = Candidates(head, over, deep)
     out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
     return used
+
+
+def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], template: str) -> ColumnTail:
+    """Rows ``start`` on of a gathered section, all dropped over its budget (one reason template, what
+    ``binding`` counts): each made when read, as the eager loop made it."""
+    return ColumnTail(len(ids), lambda: ids, lambda i: make(start + i), [(template, len(ids))])
 
 
 def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
@@ -128,7 +133,7 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
             found = shown["u", cid] = (chunk.text[:80].replace("\n", " "), data)
         return Candidate(cid, *found, pos, why, None, float(-neg_support), not dropped, dropped, cost)
 
-    over = RowTail(
+    over = _over_budget(
         lambda pos: row(pos, _over("Sources", running[pos], limit)),
         kept,
         [u[2] for u in got.rows[kept:]],
