@@ -23,7 +23,7 @@ from graphrag_ui.embedding.embed_checks import question_rows
 from graphrag_ui.index.model import Index
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import vector_engine
-from graphrag_ui.retrieval.core.candidates import Candidates
+from graphrag_ui.retrieval.core.candidates import made_rows
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import find_mode, get_mode
@@ -321,18 +321,14 @@ def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
     """When a mode put nothing into its context, the index's own reasons (no text, no communities,
     no vectors), so the reader is not left to suspect the threshold."""
     spec = find_mode(mode)
-    if (spec is not None and spec.context_free) or any(c.in_context for kind in KINDS for c in _made(result, kind)):
+    if (spec is not None and spec.context_free) or any(
+        c.in_context for kind in KINDS for c in made_rows(result.candidates(kind))
+    ):
         return []
     reasons = mode_readiness(index, mode).reasons
     if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked
         reasons = [r for r in reasons if not _about_embedding(r)]
     return [msg("{mode} found nothing: {reason}", mode=mode, reason=r) for r in reasons]
-
-
-def _made(result: Retrieval, kind: str) -> list:
-    """A section's rows the mode made: a lazy tail holds dropped rows only (``core.candidates``)."""
-    items = result.candidates(kind)
-    return items.made if isinstance(items, Candidates) else items
 
 
 def _about_embedding(reason: str) -> bool:

@@ -168,10 +168,14 @@ class Candidates(Sequence):
         return sum(1 for c in self._made if c is not None) if self._made is not None else 0
 
 
+def made_rows(items: Sequence[Candidate]) -> Sequence[Candidate]:
+    """The rows a mode made, without making a tail row: every row in the context is one of them."""
+    return items.made if isinstance(items, Candidates) else items
+
+
 def in_context(items: Sequence[Candidate]) -> list[Candidate]:
     """The candidates in the context, in order, without making a tail row (a tail holds dropped ones only)."""
-    made = items.made if isinstance(items, Candidates) else items
-    return [c for c in made if c.in_context]
+    return [c for c in made_rows(items) if c.in_context]
 
 
 def dropped_rows(items: Sequence[Candidate]) -> Sequence[Candidate]:
