@@ -17,7 +17,7 @@ from graphrag_ui.index.model import Relation
 from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.candidates import Candidates, in_context
 from graphrag_ui.retrieval.core.recall import vector_topk
-from graphrag_ui.retrieval.lightrag import search
+from graphrag_ui.retrieval.lightrag import explain, search
 from graphrag_ui.services.query import run_query
 from graphrag_ui.services.sweep import run_sweep
 from tests.conftest import ROOT
@@ -236,3 +236,23 @@ def test_a_local_edge_hit_is_made_once_per_position_in_a_sweep(mode, monkeypatch
     assert sum(len(r.relations.head) for _, r in steps) > len(local)  # the steps share them
     monkeypatch.setattr(search, "RelationHit", search.RelationHit.__mro__[1])
     _same_as_single(_sample(), mode, QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_top_k_steps_copy_the_kept_rows_they_share_and_a_reader_changes_one_step(version, monkeypatch):
+    """A kept entity or relation row at the same position and cost as in an earlier step is a copy of the row
+    made there, not made again; a reader that marks one step's rows changes no other step's."""
+    made = []
+    real = explain.candidate
+    monkeypatch.setattr(explain, "candidate", lambda *a: made.append(a[1]) or real(*a))
+    fixed = {"version": version}
+    sweep, steps = _steps(_sample(), "lightrag.local", QUESTION, fixed, "top_k", [30, 5, 10, 20, 25, 30])
+    kept = sum(len(r.entities.head) + len(r.relations.head) for _, r in steps)
+    assert 0 < len(made) < kept / 2, "the steps made their kept rows again"
+    monkeypatch.setattr(explain, "candidate", real)
+    for _, r in steps[1:3]:
+        for c in [*r.entities.head, *r.relations.head]:
+            c.in_context, c.dropped = False, "changed"
+    assert all(c.in_context and not c.dropped for _, r in steps[3:] for c in [*r.entities.head, *r.relations.head])
+    assert comparable(steps[-1][1]) == comparable(steps[0][1])  # top_k 30 twice: the same rows
+    _same_as_single(_sample(), "lightrag.local", QUESTION, fixed, "top_k", steps[3:], sweep)
