@@ -59,6 +59,24 @@ class Section:
         return len(self.rows) + (len(self.tail) if self.tail is not None else 0)
 
 
+class Selected(list):
+    """A step's selected entities (``EntityView``) with their ids and names as tuples: a sweep's step cuts them
+    from its widest step's (``entities.HitList``) where each section's builder listed them again."""
+
+    def __init__(self, views: list[Any], ids: tuple[str, ...], names: tuple[str, ...]) -> None:
+        super().__init__(views)
+        self.ids, self.names = ids, names
+
+
+def ids_of(selected: list[Any]) -> tuple[str, ...]:
+    """The selected entities' ids (a key of what a sweep's steps share)."""
+    return selected.ids if isinstance(selected, Selected) else tuple(v.entity.id for v in selected)
+
+
+def names_of(selected: list[Any]) -> tuple[str, ...]:
+    return selected.names if isinstance(selected, Selected) else tuple(v.entity.name for v in selected)
+
+
 def merge_rows(cands: list[Candidate], section: Section) -> None:
     """The local section's entity rows onto the entity search's candidates (by id): tokens, in or out, why."""
     by_id = {c.id: c for c in cands}

@@ -14,32 +14,47 @@ from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index.model import Chunk, Index, Relation
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, index_view
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
+from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section, ids_of
 from graphrag_ui.retrieval.ms.text import count
 
 
-def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk) -> int:
-    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids."""
+def _count_unit_relationships(index: Index, entity_rels: list[Relation], unit: Chunk, ids: set[str] | None) -> int:
+    """``count_relationships``: via the unit's relationship_ids, else the relations' text_unit_ids (``ids``: the
+    relations' ids, made once per entity by ``entity_units``)."""
     unit_rels = unit.extra.get("relationship_ids") or []
     if unit_rels:
-        ids = {r.id for r in entity_rels}
+        ids = {r.id for r in entity_rels} if ids is None else ids
         return sum(1 for rid in unit_rels if rid in ids)
     return sum(1 for r in entity_rels if unit.id in r.source_chunk_ids)
+
+
+def entity_units(index: Index, ev: EntityView) -> list[tuple[Chunk, int]]:
+    """An entity's text units (its source chunks the index holds, in its order, each once) and how many of its
+    relationships each has: the same for every question, so kept on its view (``EntityView.units``) — a wide
+    step's ~10² entities counted them again at every query."""
+    if ev.units is None:
+        view = index_view(index)
+        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
+        ids = {r.id for r in entity_rels}
+        out: list[tuple[Chunk, int]] = []
+        for tid in dict.fromkeys(ev.entity.source_chunk_ids):
+            if tid in view.chunks:
+                unit = view.chunks[tid]
+                out.append((unit, _count_unit_relationships(index, entity_rels, unit, ids)))
+        ev.units = out
+    return ev.units
 
 
 def _units(index: Index, selected: list[EntityView]) -> list[tuple[Chunk, int, int]]:
     """(text unit, entity position, #relationships) in ``_build_text_unit_context``'s order; the budget
     is not read here, so a sweep's budget steps share it (``reuse.prefixed``)."""
-    view = index_view(index)
     infos: list[tuple[Chunk, int, int]] = []
     seen: set[str] = set()
     for i, ev in enumerate(selected):
-        entity_rels = index.relations_by_entity.get(ev.entity.name, [])
-        for tid in ev.entity.source_chunk_ids:
-            if tid not in seen and tid in view.chunks:
-                unit = view.chunks[tid]
-                infos.append((unit, i, _count_unit_relationships(index, entity_rels, unit)))
-                seen.add(tid)
+        for unit, n in entity_units(index, ev):
+            if unit.id not in seen:
+                infos.append((unit, i, n))
+                seen.add(unit.id)
     infos.sort(key=lambda x: (x[1], -x[2]))
     return infos
 
@@ -56,7 +71,7 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
     """``_build_text_unit_context``: text units in (entity order, −#relationships) order."""
     section = Section("", 0, budget)
     view = index_view(index)
-    ids = tuple(v.entity.id for v in selected)
+    ids = ids_of(selected)
     infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
     if not infos:
         return section
