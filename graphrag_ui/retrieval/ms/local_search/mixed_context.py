@@ -266,7 +266,12 @@ def build_local(
     final_fit = list(zip(final.sel[:final_n], final.table.costs[:final_n], strict=True)) if final.table else []
     rel_text = _relationship_text(final.table, final_n)
     final_parts = ([rel_text, ""] if claims else [rel_text]) if accepted else []  # [relationships, claims (empty)]
-    _relation_rows(index, selected, accepted, final.sel, final_fit, final.drops, rels, budget)
+    # in a sweep a kept prefix's rows, and their candidates with the links its last filter left, are the same at
+    # every step that keeps it (``final`` and ``current`` are held by the prefix tree while the sweep runs)
+    kept = reuse.once(("ms.local relation rows", id(final)), list) if shared and accepted else None
+    _relation_rows(index, selected, accepted, final.sel, final_fit, final.drops, rels, budget, kept)
+    if kept is not None:
+        rels.made = reuse.once(("ms.local relation candidates", id(final), id(current)), list)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
     return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, current)
 
@@ -316,15 +321,21 @@ def _touched(index: Index, names: tuple[str, ...]) -> list[int]:
     return reuse.prefixed("ms.local touched", id(index), names, make, lambda wider, n: wider[:n])
 
 
-def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
+def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int, kept=None) -> None:
     """The selection's rows (those that fit made, in the table's order), then the touched relationships
-    left out — over budget, beyond the cap or reverted — as the section's tail, made on read."""
-    accepted_names = {v.entity.name for v in selected[:accepted]}
+    left out — over budget, beyond the cap or reverted — as the section's tail, made on read. ``kept``: in a
+    sweep, the rows of this kept prefix made so far (the same at every step that keeps it; read only)."""
+    made = section.rows if kept is None else kept
     short = index_view(index).rel_short
-    for order, (r, tokens) in enumerate(fit):
-        inside = r.source in accepted_names and r.target in accepted_names
-        why = msg("in-network") if inside else msg("out-network")
-        section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
+    if len(made) < len(fit):
+        accepted_names = {v.entity.name for v in selected[:accepted]}
+        for order in range(len(made), len(fit)):
+            r, tokens = fit[order]
+            inside = r.source in accepted_names and r.target in accepted_names
+            why = msg("in-network") if inside else msg("out-network")
+            made.append(Row(r.id, short[r.id], order, tokens, True, why=why))
+    if kept is not None:
+        section.rows = kept[: len(fit)]
     names = names_of(selected)
     touched = _touched(index, names)[-1] if names else 0
     if touched == len(fit):

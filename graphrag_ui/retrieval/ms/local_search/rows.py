@@ -17,6 +17,7 @@ from typing import Any
 from graphrag_ui.base.i18n import Reason
 from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.result import Candidate
+from graphrag_ui.retrieval.core.reuse import copied
 
 
 @dataclass
@@ -53,6 +54,8 @@ class Section:
     rows: list[Row] = field(default_factory=list)  # the rows made (every kept row is one)
     notes: list[str] = field(default_factory=list)
     tail: RowTail | None = None  # the dropped rows after ``rows``, made on read
+    # in a sweep, the candidates of the rows every step sharing this list makes the same (``section_candidates``)
+    made: list[Candidate] | None = None
 
     def total(self) -> int:
         """Rows in all: made and in the tail."""
@@ -101,7 +104,14 @@ def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] |
         ranked = None if rank is None else float(rank[row.key])
         return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
 
-    head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    made = section.made
+    if made is None:
+        head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    else:  # row ``order`` is the same at every step sharing ``made``: made once, copied (a step's rows are its own)
+        head = [copied(made[order]) for order in range(min(len(made), len(section.rows)))]
+        for order in range(len(head), len(section.rows)):
+            head.append(candidate(section.rows[order], order))
+            made.append(copied(head[-1]))
     if section.tail is None:
         return head
     tail, start = section.tail, len(head)

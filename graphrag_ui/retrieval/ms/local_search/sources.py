@@ -75,6 +75,10 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
     infos = reuse.prefixed("ms.local sources", id(index), ids, lambda: _units(index, selected), _first_units)
     if not infos:
         return section
+    # in a sweep each kept unit's row, line and candidate are the same at every step that lists these units
+    shared = reuse.active()
+    rows_made, made = reuse.once(("ms.local unit rows", id(infos)), _kept) if shared else _kept()
+    section.made = made if shared else None
     text = "-----Sources-----\nid|text\n"
     used = count(text)
 
@@ -86,8 +90,11 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
         why = lmsg("text unit of {name} (entity #{n}), {count} of its relationships", name=name, n=i + 1, count=n)
         return Row(unit.id, short, order, tokens=tokens, why=why), line
 
+    lines = []
     for order in range(len(infos)):
-        row, line = unit_row(order)
+        if order == len(rows_made):
+            rows_made.append(unit_row(order))
+        row, line = rows_made[order]
         if used + row.tokens > budget:  # it and every unit after it are left out
 
             def make(j: int, start: int = order, used: int = used) -> Row:
@@ -100,12 +107,18 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
                 n, lambda start=order: [u.id for u, _i, _n in infos[start:]], make, [(_OVER_SOURCES, n)]
             )
             break
+        row.in_context = True  # a kept row (read only once kept: every step that keeps it keeps it the same)
         section.rows.append(row)
-        text += line
+        lines.append(line)
         used += row.tokens
-        row.in_context = True
+    text += "".join(lines)
     section.text, section.used = text, used
     return section
+
+
+def _kept() -> tuple[list, list]:
+    """(rows and lines made, their candidates made): ``build_sources``'s and ``rows.section_candidates``' own."""
+    return [], []
 
 
 def _over(used: int, tokens: int, limit: int) -> Reason:
