@@ -50,7 +50,7 @@ class ColumnTail:
         self,
         n: int,
         ids: Callable[[], list[str]],
-        make: Callable[[int], Candidate],
+        make: Callable[[int], Any],  # a Candidate (a mode's section may keep its own rows so: ms.local_search.rows)
         runs: list[tuple[Any, int]],
         labels: Callable[[], list[str]] | None = None,
     ) -> None:
@@ -67,6 +67,11 @@ class ColumnTail:
 
     def reasons(self) -> list[tuple[Any, None, int]]:
         return [(reason, None, n) for reason, n in self._runs if n]
+
+    @property
+    def runs(self) -> list[tuple[Any, int]]:
+        """The reasons as given: (reason or its template, how many rows)."""
+        return self._runs
 
 
 def runs(reasons: Iterable[Any]) -> list[tuple[Any, int]]:

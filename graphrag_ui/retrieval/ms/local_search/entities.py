@@ -2,7 +2,7 @@
 
 ``search_entities`` maps the question to entities (GraphRAG's ``map_query_to_entities``); the local context
 cuts the Entities table at the first entity that does not fit (``mixed_context.build_local``, its dropped rows
-a ``RowTail``). ``entity_candidates`` then makes a candidate per hit up to that entity and leaves the rest —
+a ``ColumnTail`` of rows). ``entity_candidates`` then makes a candidate per hit up to that entity and leaves the rest —
 each not loaded at the level or over the budget — as a tail made on read: at a wide
 ``top_k_mapped_entities`` most of the 2 × k hits a sweep step finds are dropped.
 """
@@ -209,7 +209,7 @@ def entity_candidates(index: Index, lv: LevelView, found: list[Found], table: Se
     tail = table.tail
     if twice:  # an entity hit twice: the rows merge by id, as a list would
         cands = [candidate(i, None) for i in range(len(found))]
-        rows = table.rows + ([tail.make(j) for j in range(len(tail))] if tail is not None else [])
+        rows = table.rows + ([tail.row(j) for j in range(len(tail))] if tail is not None else [])
         merge_rows(cands, Section("", 0, 0, rows))
         return cands
     by_hit = dict(zip(positions, table.rows, strict=False))
@@ -223,7 +223,7 @@ def entity_candidates(index: Index, lv: LevelView, found: list[Found], table: Se
         if not in_tail:
             in_tail.update((hit, j) for j, hit in enumerate(positions[len(table.rows) :]))
         j = in_tail.get(start + i)
-        return candidate(start + i, None if j is None else tail.make(j))
+        return candidate(start + i, None if j is None else tail.row(j))
 
     over = tail.runs[0][0]
     if cols is not None:

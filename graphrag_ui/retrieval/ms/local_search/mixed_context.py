@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import ColumnTail
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, IndexView, index_view, relations_of
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section, ids_of, names_of
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section, ids_of, names_of
 from graphrag_ui.retrieval.ms.text import count, count_text
 
 
@@ -174,7 +175,7 @@ def _over(used: int, tokens: int, limit: int) -> Reason:
 
 def _entities_tail(
     iv: IndexView, selected: list[EntityView], start: int, rank: bool, used: int, budget: int
-) -> RowTail:
+) -> ColumnTail:
     """Selected entities ``start``.. once one did not fit the Entities table: each over the budget."""
 
     def make(j: int) -> Row:
@@ -183,7 +184,7 @@ def _entities_tail(
         return Row(view.entity.id, view.short_id, start + j, tokens, dropped=_over(used, tokens, budget))
 
     n = len(selected) - start
-    return RowTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
+    return ColumnTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
 
 
 def build_local(
@@ -359,4 +360,4 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         return Row(r.id, short[r.id], start + i, dropped=over if i < n_over else drops.get(r.id, reverted))
 
     counts = [(over, n_over), (beyond, len(drops)), (reverted, touched - len(sel) - len(drops))]
-    section.tail = RowTail(touched - start, lambda: [r.id for r in rest()], make, counts)
+    section.tail = ColumnTail(touched - start, lambda: [r.id for r in rest()], make, counts)

@@ -2,7 +2,7 @@
 
 The communities of the selected entities by (#matched entities, rating), rated at or above
 ``min_community_rank``, one row at a time until the first that does not fit the budget; that report and
-every one after it are the section's tail, made on read (``rows.RowTail``). Tokens counted as GraphRAG
+every one after it are the section's tail, made on read (a ``core.candidates.ColumnTail`` of rows). Tokens counted as GraphRAG
 does (header, then one row at a time); the table goes through pandas-style minimal CSV quoting.
 """
 
@@ -15,9 +15,9 @@ import numpy as np
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.candidates import runs
+from graphrag_ui.retrieval.core.candidates import ColumnTail, runs
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section, ids_of
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section, ids_of
 from graphrag_ui.retrieval.ms.text import count, csv_line
 
 
@@ -215,7 +215,7 @@ def _reports_tail(
     include_rank: bool,
     used: int,
     budget: int,
-) -> RowTail:
+) -> ColumnTail:
     """Reports ``start``.. once one did not fit: each below ``min_rank`` or over the budget, made on read."""
 
     def make(i: int) -> Row:
@@ -226,4 +226,4 @@ def _reports_tail(
 
     rest = comms[start:]
     below = [_BELOW if (rank := ranks[c.id]) is None or rank < min_rank else _OVER_REPORTS for c in rest]
-    return RowTail(len(rest), lambda: [c.id for c in rest], make, runs(below))
+    return ColumnTail(len(rest), lambda: [c.id for c in rest], make, runs(below))

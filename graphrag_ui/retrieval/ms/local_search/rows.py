@@ -3,8 +3,8 @@
 At a wide ``top_k_mapped_entities`` a question touches ~10³ relationships, text units and reports and the
 budget keeps a few dozen; a sweep built a ``Row`` and a ``Candidate`` (with its reasons) for every one at
 every step. A builder now makes the rows up to its last kept one and leaves the rest — every one dropped —
-as a ``RowTail``: how many, their reasons counted in runs (what ``binding`` reads), and their keys and a
-maker that builds row ``i`` exactly as the loop would have (``mixed_context``), both on read. ``section_candidates`` turns a section
+as a ``core.candidates.ColumnTail`` of ``Row``s: how many, their reasons counted in runs (what ``binding`` reads),
+and their keys and a maker that builds row ``i`` exactly as the loop would have (``mixed_context``), both on read. ``section_candidates`` turns a section
 into the ``core.candidates.Candidates`` a reader walks like the eager list (its tail a ``ColumnTail``).
 """
 
@@ -31,21 +31,6 @@ class Row:
     why: str | Reason = ""
 
 
-class RowTail:
-    """``n`` rows after a section's made ones, all dropped: ``keys()`` their ids, ``make(i)`` the ``i``-th row,
-    each when read; ``runs`` their reasons, (reason or its template, how many)."""
-
-    __slots__ = ("n", "keys", "make", "runs")
-
-    def __init__(
-        self, n: int, keys: Callable[[], list[str]], make: Callable[[int], Row], runs: list[tuple[Any, int]]
-    ) -> None:
-        self.n, self.keys, self.make, self.runs = n, keys, make, runs
-
-    def __len__(self) -> int:
-        return self.n
-
-
 @dataclass
 class Section:
     text: str  # the section as it goes into the context ("" = absent)
@@ -53,7 +38,7 @@ class Section:
     limit: int
     rows: list[Row] = field(default_factory=list)  # the rows made (every kept row is one)
     notes: list[str] = field(default_factory=list)
-    tail: RowTail | None = None  # the dropped rows after ``rows``, made on read
+    tail: ColumnTail | None = None  # the dropped rows after ``rows`` (``Row``s), made on read
     # in a sweep, the candidates of the rows every step sharing this list makes the same (``section_candidates``)
     made: list[Candidate] | None = None
 
@@ -115,4 +100,4 @@ def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] |
     if section.tail is None:
         return head
     tail, start = section.tail, len(head)
-    return Candidates(head, ColumnTail(tail.n, tail.keys, lambda i: candidate(tail.make(i), start + i), tail.runs))
+    return Candidates(head, ColumnTail(len(tail), tail.ids, lambda i: candidate(tail.row(i), start + i), tail.runs))

@@ -2,7 +2,7 @@
 
 Text units of the selected entities in (entity order, −#relationships) order, the header counted, then one
 row at a time until the first that does not fit; that unit and every one after it are the section's tail,
-made on read (``rows.RowTail``). In a sweep the units of a prefix of the selected entities are cut from a
+made on read (a ``core.candidates.ColumnTail`` of rows). In a sweep the units of a prefix of the selected entities are cut from a
 wider step's (``reuse.prefixed``).
 """
 
@@ -13,8 +13,9 @@ import bisect
 from graphrag_ui.base.i18n import Reason, lmsg
 from graphrag_ui.index.model import Chunk, Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import ColumnTail
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, index_view
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section, ids_of
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section, ids_of
 from graphrag_ui.retrieval.ms.text import count
 
 
@@ -103,7 +104,7 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
                 return row
 
             n = len(infos) - order
-            section.tail = RowTail(
+            section.tail = ColumnTail(
                 n, lambda start=order: [u.id for u, _i, _n in infos[start:]], make, [(_OVER_SOURCES, n)]
             )
             break
