@@ -31,7 +31,7 @@ from graphrag_ui.evaluation.lookup import Lookup, has_word, lookup, norm, words
 from graphrag_ui.evaluation.why import Missed, chunk_hint, entity_hint, missed_by_candidates
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.candidates import in_context
+from graphrag_ui.retrieval.core.candidates import in_context, where
 from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
@@ -145,15 +145,17 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
     if item.kind == "entity":
         kind, wanted = "entities", lk.entities_named(item.value)
         name = norm(item.value)
-        match = lambda c: c.id in wanted or norm(c.label) == name  # noqa: E731
+        match = lambda cid, label: cid in wanted or norm(label) == name  # noqa: E731
     else:
         kind = "chunks"
         wanted = set(lk.chunks_of_doc(item.value)) if item.kind == "doc" else ({item.value} & set(lk.chunk_doc))
-        match = lambda c: c.id in wanted  # noqa: E731
-    where = [Placement(kind, c.id, c.label, pos) for pos, c in enumerate(shown[kind], start=1) if match(c)]
-    if where:
-        return ItemResult(item, True, where)
-    if not wanted and not any(match(c) for c in result.candidates(kind)):
+        match = lambda cid, _label: cid in wanted  # noqa: E731
+    placed = [Placement(kind, c.id, c.label, pos) for pos, c in enumerate(shown[kind], start=1) if match(c.id, c.label)]
+    if placed:
+        return ItemResult(item, True, placed)
+    # the candidates of the item's kind it matches: a lazy dropped tail (core.candidates) makes only those rows
+    matched = where(result.candidates(kind), match, by_label=kind == "entities")
+    if not wanted and not matched:
         what = {
             "entity": msg("no entity of the index has this name or alias"),
             "doc": msg("no document of the index has this id or title"),
@@ -161,9 +163,7 @@ def _ids_item(lk: Lookup, result: Retrieval, shown: dict, item: GoldItem) -> Ite
         }[item.kind]
         return ItemResult(item, False, missed=Missed("not_in_index", what))
     # only the item's own kind: another kind's lazy dropped rows (core.candidates) are not made for nothing
-    holders = {
-        k: [c for c in result.candidates(k) if not c.in_context and match(c)] if k == kind else [] for k in KINDS
-    }
+    holders = {k: [c for c in matched if not c.in_context] if k == kind else [] for k in KINDS}
     if kind == "entities":
         never = (
             (entity_hint(lk, wanted, result) or msg("this mode never considered the entity"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from graphrag_ui.base.i18n import msg, pmsg
 from graphrag_ui.evaluation.lookup import Lookup
+from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.result import KINDS, Candidate, Retrieval
 
 REASONS = {
@@ -96,7 +97,7 @@ def chunk_hint(lk: Lookup, chunk_ids: list[str], result: Retrieval) -> str:
     whether the mode recalled them ("" for a mode that recalls no entities, or chunks with no entity)."""
     if not result.entities or not chunk_ids:
         return ""
-    kept = {c.id for c in result.entities if c.in_context}
+    kept = {c.id for c in in_context(result.entities)}
     sources = list(dict.fromkeys(e for cid in chunk_ids for e in lk.entities_of_chunk(cid)))
     by_id = lk.index.entity_by_id
     names = {e: by_id[e].name for e in sources if e in by_id}
@@ -118,7 +119,7 @@ def chunk_hint(lk: Lookup, chunk_ids: list[str], result: Retrieval) -> str:
 
 def entity_hint(lk: Lookup, entity_ids: set[str], result: Retrieval) -> str:
     """Graph-aware words for an entity no step considered: the in-context entities it is related to ("" when none)."""
-    kept = {c.label for c in result.entities if c.in_context}
+    kept = {c.label for c in in_context(result.entities)}  # a lazy dropped tail stays unmade
     graph = lk.index.graph
     names = [lk.index.entity_by_id[e].name for e in sorted(entity_ids) if e in lk.index.entity_by_id]
     near = list(dict.fromkeys(n for name in names if name in graph for n in graph.neighbors(name) if n in kept))

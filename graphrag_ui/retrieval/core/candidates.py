@@ -13,6 +13,7 @@ path (counts, kept rows, binding limits, the first dropped rows) ask ``in_contex
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -40,14 +41,20 @@ class Tail(Protocol):
 class ColumnTail:
     """A ``Tail`` given as columns: how many rows, ``ids()`` their ids in order, ``make(i)`` row ``i`` (each
     made when read) and the dropped reasons as runs — (reason or its template, how many rows) — which
-    ``binding`` counts (a reader that needs neither ids nor rows makes neither)."""
+    ``binding`` counts (a reader that needs neither ids nor rows makes neither); ``labels()``, when given,
+    each row's label in order (``where`` then makes only the rows it matches)."""
 
-    __slots__ = ("_n", "_ids", "_make", "_runs")
+    __slots__ = ("_n", "_ids", "_make", "_runs", "labels")
 
     def __init__(
-        self, n: int, ids: Callable[[], list[str]], make: Callable[[int], Candidate], runs: list[tuple[Any, int]]
+        self,
+        n: int,
+        ids: Callable[[], list[str]],
+        make: Callable[[int], Any],  # a Candidate (a mode's section may keep its own rows so: ms.local_search.rows)
+        runs: list[tuple[Any, int]],
+        labels: Callable[[], list[str]] | None = None,
     ) -> None:
-        self._n, self._ids, self._make, self._runs = n, ids, make, runs
+        self._n, self._ids, self._make, self._runs, self.labels = n, ids, make, runs, labels
 
     def __len__(self) -> int:
         return self._n
@@ -60,6 +67,11 @@ class ColumnTail:
 
     def reasons(self) -> list[tuple[Any, None, int]]:
         return [(reason, None, n) for reason, n in self._runs if n]
+
+    @property
+    def runs(self) -> list[tuple[Any, int]]:
+        """The reasons as given: (reason or its template, how many rows)."""
+        return self._runs
 
 
 def runs(reasons: Iterable[Any]) -> list[tuple[Any, int]]:
@@ -211,3 +223,20 @@ def dropped_reasons(items: Sequence[Candidate]) -> Iterator[tuple[Any, Any, int]
     yield from ((c.__dict__["_dropped"], c.score, 1) for c in items.head if not c.in_context)
     yield from items.tail.reasons()
     yield from ((c.__dict__["_dropped"], c.score, 1) for c in items.after if not c.in_context)
+
+
+def where(items: Sequence[Candidate], match: Callable[[str, str], bool], *, by_label: bool = True) -> list[Candidate]:
+    """The candidates whose (id, label) ``match``, in order, making only the tail rows that match: a tail's ids
+    (and, ``by_label``, its ``labels()`` — without them every row is made) say which (an evaluation looks for
+    its gold among 10²–10⁴ dropped rows at every step). ``by_label=False``: ``match`` reads the id only."""
+    if not isinstance(items, Candidates):
+        return [c for c in items if match(c.id, c.label)]
+    labels = getattr(items.tail, "labels", None) if by_label else lambda: itertools.repeat("")
+    if labels is None:
+        return [c for c in items if match(c.id, c.label)]
+    n = len(items.head)
+    out = [c for c in items.head if match(c.id, c.label)]
+    out += [
+        items[n + j] for j, (i, label) in enumerate(zip(items.tail.ids(), labels(), strict=False)) if match(i, label)
+    ]
+    return out + [c for c in items.after if match(c.id, c.label)]

@@ -22,8 +22,8 @@ LightRAG's near misses, made once per searched table at the widest top (``lightr
 and its context per kept length, and the local path's relation hits kept as fields until read
 (``lightrag.lazy_hits``), each made once per edge and position, each kept graph row copied from the step that
 made it at that position and cost (``lightrag.search``, ``lightrag.explain``); nano.naive's ranked chunks and nano.local's ranked entities, searched once and cut per
-step (``nano.naive_rows``, ``nano.recall``); ms.local's entity hits and their reasons, its matched reports, its relationship filter and table per entity
-prefix and its text units (``ms.local_search``). A parameter the keys hold (a threshold) gives a new key: a full run.
+step (``nano.naive_rows``, ``nano.recall``); ms.local's entity hits, their reasons and columns, its report matching, its Entities
+rows, its relationship filter and table per entity prefix, its text units and its kept rows' candidates (``ms.local_search``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
 chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
 (``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.

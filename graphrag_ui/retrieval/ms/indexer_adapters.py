@@ -26,6 +26,8 @@ class EntityView:
     community_ids: list[str]
     # include_entity_rank -> its Entities table row and tokens (``local_search.mixed_context.entity_row``)
     rows: dict[bool, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
+    # its text units with its relationships' count in each (``local_search.sources.entity_units``)
+    units: list[tuple[Chunk, int]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -53,6 +55,14 @@ class IndexView:
     report_rows: dict[tuple, tuple] = field(
         default_factory=dict
     )  # (id, summary?, rank?) -> report, tokens, cells, line
+    rel_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entity name -> its relations' ids
+
+    def relation_ids(self, index: Index, name: str) -> tuple[str, ...]:
+        """The ids of the relations touching entity ``name``, once per index (a step's ~10² entities' ~10³)."""
+        found = self.rel_ids.get(name)
+        if found is None:
+            found = self.rel_ids[name] = tuple(r.id for r in index.relations_by_entity.get(name, ()))
+        return found
 
     def tokens(self, row: str) -> int:
         """Tokens of a table row (stored texts are counted once per index, not once per query)."""

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core.candidates import ColumnTail
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, IndexView, index_view, relations_of
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section, ids_of, names_of
 from graphrag_ui.retrieval.ms.text import count, count_text
 
 
@@ -139,13 +140,42 @@ def entity_row(iv: IndexView, view: EntityView, include_rank: bool) -> tuple[str
     return found
 
 
+@dataclass
+class EntityTable:
+    """A selection's Entities rows before the budget: lines, kept rows (read only), tokens running, and the first
+    line that starts with whitespace (``len(lines)``: none)."""
+
+    lines: list[str]
+    rows: list[Row]
+    running: list[int]
+    spaced: int
+
+
+def _entity_table(index: Index, iv: IndexView, selected: list[EntityView], rank: bool) -> EntityTable:
+    """The Entities rows of ``selected`` as they would all be kept; a step's table is a cut of it (``build_local``).
+    In a sweep once per widest selection: a narrower step's entities are its first ones (``reuse.prefixed``)."""
+
+    def make() -> EntityTable:
+        lines, rows, costs = [], [], []
+        for order, view in enumerate(selected):
+            line, tokens = view.rows.get(rank) or entity_row(iv, view, rank)
+            lines.append(line)
+            costs.append(tokens)
+            rows.append(Row(view.entity.id, view.short_id, order, tokens, True))
+        spaced = next((j for j, line in enumerate(lines) if line[:1].isspace()), len(lines))
+        return EntityTable(lines, rows, list(itertools.accumulate(costs)), spaced)
+
+    name = f"ms.local entity table {rank}"
+    return reuse.prefixed(name, id(index), ids_of(selected), make, lambda wider, n: wider)
+
+
 def _over(used: int, tokens: int, limit: int) -> Reason:
     return lmsg("over budget (Entities: {used}+{tokens} > {limit} tokens)", used=used, tokens=tokens, limit=limit)
 
 
 def _entities_tail(
     iv: IndexView, selected: list[EntityView], start: int, rank: bool, used: int, budget: int
-) -> RowTail:
+) -> ColumnTail:
     """Selected entities ``start``.. once one did not fit the Entities table: each over the budget."""
 
     def make(j: int) -> Row:
@@ -154,7 +184,7 @@ def _entities_tail(
         return Row(view.entity.id, view.short_id, start + j, tokens, dropped=_over(used, tokens, budget))
 
     n = len(selected) - start
-    return RowTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
+    return ColumnTail(n, lambda: [v.entity.id for v in selected[start:]], make, [(_over(0, 0, 0).template, n)])
 
 
 def build_local(
@@ -185,17 +215,17 @@ def build_local(
     if selected:
         header = ["id", "entity", "description"] + (["number of relationships"] if include_entity_rank else [])
         entity_text = "-----Entities-----\n" + "|".join(header) + "\n"
-        used = count(entity_text)
+        head_tokens = count(entity_text)
         iv = index_view(index)
-        for order, view in enumerate(selected):
-            line, tokens = view.rows.get(include_entity_rank) or entity_row(iv, view, include_entity_rank)
-            if used + tokens > budget:  # it and every entity after it are left out: their rows made on read
-                ents.tail = _entities_tail(iv, selected, order, include_entity_rank, used, budget)
-                break
-            ents.rows.append(Row(view.entity.id, view.short_id, order, tokens, True))
-            entity_text += line
-            used += tokens
-            additive = additive and not line[:1].isspace()
+        table = _entity_table(index, iv, selected, include_entity_rank)
+        # the rows up to the first that does not fit: the running total's cut (every row costs ≥ 0 tokens)
+        cut = bisect.bisect_right(table.running, budget - head_tokens, 0, len(selected))
+        used = head_tokens + (table.running[cut - 1] if cut else 0)
+        if cut < len(selected):  # it and every entity after it are left out: their rows made on read
+            ents.tail = _entities_tail(iv, selected, cut, include_entity_rank, used, budget)
+        ents.rows = table.rows[:cut]  # read only
+        entity_text += "".join(table.lines[:cut])
+        additive = table.spaced >= cut
         ents.used = used
     # GraphRAG counts the whole table again: header plus rows, as ``_relationship_cut`` argues, unless a row
     # starts with whitespace (then the whole text is counted, once per table in a sweep)
@@ -205,7 +235,7 @@ def build_local(
         entity_tokens = reuse.once(("ms.count", entity_text), lambda: count_text(entity_text))
     final = _Prefix([], {}, links, None)
     final_n = accepted = final_used = 0
-    ids = tuple(v.entity.id for v in selected)
+    ids = ids_of(selected)
     # a fresh ``links`` holds what the prefixes' filters wrote: in a sweep each prefix is kept in a tree by entity
     # id (one lookup per entity, where a key of the whole prefix would hash it again for every longer one)
     shared = fresh and reuse.active()
@@ -237,7 +267,12 @@ def build_local(
     final_fit = list(zip(final.sel[:final_n], final.table.costs[:final_n], strict=True)) if final.table else []
     rel_text = _relationship_text(final.table, final_n)
     final_parts = ([rel_text, ""] if claims else [rel_text]) if accepted else []  # [relationships, claims (empty)]
-    _relation_rows(index, selected, accepted, final.sel, final_fit, final.drops, rels, budget)
+    # in a sweep a kept prefix's rows, and their candidates with the links its last filter left, are the same at
+    # every step that keeps it (``final`` and ``current`` are held by the prefix tree while the sweep runs)
+    kept = reuse.once(("ms.local relation rows", id(final)), list) if shared and accepted else None
+    _relation_rows(index, selected, accepted, final.sel, final_fit, final.drops, rels, budget, kept)
+    if kept is not None:
+        rels.made = reuse.once(("ms.local relation candidates", id(final), id(current)), list)
     text = entity_text + "\n\n" + "\n\n".join(final_parts)
     return LocalResult(text, ents, rels, accepted, entity_tokens + rels.used, current)
 
@@ -271,31 +306,38 @@ def _prefix(
     return _Prefix(sel, drops, written, _relation_table(index, sel, include_weight, written) if sel else None)
 
 
-def _touched(index: Index, names: list[str]) -> list[int]:
+def _touched(index: Index, names: tuple[str, ...]) -> list[int]:
     """How many relationships touch the first 1, 2, … of ``names`` (each counted once); in a sweep once per
     widest list: a narrower step's names are its first ones (``reuse.prefixed``)."""
 
     def make() -> list[int]:
+        view = index_view(index)
         seen: set[str] = set()
         out = []
         for name in names:
-            seen.update(r.id for r in index.relations_by_entity.get(name, ()))
+            seen.update(view.relation_ids(index, name))
             out.append(len(seen))
         return out
 
-    return reuse.prefixed("ms.local touched", id(index), tuple(names), make, lambda wider, n: wider[:n])
+    return reuse.prefixed("ms.local touched", id(index), names, make, lambda wider, n: wider[:n])
 
 
-def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int) -> None:
+def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section, budget: int, kept=None) -> None:
     """The selection's rows (those that fit made, in the table's order), then the touched relationships
-    left out — over budget, beyond the cap or reverted — as the section's tail, made on read."""
-    accepted_names = {v.entity.name for v in selected[:accepted]}
+    left out — over budget, beyond the cap or reverted — as the section's tail, made on read. ``kept``: in a
+    sweep, the rows of this kept prefix made so far (the same at every step that keeps it; read only)."""
+    made = section.rows if kept is None else kept
     short = index_view(index).rel_short
-    for order, (r, tokens) in enumerate(fit):
-        inside = r.source in accepted_names and r.target in accepted_names
-        why = msg("in-network") if inside else msg("out-network")
-        section.rows.append(Row(r.id, short[r.id], order, tokens, True, why=why))
-    names = [v.entity.name for v in selected]
+    if len(made) < len(fit):
+        accepted_names = {v.entity.name for v in selected[:accepted]}
+        for order in range(len(made), len(fit)):
+            r, tokens = fit[order]
+            inside = r.source in accepted_names and r.target in accepted_names
+            why = msg("in-network") if inside else msg("out-network")
+            made.append(Row(r.id, short[r.id], order, tokens, True, why=why))
+    if kept is not None:
+        section.rows = kept[: len(fit)]
+    names = names_of(selected)
     touched = _touched(index, names)[-1] if names else 0
     if touched == len(fit):
         return
@@ -318,4 +360,4 @@ def _relation_rows(index, selected, accepted, sel, fit, drops, section: Section,
         return Row(r.id, short[r.id], start + i, dropped=over if i < n_over else drops.get(r.id, reverted))
 
     counts = [(over, n_over), (beyond, len(drops)), (reverted, touched - len(sel) - len(drops))]
-    section.tail = RowTail(touched - start, lambda: [r.id for r in rest()], make, counts)
+    section.tail = ColumnTail(touched - start, lambda: [r.id for r in rest()], make, counts)

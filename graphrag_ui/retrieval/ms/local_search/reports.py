@@ -2,7 +2,7 @@
 
 The communities of the selected entities by (#matched entities, rating), rated at or above
 ``min_community_rank``, one row at a time until the first that does not fit the budget; that report and
-every one after it are the section's tail, made on read (``rows.RowTail``). Tokens counted as GraphRAG
+every one after it are the section's tail, made on read (a ``core.candidates.ColumnTail`` of rows). Tokens counted as GraphRAG
 does (header, then one row at a time); the table goes through pandas-style minimal CSV quoting.
 """
 
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Community, Index
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.candidates import runs
+from graphrag_ui.retrieval.core.candidates import ColumnTail, runs
 from graphrag_ui.retrieval.ms.indexer_adapters import EntityView, LevelView, index_view
-from graphrag_ui.retrieval.ms.local_search.rows import Row, RowTail, Section
+from graphrag_ui.retrieval.ms.local_search.rows import Row, Section, ids_of
 from graphrag_ui.retrieval.ms.text import count, csv_line
 
 
@@ -36,12 +38,58 @@ def _matched(lv: LevelView, selected: list[EntityView]) -> tuple[dict[str, int],
     return matches, comms
 
 
+class Matching:
+    """``_matched`` for every prefix of one selection, as columns: the communities in the order the entities first
+    name them (that of ``matches``), each entity's (community, entity) pairs, the reported ones' ranks. A prefix's
+    counts are a ``bincount`` of its pairs and its order a stable ``lexsort`` by (−count, −rank) — the stable sort
+    by (count, rank) descending that ``_matched`` makes. In a sweep once per widest selection (``reuse.prefixed``)."""
+
+    def __init__(self, lv: LevelView, selected: list[EntityView]) -> None:
+        index: dict[str, int] = {}
+        pairs: list[int] = []
+        self.pairs_upto, self.seen_upto = [0], [0]  # after the first m entities: pairs, distinct communities
+        for view in selected:
+            for cid in view.community_ids:
+                pairs.append(index.setdefault(cid, len(index)))
+            self.pairs_upto.append(len(pairs))
+            self.seen_upto.append(len(index))
+        self.cids = list(index)
+        self.pairs = np.array(pairs, dtype=np.int64)
+        self.reported = np.array([j for j, cid in enumerate(self.cids) if cid in lv.reports], dtype=np.int64)
+        ranks = _ranks(lv)
+        rank = [ranks[self.cids[j]] or 0.0 for j in self.reported.tolist()]
+        self.rank = np.array(rank, dtype=np.float64)
+        self.exact = not np.isnan(self.rank).any()  # a NaN rating: Python's comparisons, not numpy's order
+        self.comms = [lv.reports[self.cids[j]] for j in self.reported.tolist()]
+
+    def matched(self, lv: LevelView, selected: list[EntityView]) -> tuple[dict[str, int], list[Community]]:
+        m = len(selected)
+        if not self.exact:
+            return _matched(lv, selected)
+        seen = self.seen_upto[m]
+        counts = np.bincount(self.pairs[: self.pairs_upto[m]], minlength=seen)
+        matches = dict(zip(self.cids[:seen], counts.tolist(), strict=True))
+        n = int(np.searchsorted(self.reported, seen))
+        order = np.lexsort((-self.rank[:n], -counts[self.reported[:n]]))
+        comms = self.comms
+        return matches, [comms[i] for i in order.tolist()]
+
+
 def _ranks(lv: LevelView) -> dict[str, float | None]:
     """Each report's rank at the level, once per level view (a sweep sorts the same reports at every step)."""
     found = lv.memo.get("ms.local report ranks")
     if found is None:
         found = lv.memo["ms.local report ranks"] = {cid: _rank(c) for cid, c in lv.reports.items()}
     return found
+
+
+def _sorted(index: Index, lv: LevelView, selected: list[EntityView]) -> tuple[dict[str, int], list[Community]]:
+    """``_matched``; in a sweep from the widest selection's ``Matching`` (a step's entities are its first ones)."""
+    if not reuse.active():
+        return _matched(lv, selected)
+    name = f"ms.local matching at level {lv.level}"
+    matching = reuse.prefixed(name, id(index), ids_of(selected), lambda: Matching(lv, selected), lambda w, n: w)
+    return matching.matched(lv, selected)
 
 
 def build_reports(
@@ -60,8 +108,8 @@ def build_reports(
     if not selected or not lv.reports:
         return section
     ranks = _ranks(lv)
-    ids = tuple(v.entity.id for v in selected)  # a budget step matches the same reports (read only)
-    matches, comms = reuse.once(("ms.local reports", id(index), lv.level, ids), lambda: _matched(lv, selected))
+    ids = ids_of(selected)  # a budget step matches the same reports (read only)
+    matches, comms = reuse.once(("ms.local reports", id(index), lv.level, ids), lambda: _sorted(index, lv, selected))
     for cid in matches:
         if cid not in lv.reports:
             section.rows.append(
@@ -88,9 +136,9 @@ def build_reports(
         kept_lines.append(line)
         kept_rows.append(row)
     section.used = used if kept else 0
-    unrated = sum(1 for c in comms if ranks[c.id] is None)
     # a tail starts with a rated report that did not fit (its row has tokens): the rating did not leave all out
     if not kept and comms and section.tail is None and all(row.dropped and not row.tokens for row in section.rows):
+        unrated = sum(1 for c in comms if ranks[c.id] is None)
         section.notes.append(  # nothing reached the budget: the rating filter left every report out
             msg(
                 "no matched community report is rated at or above min_community_rank {limit} ({unrated} of "
@@ -167,7 +215,7 @@ def _reports_tail(
     include_rank: bool,
     used: int,
     budget: int,
-) -> RowTail:
+) -> ColumnTail:
     """Reports ``start``.. once one did not fit: each below ``min_rank`` or over the budget, made on read."""
 
     def make(i: int) -> Row:
@@ -178,4 +226,4 @@ def _reports_tail(
 
     rest = comms[start:]
     below = [_BELOW if (rank := ranks[c.id]) is None or rank < min_rank else _OVER_REPORTS for c in rest]
-    return RowTail(len(rest), lambda: [c.id for c in rest], make, runs(below))
+    return ColumnTail(len(rest), lambda: [c.id for c in rest], make, runs(below))

@@ -3,8 +3,8 @@
 At a wide ``top_k_mapped_entities`` a question touches ~10³ relationships, text units and reports and the
 budget keeps a few dozen; a sweep built a ``Row`` and a ``Candidate`` (with its reasons) for every one at
 every step. A builder now makes the rows up to its last kept one and leaves the rest — every one dropped —
-as a ``RowTail``: how many, their reasons counted in runs (what ``binding`` reads), and their keys and a
-maker that builds row ``i`` exactly as the loop would have (``mixed_context``), both on read. ``section_candidates`` turns a section
+as a ``core.candidates.ColumnTail`` of ``Row``s: how many, their reasons counted in runs (what ``binding`` reads),
+and their keys and a maker that builds row ``i`` exactly as the loop would have (``mixed_context``), both on read. ``section_candidates`` turns a section
 into the ``core.candidates.Candidates`` a reader walks like the eager list (its tail a ``ColumnTail``).
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 from graphrag_ui.base.i18n import Reason
 from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.result import Candidate
+from graphrag_ui.retrieval.core.reuse import copied
 
 
 @dataclass
@@ -30,21 +31,6 @@ class Row:
     why: str | Reason = ""
 
 
-class RowTail:
-    """``n`` rows after a section's made ones, all dropped: ``keys()`` their ids, ``make(i)`` the ``i``-th row,
-    each when read; ``runs`` their reasons, (reason or its template, how many)."""
-
-    __slots__ = ("n", "keys", "make", "runs")
-
-    def __init__(
-        self, n: int, keys: Callable[[], list[str]], make: Callable[[int], Row], runs: list[tuple[Any, int]]
-    ) -> None:
-        self.n, self.keys, self.make, self.runs = n, keys, make, runs
-
-    def __len__(self) -> int:
-        return self.n
-
-
 @dataclass
 class Section:
     text: str  # the section as it goes into the context ("" = absent)
@@ -52,11 +38,31 @@ class Section:
     limit: int
     rows: list[Row] = field(default_factory=list)  # the rows made (every kept row is one)
     notes: list[str] = field(default_factory=list)
-    tail: RowTail | None = None  # the dropped rows after ``rows``, made on read
+    tail: ColumnTail | None = None  # the dropped rows after ``rows`` (``Row``s), made on read
+    # in a sweep, the candidates of the rows every step sharing this list makes the same (``section_candidates``)
+    made: list[Candidate] | None = None
 
     def total(self) -> int:
         """Rows in all: made and in the tail."""
         return len(self.rows) + (len(self.tail) if self.tail is not None else 0)
+
+
+class Selected(list):
+    """A step's selected entities (``EntityView``) with their ids and names as tuples: a sweep's step cuts them
+    from its widest step's (``entities.HitList``) where each section's builder listed them again."""
+
+    def __init__(self, views: list[Any], ids: tuple[str, ...], names: tuple[str, ...]) -> None:
+        super().__init__(views)
+        self.ids, self.names = ids, names
+
+
+def ids_of(selected: list[Any]) -> tuple[str, ...]:
+    """The selected entities' ids (a key of what a sweep's steps share)."""
+    return selected.ids if isinstance(selected, Selected) else tuple(v.entity.id for v in selected)
+
+
+def names_of(selected: list[Any]) -> tuple[str, ...]:
+    return selected.names if isinstance(selected, Selected) else tuple(v.entity.name for v in selected)
 
 
 def merge_rows(cands: list[Candidate], section: Section) -> None:
@@ -83,8 +89,15 @@ def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] |
         ranked = None if rank is None else float(rank[row.key])
         return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
 
-    head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    made = section.made
+    if made is None:
+        head = [candidate(row, order) for order, row in enumerate(section.rows)]
+    else:  # row ``order`` is the same at every step sharing ``made``: made once, copied (a step's rows are its own)
+        head = [copied(made[order]) for order in range(min(len(made), len(section.rows)))]
+        for order in range(len(head), len(section.rows)):
+            head.append(candidate(section.rows[order], order))
+            made.append(copied(head[-1]))
     if section.tail is None:
         return head
     tail, start = section.tail, len(head)
-    return Candidates(head, ColumnTail(tail.n, tail.keys, lambda i: candidate(tail.make(i), start + i), tail.runs))
+    return Candidates(head, ColumnTail(len(tail), tail.ids, lambda i: candidate(tail.row(i), start + i), tail.runs))
