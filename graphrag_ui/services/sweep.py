@@ -218,8 +218,9 @@ def run_sweep(
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, [])
     steps: list[Step] = []
     labels: dict[tuple[str, str], str] = {}
-    # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them
-    with reuse.shared(), paused_gc():
+    # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them;
+    # what they shared is let go before it comes back on (its first collection then walks none of it)
+    with paused_gc(), reuse.shared():
         first = _widest_first(index, mode, query, params, param, values, keywords, llm_settings, known, cancelled)
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():

@@ -71,7 +71,7 @@ def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
 
 def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
     level, limit = params.level, params.local_max_token_for_community_report
-    got = reuse.once(("nano.reports", *seen, level), lambda: gather.reports(index, prep, hits, level))
+    got = reuse.once(("nano.reports", *seen, level), lambda: _reports(index, prep, hits, level, seen))
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     single = params.local_community_single_one
@@ -110,6 +110,19 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
     out.communities = Candidates(head, over, deep)
     out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
     return used
+
+
+def _reports(index: Index, prep, hits: list[RecallHit], level: int, seen: tuple) -> gather.Gathered:
+    """The reports gather; inside a sweep, cut from one plan of the widest recall that holds ``hits`` first."""
+    if not reuse.active():
+        return gather.reports(index, prep, hits, level)
+    plan = reuse.prefixed(
+        f"nano.report plan, level {level}",
+        *seen,
+        lambda: gather.ReportPlan(index, prep, hits, level),
+        lambda wider, _k: wider,
+    )
+    return plan.gather(len(hits))
 
 
 def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], template: str) -> ColumnTail:
