@@ -12,7 +12,7 @@ import pytest
 
 from graphrag_ui.index import store
 from graphrag_ui.retrieval.core.recall import RecallHit
-from graphrag_ui.retrieval.nano import local_gather
+from graphrag_ui.retrieval.nano import csv_context, local_gather
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.services.query import run_query
 from graphrag_ui.services.sweep import run_sweep
@@ -78,3 +78,43 @@ def test_a_top_k_sweep_plans_its_reports_once(index, monkeypatch):
     monkeypatch.setattr(local_gather.ReportPlan, "__init__", real)
     for value, result in steps:
         assert comparable(result) == comparable(run_query(index, "nano.local", QUESTION, {"top_k": value}))
+
+
+def test_lines_cut_at_n_are_the_table_of_the_first_n_rows():
+    rests = [csv_context.joined([f"row {i}", i, 'a "quoted"\ncell']) for i in range(6)]
+    lines = csv_context.Lines(csv_context.SOURCE_HEADER, rests.__getitem__)
+    for n in (3, 0, 6, 2, 5):
+        assert lines.table(n) == csv_context.numbered(csv_context.SOURCE_HEADER, rests[:n])
+
+
+@pytest.mark.parametrize(
+    "param,values,once",
+    [
+        ("top_k", [3, 12, 6, 9], {"entity", "source"}),
+        ("local_max_token_for_community_report", [0, 1, 64000, 300], {"entity", "source", "report"}),
+        ("local_max_token_for_text_unit", [0, 1, 64000, 300], {"entity", "source", "report"}),
+    ],
+)
+def test_a_sweep_numbers_each_section_once_where_its_rows_are_a_prefix(index, monkeypatch, param, values, once):
+    """A top_k step's entities and sources are the first rows of the widest step's; a budget step's reports are the
+    same rows cut elsewhere: their CSV lines are made once a sweep (the reports of each top_k are their own)."""
+    made: list[str] = []
+    real = csv_context.Lines.__init__
+    names = {  # by identity: the Sources and Reports headers are equal lists
+        id(csv_context.ENTITY_HEADER): "entity",
+        id(csv_context.SOURCE_HEADER): "source",
+        id(csv_context.REPORT_HEADER): "report",
+    }
+
+    def counted(self, header, rest):
+        made.append(names[id(header)])
+        real(self, header, rest)
+
+    monkeypatch.setattr(csv_context.Lines, "__init__", counted)
+    steps = []
+    run_sweep(index, "nano.local", QUESTION, {}, param, values, on_step=lambda v, r: steps.append((v, r)))
+    for section in ("entity", "source", "report"):
+        assert made.count(section) == (1 if section in once else len(values)), section
+    monkeypatch.setattr(csv_context.Lines, "__init__", real)
+    for value, result in steps:
+        assert result.context == run_query(index, "nano.local", QUESTION, {param: value}).context
