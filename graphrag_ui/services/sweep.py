@@ -217,9 +217,9 @@ def run_sweep(
     if spec.uses_keywords:
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, [])
     steps: list[Step] = []
-    labels: dict[tuple[str, str], str] = {}
+    met: dict[tuple[str, str], tuple[str, list[int]]] = {}
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them;
-    # what they shared is let go before it comes back on (its first collection then walks none of it)
+    # the shared work is let go before the collector is back on (else its first pass walks all of it)
     with paused_gc(), reuse.shared():
         first = _widest_first(index, mode, query, params, param, values, keywords, llm_settings, known, cancelled)
         for i, value in enumerate(values):
@@ -234,14 +234,14 @@ def run_sweep(
                     index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
                 )
                 ms = elapsed_ms(start)
-            steps.append(_step(value, result, ms, labels))
+            steps.append(_step(value, result, ms, met, len(steps)))
             if on_step is not None:
                 on_step(value, result)
             if progress is not None:
                 progress(i + 1, len(values))
-    present = [{kind: set(s.ids[kind]) for kind in KINDS} for s in steps]
-    items = [ItemSpan(kind, cid, label, [cid in p[kind] for p in present]) for (kind, cid), label in labels.items()]
-    items.sort(key=lambda it: (KINDS.index(it.kind), it.enters if it.enters is not None else len(steps)))
+        result = first = None  # the last step's rows hold shared work: let go with it
+    items = [ItemSpan(kind, cid, label, _present(at, len(steps))) for (kind, cid), (label, at) in met.items()]
+    items.sort(key=lambda it: (KINDS.index(it.kind), it.present.index(True)))  # stable: context order within a step
     return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
 
 
@@ -267,15 +267,28 @@ def _widest_first(
     return widest, result, elapsed_ms(start)
 
 
-def _step(value: Any, result: Retrieval, ms: float, labels: dict[tuple[str, str], str]) -> Step:
-    """The step's summary; ``labels`` gets the label of each item in its context met for the first time
-    (one pass over the candidates: ``Retrieval.selected_ids`` and the labels together)."""
+def _present(at: list[int], n: int) -> list[bool]:
+    """Per step of ``n``: whether the item is in its context (``at``: the steps that hold it)."""
+    present = [False] * n
+    for i in at:
+        present[i] = True
+    return present
+
+
+def _step(value: Any, result: Retrieval, ms: float, met: dict[tuple[str, str], tuple[str, list[int]]], i: int) -> Step:
+    """Step ``i``'s summary; ``met`` gets each item in its context: its label when met for the first time, and
+    the step (one pass over the candidates: ``Retrieval.selected_ids``, the labels and the spans together)."""
     ids: dict[str, list[str]] = {}
     for kind in KINDS:
         shown = in_context(result.candidates(kind))  # a lazy section's dropped tail stays unmade
-        ids[kind] = [c.id for c in shown]
+        ids[kind] = kept = []
         for c in shown:
-            labels.setdefault((kind, c.id), c.label)
+            kept.append(c.id)
+            seen = met.get((kind, c.id))
+            if seen is None:
+                met[kind, c.id] = (c.label, [i])
+            elif seen[1][-1] != i:  # an id twice in one context is one presence
+                seen[1].append(i)
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
     counts = {k: len(v) for k, v in ids.items()}
     bound = [lim.text for lim in binding(result)]

@@ -2,7 +2,7 @@
 and edges; a budget step shares the search, its costs and kept rows; chunk candidates past the kept ones
 are made on read. Every step is still the single run at its value (both releases, every mode), at the
 edges too (top_k beyond the index, a budget of 0 or a few tokens), and a step whose top_k splits a group
-of equal scores — whose tie notes a narrowed recall would change — runs its own recall."""
+of equal scores — whose tie notes a narrowed recall would change — makes that group's hits again."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from graphrag_ui.index.model import Relation
 from graphrag_ui.retrieval.core.binding import binding
 from graphrag_ui.retrieval.core.candidates import Candidates, in_context
 from graphrag_ui.retrieval.core.recall import vector_topk
-from graphrag_ui.retrieval.lightrag import search
+from graphrag_ui.retrieval.lightrag import explain, search
 from graphrag_ui.services.query import run_query
 from graphrag_ui.services.sweep import run_sweep
 from tests.conftest import ROOT
@@ -87,9 +87,10 @@ def _tied_case(index):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_a_top_k_that_splits_equal_scores_runs_its_own_recall(version, monkeypatch):
-    """The widest step recalls once; a narrower top_k takes its first hits, unless it cuts a group of equal
-    scores (their tie notes name each other): then it recalls at its own top_k. Every step is the single run."""
+def test_a_top_k_that_splits_equal_scores_notes_the_ties_of_its_own_list(version, monkeypatch):
+    """The widest step recalls once; a narrower top_k takes its first hits, and when it cuts a group of equal
+    scores (their tie notes name each other) makes that group's hits again, naming only the rows of the
+    group within its own list. Every step is the single run."""
     index = _hashed()
     question, hl, ll, scores, split, clean = _tied_case(index)
     calls = []
@@ -98,11 +99,11 @@ def test_a_top_k_that_splits_equal_scores_runs_its_own_recall(version, monkeypat
     values = [len(scores) + 5, *split, *clean]
     fixed = {"version": version}
     sweep, steps = _steps(index, "lightrag.local", question, fixed, "top_k", values, hl=hl, ll=ll)
-    assert calls == [len(scores) + 5, *split]  # the clean values were narrowed, the split ones ran
+    assert calls == [len(scores) + 5]  # the clean and the split values were narrowed
     monkeypatch.setattr(search, "recall_entities", real)
     _same_as_single(index, "lightrag.local", question, fixed, "top_k", steps, sweep)
-    tied = [c for _, r in steps for c in r.entities if "tied with" in str(c.why)]
-    assert tied, "the split groups' tie notes are what the fallback keeps right"
+    tied = [c for v, r in steps if v in split for c in r.entities if "tied with" in str(c.why)]
+    assert tied, "the split groups' tie notes are what the narrowing makes again"
 
 
 def test_the_global_path_and_recall_run_once_in_a_top_k_sweep(monkeypatch):
@@ -202,7 +203,7 @@ def test_local_relation_hits_past_the_token_cut_are_made_on_read(mode, version, 
     reader asks for their rows (ids and reasons are read without them), each as the eager list made it."""
     made = []
     real = search._local_hit
-    monkeypatch.setattr(search, "_local_hit", lambda edges, i: made.append(i) or real(edges, i))
+    monkeypatch.setattr(search, "_local_hit", lambda edges, kept, i: made.append(i) or real(edges, kept, i))
     params = {"version": version, "top_k": 60, "max_relation_tokens": 300}
     r = run_query(_sample(), mode, QUESTION, params)
     local = [c for c in r.relations.head if c.data["path"] == "local"]
@@ -214,3 +215,44 @@ def test_local_relation_hits_past_the_token_cut_are_made_on_read(mode, version, 
     assert before < len(set(made)) and len(set(made)) >= sum(c.data.get("path") == "local" for c in rows)
     monkeypatch.setattr(search, "_local_hit", real)
     assert comparable(r) == comparable(run_query(_sample(), mode, QUESTION, params))
+
+
+@pytest.mark.parametrize("mode", ["lightrag.local", "lightrag.hybrid"])
+def test_a_local_edge_hit_is_made_once_per_position_in_a_sweep(mode, monkeypatch):
+    """A top_k step's edges are mostly the step before's, many at the same position: the hit there is the one
+    already made (its reason numbers the position), not made again; each step is still the single run."""
+    made = []
+
+    class Counted(search.RelationHit):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append((self.relation.id, self.pair, self.order) if self.path == "local" else None)
+
+    monkeypatch.setattr(search, "RelationHit", Counted)
+    fixed = {"max_relation_tokens": 30000}
+    sweep, steps = _steps(_sample(), mode, QUESTION, fixed, "top_k", [30, 5, 10, 20, 25])
+    local = [h for h in made if h is not None]
+    assert local and len(local) == len(set(local)), "an edge's hit at one position was made twice"
+    assert sum(len(r.relations.head) for _, r in steps) > len(local)  # the steps share them
+    monkeypatch.setattr(search, "RelationHit", search.RelationHit.__mro__[1])
+    _same_as_single(_sample(), mode, QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_top_k_steps_copy_the_kept_rows_they_share_and_a_reader_changes_one_step(version, monkeypatch):
+    """A kept entity or relation row at the same position and cost as in an earlier step is a copy of the row
+    made there, not made again; a reader that marks one step's rows changes no other step's."""
+    made = []
+    real = explain.candidate
+    monkeypatch.setattr(explain, "candidate", lambda *a: made.append(a[1]) or real(*a))
+    fixed = {"version": version}
+    sweep, steps = _steps(_sample(), "lightrag.local", QUESTION, fixed, "top_k", [30, 5, 10, 20, 25, 30])
+    kept = sum(len(r.entities.head) + len(r.relations.head) for _, r in steps)
+    assert 0 < len(made) < kept / 2, "the steps made their kept rows again"
+    monkeypatch.setattr(explain, "candidate", real)
+    for _, r in steps[1:3]:
+        for c in [*r.entities.head, *r.relations.head]:
+            c.in_context, c.dropped = False, "changed"
+    assert all(c.in_context and not c.dropped for _, r in steps[3:] for c in [*r.entities.head, *r.relations.head])
+    assert comparable(steps[-1][1]) == comparable(steps[0][1])  # top_k 30 twice: the same rows
+    _same_as_single(_sample(), "lightrag.local", QUESTION, fixed, "top_k", steps[3:], sweep)

@@ -229,13 +229,22 @@ def _vector_hits(index: Index, query_vec: np.ndarray, top_k: int, threshold: flo
     scored = vector_topk(table, query_vec, top_k, threshold)
     ties = tied_rows(scored)
     for rank, (row, sim) in enumerate(scored, start=1):
-        entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
-        if entity is None:
-            continue  # a vector whose entity is not in the graph: the references skip it too
-        note = tie_note([entity_label(index, table, r) for r in ties.get(row, [])])
-        why = joined(msg("entity #{rank} by vector, sim {sim}", rank=rank, sim=f"{sim:.3f}"), note)
-        hits.append(RecallHit(entity, sim, sim, "", why))
+        hit = vector_hit(index, table, rank, row, sim, ties.get(row, []))
+        if hit is not None:  # None: a vector whose entity is not in the graph: the references skip it too
+            hits.append(hit)
     return hits
+
+
+def vector_hit(index: Index, table: VectorTable, rank: int, row: int, sim: float, tied: list[int]) -> RecallHit | None:
+    """Row ``row``'s hit at ``rank`` (1-based) of a vector recall, ``tied`` the other rows of the list with its
+    score; None when the row names no entity."""
+    entity = index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row])
+    if entity is None:
+        return None
+    note = tie_note([entity_label(index, table, r) for r in tied])
+    return RecallHit(
+        entity, sim, sim, "", joined(msg("entity #{rank} by vector, sim {sim}", rank=rank, sim=f"{sim:.3f}"), note)
+    )
 
 
 def _ilike_hits(index: Index, text: str, limit: int) -> list[tuple[Entity, str]]:

@@ -20,7 +20,8 @@ items' context parts, its chunk picks and rows, its entity/relation rows, the lo
 chunk's similarity to the question (``lightrag.stages``, ``lightrag.v1_4_7``/``v1_5_7.pipeline``, ``lightrag.chunks``);
 LightRAG's near misses, made once per searched table at the widest top (``lightrag.near_misses``), naive's rows
 and its context per kept length, and the local path's relation hits kept as fields until read
-(``lightrag.lazy_hits``); nano.naive's ranked chunks and nano.local's ranked entities, searched once and cut per
+(``lightrag.lazy_hits``), each made once per edge and position, each kept graph row copied from the step that
+made it at that position and cost (``lightrag.search``, ``lightrag.explain``); nano.naive's ranked chunks and nano.local's ranked entities, searched once and cut per
 step (``nano.naive_rows``, ``nano.recall``); ms.local's entity hits and their reasons, its matched reports, its relationship filter and table per entity
 prefix and its text units (``ms.local_search``). A parameter the keys hold (a threshold) gives a new key: a full run.
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a

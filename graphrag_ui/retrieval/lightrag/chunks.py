@@ -110,12 +110,14 @@ def owners_with_chunks(
             if cid in exclude:
                 removed.add(cid)
                 continue
-            counts[cid] = counts.get(cid, 0) + 1
-            if counts[cid] == 1:
+            n = counts[cid] = counts.get(cid, 0) + 1
+            if n == 1:
                 kept.append(cid)
         owners.append(Owner(label, kept))
+    count = counts.__getitem__  # every kept chunk is counted
     for owner in owners:
-        owner.chunks = sorted(owner.chunks, key=lambda c: counts.get(c, 0), reverse=True)
+        if len(owner.chunks) > 1:
+            owner.chunks.sort(key=count, reverse=True)  # stable, as sorted() is
     return owners, counts, removed
 
 

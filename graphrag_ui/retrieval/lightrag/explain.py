@@ -124,12 +124,21 @@ def finish_chunks(
 
 def graph_rows(hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str) -> tuple[list, GraphTail]:
     """The hits cut at ``keep`` by the token budget, then the merge's duplicates: the kept rows made now, the
-    rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations)."""
+    rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations).
+
+    A sweep's top_k steps keep mostly the same hits (shared objects: ``search``), many at the same position
+    and cost: such a row is a copy of the one an earlier step made (``reuse.copied``, from a copy kept apart
+    from that step's; its data read only)."""
     running = list(accumulate(costs))
-    head = [
-        candidate(hit, kind, i, hit.why, "", cost)
-        for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True))
-    ]
+    made: dict[tuple[int, int, int], tuple[Any, Candidate]] = reuse.once(("lightrag.kept rows", kind), dict)
+    head = []
+    for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True)):
+        found = made.get((id(hit), i, cost))
+        if found is not None and found[0] is hit:  # held with its hit: the id names no other
+            head.append(reuse.copied(found[1]))
+        else:
+            head.append(candidate(hit, kind, i, hit.why, "", cost))
+            made[id(hit), i, cost] = (hit, reuse.copied(head[-1]))  # its own: a step's reader may change its rows
     return head, GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
 
 

@@ -24,7 +24,7 @@ from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, Relation
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
-from graphrag_ui.retrieval.core.recall import RecallHit, recall_entities, vector_topk
+from graphrag_ui.retrieval.core.recall import RecallHit, recall_entities, vector_hit, vector_topk
 from graphrag_ui.retrieval.lightrag.lazy_hits import LazyHits, printed
 
 
@@ -137,17 +137,28 @@ def local_path(
     names = tuple(ent.entity.name for ent in entities)
     # in a sweep, a top_k step below one already run narrows that step's edges (``reuse.prefixed``)
     edges = reuse.prefixed("lightrag.local edges", id(index), names, lambda: _edges(index, names), _first_edges)
-    # the token cut keeps the first ~10² of 10²–10³ edges: each hit is made when read (``lazy_hits``)
+    # the token cut keeps the first ~10² of 10²–10³ edges: each hit is made when read (``lazy_hits``), in a
+    # sweep once per edge and position (a top_k step's edges are mostly those of the step before, many at the
+    # same position: the hit there is the same)
+    made_hits: dict[tuple[int, int], tuple[Edge, RelationHit]] = reuse.once(
+        ("lightrag.local edge hits", id(index)), dict
+    )
     keys = [edge[0] for edge in edges]
-    return entities, LazyHits([(edge[2], edge[0]) for edge in edges], keys, partial(_local_hit, edges))
+    return entities, LazyHits([edge[7] for edge in edges], keys, partial(_local_hit, edges, made_hits))
 
 
-def _local_hit(edges: list[Edge], i: int) -> RelationHit:
-    key, _via, rel, deg, via_why, degree, weight = edges[i]
+def _local_hit(edges: list[Edge], made: dict[tuple[int, int], tuple[Edge, RelationHit]], i: int) -> RelationHit:
+    edge = edges[i]
+    found = made.get((id(edge), i))
+    if found is not None and found[0] is edge:  # the edge held with its hit: its id names no other
+        return found[1]
+    key, _via, rel, deg, via_why, degree, weight, _printed = edge
     why = lmsg(
         "local #{n}: {why}, edge degree {degree}, weight {weight}", n=i + 1, why=via_why, degree=degree, weight=weight
     )
-    return RelationHit(rel, key, "local", i, why, None, deg)
+    hit = RelationHit(rel, key, "local", i, why, None, deg)
+    made[id(edge), i] = (edge, hit)
+    return hit
 
 
 def _narrowed_recall(
@@ -157,30 +168,51 @@ def _narrowed_recall(
     threshold when one was made. Exact: the hits are those of the scored rows ``vector_topk`` gives,
     the first ``top_k`` rows of one ranking stopped at the threshold (the wider list's first ``top_k``),
     each numbered by its row's rank; a hit's tie note names the rows of the same score among them, the
-    same ones unless ``top_k`` splits a group of equal scores (then the recall runs at this ``top_k``)."""
+    same ones but for the group of equal scores ``top_k`` splits: those hits are made again (``_retied``)."""
     table = index.vectors.get("entities")
     if table is None:
         return []
-    wider: list[tuple[int, list[RecallHit], list[int], list[float]]] = reuse.kept(
+    wider: list[tuple[int, list[RecallHit], list[int], list[tuple[int, float]]]] = reuse.kept(
         "lightrag.recall", table, query_vec, list, threshold
     )
-    for their_k, hits, rows_before, scores in wider:
+    for their_k, hits, rows_before, scored in wider:
         if their_k >= top_k > 0:
-            if top_k >= len(scores):
+            if top_k >= len(scored):
                 return hits
-            if scores[top_k - 1] != scores[top_k]:
-                return hits[: rows_before[top_k]]
+            head = hits[: rows_before[top_k]]
+            if scored[top_k - 1][1] != scored[top_k][1]:
+                return head
+            return _retied(index, table, head, rows_before, scored[:top_k])
     hits = recall_entities(index, ll_text, query_vec, strategy="vector", top_k=top_k, threshold=threshold)
     scored = vector_topk(table, query_vec, top_k, threshold)
     found = [index.entity_by_id.get(table.ids[row]) or index.entity_by_name.get(table.ids[row]) for row, _ in scored]
     rows_before = list(accumulate((e is not None for e in found), initial=0))  # hits among the first n rows
-    wider.append((top_k, hits, rows_before, [score for _, score in scored]))
+    wider.append((top_k, hits, rows_before, scored))
     return hits
 
 
-Edge = tuple[tuple[str, str], int, Relation, int, Reason, str, str]
-# sorted pair, position of the entity that brought it, its relation, edge degree, and the parts of its reason
-# (made once per edge: a sweep's top_k steps number the same edges again)
+def _retied(
+    index: Index, table: Any, head: list[RecallHit], rows_before: list[int], scored: list[tuple[int, float]]
+) -> list[RecallHit]:
+    """``head`` (a wider recall's first hits, a new list) with the hits of its last tie group made again: their
+    notes name the group's rows within ``scored`` only (``recall.tied_rows`` over the narrower list); every
+    other group lies wholly inside both lists, its notes the same."""
+    last = scored[-1][1]
+    start = len(scored) - 1
+    while start > 0 and scored[start - 1][1] == last:
+        start -= 1
+    group = [row for row, _ in scored[start:]]
+    for j in range(start, len(scored)):
+        if rows_before[j + 1] > rows_before[j]:  # row j names an entity: it is hit number rows_before[j]
+            row = scored[j][0]
+            head[rows_before[j]] = vector_hit(index, table, j + 1, row, last, [r for r in group if r != row])
+    return head
+
+
+Edge = tuple[tuple[str, str], int, Relation, int, Reason, str, str, tuple[Relation, tuple[str, str]]]
+# sorted pair, position of the entity that brought it, its relation, edge degree, the parts of its reason and
+# (relation, pair) as printed (``lazy_hits.printed``), made once per edge: a sweep's top_k steps number the
+# same edges again
 
 
 def _edges(index: Index, names: tuple[str, ...]) -> list[Edge]:
@@ -194,7 +226,9 @@ def _edges(index: Index, names: tuple[str, ...]) -> list[Edge]:
                 first[key] = (key, pos, rel, deg)
     edges = list(first.values())
     edges.sort(key=lambda e: (e[3], e[2].weight), reverse=True)  # stable: ties keep adjacency order
-    return [(*e, lmsg("edge of {name}", name=names[e[1]]), f"{e[3]:g}", f"{e[2].weight:g}") for e in edges]
+    return [
+        (*e, lmsg("edge of {name}", name=names[e[1]]), f"{e[3]:g}", f"{e[2].weight:g}", (e[2], e[0])) for e in edges
+    ]
 
 
 def _first_edges(edges: list[Edge], k: int) -> list[Edge]:

@@ -24,6 +24,7 @@ from graphrag_ui.retrieval.core.recall import DEFAULT_WEIGHTS
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, pick_related, round_robin_chunks, vector_chunks
 from graphrag_ui.retrieval.lightrag.explain import Clock, graph_rows
+from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.search import EntityHit, RelationHit, global_path, local_path, round_robin
 from graphrag_ui.retrieval.spec.schema import Params
 
@@ -283,18 +284,19 @@ def pick_chunks(
     )
     rel_pick = ChunkPick("relation")
     if relations:
+        shown = printed(relations)  # (relation, pair as printed): no hit made (``lazy_hits``)
         rel_pick = reuse.once(
             (
                 "lightrag.pick",
                 "relation",
                 *asked,
-                tuple((h.relation.id, h.pair) for h in relations),
+                tuple((rel.id, pair) for rel, pair in shown),
                 tuple(ent_pick.picked),
             ),
             lambda: pick_related(
                 index,
                 "relation",
-                [(f"{h.pair[0]}—{h.pair[1]}", h.relation.source_chunk_ids) for h in relations],
+                [(f"{pair[0]}—{pair[1]}", rel.source_chunk_ids) for rel, pair in shown],
                 method=method,
                 related_chunk_number=rcn,
                 query_vec=qvec,
