@@ -41,6 +41,22 @@ def numbered(header: Sequence[str], rests: Iterable[str]) -> str:
     return "\n".join([",\t".join(cell(h) for h in header), *(f"{i},\t{rest}" for i, rest in enumerate(rests))])
 
 
+class Lines:
+    """``numbered(header, rests)`` of a list's first ``n`` rows for any ``n`` (``table(n)``), each line made once:
+    the first rows of a longer list are numbered the same, so a sweep's steps whose rows are a prefix of one list
+    (nano.local's entities and sources at each top_k, its reports at each budget) cut one set of lines."""
+
+    def __init__(self, header: Sequence[str], rest: Callable[[int], str]) -> None:
+        self.lines = [",\t".join(cell(h) for h in header)]
+        self.rest = rest  # row i's cells after its id, joined (``joined``)
+
+    def table(self, n: int) -> str:
+        lines = self.lines
+        for i in range(len(lines) - 1, n):
+            lines.append(f"{i},\t{self.rest(i)}")
+        return "\n".join(lines[: n + 1])
+
+
 def joined(values: Iterable[Any]) -> str:
     """A row's cells, joined as ``table`` joins them."""
     return ",\t".join([cell(v) for v in values])

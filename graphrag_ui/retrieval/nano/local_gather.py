@@ -52,7 +52,8 @@ def narrowed(got: Gathered, k: int) -> Gathered:
 
 
 def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
-    """Clusters of the recalled entities at level <= ``level``, sorted by (count, rating) descending."""
+    """Clusters of the recalled entities at level <= ``level``, sorted by (count, rating) descending (a sweep's
+    top_k steps cut one ``ReportPlan`` instead)."""
     keys: list[str] = []
     too_deep: dict[str, int] = {}
     deep_counts: Counter[str] = Counter()
@@ -69,36 +70,96 @@ def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:
     for cid in counts:
         community = index.community_by_id.get(cid)
         if community is None:
-            warnings.append(
-                msg("cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)", cid=cid)
-            )
+            warnings.append(_no_report(cid))
         else:
             found[cid] = community
     ordered = sorted(found, key=lambda c: (counts[c], prep.rating(found[c])), reverse=True)
-    whys = _ReportWhys(ordered, counts, found, prep)
+    rows = [(cid, found[cid]) for cid in ordered]
+    whys = _ReportWhys(rows, [counts[c] for c in ordered], prep)
     deep = [(cid, lvl, deep_counts[cid]) for cid, lvl in too_deep.items() if cid not in counts]
     costs = [prep.report_tokens(found[c]) for c in ordered]
-    return Gathered([(cid, found[cid]) for cid in ordered], costs, whys, warnings, deep)
+    return Gathered(rows, costs, whys, warnings, deep)
+
+
+class ReportPlan:
+    """What ``reports`` reads of some recalled entities, read once: a sweep's top_k steps gather the reports of
+    the first ``k`` of them (``gather(k)``) without walking the entities' clusters, the index's lookups and each
+    report's rating and tokens again at every step.
+
+    The clusters at level <= ``level`` are counted in recall order, so the first ``k`` entities' are a prefix of
+    the keys (``pos`` says where each key came from), as are the deeper ones. A step counts its prefix per
+    cluster and sorts by (count, rating) descending, first seen first on ties (``sorted(..., reverse=True)`` is
+    stable): one ``lexsort`` over columns; a rating that is NaN (no order) sorts as ``sorted`` does."""
+
+    def __init__(self, index: Index, prep, hits: list[RecallHit], level: int) -> None:
+        self.prep = prep
+        self.pos: list[int] = []  # each key's recalled entity
+        keys: list[str] = []  # the clusters at level <= ``level``, entity by entity
+        self.deep: list[tuple[str, int]] = []  # the deeper ones (cluster, level), entity by entity
+        self.deep_pos: list[int] = []
+        for p, hit in enumerate(hits):
+            for lvl, cid in hit.entity.communities:
+                if lvl <= level:
+                    self.pos.append(p)
+                    keys.append(cid)
+                else:
+                    self.deep.append((cid, lvl))
+                    self.deep_pos.append(p)
+        self.number = {cid: i for i, cid in enumerate(dict.fromkeys(keys))}  # clusters by first sight
+        self.key_no = np.array([self.number[cid] for cid in keys], dtype=np.int64)
+        found = [index.community_by_id.get(cid) for cid in self.number]
+        self.rows = [(cid, c) for cid, c in zip(self.number, found, strict=True)]
+        self.stored = np.array([c is not None for c in found], dtype=bool)
+        self.rating = np.array([prep.rating(c) if c is not None else 0.0 for c in found], dtype=np.float64)
+        self.tokens = np.array([prep.report_tokens(c) if c is not None else 0 for c in found], dtype=np.int64)
+        self.exact = not np.isnan(self.rating).any()
+
+    def gather(self, k: int) -> Gathered:
+        """``reports`` of the first ``k`` entities."""
+        counts = np.bincount(self.key_no[: bisect.bisect_left(self.pos, k)], minlength=len(self.rows))
+        seen = counts > 0
+        warnings = [_no_report(self.rows[i][0]) for i in np.flatnonzero(seen & ~self.stored).tolist()]
+        here = np.flatnonzero(seen & self.stored)
+        if self.exact:
+            order = here[np.lexsort((here, -self.rating[here], -counts[here]))].tolist()
+        else:  # NaN compares false both ways: only ``sorted`` itself gives ``sorted``'s order
+            order = sorted(here.tolist(), key=lambda i: (int(counts[i]), float(self.rating[i])), reverse=True)
+        number = self.number
+        too_deep: dict[str, int] = {}
+        deep_counts: Counter[str] = Counter()
+        for cid, lvl in self.deep[: bisect.bisect_left(self.deep_pos, k)]:
+            too_deep.setdefault(cid, lvl)
+            deep_counts[cid] += 1
+        deep = [
+            (cid, lvl, deep_counts[cid]) for cid, lvl in too_deep.items() if not (cid in number and seen[number[cid]])
+        ]
+        rows = [self.rows[i] for i in order]
+        whys = _ReportWhys(rows, counts[order].tolist(), self.prep)
+        return Gathered(rows, self.tokens[order].tolist(), whys, warnings, deep)
+
+
+def _no_report(cid: str) -> str:
+    return msg("cluster {cid} has no community report: skipped (nano-graphrag 0.0.8.2 raises KeyError)", cid=cid)
 
 
 class _ReportWhys(Sequence):
     """Each report row's reason, made when read: a step of a top_k sweep gathers 10² clusters and shows a few."""
 
-    def __init__(self, ordered: list[str], counts: Counter, found: dict[str, Community], prep) -> None:
-        self.ordered, self.counts, self.found, self.prep = ordered, counts, found, prep
+    def __init__(self, rows: list[tuple[str, Community]], counts: list[int], prep) -> None:
+        self.rows, self.counts, self.prep = rows, counts, prep  # counts: of each row's cluster
 
     def __len__(self) -> int:
-        return len(self.ordered)
+        return len(self.rows)
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        cid = self.ordered[i]
+        community = self.rows[i][1]
         return lmsg(
             "{n} of the recalled entities are in it, rating {rating}, level {level}",
-            n=self.counts[cid],
-            rating=f"{self.prep.rating(self.found[cid]):g}",
-            level=self.found[cid].level,
+            n=self.counts[i],
+            rating=f"{self.prep.rating(community):g}",
+            level=community.level,
         )
 
 

@@ -33,7 +33,7 @@ from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import RecallHit, recall_params
 from graphrag_ui.retrieval.core.result import Budget, Candidate, Retrieval, TraceStep
-from graphrag_ui.retrieval.nano import csv_context, relation_tail
+from graphrag_ui.retrieval.nano import csv_context, local_tables, relation_tail
 from graphrag_ui.retrieval.nano import local_gather as gather
 from graphrag_ui.retrieval.nano import params as nano_params
 from graphrag_ui.retrieval.nano.prep import prepared
@@ -69,9 +69,12 @@ def _shown(index: Index) -> dict[tuple[str, str], tuple[str, dict]]:
     return reuse.once(("nano.local shown", id(index)), dict)
 
 
-def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+def _communities(
+    index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple
+) -> tuple[list, list]:
+    """The reports in the context, and every gathered row (cluster id, report) in order (they are its first ones)."""
     level, limit = params.level, params.local_max_token_for_community_report
-    got = reuse.once(("nano.reports", *seen, level), lambda: gather.reports(index, prep, hits, level))
+    got = reuse.once(("nano.reports", *seen, level), lambda: _reports(index, prep, hits, level, seen))
     out.warnings.extend(got.warnings)
     kept, running = csv_context.prefix_cut(got.costs, limit)
     single = params.local_community_single_one
@@ -109,7 +112,20 @@ def _communities(index: Index, prep, hits: list[RecallHit], params: Params, out:
     )
     out.communities = Candidates(head, over, deep)
     out.budgets.append(Budget("Reports", sum(prep.report_tokens(c) for c in used), limit))
-    return used
+    return used, got.rows
+
+
+def _reports(index: Index, prep, hits: list[RecallHit], level: int, seen: tuple) -> gather.Gathered:
+    """The reports gather; inside a sweep, cut from one plan of the widest recall that holds ``hits`` first."""
+    if not reuse.active():
+        return gather.reports(index, prep, hits, level)
+    plan = reuse.prefixed(
+        f"nano.report plan, level {level}",
+        *seen,
+        lambda: gather.ReportPlan(index, prep, hits, level),
+        lambda wider, _k: wider,
+    )
+    return plan.gather(len(hits))
 
 
 def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], template: str) -> ColumnTail:
@@ -118,7 +134,10 @@ def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], t
     return ColumnTail(len(ids), lambda: ids, lambda i: make(start + i), [(template, len(ids))])
 
 
-def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+def _text_units(
+    index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple
+) -> tuple[list, list]:
+    """The chunks in the context, and every gathered row in order (they are its first ones)."""
     limit = params.local_max_token_for_text_unit
     got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
     out.warnings.extend(got.warnings)
@@ -141,7 +160,7 @@ def _text_units(index: Index, prep, hits: list[RecallHit], params: Params, out: 
     )
     out.chunks = Candidates([row(pos) for pos in range(kept)], over)
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
-    return [u[3] for u in got.rows[:kept]]
+    return [u[3] for u in got.rows[:kept]], got.rows
 
 
 def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
@@ -162,7 +181,7 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
     if len(rows) < kept:  # each row and its CSV cells once per gather a sweep cuts (``relation_tail.rooted``)
         root, picks = relation_tail.rooted(got, len(rows), kept)
-        cache, rests = root.made.setdefault("rows by row", {}), _rests(index)
+        cache, rests = root.made.setdefault("rows by row", {}), local_tables.rests(index)
         for pos, i in enumerate(picks, start=len(rows)):
             found = cache.get(i)
             if found is None:
@@ -182,12 +201,6 @@ class _Kept(list):
     def __init__(self, rows: list, lines: list[str]) -> None:
         super().__init__(rows)
         self.lines = lines
-
-
-def _rests(index: Index) -> dict[tuple[str, str], str]:
-    """Each CSV row's cells after its position, by (section, id): a function of the index and the item (entity
-    and degree, relation, report, chunk), kept across a sweep's steps; outside a sweep this run's own."""
-    return reuse.once(("nano.local csv rows", id(index)), dict)
 
 
 def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
@@ -277,7 +290,8 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         params.local_max_token_for_community_report,
         params.local_community_single_one,
     )
-    reports = _communities(index, prep, hits, params, out, seen)  # its gather shared, its dropped rows lazy
+    # its gather shared, its dropped rows lazy
+    reports, report_rows = _communities(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "communities",
@@ -289,7 +303,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
     step = now()
     units_key = ("nano.text_units", *seen, params.local_max_token_for_text_unit)
-    chunks = _text_units(index, prep, hits, params, out, seen)
+    chunks, unit_rows = _text_units(index, prep, hits, params, out, seen)
     out.trace.append(
         TraceStep(
             "text units", msg("sort (entity order, -supporting relations)"), len(out.chunks), len(chunks), _ms(step)
@@ -310,41 +324,14 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
 
-    rests = _rests(index)
-
-    def rest(key: tuple[str, str], cells: Callable[[], list]) -> str:
-        found = rests.get(key)
-        if found is None:
-            found = rests[key] = csv_context.joined(cells())
-        return found
-
-    def entity_table() -> str:
-        return csv_context.numbered(
-            csv_context.ENTITY_HEADER,
-            [
-                rest(("e", h.entity.id), lambda h=h, d=d: [h.entity.name, h.entity.type, h.entity.description, d])
-                for h, d in zip(hits, degrees, strict=True)
-            ],
-        )
-
-    def relation_table() -> str:
-        return "\n".join([csv_context.joined(csv_context.RELATION_HEADER), *rels.lines])
-
-    def report_table() -> str:
-        return csv_context.numbered(
-            csv_context.REPORT_HEADER, [rest(("c", c.id), lambda c=c: [c.report]) for c in reports]
-        )
-
-    def source_table() -> str:
-        return csv_context.numbered(
-            csv_context.SOURCE_HEADER, [rest(("u", c.id), lambda c=c: [c.text]) for c in chunks]
-        )
-
-    out.context = csv_context.context(
-        reuse.once((*reports_key, "csv"), report_table),
-        reuse.once(("nano.entities.csv", *seen), entity_table),
-        reuse.once((*relations_key, "csv"), relation_table),
-        reuse.once((*units_key, "csv"), source_table),
+    out.context = local_tables.context(
+        index,
+        seen,
+        (hits, degrees),
+        (reports, report_rows, reports_key),
+        (chunks, unit_rows, units_key),
+        (rels.lines, relations_key),
+        params.level,
     )
     out.messages = _messages(out.context, query, params)
     out.trace.append(

@@ -182,10 +182,20 @@ class DroppedTail:
         return [rows.ids[p] for p in rows.present[self.c.kept : self.c.hits]] + [rows.ids[p] for p in self.c.beyond]
 
     def reasons(self) -> list[tuple[Any, Any, int]]:
+        """The drops as runs: over budget, then the near misses in order — a run of rows below the threshold or
+        after the stop as one (a threshold cut: ``binding`` reads no score there; a step past the stop lists up
+        to ``top_k`` of them), a row beyond ``top_k`` with its score (below the threshold too, the threshold cut it)."""
         c = self.c
-        out: list[tuple[Any, Any, int]] = [(OVER, None, self.over)] if self.over else []
+        out: list[Any] = [[OVER, None, self.over]] if self.over else []
+        sims, top_k, threshold = c.rows.sim_list, c.top_k, c.threshold
         for pos in c.beyond:
-            sim = c.rows.sim_list[pos]
-            template = BEYOND if pos >= c.top_k else BELOW if sim < c.threshold else AFTER
-            out.append((template, sim, 1))
-        return out
+            sim = sims[pos]
+            if pos >= top_k:
+                out.append([BEYOND, sim, 1])
+                continue
+            template = BELOW if sim < threshold else AFTER
+            if out and out[-1][0] is template:
+                out[-1][2] += 1
+            else:
+                out.append([template, None, 1])
+        return [tuple(run) for run in out]
