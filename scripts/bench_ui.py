@@ -20,6 +20,9 @@ Every non-localhost request is blocked. Measured (seconds; medians of ``--runs``
 - graph: on the 100k index's Graph page, typing a name → the match listed, picking it → graph painted.
 - Streamlit's floor (``scripts/ui_floor.py``): a bare app's slider → caption, measured between our indexes;
   with ``fresh``, its first view on a server started for it (at once and 10 s after it answers).
+Beside each wall time, Chrome's main-thread CPU per action (slider presses, view clicks, the floor's
+presses; read once the run settled) and its ratio to the floor's: a loaded machine stretches wall time
+far more than CPU time, so when the wall ratios jump between runs, the CPU ratios say what changed.
 Goals (issue 29): slider and view click ≤ 1.5× the floor on the samples and at 10k (the ratios are printed);
 issue 18: slider ≤ 0.3 s at 100k;
 20 presses settle ≤ 1 s after the last; first view ≤ 1.5 s; first answer ≈ a warm one + the model's time.
@@ -41,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import graphrag_ui  # noqa: E402,F401  (offline environment first)
-from scripts.ui_floor import floor_app, floor_first_view, floor_runs  # noqa: E402
+from scripts.ui_floor import CPU, cpu_of, floor_app, floor_first_view, floor_runs, thread_time  # noqa: E402
 from tests.support.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -90,8 +93,10 @@ def slider_runs(browser, url: str, index_key: str, mode: str, name: str, runs: i
     times = []
     for _ in range(runs):
         value -= 1
+        cpu = thread_time(page)
         times.append(_press(page, slider, value, name))
         settle(page)
+        cpu_of(f"slider {index_key}", page, cpu)
     page.close()
     assert not blocked, blocked
     return times
@@ -120,6 +125,7 @@ def view_clicks(browser, url: str, index_key: str, mode: str, runs: int, questio
     for i in range(runs):
         to_budget = i % 2 == 0
         target = page.locator(VIEW_SWITCH).filter(has_text="Budget" if to_budget else "Entities").first
+        cpu = thread_time(page)
         start = time.perf_counter()
         target.click()
         if to_budget:
@@ -129,6 +135,7 @@ def view_clicks(browser, url: str, index_key: str, mode: str, runs: int, questio
             page.get_by_test_id("stDataFrame").first.wait_for(state="visible", timeout=60_000)
         times.append(time.perf_counter() - start)
         settle(page)
+        cpu_of("view click", page, cpu)
     page.close()
     assert not blocked, blocked
     return times
@@ -267,11 +274,12 @@ def main() -> int:
             with streamlit_app(home=home) as url, floor_app() as bare:
                 for key, question in indexes.items():
                     if "slider" in only or "views" in only:  # the floor between our runs: same noise
-                        floor_runs(browser, bare, 2)
+                        floor_runs(browser, bare, 2, record=False)
                         floor += floor_runs(browser, bare, args.runs)
                         report("Streamlit floor: bare slider → caption", floor)
                     if "slider" in only:
                         slider_runs(browser, url, key, args.mode, name, 2, question)  # warm the caches
+                        CPU.pop(f"slider {key}", None)
                         report(
                             f"slider → table, warm  {key}",
                             slider_runs(browser, url, key, args.mode, name, args.runs, question),
@@ -329,6 +337,12 @@ def main() -> int:
         for label, times in latest.items():
             if label.startswith(("slider → table, warm", "view click")):
                 print(f"{label:<52} {statistics.median(times) / base:5.2f}×")
+    if CPU.get("floor"):  # steadier on a loaded machine: Chrome's main-thread CPU per action (settled)
+        base = statistics.median(CPU["floor"])
+        print(f"\nbrowser main-thread CPU per action, medians (floor {base * 1000:.1f} ms, same run)")
+        for label, cpus in CPU.items():
+            if label != "floor":
+                print(f"{label:<52} {statistics.median(cpus) * 1000:6.1f} ms  {statistics.median(cpus) / base:5.2f}×")
     return 0
 
 

@@ -85,8 +85,26 @@ def floor_first_view(browser, after: float = 0.0) -> float:
     return took
 
 
-def floor_runs(browser, url: str, runs: int) -> list[float]:
-    """Seconds from each ArrowLeft on the bare app's slider to its new caption."""
+CPU: dict[str, list[float]] = {}  # label -> Chrome main-thread CPU seconds per action (``cpu_of``)
+
+
+def thread_time(page) -> float:
+    """Chrome's main-thread CPU time of ``page`` so far (seconds): unlike wall time, a loaded machine barely
+    inflates it, so per-action differences of it are the steadier evidence (bench_ui prints both)."""
+    if not hasattr(page, "_cpu_session"):
+        page._cpu_session = page.context.new_cdp_session(page)
+        page._cpu_session.send("Performance.enable")
+    metrics = page._cpu_session.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "ThreadTime")
+
+
+def cpu_of(label: str, page, before: float) -> None:
+    """Record the main-thread CPU spent since ``before`` (an action and its drawing, once settled)."""
+    CPU.setdefault(label, []).append(thread_time(page) - before)
+
+
+def floor_runs(browser, url: str, runs: int, record: bool = True) -> list[float]:
+    """Seconds from each ArrowLeft on the bare app's slider to its new caption (and its CPU, in ``CPU``)."""
     blocked: list[str] = []
     page = new_page(browser, blocked)
     page.set_viewport_size({"width": 1280, "height": 800})
@@ -98,11 +116,14 @@ def floor_runs(browser, url: str, runs: int) -> list[float]:
     for _ in range(runs):
         value -= 1
         slider.focus()
+        cpu = thread_time(page)
         start = time.perf_counter()
         page.keyboard.press("ArrowLeft")
         page.wait_for_function(CAPTION_JS, arg=f"top_k={value} ", timeout=60_000, polling=10)
         times.append(time.perf_counter() - start)
         settle(page)
+        if record:
+            cpu_of("floor", page, cpu)
     page.close()
     assert not blocked, blocked
     return times
