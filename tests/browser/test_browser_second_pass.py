@@ -132,6 +132,11 @@ def test_at_1280_the_grids_show_ten_rows_without_sideways_scrolling(page, app_ur
             assert grid["rows"] >= 10 or grid["whole"], (mode, view, grid)  # ten rows, or every row
 
 
+def _all_drawn(charts: list[dict]) -> list[dict] | None:
+    """The charts once each has drawn something (None before, so ``wait_until`` keeps polling)."""
+    return charts if charts and all(chart["drawn"] > 0 for chart in charts) else None
+
+
 def test_the_sweep_chart_fits_its_column_at_every_width(page, app_url):
     open_results(page, f"{app_url}/?index=sample:en&mode=nano.local&view=sweep&q={quote_plus(QUESTION)}")
     page.get_by_role("button", name="Run the sweep").click()
@@ -140,7 +145,9 @@ def test_the_sweep_chart_fits_its_column_at_every_width(page, app_url):
         page.set_viewport_size({"width": width, "height": 800})
         settle(page)
         page.wait_for_timeout(500)
-        charts = wait_until(page, lambda: page.evaluate(CHART_FIT), what="the sweep chart")
+        # Vega draws its canvas a moment after the chart's box is laid out (seconds on a loaded machine):
+        # wait for the drawing itself, or a box with nothing in it yet reads as "drawn 0"
+        charts = wait_until(page, lambda: _all_drawn(page.evaluate(CHART_FIT)), what="the sweep chart drawn")
         for chart in charts:
             assert 0 < chart["drawn"] <= chart["box"] + 1, (width, chart)
 
