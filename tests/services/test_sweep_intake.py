@@ -12,6 +12,7 @@ from graphrag_ui.base.errors import UserError
 from graphrag_ui.index import store
 from graphrag_ui.services.query import prepare_query, run_query
 from graphrag_ui.services.sweep import run_sweep
+from tests.retrieval.test_sweep_parity import comparable
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How did the city respond to the flood?"
@@ -26,14 +27,6 @@ def refusal(run) -> str:
     with pytest.raises(UserError) as caught:
         run()
     return str(caught.value)
-
-
-def comparable(result) -> dict:
-    data = result.to_dict()
-    data.pop("timings_ms")
-    for step in data["trace"]:
-        step.pop("ms")
-    return data
 
 
 @pytest.mark.parametrize(
