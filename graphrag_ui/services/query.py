@@ -8,15 +8,16 @@ offline), times the query embedding apart from the context build, and returns th
 
 from __future__ import annotations
 
+import copy
 import re
-import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from graphrag_ui.base.errors import EmbedderMismatchError, UserError
 from graphrag_ui.base.gc_pause import paused_gc
-from graphrag_ui.base.i18n import listed, msg
+from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.embedding.embed import check_compatible, get_embedder
 from graphrag_ui.embedding.embed_checks import question_rows
@@ -27,7 +28,9 @@ from graphrag_ui.retrieval.core.candidates import made_rows
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import find_mode, get_mode
-from graphrag_ui.retrieval.spec.param_intake import take
+from graphrag_ui.retrieval.spec.param_intake import Intake, take
+from graphrag_ui.retrieval.spec.schema import ModeSpec, ParamSpec
+from graphrag_ui.services.question_notes import question_warnings
 from graphrag_ui.services.readiness import embeds_question, mode_readiness
 
 
@@ -57,74 +60,6 @@ def _check_dimension(index: Index, embedder_id: str, dim: int) -> None:
                 embedder_id=embedder_id,
             ),
         )
-
-
-LONG_QUESTION_CHARS = 2000
-
-
-def _script(ch: str) -> str:
-    """The Unicode script of a letter, from its name ("LATIN", "CJK", "DEVANAGARI", ...)."""
-    if ch.isascii():
-        return "LATIN"
-    name = unicodedata.name(unicodedata.normalize("NFKC", ch)[:1] or ch, "")
-    return name.split(" ", 1)[0] if name else ""
-
-
-SCRIPT_NAMES = {"CJK": msg("Chinese characters"), "LATIN": msg("Latin script")}  # the rest: "Cyrillic script"
-
-
-def _scripts(text: str) -> set[str]:
-    return {_script(ch) for ch in set(text) if ch.isalpha()} - {""}
-
-
-def name_scripts(index: Index) -> set[str]:
-    """Scripts used by entity names and aliases; computed once per entity list (cached on the index)."""
-    cached = getattr(index, "_name_scripts", None)
-    if cached is not None and cached[0] is index.entities and cached[1] == len(index.entities):
-        return cached[2]
-    chars: set[str] = set()
-    for entity in index.entities:
-        chars.update(entity.name)
-        for alias in entity.aliases or []:
-            chars.update(alias)
-    scripts = _scripts("".join(chars))
-    index._name_scripts = (index.entities, len(index.entities), scripts)  # type: ignore[attr-defined]
-    return scripts
-
-
-def question_warnings(index: Index, query: str, by_name: bool = True) -> list[str]:
-    """What about the question or the index makes this retrieval unreliable, said once for every mode
-    (the script of the question only for modes that match names, ``by_name``)."""
-    notes = []
-    if not index.entities and not index.chunks:
-        notes.append(msg("the index is empty (0 entities, 0 chunks): there is nothing to retrieve"))
-    if not any(ch.isalnum() for ch in query):
-        notes.append(
-            msg(
-                "the question has no words (only spaces, punctuation or symbols): name matching finds nothing "
-                "and its embedding carries no meaning, so whatever is recalled is arbitrary"
-            )
-        )
-    elif len(query) > LONG_QUESTION_CHARS:
-        notes.append(
-            msg(
-                "the question is {n} characters long: its embedding is an average over all of it, so "
-                "recall by similarity is blurred; ask a shorter question",
-                n=f"{len(query):,}",
-            )
-        )
-    if index.entities and by_name:
-        foreign = sorted(_scripts(query) - name_scripts(index))
-        if foreign and len(foreign) == len(_scripts(query)):
-            written = listed(*(SCRIPT_NAMES.get(s) or msg("{name} script", name=s.title()) for s in foreign))
-            notes.append(
-                msg(
-                    "the question is written in {written}, which no entity name in this index uses: name "
-                    "matching cannot find anything, only the embedding can relate it to the index",
-                    written=written,
-                )
-            )
-    return notes
 
 
 def query_embedder_id(index: Index, override: str | None = None) -> str:
@@ -184,6 +119,150 @@ def run_query(
     ``model_stages``: a mode whose retrieval asks the model only on request (``ModelRounds.on_request``)
     runs those calls with ``llm_settings`` (through the answer cache unless ``use_cache`` is off;
     ``on_progress(stage, done, total)``); otherwise it returns what it builds without a model."""
+    prepared = prepare_query(
+        index, mode, query, params, hl=hl, ll=ll, keywords=keywords, llm_settings=llm_settings, embedder=embedder
+    )
+    return prepared.run(model_stages=model_stages, use_cache=use_cache, on_progress=on_progress)
+
+
+@dataclass
+class Prepared:
+    """One question taken in for one mode: its parameters checked, its text checked, its embedder and
+    keywords resolved and its notes said — everything ``run_query`` does before the retrieval. A sweep
+    prepares once and moves one parameter per step (``at``): each step is then the retrieval alone."""
+
+    index: Index
+    mode: str
+    query: str
+    given: dict[str, Any]  # the parameters as given (``take``'s input)
+    spec: ModeSpec
+    own: dict[str, ParamSpec]  # the settled release's parameters, by name
+    intake: Intake
+    hl: list[str] | None
+    ll: list[str] | None
+    keywords: Keywords | None
+    notes: list[str]  # the index's problems, the intake's and the question's warnings, the keywords' notices
+    kw_ms: float
+    embedder: str | None
+    llm_settings: Any
+    embedding: dict[str, Any]  # the query embedder, once resolved and checked
+
+    def at(self, name: str, value: Any) -> Prepared:
+        """The same question with parameter ``name`` at ``value``: what ``prepare_query`` with
+        ``{**given, name: value}`` returns. Only that value is checked (by its ``ParamSpec``, as ``take``
+        checks it) when nothing else can depend on it: a number of the settled release, given by no other
+        name (an alias of it, which ``take`` refuses when it differs); otherwise the whole intake again."""
+        found = self.own.get(name)
+        aliased = any(target == name and given != name for given, target in self.intake.names.items())
+        if found is None or found.type not in {"int", "float"} or value is None or aliased:
+            return prepare_query(
+                self.index,
+                self.mode,
+                self.query,
+                {**self.given, name: value},
+                hl=self.hl,
+                ll=self.ll,
+                keywords=self.keywords,
+                llm_settings=self.llm_settings,
+                embedder=self.embedder,
+            )
+        moved, intake = copy.copy(self), copy.copy(self.intake)  # shallow: a step per 0.1 ms, no replace()
+        intake.params = {**self.intake.params, name: found.coerce(value)}
+        moved.given, moved.intake = {**self.given, name: value}, intake
+        return moved
+
+    def run(self, *, model_stages: bool = False, use_cache: bool = True, on_progress: Any = None) -> Retrieval:
+        """The retrieval itself, timed apart from the question's embedding (see ``run_query``)."""
+        index, spec, resolved, embedding = self.index, self.spec, self.intake.params, self.embedding
+        embed_ms = 0.0
+
+        def timed_embed(texts: list[str]) -> np.ndarray:
+            nonlocal embed_ms
+            model = _embed_model(index, self.embedder, embedding)
+            # one model name may be served by two endpoints (another GRAPHRAG_UI_EMBED_API_BASE): both key it
+            key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
+            rows = _EMBEDDED.get(key)
+            if rows is None:
+                start = now()
+                try:
+                    # a NaN, 1e300, all-zero or wrong-width question vector is refused, never searched with
+                    # (the width is _check_dimension's: it names the embedder that would fit)
+                    rows = question_rows(model.embed, texts, embedding["id"])
+                finally:
+                    embed_ms += elapsed_ms(start)
+            if (
+                rows.ndim == 2
+            ):  # an API embedder only knows its width after the first call; a kept vector is checked too
+                _check_dimension(index, embedding["id"], rows.shape[1])
+            if key in _EMBEDDED:  # the same question again (a slider move): the same vector
+                return rows
+            rows.setflags(write=False)
+            _EMBEDDED[key] = rows
+            while len(_EMBEDDED) > EMBEDDED_KEPT:
+                _EMBEDDED.pop(next(iter(_EMBEDDED)))
+            return rows
+
+        deps = Deps(embed=timed_embed, keywords=(self.keywords or Keywords()) if spec.uses_keywords else Keywords())
+        start = now()
+        # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
+        # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
+        with vector_server.recording() as searches, paused_gc():
+            if spec.stages is not None and spec.stages.rounds is not None:
+                # a mode that asks the model while it retrieves (its declared rounds); without a model, its plain func
+                from graphrag_ui.model_calls.model_rounds import retrieve_with_model
+
+                result = retrieve_with_model(
+                    spec,
+                    index,
+                    self.query,
+                    resolved,
+                    deps,
+                    self.llm_settings,
+                    model_stages=model_stages,
+                    use_cache=use_cache,
+                    on_progress=on_progress,
+                )
+            else:
+                result = spec.func(index, self.query, resolved, deps)
+        total_ms = elapsed_ms(start)
+        if searches:
+            vector_engine.mark(result, searches)
+        result.timings_ms.update(
+            {"keywords": round(self.kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
+        )
+        for note in self.notes + nothing_found(index, self.mode, result):
+            if note not in result.warnings:
+                result.warnings.append(note)
+        result.answer_options = self.intake.answer
+        return result
+
+
+def _embed_model(index: Index, override: str | None, embedding: dict[str, Any]) -> Any:
+    """The query embedder, resolved and checked on first use (kept in ``embedding``): a mode that never embeds
+    the question runs on an index whose embedder is unknown or another one."""
+    if not embedding:
+        embedder_id = query_embedder_id(index, override)
+        model = get_embedder(embedder_id)
+        _check_dimension(index, embedder_id, int(getattr(model, "dim", 0) or 0))
+        embedding.update(model=model, id=embedder_id)
+    return embedding["model"]
+
+
+def prepare_query(
+    index: Index,
+    mode: str,
+    query: str,
+    params: dict[str, Any] | None = None,
+    *,
+    hl: list[str] | None = None,
+    ll: list[str] | None = None,
+    keywords: Keywords | None = None,
+    llm_settings: Any = None,
+    embedder: str | None = None,
+) -> Prepared:
+    """Everything ``run_query`` checks and resolves before the retrieval, in its order (the same first
+    error): the parameters, the keywords given twice, the question's and keywords' text, the embedder,
+    the notes, the keywords."""
     spec = get_mode(mode)
     intake = take(spec, params, index)
     resolved = intake.params
@@ -199,45 +278,8 @@ def run_query(
         if isinstance(value, str):
             check_text(value, msg("parameter {name}", name=name))
     embedding: dict[str, Any] = {}
-
-    def embed_model() -> Any:
-        """The query embedder, resolved and checked on first use: a mode that never embeds the
-        question runs on an index whose embedder is unknown or another one."""
-        if not embedding:
-            embedder_id = query_embedder_id(index, embedder)
-            model = get_embedder(embedder_id)
-            _check_dimension(index, embedder_id, int(getattr(model, "dim", 0) or 0))
-            embedding.update(model=model, id=embedder_id)
-        return embedding["model"]
-
     if embeds_question(mode) and resolved.get("recall", "vector") != "ilike":
-        embed_model()  # refuse before any keyword call
-    embed_ms = 0.0
-
-    def timed_embed(texts: list[str]) -> np.ndarray:
-        nonlocal embed_ms
-        model = embed_model()
-        # one model name may be served by two endpoints (another GRAPHRAG_UI_EMBED_API_BASE): both key it
-        key = (embedding["id"], getattr(model, "api_base", None), tuple(texts))
-        rows = _EMBEDDED.get(key)
-        if rows is None:
-            start = now()
-            try:
-                # a NaN, 1e300, all-zero or wrong-width question vector is refused, never searched with
-                # (the width is _check_dimension's: it names the embedder that would fit)
-                rows = question_rows(model.embed, texts, embedding["id"])
-            finally:
-                embed_ms += elapsed_ms(start)
-        if rows.ndim == 2:  # an API embedder only knows its width after the first call; a kept vector is checked too
-            _check_dimension(index, embedding["id"], rows.shape[1])
-        if key in _EMBEDDED:  # the same question again (a slider move): the same vector
-            return rows
-        rows.setflags(write=False)
-        _EMBEDDED[key] = rows
-        while len(_EMBEDDED) > EMBEDDED_KEPT:
-            _EMBEDDED.pop(next(iter(_EMBEDDED)))
-        return rows
-
+        _embed_model(index, embedder, embedding)  # refuse before any keyword call
     notes = (
         list(getattr(index, "problems", []))
         + intake.warnings
@@ -250,40 +292,11 @@ def run_query(
         kw_ms = elapsed_ms(start)
     elif not spec.uses_keywords and (hl or ll):
         notes.append(msg("mode {mode} does not use keywords: the given hl/ll keywords were ignored", mode=mode))
-    deps = Deps(embed=timed_embed, keywords=(keywords or Keywords()) if spec.uses_keywords else Keywords())
-    start = now()
-    # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
-    # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
-    with vector_server.recording() as searches, paused_gc():
-        if spec.stages is not None and spec.stages.rounds is not None:
-            # a mode that asks the model while it retrieves (its declared rounds); without a model, its plain func
-            from graphrag_ui.model_calls.model_rounds import retrieve_with_model
-
-            result = retrieve_with_model(
-                spec,
-                index,
-                query,
-                resolved,
-                deps,
-                llm_settings,
-                model_stages=model_stages,
-                use_cache=use_cache,
-                on_progress=on_progress,
-            )
-        else:
-            result = spec.func(index, query, resolved, deps)
-    total_ms = elapsed_ms(start)
-    if searches:
-        vector_engine.mark(result, searches)
-    result.timings_ms.update(
-        {"keywords": round(kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
+    own = {p.name: p for p in spec.settle(dict(params or {}), index).params}
+    given = dict(params or {})
+    return Prepared(
+        index, mode, query, given, spec, own, intake, hl, ll, keywords, notes, kw_ms, embedder, llm_settings, embedding
     )
-    notes += nothing_found(index, mode, result)
-    for note in notes:
-        if note not in result.warnings:
-            result.warnings.append(note)
-    result.answer_options = intake.answer
-    return result
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -26,7 +26,7 @@ from graphrag_ui.retrieval.core.change import context_tokens
 from graphrag_ui.retrieval.core.result import KINDS, Keywords, Retrieval
 from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.retrieval.spec.schema import ParamSpec
-from graphrag_ui.services.query import resolve_keywords, run_query
+from graphrag_ui.services.query import Prepared, prepare_query, resolve_keywords
 
 MAX_STEPS = 200
 
@@ -220,8 +220,9 @@ def run_sweep(
     met: dict[tuple[str, str], tuple[str, list[int]]] = {}
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them;
     # the shared work is let go before the collector is back on (else its first pass walks all of it)
+    run_at = _stepper(index, mode, query, params, param, keywords, llm_settings)
     with paused_gc(), reuse.shared():
-        first = _widest_first(index, mode, query, params, param, values, keywords, llm_settings, known, cancelled)
+        first = _widest_first(run_at, values, known[param], cancelled)
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():
                 break
@@ -230,9 +231,7 @@ def run_sweep(
                 first = None
             else:
                 start = now()
-                result = run_query(
-                    index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
-                )
+                result = run_at(value)
                 ms = elapsed_ms(start)
             steps.append(_step(value, result, ms, met, len(steps)))
             if on_step is not None:
@@ -245,25 +244,42 @@ def run_sweep(
     return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
 
 
-def _widest_first(
+def _stepper(
     index: Index,
     mode: str,
     query: str,
     params: dict[str, Any],
     param: str,
-    values: list[Any],
     keywords: Keywords | None,
     llm_settings: Any,
-    known: dict[str, ParamSpec],
-    cancelled: Callable[[], bool] | None,
+) -> Callable[[Any], Retrieval]:
+    """The run at one value of ``param``: ``run_query`` with ``{**params, param: value}``, its intake done
+    once, at the first value run (the same first error as that run), and each later step checking only its
+    own value (``Prepared.at``): the question, the index and the other parameters do not change."""
+    base: Prepared | None = None
+
+    def run_at(value: Any) -> Retrieval:
+        nonlocal base
+        if base is None:
+            base = prepare_query(
+                index, mode, query, {**params, param: value}, keywords=keywords, llm_settings=llm_settings
+            )
+            return base.run()
+        return base.at(param, value).run()
+
+    return run_at
+
+
+def _widest_first(
+    run_at: Callable[[Any], Retrieval], values: list[Any], spec: ParamSpec, cancelled: Callable[[], bool] | None
 ) -> tuple[Any, Retrieval, float] | None:
     """An integer sweep's widest step, run before the others and kept for its turn: a top_k step below it
     then narrows its gathers (``reuse.prefixed``) instead of gathering again. None: a float or one value."""
-    if known[param].type != "int" or len(values) < 2 or (cancelled is not None and cancelled()):
+    if spec.type != "int" or len(values) < 2 or (cancelled is not None and cancelled()):
         return None
     widest = max(values)
     start = now()
-    result = run_query(index, mode, query, {**params, param: widest}, keywords=keywords, llm_settings=llm_settings)
+    result = run_at(widest)
     return widest, result, elapsed_ms(start)
 
 

@@ -113,17 +113,17 @@ def test_steps_made_once_are_copies(indexes):
 def test_the_widest_step_runs_once(indexes, monkeypatch):
     """An integer sweep runs its widest step first (the narrower ones cut its gathers) and keeps that
     run for its turn: one retrieval per value, not one more."""
-    import graphrag_ui.services.sweep as sweep_module
+    from graphrag_ui.services.query import Prepared
 
     index, question = indexes["en"], SAMPLES["en"][1]
     ran = []
-    real = sweep_module.run_query
+    real = Prepared.run
 
-    def counted(*args, **kwargs):
-        ran.append(args[3]["top_k"])
-        return real(*args, **kwargs)
+    def counted(self, **kwargs):
+        ran.append(self.intake.params["top_k"])
+        return real(self, **kwargs)
 
-    monkeypatch.setattr(sweep_module, "run_query", counted)
+    monkeypatch.setattr(Prepared, "run", counted)
     steps = []
     run_sweep(index, "nano.local", question, {}, "top_k", [2, 8, 4], on_step=lambda v, r: steps.append((v, r)))
     assert ran == [8, 2, 4]

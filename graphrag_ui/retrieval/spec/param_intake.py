@@ -45,6 +45,7 @@ class Intake:
     hl: list[str] | None = None
     ll: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # each given name of a parameter -> the parameter
 
 
 def reference_of(spec: ModeSpec, version: str = "") -> tuple[Reference | None, str]:
@@ -148,6 +149,7 @@ def take(spec: ModeSpec, given: dict[str, Any] | None, index: Any = None) -> Int
                     )
                 )
             mine[target] = raw
+            out.names[name] = target
             continue
         fld = ref.fields.get(name) if ref else None
         if fld is None:
