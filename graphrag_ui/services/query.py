@@ -9,6 +9,7 @@ offline), times the query embedding apart from the context build, and returns th
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -136,7 +137,6 @@ class Prepared:
     query: str
     given: dict[str, Any]  # the parameters as given (``take``'s input)
     spec: ModeSpec
-    own: dict[str, ParamSpec]  # the settled release's parameters, by name
     intake: Intake
     hl: list[str] | None
     ll: list[str] | None
@@ -147,12 +147,18 @@ class Prepared:
     llm_settings: Any
     embedding: dict[str, Any]  # the query embedder, once resolved and checked
 
+    @functools.cached_property
+    def _own(self) -> dict[str, ParamSpec]:
+        """The settled release's parameters, by name: only a sweep's ``at`` reads them (a single run does not
+        settle twice), once per sweep (``at``'s shallow copies keep it)."""
+        return {p.name: p for p in self.spec.settle(self.given, self.index).params}
+
     def at(self, name: str, value: Any) -> Prepared:
         """The same question with parameter ``name`` at ``value``: what ``prepare_query`` with
         ``{**given, name: value}`` returns. Only that value is checked (by its ``ParamSpec``, as ``take``
         checks it) when nothing else can depend on it: a number of the settled release, given by no other
         name (an alias of it, which ``take`` refuses when it differs); otherwise the whole intake again."""
-        found = self.own.get(name)
+        found = self._own.get(name)
         aliased = any(target == name and given != name for given, target in self.intake.names.items())
         if found is None or found.type not in {"int", "float"} or value is None or aliased:
             return prepare_query(
@@ -292,10 +298,9 @@ def prepare_query(
         kw_ms = elapsed_ms(start)
     elif not spec.uses_keywords and (hl or ll):
         notes.append(msg("mode {mode} does not use keywords: the given hl/ll keywords were ignored", mode=mode))
-    own = {p.name: p for p in spec.settle(dict(params or {}), index).params}
     given = dict(params or {})
     return Prepared(
-        index, mode, query, given, spec, own, intake, hl, ll, keywords, notes, kw_ms, embedder, llm_settings, embedding
+        index, mode, query, given, spec, intake, hl, ll, keywords, notes, kw_ms, embedder, llm_settings, embedding
     )
 
 
