@@ -38,7 +38,8 @@ def table(rows: Sequence[Sequence[Any]]) -> str:
 def numbered(header: Sequence[str], rests: Iterable[str]) -> str:
     """``table([header, *rows])`` for rows that are their position then cells already joined (``joined``):
     a row's cells after its id are the same at every step of a sweep, which keeps them (``reuse.once``)."""
-    return "\n".join([",\t".join(cell(h) for h in header), *(f"{i},\t{rest}" for i, rest in enumerate(rests))])
+    rows = list(rests)
+    return Lines(header, rows.__getitem__).table(len(rows))
 
 
 class Lines:
