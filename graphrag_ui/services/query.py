@@ -196,9 +196,8 @@ class Prepared:
                     rows = question_rows(model.embed, texts, embedding["id"])
                 finally:
                     embed_ms += elapsed_ms(start)
-            if (
-                rows.ndim == 2
-            ):  # an API embedder only knows its width after the first call; a kept vector is checked too
+            # an API embedder only knows its width after the first call; a kept vector is checked too
+            if rows.ndim == 2:
                 _check_dimension(index, embedding["id"], rows.shape[1])
             if key in _EMBEDDED:  # the same question again (a slider move): the same vector
                 return rows
