@@ -236,7 +236,7 @@ def select(index: Index, params: Params, out: Retrieval) -> tuple[list[Row], Unc
     step = now()
     made = reuse.once(("nano.global rows", id(index)), dict)  # a row is a function of its cluster: shared, read only
     plan = _plan(index, by_occurrence, level, cap, min_rating, made)
-    if plan is None or not plan.exact:
+    if plan is None or (not plan.exact and len(considered) < plan.width):  # the plan of these clusters: its sort
         plan = Plan(index, considered, min_rating, made)
     n = len(considered)
     out.warnings.extend(w for _, w in plan.warnings[: bisect.bisect_left(plan.warned_at, n)])
