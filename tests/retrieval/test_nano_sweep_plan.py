@@ -1,6 +1,7 @@
 """What nano's sweeps make once and cut per step, part two: nano.global's selection planned at the widest consider
-cap (``global_select.Plan``), its batches' tables and prompts made once per batch of the same rows, and
-nano.local's kept Sources rows made once a sweep. Each test counts the shared work (it fails when a step makes
+cap (``global_select.Plan``), its batches' tables and prompts made once per batch of the same rows, nano.local's
+kept Sources rows made once a sweep, nano.naive's first score below the threshold found once, and a prompt's
+template parsed once (``answer_prompt.fill``). Each test counts the shared work (it fails when a step makes
 it again) and checks every step against a single run at its value, also on clusters that tie, have no report,
 a rating too low or not a number, and an occurrence that is NaN (no order: each step sorts on its own)."""
 
@@ -13,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from graphrag_ui.index import store
-from graphrag_ui.retrieval.nano import csv_context, global_query, global_select, local_query
+from graphrag_ui.retrieval.nano import csv_context, global_query, global_select, local_query, naive_rows, prompts
 from graphrag_ui.retrieval.nano.prep import prepared
+from graphrag_ui.retrieval.nano.prompts import LOCAL, NAIVE
+from graphrag_ui.retrieval.spec import answer_prompt
+from graphrag_ui.retrieval.spec.answer_prompt import fill
 from graphrag_ui.services.query import run_query
 from graphrag_ui.services.sweep import run_sweep
 from tests.retrieval.test_sweep_parity import comparable
@@ -142,3 +146,36 @@ def test_lines_make_each_row_once_and_cut_one_text():
     for n in (4, 0, 7, 2, 5, 7):
         assert lines.table(n) == csv_context.numbered(global_query.MAP_HEADER, rests[:n])
     assert asked == list(range(7))
+
+
+@pytest.mark.parametrize("template", [LOCAL.template, NAIVE.template, prompts._MAP, prompts._REDUCE])
+def test_a_prompt_filled_from_its_parsed_pieces_is_format(template):
+    fields = {"response_type": "Bullets", "report_data": "r {x} }}", "user_prompt": "n/a"}
+    for context in ("", 'a "csv" {with} {{braces}} and ü\n' * 40):
+        fields["context_data"] = fields["content_data"] = context
+        assert fill(template, **fields) == template.format(**fields)
+
+
+def test_fill_leaves_other_placeholders_to_format():
+    for template in ("{x!r} {y}", "{x:>8}|{y}", "{x[0]}{y}", "a {{lit}} {x}}}{y}", "{x}{y}"):
+        assert fill(template, x="ab", y="{c}") == template.format(x="ab", y="{c}")
+    assert fill("{x}|{y}", x="a", y=3) == "a|3"  # not text: format's own
+    for template, error in (("{missing}", KeyError), ("{0}", IndexError), ("{x", ValueError)):
+        with pytest.raises(error):
+            fill(template, x="a")
+    before = answer_prompt._pieces.cache_info().misses
+    for _ in range(3):
+        fill("once {x}", x="a")
+    assert answer_prompt._pieces.cache_info().misses == before + 1  # parsed once, then read
+
+
+def test_a_steps_stop_is_the_first_score_below_the_threshold_within_its_top_k():
+    sims = [0.9, 0.8, 0.3, 0.5, 0.1]
+    rows = naive_rows.Ranked(
+        [str(i) for i in range(5)], list(range(5)), sims, list(range(5)), [1, 2, 3, 4, 5], [1] * 5, True
+    )
+    for top_k in (5, 1, 3, 2, 0):
+        for threshold in (0.4, 0.0, 0.95):
+            expected = next((p for p in range(min(top_k, 5)) if sims[p] < threshold), min(top_k, 5))
+            assert naive_rows.cut(rows, top_k, threshold, 100, 5).stop == expected
+    assert set(rows.below) == {0.4, 0.0, 0.95}
