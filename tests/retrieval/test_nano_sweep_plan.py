@@ -11,10 +11,19 @@ import copy
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from graphrag_ui.index import store
-from graphrag_ui.retrieval.nano import csv_context, global_query, global_select, local_query, naive_rows, prompts
+from graphrag_ui.retrieval.nano import (
+    csv_context,
+    global_query,
+    global_select,
+    local_query,
+    naive_rows,
+    prompts,
+    recall,
+)
 from graphrag_ui.retrieval.nano.prep import prepared
 from graphrag_ui.retrieval.nano.prompts import LOCAL, NAIVE
 from graphrag_ui.retrieval.spec import answer_prompt
@@ -179,3 +188,13 @@ def test_a_steps_stop_is_the_first_score_below_the_threshold_within_its_top_k():
             expected = next((p for p in range(min(top_k, 5)) if sims[p] < threshold), min(top_k, 5))
             assert naive_rows.cut(rows, top_k, threshold, 100, 5).stop == expected
     assert set(rows.below) == {0.4, 0.0, 0.95}
+
+
+def test_an_entity_search_finds_its_first_score_below_a_threshold_once():
+    sims = [0.9, 0.7, 0.7, 0.2, 0.6]
+    ranked = recall.Ranked(None, None, list(range(5)), sims, np.asarray(sims), [None] * 5, True)
+    for threshold, first in ((0.5, 3), (0.1, 5), (0.95, 0), (0.7, 3)):
+        assert ranked.first_below(threshold) == first
+        ranked.sims = np.zeros(5)  # read once: a later call answers from what it kept
+        assert ranked.first_below(threshold) == first
+        ranked.sims = np.asarray(sims)

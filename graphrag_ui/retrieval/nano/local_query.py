@@ -20,6 +20,7 @@ and chunks missing from the store are skipped with a warning where nano would ra
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -77,7 +78,8 @@ def _communities(
     level, limit = params.level, params.local_max_token_for_community_report
     got = reuse.once(("nano.reports", *seen, level), lambda: _reports(index, prep, hits, level, seen))
     out.warnings.extend(got.warnings)
-    kept, running = csv_context.prefix_cut(got.costs, limit)
+    running = list(itertools.accumulate(got.costs))  # token costs are >= 0: ``csv_context.prefix_cut`` by bisecting
+    kept = bisect.bisect_right(running, limit) if limit > 0 else 0
     single = params.local_community_single_one
 
     def row(pos: int, dropped: Reason | str = "") -> Candidate:
@@ -286,7 +288,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.entities.append(cand)
-    out.budgets.append(Budget("Entities", sum(c.tokens for c in out.entities if c.in_context), None))
+    out.budgets.append(Budget("Entities", sum([cand.tokens for cand, _ in nodes]), None))  # the ones in context
     out.trace.append(
         TraceStep("node data", msg("degree of each recalled entity = its rank"), len(hits), len(hits), _ms(step))
     )
