@@ -20,6 +20,7 @@ from graphrag_ui.retrieval.nano import (
     global_query,
     global_select,
     local_query,
+    naive_query,
     naive_rows,
     prompts,
     recall,
@@ -198,3 +199,26 @@ def test_an_entity_search_finds_its_first_score_below_a_threshold_once():
         ranked.sims = np.zeros(5)  # read once: a later call answers from what it kept
         assert ranked.first_below(threshold) == first
         ranked.sims = np.asarray(sims)
+
+
+def test_naive_steps_that_keep_as_many_chunks_share_their_prompt(index, monkeypatch):
+    filled = []
+
+    class Counted:
+        def messages(self, context, query, **kwargs):
+            filled.append(context)
+            return NAIVE.messages(context, query, **kwargs)
+
+    monkeypatch.setattr(naive_query, "NAIVE", Counted())
+    values = [2, 40, 30, 4, 50, 35]  # the widest keeps what the budget allows: the steps past it keep as many
+    sweep = run_sweep(index, "nano.naive", QUESTION, {"naive_max_token_for_text_unit": 1500}, "top_k", values)
+    kept = [step.counts["chunks"] for step in sweep.steps]
+    assert len(filled) == len(set(kept)) < len(kept)
+    monkeypatch.undo()
+    steps = []
+    fixed = {"naive_max_token_for_text_unit": 1500}
+    run_sweep(index, "nano.naive", QUESTION, fixed, "top_k", values, on_step=lambda v, r: steps.append((v, r)))
+    for value, result in steps:
+        alone = run_query(index, "nano.naive", QUESTION, {**fixed, "top_k": value})
+        assert result.messages == alone.messages and comparable(result) == comparable(alone)
+    assert steps[1][1].messages[0] is not steps[2][1].messages[0]  # each step its own messages

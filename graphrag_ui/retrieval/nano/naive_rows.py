@@ -60,7 +60,7 @@ class Ranked:
     costs: list[int]  # tokens of each present position's chunk
     complete: bool  # the table has no more rows than these
     shown: dict = field(default_factory=dict)  # chunk id -> (label, row data), as ``_chunk_candidate``
-    contexts: dict = field(default_factory=dict)  # kept count -> context text (steps with the same cut)
+    contexts: dict = field(default_factory=dict)  # kept count -> context text, and its prompt (steps with the same cut)
     heads: list = field(default_factory=list)  # the in-context candidate of each hit, once made
     below: dict = field(default_factory=dict)  # threshold -> the first position whose score is below it
 
