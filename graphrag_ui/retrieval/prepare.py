@@ -26,6 +26,7 @@ import numpy.ma  # noqa: F401  (the first np.unique of a query imports it: 25 ms
 
 from graphrag_ui.base import tokens
 from graphrag_ui.base.gc_pause import paused_gc
+from graphrag_ui.index import stored
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
@@ -58,6 +59,8 @@ def prepare_index(index: Index) -> None:
     kind = family(index)
     with paused_gc():  # modules and 10⁵ lookup tuples: each full collection would walk the whole index
         mode_names()  # imports the mode modules
+        for rows in (index.chunks, index.entities, index.relations):
+            stored.convert_small(rows)  # a small index's texts and lists, frozen below with the rest
         if kind == "graphrag":
             _prepare_graphrag(index)
         if kind == "nano":
