@@ -125,11 +125,10 @@ class StoredColumns:
 
     def convert_small(self) -> list[str]:
         """Convert every column of at most ``EAGER_ROWS`` values and ``EAGER_BYTES`` whole now; the fields
-        converted. Opening a 10k-entity index converts the seven of its chunks, entities and relations in ~28 ms
-        (measured; ``retrieval.prepare``): counting reads put
-        each into a later query instead (the 11th and 17th of a LightRAG session, 5–6 ms each on a 13 ms
-        query: their p95), after ~3 µs more per read until then, and a collection walked the new lists there
-        (a 30k-relation column's lists: 4 ms more in the next young-generation collection)."""
+        converted. Opening a 10k-entity index converts the seven of its chunks, entities and relations in
+        ~28 ms (measured; ``retrieval.prepare``): counting reads put each into a later query instead (the 11th
+        and 17th of a LightRAG session, 5–6 ms each on a 13 ms query: their p95), after ~3 µs more per read
+        until then, and a collection walked the new lists there (4 ms more in the next young collection)."""
         small = [f for f, a in self._decoded().items() if len(a) <= self.EAGER_ROWS and a.nbytes <= self.EAGER_BYTES]
         for field in small:
             self._convert(field)
