@@ -226,6 +226,25 @@ def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
     )
 
 
+def test_one_token_cache_counts_entities_and_relations_of_the_same_strings_apart():
+    """The cache's keys are flat (field name, value, …): an entity and a relation whose three fields hold the
+    same strings print different JSON and keep their own counts; the same item at another id shares its own."""
+    cache = ctx.TokenCache()
+    entity, relation = entity_item(1, "A", "B", "same words"), relation_item(1, "A", "B", "same words")
+    assert ctx.fields_key(entity, 0) != ctx.fields_key(relation, 0)
+    assert ctx.fields_key(entity, 0) == ctx.fields_key(entity_item(7, "A", "B", "same words"), 0)
+    for item in (entity, relation, entity_item(7, "A", "B", "same words"), relation):
+        assert ctx.entity_tokens(cache, item) == ctx.count(json.dumps(item, ensure_ascii=False))
+        for last in (False, True):
+            part = ctx.item_part(cache, item)
+            text = json.dumps([item], ensure_ascii=False) + "\n" if last else json.dumps(item, ensure_ascii=False) + ","
+            head = ctx.count('[{"id": ' + str(item["id"])) if last else ctx.id_tokens(cache, item["id"])
+            assert head + (part.last if last else part.inside) == ctx.count(text)
+    assert len(cache.parts) == 2 and all(
+        type(k) is tuple and not any(type(x) is tuple for x in k) for k in cache.by_fields
+    )
+
+
 def test_vector_pick_ignores_float16_copies_after_a_reembed():
     from graphrag_ui.index.importers import lightrag as imp
     from graphrag_ui.retrieval.lightrag.chunks import f16_vector
