@@ -145,6 +145,31 @@ def test_explanations_budgets_trace_and_messages():
     assert r.messages[-1] == {"role": "user", "content": QUERY}
 
 
+def test_dropped_items_are_counted_only_when_read_and_as_1_4_7_counts_them():
+    """The cut counts the costs up to the first item over the budget; a reader of the dropped rows gets the
+    rest, each the o200k count of its JSON at its position, and the reason's running total is their sum."""
+    r = run("hybrid", {"max_entity_tokens": 400, "max_relation_tokens": 500, "top_k": 10})
+    for name, item_of, limit in (
+        ("entities", lambda c, i: entity_item(i, c.data["name"], c.data["type"], c.data["description"]), 400),
+        ("relations", lambda c, i: relation_item(i, c.data["entity1"], c.data["entity2"], c.data["description"]), 500),
+    ):
+        rows = getattr(r, name)
+        costs = rows._tail.costs
+        kept = len(rows._head)  # the rows made with the run: the kept ones
+        assert 0 < kept < len(costs) and len(costs._made) == kept + 1  # the first over the budget, no further
+        assert sum(c.in_context for c in rows) == kept
+        over = [c for c in rows if c.dropped.startswith("over max_")]
+        assert len(over) == len(costs) - kept and len(costs._made) == len(costs)
+        running = 0
+        for i, c in enumerate([c for c in rows if c.in_context] + over):
+            assert c.tokens == ctx.count(json.dumps(item_of(c, i + 1), ensure_ascii=False)), (name, i)
+            running += c.tokens
+            if i >= kept:
+                assert (
+                    c.dropped == f"over max_{name[:-1] if name == 'relations' else 'entity'}_tokens {limit} ({running})"
+                )
+
+
 def test_chunk_drop_reasons():
     r = run("mix", {"chunk_top_k": 2})
     assert sum(c.in_context for c in r.chunks) == 2
