@@ -59,12 +59,14 @@ def system_overhead(kind: str, response_type: str, user_prompt: str) -> int:
 
 
 class ItemPart(NamedTuple):
-    """An item's JSON after its ``{"id": N`` head (``rest_text``) and its tokens inside the KG context's
-    array, followed by "," (``inside``) or, as the last item, by "]\n" (``last``): a pure function of the
-    item's fields, so a sweep's steps that print the same item at other positions share it (a named tuple:
-    made in half the time of a frozen dataclass, ~10² a query)."""
+    """An item's JSON after its ``{"id": N`` head (``rest_text``), its tokens alone (``alone``: what the
+    truncation charges besides the head) and inside the KG context's array, followed by "," (``inside``) or,
+    as the last item, by "]\n" (``last``): a pure function of the item's fields, so a sweep's steps that
+    print the same item at other positions share it (a named tuple: made in half the time of a frozen
+    dataclass, ~10² a query)."""
 
     rest: str
+    alone: int
     inside: int
     last: int
 
@@ -228,25 +230,26 @@ def kg_tokens_for_budget(cache: TokenCache, entities: list[dict], relations: lis
     return _empty_kg() + array_tokens(cache, entities) + array_tokens(cache, relations)
 
 
-def item_part(cache: TokenCache, item: dict) -> ItemPart:
-    """The item's part, kept per index by its fields (a sweep's steps and the next queries print it again)."""
+def item_part(cache: TokenCache, item: dict, row: Any = None) -> ItemPart:
+    """The item's part, kept per index by its fields (a sweep's steps and the next queries print it again);
+    ``row``: the Entity or Relation printed, whose import-time counts are looked up first."""
     key = fields_key(item, None)
     try:
         found = cache.parts.get(key)
     except TypeError:  # a field value that does not hash (a list): made each time
-        return _part(cache, item)
+        return _part(cache, item, row)
     if found is None:
-        found = cache.parts[key] = _part(cache, item)
+        found = cache.parts[key] = _part(cache, item, row)
     return found
 
 
-def _part(cache: TokenCache, item: dict) -> ItemPart:
+def _part(cache: TokenCache, item: dict, row: Any) -> ItemPart:
     """The item's rest text made once, its count looked up once, and the two suffixed counts from it (as
-    ``_rest_tokens`` gives them with suffix 1 and 2)."""
+    ``_rest_tokens`` gives them with suffix 0, 1 and 2)."""
     rest = rest_text(item)
-    alone = _alone(cache, rest, None)
+    alone = _alone(cache, rest, row)
     inside = tokens.with_suffix(rest, alone, _SUFFIXES[1], ENCODING)
-    return ItemPart(rest, inside, tokens.with_suffix(rest, alone, _SUFFIXES[2], ENCODING))
+    return ItemPart(rest, alone, inside, tokens.with_suffix(rest, alone, _SUFFIXES[2], ENCODING))
 
 
 def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:

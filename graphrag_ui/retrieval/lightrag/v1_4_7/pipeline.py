@@ -94,12 +94,34 @@ def _naive_context(kept: list[dict[str, Any]]) -> str:
     return ctx.naive_context(units)
 
 
+def _parts(index: Index) -> dict:
+    """Each hit's item part (``ctx.ItemPart``) by its entity id, or its relation id and pair as printed: the
+    costs read a kept item's count from it and the KG part its text (once per hit in a sweep: ``reuse.once``,
+    a top_k step keeps other lists of mostly the same hits)."""
+    return reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
+
+
+def _entity_part(cache: ctx.TokenCache, parts: dict, e: Any) -> ctx.ItemPart:
+    part = parts.get(e.id)
+    if part is None:
+        part = parts[e.id] = ctx.item_part(cache, entity_item(1, e.name, e.type, e.description), e)
+    return part
+
+
+def _relation_part(cache: ctx.TokenCache, parts: dict, rel: Any, pair: tuple[str, str]) -> ctx.ItemPart:
+    key = (rel.id, pair)
+    part = parts.get(key)
+    if part is None:
+        part = parts[key] = ctx.item_part(cache, relation_item(1, pair[0], pair[1], rel.description), rel)
+    return part
+
+
 def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
     """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
-    position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
-    once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair). Each cost is
-    counted when first read (``LazyCosts``): past the cut, only for a reader of the dropped rows."""
-    rest: dict = reuse.once(("lightrag.1.4.7 rest", id(index)), dict)
+    position) plus those of the rest of its JSON (its part's ``alone``), which no position changes. Each cost
+    is counted when first read (``LazyCosts``): past the cut, only for a reader of the dropped rows; a kept
+    item's part is the one its KG part prints (``_parts``)."""
+    parts = _parts(index)
     ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
 
     def id_cost(i: int) -> int:
@@ -108,23 +130,12 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
         return ids[i]
 
     def entity_cost(i: int) -> int:
-        e = entities[i].entity
-        counted = rest.get(e.id)
-        if not counted:  # a count is never 0 (an item's JSON is never empty)
-            item = entity_item(i + 1, e.name, e.type, e.description)
-            rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - id_cost(i)
-        return id_cost(i) + counted
+        return id_cost(i) + _entity_part(cache, parts, entities[i].entity).alone
 
     shown = printed(relations)  # the relations as printed, no hit made (``lazy_hits``)
 
     def relation_cost(i: int) -> int:
-        rel, pair = shown[i]
-        key = (rel.id, pair)
-        counted = rest.get(key)
-        if not counted:
-            item = relation_item(i + 1, pair[0], pair[1], rel.description)
-            rest[key] = counted = ctx.relation_tokens(cache, item, rel) - id_cost(i)
-        return id_cost(i) + counted
+        return id_cost(i) + _relation_part(cache, parts, *shown[i]).alone
 
     return LazyCosts(len(entities), entity_cost), LazyCosts(len(shown), relation_cost)
 
@@ -132,22 +143,12 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
 def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
     """The kept entities' and relations' part of the context: what it charges the chunk budget and its two
     JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``),
-    made from each item's part (``ctx.item_part``, once per hit in a sweep: a top_k step keeps other lists of
-    mostly the same hits)."""
-    parts: dict = reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
-
-    def entity_part(h: Any) -> ctx.ItemPart:
-        e = h.entity
-        part = parts[e.id] = ctx.item_part(cache, entity_item(1, e.name, e.type, e.description))
-        return part
-
-    def relation_part(h: Any, key: tuple) -> ctx.ItemPart:
-        part = parts[key] = ctx.item_part(cache, relation_item(1, h.pair[0], h.pair[1], h.relation.description))
-        return part
+    made from each item's part (``_parts``: the costs made the kept ones' parts already)."""
+    parts = _parts(index)
 
     def make() -> tuple[int, str, str]:
-        ent_parts = [parts.get(h.entity.id) or entity_part(h) for h in entities]
-        rel_parts = [parts.get(key) or relation_part(h, key) for h, key in zip(relations, rel_keys, strict=True)]
+        ent_parts = [_entity_part(cache, parts, h.entity) for h in entities]
+        rel_parts = [_relation_part(cache, parts, h.relation, h.pair) for h in relations]
         return ctx.kg_part(cache, ent_parts, rel_parts)
 
     ent_keys = tuple(h.entity.id for h in entities)
