@@ -248,8 +248,8 @@ def _part(cache: TokenCache, item: dict, row: Any) -> ItemPart:
     ``_rest_tokens`` gives them with suffix 0, 1 and 2)."""
     rest = rest_text(item)
     alone = _alone(cache, rest, row)
-    inside = tokens.with_suffix(rest, alone, _SUFFIXES[1], ENCODING)
-    return ItemPart(rest, alone, inside, tokens.with_suffix(rest, alone, _SUFFIXES[2], ENCODING))
+    inside, last = tokens.with_suffixes(rest, alone, _SUFFIXES[1:], ENCODING)
+    return ItemPart(rest, alone, inside, last)
 
 
 def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:

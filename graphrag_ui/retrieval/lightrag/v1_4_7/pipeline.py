@@ -96,8 +96,8 @@ def _naive_context(kept: list[dict[str, Any]]) -> str:
 
 def _parts(index: Index) -> dict:
     """Each hit's item part (``ctx.ItemPart``) by its entity id, or its relation id and pair as printed: the
-    costs read a kept item's count from it and the KG part its text (once per hit in a sweep: ``reuse.once``,
-    a top_k step keeps other lists of mostly the same hits)."""
+    costs read a kept item's count from it and the KG part its text, so one run passes the same dict to both
+    (in a sweep, one per index: ``reuse.once``, a top_k step keeps other lists of mostly the same hits)."""
     return reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
 
 
@@ -116,12 +116,11 @@ def _relation_part(cache: ctx.TokenCache, parts: dict, rel: Any, pair: tuple[str
     return part
 
 
-def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
+def _costs(cache: ctx.TokenCache, parts: dict, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
     """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
     position) plus those of the rest of its JSON (its part's ``alone``), which no position changes. Each cost
     is counted when first read (``LazyCosts``): past the cut, only for a reader of the dropped rows; a kept
     item's part is the one its KG part prints (``_parts``)."""
-    parts = _parts(index)
     ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
 
     def id_cost(i: int) -> int:
@@ -140,11 +139,10 @@ def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list)
     return LazyCosts(len(entities), entity_cost), LazyCosts(len(shown), relation_cost)
 
 
-def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
+def _kg_part(cache: ctx.TokenCache, index: Index, parts: dict, entities: list, relations: list) -> tuple[int, str, str]:
     """The kept entities' and relations' part of the context: what it charges the chunk budget and its two
     JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``),
     made from each item's part (``_parts``: the costs made the kept ones' parts already)."""
-    parts = _parts(index)
 
     def make() -> tuple[int, str, str]:
         ent_parts = [_entity_part(cache, parts, h.entity) for h in entities]
@@ -171,9 +169,9 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
 
-    cache = ctx.cache_for(index)
+    cache, parts = ctx.cache_for(index), _parts(index)
     ent_costs, rel_costs = reuse.once(  # one search's costs, shared by its budget steps
-        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, index, entities, relations)
+        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, parts, entities, relations)
     )
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
@@ -187,7 +185,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     # 1.4.7 counts the KG part only with chunks
-    kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, parts, entities[:n_ent], relations[:n_rel])
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
