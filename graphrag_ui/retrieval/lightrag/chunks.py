@@ -188,7 +188,7 @@ def vector_similarity_pick(
         if sim is not None:
             sims[cid] = sim
             continue
-        vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
+        vec = (copies.get(cid) if cid in copies else f16_vector(index, cid)) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)
