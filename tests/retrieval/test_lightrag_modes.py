@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from functools import cache
 
 import pytest
@@ -168,6 +169,26 @@ def test_dropped_items_are_counted_only_when_read_and_as_1_4_7_counts_them():
                 assert (
                     c.dropped == f"over max_{name[:-1] if name == 'relations' else 'entity'}_tokens {limit} ({running})"
                 )
+
+
+def test_readers_of_one_retrieval_at_once_count_each_dropped_item_once_and_alike():
+    """Two threads reading a retrieval's dropped rows at the same time extend its costs and running totals
+    together (the first read counts them): every reader gets the rows a lone reader gets."""
+    params = {"max_entity_tokens": 400, "max_relation_tokens": 500, "top_k": 10}
+    alone = [(c.id, c.tokens, str(c.dropped)) for c in run("hybrid", params).relations]
+    shared = run("hybrid", params)
+    seen, barrier = [], threading.Barrier(6)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append([(c.id, c.tokens, str(c.dropped)) for c in shared.relations])
+
+    threads = [threading.Thread(target=read) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [alone] * 6 and len(shared.relations._tail.costs._made) == len(shared.relations._tail.costs)
 
 
 def test_chunk_drop_reasons():

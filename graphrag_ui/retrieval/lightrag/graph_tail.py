@@ -2,8 +2,8 @@
 
 A hub question at 100k entities finds ~10⁵ edges; ``max_relation_tokens`` keeps a few hundred and every
 other one is dropped "over max_relation_tokens" with its running total, then come the round-robin merge's
-duplicates. The tail keeps the search's hits, costs and running totals and makes a row exactly as
-``explain.graph_rows`` makes the kept ones, when a reader asks for it.
+duplicates. The tail keeps the search's hits and their costs (counted when read: ``LazyCosts``) and makes a
+row, with its running total, exactly as ``explain.graph_rows`` makes the kept ones, when a reader asks for it.
 """
 
 from __future__ import annotations
@@ -83,12 +83,15 @@ class GraphTail:
         self.make, self.kind, self.hits, self.dupes = make, kind, hits, dupes
         self.costs, self.keep, self.limit = costs, keep, limit
         self._running: list[int] = []  # running totals of the costs, made as far as a row reads them
+        self._lock = threading.Lock()  # two readers of one retrieval's rows extend it once, in order
 
     def running(self, pos: int) -> int:
         """The sum of the costs up to and including ``pos`` (what the reason names)."""
         running = self._running
-        for i in range(len(running), pos + 1):
-            running.append((running[-1] if running else 0) + self.costs[i])
+        if len(running) <= pos:
+            with self._lock:
+                for i in range(len(running), pos + 1):
+                    running.append((running[-1] if running else 0) + self.costs[i])
         return running[pos]
 
     def __len__(self) -> int:
