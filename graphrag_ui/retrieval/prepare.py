@@ -28,6 +28,7 @@ from graphrag_ui.base import tokens
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.index import stored
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.lightrag import chunks as lightrag_chunks
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
 from graphrag_ui.retrieval.ms.global_search import search as ms_global
@@ -68,6 +69,7 @@ def prepare_index(index: Index) -> None:
         if kind == "lightrag":
             tokens.encoding(nano_prep.ENCODING)  # LightRAG counts with o200k_base too
             lightrag_search.graph_cache(index)
+            lightrag_chunks.decode_f16(index)
         # frozen before the collector is back on: its allocation count is reset, so the first
         # allocation after the pause does not start a full collection over what was just built (1.3 s
         # at 100k entities)

@@ -306,6 +306,30 @@ def test_vector_pick_ignores_float16_copies_after_a_reembed():
     assert (f16_vector(fresh2, cid) == 0.5).all()
 
 
+def test_an_open_decodes_a_small_imported_index_s_float16_copies_as_a_query_would(monkeypatch):
+    """``decode_f16`` (``prepare_index``): every chunk's copy, each equal to the one a query decodes on its own;
+    none for an index over ``F16_AT_OPEN`` chunks, nor for chunk vectors the index made itself (a re-embed)."""
+    from graphrag_ui.index import cache as index_cache
+    from graphrag_ui.retrieval.lightrag import chunks
+
+    def fresh():  # ``index`` keeps one object: these must not share its cache
+        return importer.import_dir(GOLDENS / "lightrag-1.4.7" / "en", embedder="hash")
+
+    opened, lazy = fresh(), fresh()
+    assert chunks.decode_f16(opened) == len(opened.chunks) > 0
+    copies = index_cache.peek(opened, chunks.F16)
+    assert set(copies) == {c.id for c in opened.chunks}
+    for c in opened.chunks:
+        assert copies[c.id].tobytes() == chunks.f16_vector(lazy, c.id).tobytes()
+    monkeypatch.setattr(chunks, "F16_AT_OPEN", len(lazy.chunks) - 1)
+    big = fresh()
+    assert chunks.decode_f16(big) == 0 and not index_cache.peek(big, chunks.F16)
+    monkeypatch.setattr(chunks, "F16_AT_OPEN", 10**6)
+    reembedded = fresh()
+    reembedded.manifest.vector_sources["chunks"] = "re-embedded with use-m3"
+    assert chunks.decode_f16(reembedded) == 0 and not index_cache.peek(reembedded, chunks.F16)
+
+
 def test_budget_sections_add_up_to_the_total():
     for mode in ("local", "hybrid", "mix", "naive"):
         r = run(mode, {"max_total_tokens": 4000, "top_k": 8})
