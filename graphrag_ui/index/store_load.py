@@ -257,6 +257,8 @@ def _assemble(
     with validate.reading(folder):
         index = Index(manifest=manifest, vectors=vectors, **loaded)
     index.problems = problems
+    for kind, norms in squared.items():  # kept after ``Index`` is made: its refresh forgets the tables' values
+        validate.keep_squared_norms(vectors[kind], norms)
     index.path = str(folder.absolute())
     return index
 
