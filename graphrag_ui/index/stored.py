@@ -89,14 +89,7 @@ class StoredColumns:
         converted = self._converted.get(field)
         if converted is not None:
             return converted[position]
-        arrays = self._arrays
-        if arrays is None:
-            with self._lock:  # decoded by now: the loader waited for it before returning
-                if self._arrays is None:
-                    table = self._table.result() if isinstance(self._table, Future) else self._table
-                    self._arrays = {f: _array(table.column(f)) for f in table.column_names}
-                    self._table = None  # type: ignore[assignment]  (the arrays hold the data)
-                arrays = self._arrays
+        arrays = self._decoded()
         array = arrays.get(field)
         if array is not None:
             last, run = self._runs.get(field, (-2, 0))
@@ -111,6 +104,47 @@ class StoredColumns:
                 self._converted[field] = _values(self._name, field, pa.chunked_array([array]))
                 del self._arrays[field]  # its Arrow buffers go
         return self._converted[field][position]
+
+    def _decoded(self) -> dict[str, pa.Array]:
+        """The columns not converted whole yet, by field (decoded by now: the loader waited for them)."""
+        arrays = self._arrays
+        if arrays is None:
+            with self._lock:
+                if self._arrays is None:
+                    table = self._table.result() if isinstance(self._table, Future) else self._table
+                    self._arrays = {f: _array(table.column(f)) for f in table.column_names}
+                    self._table = None  # type: ignore[assignment]  (the arrays hold the data)
+                arrays = self._arrays
+        return arrays
+
+    def array(self, field: str) -> pa.Array | None:
+        """The Arrow column of ``field`` while it is not converted whole (then ``None``)."""
+        return self._decoded().get(field)
+
+
+def shared_column(rows: list, field: str) -> pa.Array | None:
+    """The Arrow column of ``field`` for ``rows``, one value per row: given only when they are rows of one
+    loaded table, in its order (the load may have left some out), none holding a value of its own (read
+    before, or set). A reader of a whole column then works on it vectorised instead of converting 10⁵
+    rows' values to Python objects it keeps; any other rows (built, imported, changed) give ``None``:
+    read them one by one."""
+    if not rows:
+        return None
+    columns = rows[0].__dict__.get("_columns")
+    if columns is None:
+        return None
+    positions, last = [], -1
+    for row in rows:
+        own = row.__dict__
+        position = own.get("_row", -1)
+        if own.get("_columns") is not columns or position <= last or field in own:
+            return None
+        positions.append(position)
+        last = position
+    array = columns.array(field)
+    if array is None or last >= len(array):
+        return None
+    return array if len(positions) == len(array) else array.take(pa.array(positions, type=pa.int64()))
 
 
 def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202

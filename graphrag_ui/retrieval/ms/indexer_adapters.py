@@ -13,6 +13,7 @@ from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.ms import column_view
 from graphrag_ui.retrieval.ms.text import ENCODING
 
 
@@ -127,13 +128,19 @@ def level_view(index: Index, level: int) -> LevelView:
     cached = view.levels.get(level)
     if cached is not None:
         return cached
+    by_row = column_view.community_ids_by_row(index.entities, level)
+    if by_row is None:  # rows not read from one loaded table as they are: each entity's own communities
+        by_row = [community_ids_at(e, level) for e in index.entities]
     entities: dict[str, EntityView] = {}
-    for row, e in enumerate(index.entities):
-        ids = community_ids_at(e, level)
-        if not ids:  # no community at or below the level: read_indexer_entities drops the entity
+    kept: list[int] = []  # the rows of the views, in table order (``unit_counts``)
+    degree = index.graph.degree
+    for row, (e, ids) in enumerate(zip(index.entities, by_row, strict=True)):
+        if not ids or e.id in entities:  # no community at or below the level: read_indexer_entities drops it
             continue
-        rank = e.extra["degree"] if "degree" in e.extra else index.graph.degree(e.name)
-        entities.setdefault(e.id, EntityView(e, _short(e.extra, row), rank, ids))
+        extra = e.extra
+        rank = extra["degree"] if "degree" in extra else degree(e.name)
+        entities[e.id] = EntityView(e, _short(extra, row), rank, ids)
+        kept.append(row)
     present = {c.id for c in index.communities if c.level <= level}
     reports = {
         c.id: c
@@ -141,8 +148,26 @@ def level_view(index: Index, level: int) -> LevelView:
         if c.extra.get("has_report", bool(c.report)) and c.id in present and _report_level(c) <= level
     }
     cached = LevelView(level, entities, sorted(entities.values(), key=lambda v: v.entity.id), reports)
+    cached.memo["rows"] = kept
     view.levels[level] = cached
     return cached
+
+
+def unit_counts(index: Index, level: int) -> dict[str, int]:
+    """How many distinct text units the entities loaded at ``level`` have in each community they are in
+    (``_compute_community_weights``' numerator); counted once per index and level."""
+    lv = level_view(index, level)
+    counts = lv.memo.get("unit_counts")
+    if counts is None:
+        counts = column_view.unit_counts(index.entities, lv.memo["rows"], level)
+        if counts is None:  # the rows' own values
+            units: dict[str, set[str]] = {}
+            for v in lv.entities.values():
+                for cid in v.community_ids:
+                    units.setdefault(cid, set()).update(v.entity.source_chunk_ids)
+            counts = {cid: len(ids) for cid, ids in units.items()}
+        lv.memo["unit_counts"] = counts
+    return counts
 
 
 def _report_level(c: Community) -> int:

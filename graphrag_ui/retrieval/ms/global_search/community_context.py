@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Community, Index
-from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view
+from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view, unit_counts
 from graphrag_ui.retrieval.ms.text import count, csv_table
 
 WEIGHT = "occurrence weight"  # the factory's community_weight_name
@@ -63,14 +63,7 @@ def level_reports(index: Index, level: int) -> list[Community]:
 
 def community_weights(index: Index, level: int, reports: list[Community], normalize: bool) -> dict[str, float | int]:
     """``_compute_community_weights``: distinct text units of each report's loaded entities (/ max)."""
-    lv = level_view(index, level)
-    counts = lv.memo.get("unit_counts")
-    if counts is None:  # depends only on the level: counted once per index and level
-        units: dict[str, set[str]] = {}
-        for view in lv.entities.values():
-            for cid in view.community_ids:
-                units.setdefault(cid, set()).update(view.entity.source_chunk_ids)
-        counts = lv.memo["unit_counts"] = {cid: len(ids) for cid, ids in units.items()}
+    counts = unit_counts(index, level)  # depends only on the level: counted once per index and level
     weights: dict[str, float | int] = {c.id: counts.get(c.id, 0) for c in reports}
     if normalize and weights:
         top = max(weights.values())
