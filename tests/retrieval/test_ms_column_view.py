@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from graphrag_ui.index import store
-from graphrag_ui.index.model import Entity, VectorTable
+from graphrag_ui.index.model import Entity, Relation, VectorTable
 from graphrag_ui.retrieval.ms import column_view
 from graphrag_ui.retrieval.ms import indexer_adapters as ia
 from tests.support.store_fixtures import small_index
@@ -117,3 +117,33 @@ def test_a_table_of_no_entities_or_no_refs(tmp_path):
     loaded = _saved(tmp_path, empty)
     assert column_view.community_ids_by_row(loaded.entities, 2) == [[], [], []]
     assert ia.level_view(loaded, 2).entities == {} and ia.unit_counts(loaded, 2) == {}
+
+
+def test_the_index_views_lookups_made_on_read_equal_those_made_for_every_row():
+    """Relationship ranks (combined_degree, else the endpoints' degrees), printed ids (human_readable_id,
+    else the row) and text-unit ids; an id twice reads its last row, as a dict by id keeps it."""
+    index = small_index()
+    r1, r2, r3, r4 = index.relations
+    r1.extra = {"human_readable_id": 7, "combined_degree": 12}
+    r2.extra = {"human_readable_id": None, "combined_degree": None}
+    r3.extra = {"combined_degree": 0}
+    twice = Relation("r1", "张三", "北京", "again", extra={"human_readable_id": 9})
+    index.relations = [r1, r2, r3, r4, twice]
+    index.chunks[0].extra = {"short_id": "s-1"}
+    index.refresh()
+    view = ia.index_view(index)
+    degree = dict(index.graph.degree())
+    for r in index.relations:
+        last = max(i for i, other in enumerate(index.relations) if other.id == r.id)
+        mine = index.relations[last]
+        rank = mine.extra.get("combined_degree", degree[mine.source] + degree[mine.target]) or 0
+        hid = mine.extra.get("human_readable_id", last)
+        assert (view.rel_rank[r.id], view.rel_short[r.id], view.rel_row[r.id]) == (
+            rank,
+            "" if hid is None else str(hid),
+            last,
+        )
+    assert view.rel_short["r1"] == "9" and view.rel_rank["r1"] == degree["张三"] + degree["北京"]
+    assert [view.unit_short_id[c.id] for c in index.chunks] == ["s-1", "1"]
+    with pytest.raises(KeyError):
+        view.rel_rank["no such relation"]
