@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphrag_ui.index.model import Entity
-from graphrag_ui.index.stored import shared_column
+from graphrag_ui.index.stored import numbers, shared_column
 
 _CANONICAL = r"^(0|-?[1-9][0-9]*)$"  # an id that ``str(int(id))`` gives back unchanged
 
@@ -40,13 +40,15 @@ def _refs(entities: list[Entity], level: int) -> tuple[np.ndarray, np.ndarray] |
     if len(ids) and not pc.all(pc.match_substring_regex(ids, _CANONICAL)).as_py():
         return None
     try:
-        numbers = pc.cast(ids, pa.int64()).to_numpy()
+        values = numbers(pc.cast(ids, pa.int64()))
     except (pa.ArrowInvalid, OverflowError):  # beyond int64: the rows' Python ints
         return None
-    offsets = column.offsets.to_numpy()
-    kept = levels.to_numpy() <= level
+    offsets, at = numbers(column.offsets), numbers(levels)
+    if offsets is None or at is None or values is None:
+        return None
+    kept = at <= level
     before = np.concatenate(([0], np.cumsum(kept)))
-    return before[offsets - offsets[0]], numbers[kept]
+    return before[offsets - offsets[0]], values[kept]
 
 
 def community_ids_by_row(entities: list[Entity], level: int) -> list[list[str]] | None:
@@ -54,8 +56,8 @@ def community_ids_by_row(entities: list[Entity], level: int) -> list[list[str]] 
     refs = _refs(entities, level)
     if refs is None:
         return None
-    starts, numbers = refs
-    flat, bounds, names = numbers.tolist(), starts.tolist(), _Names()
+    starts, ref_numbers = refs
+    flat, bounds, names = ref_numbers.tolist(), starts.tolist(), _Names()
     out: list[list[str]] = []
     for a, b in zip(bounds, bounds[1:]):  # noqa: B905  (n + 1 bounds)
         if b - a == 1:
@@ -83,14 +85,16 @@ def unit_counts(entities: list[Entity], rows: list[int], level: int) -> dict[str
     unit_ids = units.flatten()
     if unit_ids.null_count:
         return None
-    starts, numbers = refs
-    unit_codes = pc.dictionary_encode(unit_ids).indices.to_numpy().astype(np.int64)
-    unit_bounds = units.offsets.to_numpy().astype(np.int64)
+    starts, ref_numbers = refs
+    unit_codes, unit_bounds = numbers(pc.dictionary_encode(unit_ids).indices), numbers(units.offsets)
+    if unit_codes is None or unit_bounds is None:
+        return None
+    unit_codes, unit_bounds = unit_codes.astype(np.int64), unit_bounds.astype(np.int64)
     unit_bounds -= unit_bounds[0]
     picked = np.asarray(rows, dtype=np.int64)
     refs_at = _ranges(starts[picked], starts[picked + 1])  # each picked row's community refs
     owner = np.repeat(picked, starts[picked + 1] - starts[picked])  # the row of each of those refs
-    communities, code = np.unique(numbers[refs_at], return_inverse=True)
+    communities, code = np.unique(ref_numbers[refs_at], return_inverse=True)
     width = max(len(unit_codes), 1)
     if len(communities) * width >= 2**62:
         return None
