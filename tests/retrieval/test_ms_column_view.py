@@ -147,3 +147,14 @@ def test_the_index_views_lookups_made_on_read_equal_those_made_for_every_row():
     assert [view.unit_short_id[c.id] for c in index.chunks] == ["s-1", "1"]
     with pytest.raises(KeyError):
         view.rel_rank["no such relation"]
+
+
+def test_rows_counted_together_count_as_one_at_a_time():
+    """Global search counts its report rows together (``tokens_of``): the same numbers as ``tokens``,
+    special-token text counted as ordinary text, a row met twice or counted before taken from the memo."""
+    view = ia.index_view(small_index())
+    rows = [f"{i}|report <|endoftext|> {'word ' * (i % 50)}|{i / 7}\n" for i in range(2500)] + ["x\n", "x\n", ""]
+    view.tokens(rows[5])
+    fresh = ia.index_view(_index(small_index().entities))
+    assert view.tokens_of(rows) == [fresh.tokens(r) for r in rows]
+    assert set(view.row_tokens) == set(rows)

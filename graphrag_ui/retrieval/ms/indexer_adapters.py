@@ -82,6 +82,14 @@ class IndexView:
             n = self.row_tokens[row] = tokens.count(row, ENCODING)
         return n
 
+    def tokens_of(self, rows: list[str]) -> list[int]:
+        """``tokens`` of each row, those not counted yet counted together on every core (global search's
+        ~3,000 report rows at 100k entities: most of its first query)."""
+        known = self.row_tokens
+        new = list(dict.fromkeys(row for row in rows if row not in known))
+        known.update(zip(new, tokens.count_many(new, ENCODING), strict=True))
+        return [known[row] for row in rows]
+
     def unit_row(self, unit: Chunk) -> tuple[str, int]:
         """A text unit's ``short_id|text`` row and its tokens (basic search's and the Sources table's),
         made once per unit: a sweep's steps meet the same units again."""

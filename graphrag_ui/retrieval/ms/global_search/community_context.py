@@ -169,9 +169,10 @@ def _build_batches(
     iv = index_view(index)
     batch: list[ReportRow] = []
     used = head_tokens
+    lines = ["|".join(_cells(row, weigh, include_community_rank, use_community_summary, str)) + "\n" for row in kept]
+    for row, tokens in zip(kept, iv.tokens_of(lines), strict=True):
+        row.tokens = tokens
     for row in kept:
-        cells = _cells(row, weigh, include_community_rank, use_community_summary, str)
-        row.tokens = iv.tokens("|".join(cells) + "\n")
         if used + row.tokens > max_context_tokens:
             _cut(out, batch, header, used, weigh, include_community_rank, use_community_summary)
             batch, used = [], head_tokens
