@@ -11,7 +11,7 @@ import pytest
 
 from graphrag_ui.base.errors import IndexFormatError
 from graphrag_ui.index import cache, store, validate
-from graphrag_ui.index.model import Entity, Relation, entity_graph
+from graphrag_ui.index.model import Entity, Relation, RelationsByEntity, entity_graph
 from graphrag_ui.services.query import run_query
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "en" / "index"
@@ -120,3 +120,23 @@ def test_the_entity_graph_of_the_sample_index_is_networkxs():
     index = store.load(SAMPLE)
     assert _shape(index.graph) == _shape(_networkx_way(index.entities, index.relations))
     assert _shape(entity_graph([], [])) == _shape(nx.Graph())
+
+
+def test_relations_by_entity_lists_each_names_relations_in_table_order_once():
+    rng = np.random.default_rng(3)
+    names = ["A", "B", "C", "D", "ghost", "北京"]
+    relations = [
+        Relation(f"r{i % 40}", names[rng.integers(6)], names[rng.integers(6)], "") for i in range(60)
+    ]  # self-loops, a pair twice, ids twice, endpoints without an entity row
+    relations.append(Relation("loop", "A", "A", ""))
+    expected: dict[str, list[Relation]] = {}
+    for r in relations:
+        expected.setdefault(r.source, []).append(r)
+        if r.target != r.source:
+            expected.setdefault(r.target, []).append(r)
+    found = RelationsByEntity(relations)
+    for name in [*names, "nobody"]:
+        got = found.get(name, ())
+        assert [id(r) for r in got] == [id(r) for r in expected.get(name, ())], name
+        assert found.get(name, ()) is got
+    assert RelationsByEntity([]).get("A", ()) == ()
