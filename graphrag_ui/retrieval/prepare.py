@@ -2,7 +2,7 @@
 
 A first query used to pay for loading the mode modules, tiktoken's encoding and the per-index
 lookups the graph modes keep (LightRAG's relation-row map and node degrees, nano's memo, GraphRAG's
-level views): seconds at 10k entities on a busy machine, while the next
+level views and global-search batches): seconds at 10k entities on a busy machine, while the next
 queries took milliseconds. ``prepare_index`` builds them right after loading, so the wait moves to
 "opening the index" where the app already shows a spinner, and the first question is answered as
 fast as the second.
@@ -29,6 +29,7 @@ from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
+from graphrag_ui.retrieval.ms.global_search import search as ms_global
 from graphrag_ui.retrieval.nano import prep as nano_prep
 from graphrag_ui.retrieval.registry import get_mode, mode_names
 
@@ -110,8 +111,7 @@ def _prepare_graphrag(index: Index) -> None:
     tokens.encoding(text.ENCODING)  # GraphRAG indexes are counted with cl100k_base
     indexer_adapters.level_view(index, int(defaults("ms.local")["community_level"]))
     vector_search.prepare_norms(index)
-    # not global search's batches (its ~3,000 reports counted in tokens: 0.7 s and 50 MB at 100k entities):
-    # its own first query builds them, not the open of an index that may only be asked local questions
+    ms_global.prepare(index, defaults("ms.global"))
 
 
 def _prepare_nano(index: Index) -> None:

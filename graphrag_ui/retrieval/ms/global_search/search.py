@@ -126,6 +126,14 @@ def _batches(index: Index, reports: list, level: int, params: Params) -> GlobalC
     )
 
 
+def prepare(index: Index, params: Mapping[str, Any]) -> None:
+    """Build (and keep) the batches a first question with ``params`` would build: they do not depend
+    on the question, so opening the index pays for them instead of the first query."""
+    params = SPECS[0].typed(params)
+    level = params.community_level
+    _batches(index, level_reports(index, level), level, params)
+
+
 def _explain(out: Retrieval, ctx: GlobalContext) -> None:
     for order, row in enumerate(ctx.reports):
         out.communities.append(_candidate(row, order))
