@@ -27,7 +27,7 @@ from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
-from graphrag_ui.index.stored import _MAKERS, StoredColumns, _values
+from graphrag_ui.index.stored import _MAKERS, StoredColumns, _shared_strings, _values
 
 _STR_LIST = pa.list_(pa.string())
 _COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
@@ -264,7 +264,12 @@ def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | N
     validate.check_nulls(name, table, path)
     kept = stored_fields(name)
     built = [f for f, _ in fields if f not in kept] + ["extra"]
-    cols = [_values(name, f, table.column(f)) for f in built]
+    shared = _SHARED.get(name, ())
+    repeated = _shared_strings([table.column(f) for f in shared]) if shared else None
+    cols = [
+        repeated[shared.index(f)] if repeated is not None and f in shared else _values(name, f, table.column(f))
+        for f in built
+    ]
     try:
         cols[-1] = decode_extras(cols[-1])
     except (ValueError, TypeError) as exc:
@@ -276,6 +281,9 @@ def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | N
     columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored)
     make, new = _MAKERS[name], object.__new__
     return [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
+
+
+_SHARED = {"relations": ("source", "target")}  # built string columns whose values repeat (``_shared_strings``)
 
 
 def _check_field_order() -> None:

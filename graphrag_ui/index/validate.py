@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from graphrag_ui.base.errors import IndexFormatError
 from graphrag_ui.base.i18n import msg
+from graphrag_ui.index import cache
 
 REBUILD = msg("rebuild or re-import the index (or restore the folder from a backup)")
 REEMBED = msg("run `python -m graphrag_ui reembed` on the index, or rebuild/re-import it")
@@ -301,6 +302,26 @@ def squared_norms(matrix: np.ndarray) -> np.ndarray:
     """Each row's squared norm in float64: finite exactly when the row is (a float32's square cannot
     overflow a float64), so one pass both checks the rows and gives ``row_checks`` its norms."""
     return np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64)
+
+
+def keep_squared_norms(table: Any, squared: np.ndarray) -> None:
+    """Keep a table's ``squared_norms`` with it (``index.cache``): the loader's finiteness pass made them,
+    and a search that pre-filters by distance reads them (``table_squared_norms``) instead of another
+    pass, which also copied a 100k-entity matrix to float64 (195 MB at 256 dimensions)."""
+    cache.values(table)[_SQUARED] = (id(table.matrix), squared)
+
+
+def table_squared_norms(table: Any) -> np.ndarray:
+    """The squared row norms of a ``VectorTable``: those kept with it, else worked out (and kept)."""
+    kept = cache.values(table).get(_SQUARED)
+    if kept is not None and kept[0] == id(table.matrix) and len(kept[1]) == len(table):
+        return kept[1]
+    squared = squared_norms(table.matrix)
+    keep_squared_norms(table, squared)
+    return squared
+
+
+_SQUARED = "squared_norms"  # (id of the matrix they belong to, the norms)
 
 
 def check_finite(matrix: np.ndarray, where: str, fix: str = REEMBED, squared: np.ndarray | None = None) -> None:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from graphrag_ui.base.errors import IndexFormatError
-from graphrag_ui.index import store, validate
-from graphrag_ui.index.model import Entity, Relation, entity_graph
+from graphrag_ui.index import cache, store, validate
+from graphrag_ui.index.model import Entity, Relation, RelationsByEntity, entity_graph
 from graphrag_ui.services.query import run_query
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "en" / "index"
@@ -50,6 +50,20 @@ def test_vectors_are_mapped_read_only_and_equal_to_the_files():
         assert np.array_equal(table.matrix, on_disk)
         with pytest.raises(ValueError):
             table.matrix[0, 0] = 1.0  # nothing may change an index's vectors behind the file
+
+
+def test_the_loaders_squared_norms_are_kept_and_equal_to_a_float64_copys():
+    """The norms the load's finiteness pass made are what a search reads (no second pass, no float64 copy):
+    bit-equal to those of the matrix copied to float64; a replaced matrix gets its own."""
+    index = store.load(SAMPLE)
+    for table in index.vectors.values():
+        wide = table.matrix.astype(np.float64)
+        loaders = cache.values(table)["squared_norms"][1]  # kept by the load, before any search
+        kept = validate.table_squared_norms(table)
+        assert kept is loaders
+        assert np.array_equal(kept, np.einsum("ij,ij->i", wide, wide))
+        table.matrix = table.matrix[::-1].copy()
+        assert np.array_equal(validate.table_squared_norms(table), kept[::-1])
 
 
 def test_an_open_index_keeps_its_vectors_when_a_save_replaces_the_folder(tmp_path):
@@ -106,3 +120,23 @@ def test_the_entity_graph_of_the_sample_index_is_networkxs():
     index = store.load(SAMPLE)
     assert _shape(index.graph) == _shape(_networkx_way(index.entities, index.relations))
     assert _shape(entity_graph([], [])) == _shape(nx.Graph())
+
+
+def test_relations_by_entity_lists_each_names_relations_in_table_order_once():
+    rng = np.random.default_rng(3)
+    names = ["A", "B", "C", "D", "ghost", "北京"]
+    relations = [
+        Relation(f"r{i % 40}", names[rng.integers(6)], names[rng.integers(6)], "") for i in range(60)
+    ]  # self-loops, a pair twice, ids twice, endpoints without an entity row
+    relations.append(Relation("loop", "A", "A", ""))
+    expected: dict[str, list[Relation]] = {}
+    for r in relations:
+        expected.setdefault(r.source, []).append(r)
+        if r.target != r.source:
+            expected.setdefault(r.target, []).append(r)
+    found = RelationsByEntity(relations)
+    for name in [*names, "nobody"]:
+        got = found.get(name, ())
+        assert [id(r) for r in got] == [id(r) for r in expected.get(name, ())], name
+        assert found.get(name, ()) is got
+    assert RelationsByEntity([]).get("A", ()) == ()

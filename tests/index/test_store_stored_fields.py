@@ -183,3 +183,49 @@ def test_small_columns_convert_whole_at_once_and_big_ones_stay_in_arrow(saved, m
     for name in ("chunks", "entities", "relations"):
         assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
     assert stored.convert_small(index.entities) == []  # rows made in code hold every value
+
+
+def test_numbers_is_a_view_of_the_arrow_buffer_honouring_its_offset():
+    import numpy as np
+    import pyarrow as pa
+
+    ints = pa.array([5, -1, 7, 2**40], type=pa.int64())
+    assert stored.numbers(ints).tolist() == [5, -1, 7, 2**40]
+    assert stored.numbers(ints.slice(1, 2)).tolist() == [-1, 7] and stored.numbers(ints.slice(4)).tolist() == []
+    assert stored.numbers(pa.array([1.5, 2.0])).dtype == np.float64
+    assert stored.numbers(pa.array([1, None], type=pa.int64())) is None  # nulls: no buffer value to trust
+    assert stored.numbers(pa.array(["1"])) is None
+    lists = pa.array([["a"], ["b", "c"], [], ["d"]]).slice(1, 2)
+    assert stored.numbers(lists.offsets).tolist() == [1, 3, 3]
+
+
+def test_opening_an_index_and_its_column_views_do_not_import_pandas(tmp_path):
+    """Arrow's own ``to_numpy`` imports pandas: ~0.4 s and ~15 MB of an index's open."""
+    import subprocess
+    import sys
+
+    index = small_index()  # with GraphRAG's community numbers, which the column views read vectorised
+    for e in index.entities:
+        e.communities = [(level, cid[1:]) for level, cid in e.communities]
+    index.entities[2].source_chunk_ids = ["k1", "k2", "k1"]
+    for c in index.communities:
+        c.id, c.parent = c.id[1:], c.parent and c.parent[1:]
+    index.vectors["communities"].ids = ["2", "1"]
+    out = tmp_path / "idx"
+    store.save(index, out)
+    code = (
+        "import sys; from graphrag_ui.index import store; from graphrag_ui.retrieval.ms import column_view, indexer_adapters as ia;"
+        f"index = store.load({str(out)!r}); assert ia.unit_counts(index, 1) == {{'1': 2, '2': 0}};"
+        "assert column_view.community_ids_by_row(index.entities, 1) is not None;"
+        "assert ia.level_view(index, 1).entities; print('pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_relations_endpoints_are_one_string_per_name(saved):
+    index, out = saved
+    loaded = store.load(out)
+    assert [(r.source, r.target) for r in loaded.relations] == [(r.source, r.target) for r in index.relations]
+    alice = [end for r in loaded.relations for end in (r.source, r.target) if end == "ALICE"]
+    assert len(alice) == 3 and all(a is alice[0] for a in alice)

@@ -7,27 +7,38 @@ through these views.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphrag_ui.base import tokens
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Chunk, Community, Entity, Index, Relation
 from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.ms import column_view
 from graphrag_ui.retrieval.ms.text import ENCODING
 
 
-@dataclass
+@dataclass(slots=True)
 class EntityView:
-    """An entity as ``read_indexer_entities`` loads it at one community level."""
+    """An entity as ``read_indexer_entities`` loads it at one community level (one per entity of a level:
+    slotted, its ``rows`` made on first use, ~17 MB less at 100k entities)."""
 
     entity: Entity
     short_id: str
     rank: int | None
     community_ids: list[str]
-    # include_entity_rank -> its Entities table row and tokens (``local_search.mixed_context.entity_row``)
-    rows: dict[bool, tuple[str, int]] = field(default_factory=dict, compare=False, repr=False)
+    _rows: dict[bool, tuple[str, int]] | None = field(default=None, compare=False, repr=False)
     # its text units with its relationships' count in each (``local_search.sources.entity_units``)
     units: list[tuple[Chunk, int]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rows(self) -> dict[bool, tuple[str, int]]:
+        """include_entity_rank -> its Entities table row and tokens (``local_search.mixed_context.entity_row``)."""
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = {}
+        return rows
 
 
 @dataclass
@@ -71,6 +82,14 @@ class IndexView:
             n = self.row_tokens[row] = tokens.count(row, ENCODING)
         return n
 
+    def tokens_of(self, rows: list[str]) -> list[int]:
+        """``tokens`` of each row, those not counted yet counted together on every core (global search's
+        ~3,000 report rows at 100k entities: most of its first query)."""
+        known = self.row_tokens
+        new = list(dict.fromkeys(row for row in rows if row not in known))
+        known.update(zip(new, tokens.count_many(new, ENCODING), strict=True))
+        return [known[row] for row in rows]
+
     def unit_row(self, unit: Chunk) -> tuple[str, int]:
         """A text unit's ``short_id|text`` row and its tokens (basic search's and the Sources table's),
         made once per unit: a sweep's steps meet the same units again."""
@@ -86,14 +105,31 @@ def index_view(index: Index) -> IndexView:
     return index_cache.kept(index, "ms.index_view", lambda: _index_view(index))
 
 
+class OnRead(dict):
+    """A lookup by id whose values are made on their first read by ``[]`` (a query reads ~10³ of 10⁵–10⁶):
+    made for every row at open, GraphRAG's relationship ranks and printed ids and its text units' ids
+    took ~0.3 s and ~40 MB of a 100k-entity index. Read it only with ``[]`` (``get`` and ``in`` see only
+    the values made so far); an unknown id raises ``KeyError`` as a full dict's would."""
+
+    def __init__(self, make: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._make(key)
+        return value
+
+
 def _index_view(index: Index) -> IndexView:
-    degree = dict(index.graph.degree())
+    relations, chunks = index.relations, index.chunk_by_id  # an id's last row, as a dict by id keeps it
+    rel_row = dict(zip([r.id for r in relations], range(len(relations)), strict=True))
+    degree = index.graph.degree
     return IndexView(
-        rel_row={r.id: i for i, r in enumerate(index.relations)},
-        rel_rank={r.id: _rel_rank(r, degree) for r in index.relations},
-        rel_short={r.id: _short(r.extra, i) for i, r in enumerate(index.relations)},
-        chunks={c.id: c for c in index.chunks},
-        unit_short_id={c.id: str(c.extra.get("short_id", c.order)) for c in index.chunks},
+        rel_row=rel_row,
+        rel_rank=OnRead(lambda rid: _rel_rank(index.relation_by_id[rid], degree)),
+        rel_short=OnRead(lambda rid: _short(index.relation_by_id[rid].extra, rel_row[rid])),
+        chunks=chunks,
+        unit_short_id=OnRead(lambda cid: str(chunks[cid].extra.get("short_id", chunks[cid].order))),
     )
 
 
@@ -105,10 +141,10 @@ def _short(extra: dict, row: int) -> str:
     return "" if hid is None else str(hid)
 
 
-def _rel_rank(rel: Relation, degree: dict[str, int]) -> int:
+def _rel_rank(rel: Relation, degree: Callable[[str], int]) -> int:
     if "combined_degree" in rel.extra:
         return rel.extra["combined_degree"] or 0
-    return degree.get(rel.source, 0) + degree.get(rel.target, 0)
+    return degree(rel.source) + degree(rel.target)  # both are nodes: the graph is made of the relations
 
 
 def community_ids_at(entity: Entity, level: int) -> list[str]:
@@ -127,13 +163,19 @@ def level_view(index: Index, level: int) -> LevelView:
     cached = view.levels.get(level)
     if cached is not None:
         return cached
+    by_row = column_view.community_ids_by_row(index.entities, level)
+    if by_row is None:  # rows not read from one loaded table as they are: each entity's own communities
+        by_row = [community_ids_at(e, level) for e in index.entities]
     entities: dict[str, EntityView] = {}
-    for row, e in enumerate(index.entities):
-        ids = community_ids_at(e, level)
-        if not ids:  # no community at or below the level: read_indexer_entities drops the entity
+    kept: list[int] = []  # the rows of the views, in table order (``unit_counts``)
+    degree = index.graph.degree
+    for row, (e, ids) in enumerate(zip(index.entities, by_row, strict=True)):
+        if not ids or e.id in entities:  # no community at or below the level: read_indexer_entities drops it
             continue
-        rank = e.extra["degree"] if "degree" in e.extra else index.graph.degree(e.name)
-        entities.setdefault(e.id, EntityView(e, _short(e.extra, row), rank, ids))
+        extra = e.extra
+        rank = extra["degree"] if "degree" in extra else degree(e.name)
+        entities[e.id] = EntityView(e, _short(extra, row), rank, ids)
+        kept.append(row)
     present = {c.id for c in index.communities if c.level <= level}
     reports = {
         c.id: c
@@ -141,8 +183,26 @@ def level_view(index: Index, level: int) -> LevelView:
         if c.extra.get("has_report", bool(c.report)) and c.id in present and _report_level(c) <= level
     }
     cached = LevelView(level, entities, sorted(entities.values(), key=lambda v: v.entity.id), reports)
+    cached.memo["rows"] = kept
     view.levels[level] = cached
     return cached
+
+
+def unit_counts(index: Index, level: int) -> dict[str, int]:
+    """How many distinct text units the entities loaded at ``level`` have in each community they are in
+    (``_compute_community_weights``' numerator); counted once per index and level."""
+    lv = level_view(index, level)
+    counts = lv.memo.get("unit_counts")
+    if counts is None:
+        counts = column_view.unit_counts(index.entities, lv.memo["rows"], level)
+        if counts is None:  # the rows' own values
+            units: dict[str, set[str]] = {}
+            for v in lv.entities.values():
+                for cid in v.community_ids:
+                    units.setdefault(cid, set()).update(v.entity.source_chunk_ids)
+            counts = {cid: len(ids) for cid, ids in units.items()}
+        lv.memo["unit_counts"] = counts
+    return counts
 
 
 def _report_level(c: Community) -> int:

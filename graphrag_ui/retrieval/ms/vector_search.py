@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphrag_ui.base.i18n import msg
-from graphrag_ui.index import cache as index_cache
+from graphrag_ui.index import validate
 from graphrag_ui.index.model import Index, VectorTable
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
@@ -81,14 +81,7 @@ EXACT_ROWS = 4096  # below this, every row gets the exact kernel
 
 
 def _squared_norms(table: VectorTable) -> np.ndarray:
-    kept = index_cache.values(table)  # (id(matrix), squared row norms), kept with the table
-    cached = kept.get("ms.squared_norms")
-    if cached is not None and cached[0] == id(table.matrix) and len(cached[1]) == len(table):
-        return cached[1]
-    m = table.matrix.astype(np.float64)
-    norms = np.einsum("ij,ij->i", m, m)
-    kept["ms.squared_norms"] = (id(table.matrix), norms)
-    return norms
+    return validate.table_squared_norms(table)  # the loader's, when it read the table
 
 
 def prepare_norms(index: Index) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index.model import Community, Index
-from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view
+from graphrag_ui.retrieval.ms.indexer_adapters import index_view, level_view, unit_counts
 from graphrag_ui.retrieval.ms.text import count, csv_table
 
 WEIGHT = "occurrence weight"  # the factory's community_weight_name
@@ -63,14 +63,7 @@ def level_reports(index: Index, level: int) -> list[Community]:
 
 def community_weights(index: Index, level: int, reports: list[Community], normalize: bool) -> dict[str, float | int]:
     """``_compute_community_weights``: distinct text units of each report's loaded entities (/ max)."""
-    lv = level_view(index, level)
-    counts = lv.memo.get("unit_counts")
-    if counts is None:  # depends only on the level: counted once per index and level
-        units: dict[str, set[str]] = {}
-        for view in lv.entities.values():
-            for cid in view.community_ids:
-                units.setdefault(cid, set()).update(view.entity.source_chunk_ids)
-        counts = lv.memo["unit_counts"] = {cid: len(ids) for cid, ids in units.items()}
+    counts = unit_counts(index, level)  # depends only on the level: counted once per index and level
     weights: dict[str, float | int] = {c.id: counts.get(c.id, 0) for c in reports}
     if normalize and weights:
         top = max(weights.values())
@@ -176,9 +169,10 @@ def _build_batches(
     iv = index_view(index)
     batch: list[ReportRow] = []
     used = head_tokens
+    lines = ["|".join(_cells(row, weigh, include_community_rank, use_community_summary, str)) + "\n" for row in kept]
+    for row, tokens in zip(kept, iv.tokens_of(lines), strict=True):
+        row.tokens = tokens
     for row in kept:
-        cells = _cells(row, weigh, include_community_rank, use_community_summary, str)
-        row.tokens = iv.tokens("|".join(cells) + "\n")
         if used + row.tokens > max_context_tokens:
             _cut(out, batch, header, used, weigh, include_community_rank, use_community_summary)
             batch, used = [], head_tokens
