@@ -8,7 +8,7 @@ duplicates. The tail keeps the search's hits, costs and running totals and makes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrag_ui.base.i18n import Reason, lmsg
@@ -31,8 +31,8 @@ class GraphTail:
         kind: str,
         hits: list,
         dupes: list,
-        costs: list[int],
-        running: list[int],
+        costs: Sequence[int],
+        running: Callable[[int], int],  # i -> the sum of costs 0..i (``lazy_costs.running_of``)
         keep: int,
         limit: int,
     ) -> None:
@@ -47,7 +47,7 @@ class GraphTail:
         if pos < len(self.hits):
             hit = self.hits[pos]
             return self.make(
-                hit, self.kind, pos, hit.why, over(self.kind, self.limit, self.running[pos]), self.costs[pos]
+                hit, self.kind, pos, hit.why, over(self.kind, self.limit, self.running(pos)), self.costs[pos]
             )
         hit = self.dupes[pos - len(self.hits)]
         return self.make(hit, self.kind, pos, hit.why, hit.duplicate_of, 0)

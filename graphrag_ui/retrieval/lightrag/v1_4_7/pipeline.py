@@ -21,6 +21,7 @@ from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
+from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts
 from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_rows,
@@ -93,32 +94,40 @@ def _naive_context(kept: list[dict[str, Any]]) -> str:
     return ctx.naive_context(units)
 
 
-def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[list[int], list[int]]:
+def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
     """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
     position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
-    once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair)."""
+    once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair). Each item is
+    counted when first read (``LazyCosts``): the cut reads up to the first item over its budget, and a
+    top_k step's local path lists 10²–10³ edges of which it keeps ~10²."""
     rest: dict = reuse.once(("lightrag.1.4.7 rest", id(index)), dict)
     ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
-    ids += [ctx.id_tokens(cache, i + 1) for i in range(len(ids), max(len(entities), len(relations)))]
 
-    def entity_rest(i: int, h: Any) -> int:
-        e = h.entity
-        item = entity_item(i + 1, e.name, e.type, e.description)
-        rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - ids[i]
-        return counted
+    def id_of(i: int) -> int:
+        if i >= len(ids):
+            ids.extend(ctx.id_tokens(cache, j + 1) for j in range(len(ids), i + 1))
+        return ids[i]
 
-    def relation_rest(i: int, rel: Any, pair: tuple[str, str], key: tuple) -> int:
-        item = relation_item(i + 1, pair[0], pair[1], rel.description)
-        rest[key] = counted = ctx.relation_tokens(cache, item, rel) - ids[i]
-        return counted
+    def entity_cost(i: int) -> int:
+        e = entities[i].entity
+        found = rest.get(e.id)  # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
+        if not found:
+            item = entity_item(i + 1, e.name, e.type, e.description)
+            rest[e.id] = found = ctx.entity_tokens(cache, item, e) - id_of(i)
+        return id_of(i) + found
 
-    # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
-    ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
-    rel_costs = []
-    for i, (rel, pair) in enumerate(printed(relations)):  # the relations as printed, no hit made (``lazy_hits``)
+    shown = printed(relations)  # the relations as printed, no hit made (``lazy_hits``)
+
+    def relation_cost(i: int) -> int:
+        rel, pair = shown[i]
         key = (rel.id, pair)
-        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, rel, pair, key)))
-    return ent_costs, rel_costs
+        found = rest.get(key)
+        if not found:
+            item = relation_item(i + 1, pair[0], pair[1], rel.description)
+            rest[key] = found = ctx.relation_tokens(cache, item, rel) - id_of(i)
+        return id_of(i) + found
+
+    return LazyCosts(len(entities), entity_cost), LazyCosts(len(shown), relation_cost)
 
 
 def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
