@@ -1,12 +1,13 @@
 """LightRAG work a top_k sweep's steps no longer repeat: an item's token cost is counted when a reader first
 reaches it (the cut stops at the first item over its budget), and a VECTOR chunk pick whose candidates a
-sweep met before takes their similarities as they were. Each step is still the single run at its value."""
+sweep met before takes their similarities as they were; a pick shared by steps lists its unpicked chunks
+once, and a kept row's id, label and data are made once per item. Each step is still the single run."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphrag_ui.retrieval.lightrag import chunks
+from graphrag_ui.retrieval.lightrag import chunks, explain
 from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts, running_of
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
 from graphrag_ui.services.query import run_query
@@ -64,4 +65,37 @@ def test_a_pick_whose_candidates_a_sweep_met_takes_their_similarities(version, m
     assert measured and len(measured) < len(picks) / 2, "each pick measured its candidates again"
     monkeypatch.setattr(chunks, "_similarities", real)
     monkeypatch.setattr(chunks, "vector_similarity_pick", real_pick)
+    _same_as_single(_sample(), "lightrag.local", QUESTION, fixed, "top_k", steps, sweep)
+
+
+def test_a_pick_shared_by_steps_lists_its_unpicked_chunks_once(monkeypatch):
+    """A step whose entities did not change shares the entity pick of an earlier step; the chunks that pick
+    did not pick are listed once for it, and each step filters that list (its dropped rows still its own)."""
+    lists = []
+    real = explain._not_picked
+    monkeypatch.setattr(explain, "_not_picked", lambda *a: lists.append((id(a[1]), real(*a))) or lists[-1][1])
+    fixed = {"kg_chunk_pick_method": "WEIGHT"}
+    sweep, steps = _steps(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", [40, 5, 10, 20, 30])
+    by_pick: dict[int, set[int]] = {}
+    for pick, listed in lists:
+        by_pick.setdefault(pick, set()).add(id(listed))
+    assert any(len(listed) == 1 for listed in by_pick.values()) and len(by_pick) < len(lists)
+    assert all(len(listed) == 1 for listed in by_pick.values()), "a shared pick listed its chunks again"
+    monkeypatch.setattr(explain, "_not_picked", real)
+    _same_as_single(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize("version", ["1.4.7", "1.5.7"])
+def test_a_kept_row_s_id_label_and_data_are_made_once_per_item_in_a_sweep(version, monkeypatch):
+    """A top_k step's kept relations sit mostly at new positions (a new entity's edges come in before them):
+    the row is new, its id, label and data are those made for the same relation (as printed) before."""
+    made = []
+    real = explain.candidate
+    monkeypatch.setattr(explain, "candidate", lambda *a: made.append(a[1]) or real(*a))
+    fixed = {"version": version, "max_relation_tokens": 30000, "cosine_better_than_threshold": 0.0}
+    sweep, steps = _steps(_sample(), "lightrag.local", QUESTION, fixed, "top_k", [30, 5, 10, 20, 25])
+    rows = [c for _, r in steps for c in [*r.entities.head, *r.relations.head]]
+    items = {(c.id, c.label, c.data["path"]) for c in rows}
+    assert len(rows) > 2 * len(items) and len(made) == len(items), "a kept item's fields were made again"
+    monkeypatch.setattr(explain, "candidate", real)
     _same_as_single(_sample(), "lightrag.local", QUESTION, fixed, "top_k", steps, sweep)
