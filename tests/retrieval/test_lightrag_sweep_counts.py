@@ -26,6 +26,11 @@ def test_lazy_costs_count_each_item_once_and_only_when_read():
     assert [costs.running(i) for i in range(6)] == [running_of([10, 20, 30, 40, 50, 60])(i) for i in range(6)]
     with pytest.raises(IndexError):
         costs[6]
+    counted.clear()
+    fitted = LazyCosts(6, lambda i: counted.append(i) or 10 * (i + 1))
+    assert fitted.fit(35) == 2 and counted == [0, 1, 2] and fitted.fit(0) == 0 and fitted.fit(-5) == 0
+    for budget in (1, 10, 29, 30, 60, 209, 210, 10**6):
+        assert fitted.fit(budget) == ctx.prefix_fit(list(fitted), budget)
 
 
 @pytest.mark.parametrize("mode", ["lightrag.local", "lightrag.hybrid"])

@@ -56,6 +56,20 @@ class LazyCosts(Sequence[int]):
             yield self._made[i]
             i += 1
 
+    def fit(self, budget: int) -> int:
+        """How many leading items fit ``budget``: 1.4.7's ``truncate_list_by_token_size`` (``context.prefix_fit``:
+        a budget of 0 or less keeps none), counting up to the first item over it."""
+        if budget <= 0:
+            return 0
+        made, cost_at, total = self._made, self._cost_at, 0
+        for i in range(self._n):
+            if i == len(made):
+                made.append(cost_at(i))
+            total += made[i]
+            if total > budget:
+                return i
+        return self._n
+
     def running(self, i: int) -> int:
         """The sum of costs ``0..i``."""
         sums = self._sums

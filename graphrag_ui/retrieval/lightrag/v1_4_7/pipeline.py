@@ -175,19 +175,19 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     ent_costs, rel_costs = reuse.once(  # one search's costs, shared by its budget steps
         ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, index, entities, relations)
     )
-    n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
-    n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
+    n_ent, n_rel = ent_costs.fit(p.max_entity_tokens), rel_costs.fit(p.max_relation_tokens)
     lap_token_control(clock, p, (len(entities), len(relations)), (n_ent, n_rel))
 
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 
-    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
+    kept_ent, kept_rel = entities[:n_ent], relations[:n_rel]  # a lazy list's slice makes its hits: once
+    picked = pick_chunks(index, query, p, deps, r, clock, kept_ent, kept_rel, found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     # 1.4.7 counts the KG part only with chunks
-    kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, kept_ent, kept_rel)
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
