@@ -10,6 +10,7 @@ import pytest
 from graphrag_ui.retrieval.lightrag import chunks, explain
 from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts, running_of
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
+from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as p147
 from graphrag_ui.services.query import run_query
 from tests.retrieval.test_lightrag_sweep import QUESTION, _same_as_single, _sample, _steps
 from tests.retrieval.test_sweep_parity import comparable
@@ -104,3 +105,34 @@ def test_a_kept_row_s_id_label_and_data_are_made_once_per_item_in_a_sweep(versio
     assert len(rows) > 2 * len(items) and len(made) == len(items), "a kept item's fields were made again"
     monkeypatch.setattr(explain, "candidate", real)
     _same_as_single(_sample(), "lightrag.local", QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],
+        [{"content": 'a "q"\n\t\u2028 é 中 </script>', "file_path": "x/y.txt"}, {"content": "", "file_path": None}],
+        [{"content": "b", "file_path": ["x", "y"]}],  # a field that does not hash: the array dumped whole
+    ],
+)
+def test_the_units_array_is_json_dumps_of_the_kept_chunks(rows):
+    kept = [(f"c{i}", "entity") for i in range(len(rows))]
+    expected = ctx.dumps(
+        [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
+    )
+    assert p147._units_json(_sample(), kept, rows) == expected
+
+
+def test_a_kept_chunk_is_encoded_once_per_sweep(monkeypatch):
+    """Each top_k step's Document Chunks array joins its kept chunks' encoded parts; a chunk kept by several
+    steps is encoded once (its content is dumped once), and every context is still the single run's."""
+    dumped = []
+    real = ctx.dumps
+    monkeypatch.setattr(ctx, "dumps", lambda obj: dumped.append(obj) or real(obj))
+    fixed = {"version": "1.4.7", "cosine_better_than_threshold": 0.0}
+    sweep, steps = _steps(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", [40, 5, 10, 20, 30])
+    contents = [d for d in dumped if isinstance(d, str) and len(d) > 40]  # chunk texts (not file paths)
+    kept = sum(len([c for c in r.chunks.head]) for _, r in steps)
+    assert contents and len(contents) == len(set(contents)) < kept, "a kept chunk was encoded again"
+    monkeypatch.setattr(ctx, "dumps", real)
+    _same_as_single(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", steps, sweep)

@@ -157,12 +157,25 @@ def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: lis
 
 
 def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, Any]]) -> str:
-    """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``)."""
+    """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``):
+    ``json.dumps`` of ``{"id": N, "content": …, "file_path": …}`` items joined by ", ", each item's part after
+    its id encoded once per sweep (a top_k step keeps another list of mostly the same chunks)."""
+    encoded: dict[tuple[Any, Any], str] = reuse.once(("lightrag.1.4.7 unit parts", id(index)), dict)
+
+    def part(row: dict[str, Any]) -> str:
+        key = (row["content"], row["file_path"])
+        found = encoded.get(key)
+        if found is None:
+            found = encoded[key] = f'"content": {ctx.dumps(key[0])}, "file_path": {ctx.dumps(key[1])}}}'
+        return found
 
     def make() -> str:
-        return ctx.dumps(
-            [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
-        )
+        try:
+            return "[" + ", ".join([f'{{"id": {i}, {part(r)}' for i, r in enumerate(rows, 1)]) + "]"
+        except TypeError:  # a field that does not hash (a list): the array dumped whole
+            return ctx.dumps(
+                [{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)]
+            )
 
     return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), make)
 
