@@ -121,6 +121,9 @@ def test_the_units_array_is_json_dumps_of_the_kept_chunks(rows):
         [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
     )
     assert p147._units_json(_sample(), kept, rows) == expected
+    assert ctx.naive_context_text(p147._units_array(_sample(), rows)) == ctx.naive_context(
+        [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
+    )
 
 
 def test_a_kept_chunk_is_encoded_once_per_sweep(monkeypatch):

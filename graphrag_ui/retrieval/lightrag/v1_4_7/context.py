@@ -191,7 +191,12 @@ def kg_context_text(entities: str, relations: str, chunks: str) -> str:
 
 
 def naive_context(chunks: list[dict]) -> str:
-    return "\n---Document Chunks(DC)---\n\n```json\n" + dumps(chunks) + "\n```\n\n"
+    return naive_context_text(dumps(chunks))
+
+
+def naive_context_text(chunks: str) -> str:
+    """``naive_context`` from its JSON array as text (a sweep joins it from each chunk's encoded part)."""
+    return "\n---Document Chunks(DC)---\n\n```json\n" + chunks + "\n```\n\n"
 
 
 _EMPTY_KG: list[int] = []

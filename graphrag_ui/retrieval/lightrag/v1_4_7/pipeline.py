@@ -76,7 +76,9 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         len(rows),
         len(kept),
     )
-    r.context = reuse.once(("lightrag.1.4.7 naive context", id(pick), len(kept)), partial(_naive_context, kept))
+    r.context = reuse.once(
+        ("lightrag.1.4.7 naive context", id(pick), len(kept)), lambda: ctx.naive_context_text(_units_array(index, kept))
+    )
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
@@ -86,12 +88,6 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     ]
     clock.lap("assemble", msg("naive context: document chunks"), len(kept), len(kept))
     return r
-
-
-def _naive_context(kept: list[dict[str, Any]]) -> str:
-    """The naive context of the kept rows (a prefix of the pick's rows: in a sweep, once per length)."""
-    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
-    return ctx.naive_context(units)
 
 
 def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
@@ -157,9 +153,14 @@ def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: lis
 
 
 def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, Any]]) -> str:
-    """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``):
-    ``json.dumps`` of ``{"id": N, "content": …, "file_path": …}`` items joined by ", ", each item's part after
-    its id encoded once per sweep (a top_k step keeps another list of mostly the same chunks)."""
+    """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``)."""
+    return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), partial(_units_array, index, rows))
+
+
+def _units_array(index: Index, rows: list[dict[str, Any]]) -> str:
+    """``json.dumps`` of the rows as ``{"id": N, "content": …, "file_path": …}`` items: the items joined by ", ",
+    each item's part after its id encoded once per sweep (a top_k step keeps another list of mostly the same
+    chunks, a budget step a prefix of the same)."""
     encoded: dict[tuple[Any, Any], str] = reuse.once(("lightrag.1.4.7 unit parts", id(index)), dict)
 
     def part(row: dict[str, Any]) -> str:
@@ -169,15 +170,12 @@ def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, 
             found = encoded[key] = f'"content": {ctx.dumps(key[0])}, "file_path": {ctx.dumps(key[1])}}}'
         return found
 
-    def make() -> str:
-        try:
-            return "[" + ", ".join([f'{{"id": {i}, {part(r)}' for i, r in enumerate(rows, 1)]) + "]"
-        except TypeError:  # a field that does not hash (a list): the array dumped whole
-            return ctx.dumps(
-                [{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)]
-            )
-
-    return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), make)
+    try:
+        return "[" + ", ".join([f'{{"id": {i}, {part(r)}' for i, r in enumerate(rows, 1)]) + "]"
+    except TypeError:  # a field that does not hash (a list): the array dumped whole
+        return ctx.dumps(
+            [{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)]
+        )
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
