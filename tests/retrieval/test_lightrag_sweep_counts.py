@@ -11,6 +11,8 @@ from graphrag_ui.retrieval.lightrag import chunks, explain
 from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts, running_of
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as p147
+from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
+from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as p157
 from graphrag_ui.services.query import run_query
 from tests.retrieval.test_lightrag_sweep import QUESTION, _same_as_single, _sample, _steps
 from tests.retrieval.test_sweep_parity import comparable
@@ -138,4 +140,34 @@ def test_a_kept_chunk_is_encoded_once_per_sweep(monkeypatch):
     kept = sum(len([c for c in r.chunks.head]) for _, r in steps)
     assert contents and len(contents) == len(set(contents)) < kept, "a kept chunk was encoded again"
     monkeypatch.setattr(ctx, "dumps", real)
+    _same_as_single(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", steps, sweep)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],
+        [
+            {"chunk_id": "a", "content": 'a "q"\n\t\u2028 é 中', "file_path": "x.txt"},
+            {"chunk_id": "b", "content": "", "file_path": "unknown_source"},
+            {"chunk_id": "c", "content": "c", "file_path": "x.txt"},
+        ],
+    ],
+)
+def test_1_5_7_lines_are_those_it_renders(rows):
+    assert p157._chunk_lines(rows) == c157.chunk_lines(rows)
+    assert p157._content_lines(rows) == c157.content_lines(rows)
+
+
+def test_1_5_7_encodes_a_chunk_once_per_sweep(monkeypatch):
+    """1.5.7 measures and renders each step's merged chunk rows as JSON lines; a chunk's text is encoded once
+    per sweep (each step renders another list of mostly the same chunks), and each step is the single run."""
+    dumped = []
+    real = c157.dumps
+    monkeypatch.setattr(c157, "dumps", lambda obj: dumped.append(obj) or real(obj))
+    fixed = {"version": "1.5.7", "cosine_better_than_threshold": 0.0}
+    sweep, steps = _steps(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", [40, 5, 10, 20, 30])
+    contents = [d for d in dumped if isinstance(d, str) and len(d) > 40]  # chunk texts
+    assert contents and len(contents) == len(set(contents)), "a chunk's text was encoded again"
+    monkeypatch.setattr(c157, "dumps", real)
     _same_as_single(_sample(), "lightrag.hybrid", QUESTION, fixed, "top_k", steps, sweep)
