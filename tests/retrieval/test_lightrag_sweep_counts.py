@@ -5,8 +5,11 @@ once, and a kept row's id, label and data are made once per item. Each step is s
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.lightrag import chunks, explain
 from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts, running_of
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
@@ -122,10 +125,12 @@ def test_the_units_array_is_json_dumps_of_the_kept_chunks(rows):
     expected = ctx.dumps(
         [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
     )
-    assert p147._units_json(_sample(), kept, rows) == expected
-    assert ctx.naive_context_text(p147._units_array(_sample(), rows)) == ctx.naive_context(
-        [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
-    )
+    for scope in (contextlib.nullcontext(), reuse.shared()):  # a single run dumps it whole, a sweep joins parts
+        with scope:
+            assert p147._units_json(_sample(), kept, rows) == expected
+            assert ctx.naive_context_text(p147._units_array(_sample(), rows)) == ctx.naive_context(
+                [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
+            )
 
 
 def test_a_kept_chunk_is_encoded_once_per_sweep(monkeypatch):

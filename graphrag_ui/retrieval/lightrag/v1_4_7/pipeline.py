@@ -90,6 +90,10 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     return r
 
 
+def _dumped(rows: list[dict[str, Any]]) -> str:
+    return ctx.dumps([{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)])
+
+
 def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
     """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
     position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
@@ -160,7 +164,9 @@ def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, 
 def _units_array(index: Index, rows: list[dict[str, Any]]) -> str:
     """``json.dumps`` of the rows as ``{"id": N, "content": …, "file_path": …}`` items: the items joined by ", ",
     each item's part after its id encoded once per sweep (a top_k step keeps another list of mostly the same
-    chunks, a budget step a prefix of the same)."""
+    chunks, a budget step a prefix of the same); outside a sweep the array is dumped whole (one encoder call)."""
+    if not reuse.active():
+        return _dumped(rows)
     encoded: dict[tuple[Any, Any], str] = reuse.once(("lightrag.1.4.7 unit parts", id(index)), dict)
 
     def part(row: dict[str, Any]) -> str:
@@ -173,9 +179,7 @@ def _units_array(index: Index, rows: list[dict[str, Any]]) -> str:
     try:
         return "[" + ", ".join([f'{{"id": {i}, {part(r)}' for i, r in enumerate(rows, 1)]) + "]"
     except TypeError:  # a field that does not hash (a list): the array dumped whole
-        return ctx.dumps(
-            [{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)]
-        )
+        return _dumped(rows)
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
