@@ -1,6 +1,5 @@
-"""LightRAG work a top_k sweep's steps no longer repeat: an item's token cost is counted when a reader first
-reaches it (the cut stops at the first item over its budget), and a VECTOR chunk pick whose candidates a
-sweep met before takes their similarities as they were; a pick shared by steps lists its unpicked chunks
+"""LightRAG work a top_k sweep's steps no longer repeat: a VECTOR chunk pick whose candidates a sweep met
+before takes their similarities as they were; a pick shared by steps lists its unpicked chunks
 once, and a kept row's id, label and data are made once per item. Each step is still the single run."""
 
 from __future__ import annotations
@@ -11,49 +10,11 @@ import pytest
 
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.lightrag import chunks, explain
-from graphrag_ui.retrieval.lightrag.lazy_costs import LazyCosts, running_of
 from graphrag_ui.retrieval.lightrag.v1_4_7 import context as ctx
 from graphrag_ui.retrieval.lightrag.v1_4_7 import pipeline as p147
 from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
 from graphrag_ui.retrieval.lightrag.v1_5_7 import pipeline as p157
-from graphrag_ui.services.query import run_query
 from tests.retrieval.test_lightrag_sweep import QUESTION, _same_as_single, _sample, _steps
-from tests.retrieval.test_sweep_parity import comparable
-
-
-def test_lazy_costs_count_each_item_once_and_only_when_read():
-    counted = []
-    costs = LazyCosts(6, lambda i: counted.append(i) or 10 * (i + 1))
-    assert len(costs) == 6 and counted == []
-    assert ctx.prefix_fit(costs, 35) == 2 and counted == [0, 1, 2]  # the cut reads up to the first over
-    assert costs[:2] == [10, 20] and costs.running(1) == 30 and counted == [0, 1, 2]
-    assert costs[-1] == 60 and list(costs) == [10, 20, 30, 40, 50, 60] and costs[::-2] == [60, 40, 20]
-    assert counted == [0, 1, 2, 3, 4, 5]
-    assert [costs.running(i) for i in range(6)] == [running_of([10, 20, 30, 40, 50, 60])(i) for i in range(6)]
-    with pytest.raises(IndexError):
-        costs[6]
-    counted.clear()
-    fitted = LazyCosts(6, lambda i: counted.append(i) or 10 * (i + 1))
-    assert fitted.fit(35) == 2 and counted == [0, 1, 2] and fitted.fit(0) == 0 and fitted.fit(-5) == 0
-    for budget in (1, 10, 29, 30, 60, 209, 210, 10**6):
-        assert fitted.fit(budget) == ctx.prefix_fit(list(fitted), budget)
-
-
-@pytest.mark.parametrize("mode", ["lightrag.local", "lightrag.hybrid"])
-def test_relation_costs_past_the_cut_are_counted_when_read(mode, monkeypatch):
-    """1.4.7 counts a relation item up to the first over max_relation_tokens; a dropped row read later is
-    counted then, with the same cost and running total as an eager count gives."""
-    counted = []
-    real = ctx.relation_tokens
-    monkeypatch.setattr(ctx, "relation_tokens", lambda *a: counted.append(a[1]["id"]) or real(*a))
-    params = {"version": "1.4.7", "top_k": 60, "max_relation_tokens": 300}
-    r = run_query(_sample(), mode, QUESTION, params)
-    at_run, kept = len(counted), len(r.relations.head)  # the kept rows: made by the run
-    assert kept and at_run <= kept + 1 < len(r.relations), "the relations past the cut were counted"
-    over = [c for c in r.relations if "over max_relation_tokens" in str(c.dropped)]
-    assert over and all(c.tokens > 0 for c in over)
-    monkeypatch.setattr(ctx, "relation_tokens", real)
-    assert comparable(r) == comparable(run_query(_sample(), mode, QUESTION, params))
 
 
 @pytest.mark.parametrize("version", ["1.4.7", "1.5.7"])

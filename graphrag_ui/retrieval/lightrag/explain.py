@@ -19,7 +19,6 @@ from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunk_tail import ChunkTail
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 from graphrag_ui.retrieval.lightrag.graph_tail import GraphTail
-from graphrag_ui.retrieval.lightrag.lazy_costs import running_of
 from graphrag_ui.retrieval.spec.schema import Params
 
 SEED_ORDER = (
@@ -144,7 +143,7 @@ def graph_rows(
     and cost: such a row is made again from the fields the earlier step's was made of, not built anew; and
     a hit's id, label and data — what no position changes — are made once per entity or printed relation
     (``_fields``; the data read only, as ``reuse`` shares it)."""
-    tail = GraphTail(candidate, kind, hits, dupes, costs, running_of(costs), min(keep, len(hits)), limit)
+    tail = GraphTail(candidate, kind, hits, dupes, costs, min(keep, len(hits)), limit)
     if not reuse.active():
         return [
             candidate(hit, kind, i, hit.why, "", cost)
