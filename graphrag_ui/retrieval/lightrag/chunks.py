@@ -22,7 +22,7 @@ import numpy as np
 
 from graphrag_ui.base.i18n import Reason, joined, lmsg, msg
 from graphrag_ui.index import cache as index_cache
-from graphrag_ui.index.model import Chunk, Index, VectorTable
+from graphrag_ui.index.model import Index, VectorTable
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import tied_rows, vector_topk
@@ -55,11 +55,6 @@ SOURCE_WORDS = {"entity": msg("entity"), "relation": msg("relation"), "vector": 
 
 def source_word(source: str) -> str:
     return SOURCE_WORDS.get(source, source)
-
-
-def chunk_in_kv(index: Index, cid: str) -> Chunk | None:
-    chunk = index.chunk_by_id.get(cid)
-    return chunk if chunk is not None and chunk.extra.get("in_kv", True) else None
 
 
 F16 = "lightrag.f16"  # chunk id -> the float16 copy of its vector (``index.cache``)
@@ -188,14 +183,34 @@ def vector_similarity_pick(
     q_norm = np.linalg.norm(q)
     if not q_norm > 0:
         return [], {}, msg("the query vector is all zeros, so no cosine similarity is defined")
-    sims: dict[str, float] = {}
     table = index.vectors.get("chunks")
     fetched = _server_rows(index, table, candidates) if table is not None and vector_server.is_server(table) else None
+    # a sweep's steps meet the same chunks again: each one's similarity to this query once (``reuse.kept``)
+    known: dict[str, float] = reuse.kept("lightrag.chunk sims", index, q, dict) if fetched is None else {}
+    try:  # every candidate met before (most of a sweep's steps): their similarities as they were
+        sims = {cid: known[cid] for cid in candidates}
+    except KeyError:
+        sims, why_not = _similarities(index, candidates, q, q_norm, fetched, known)
+        if why_not:
+            return [], {}, why_not
+    ranked = sorted(candidates, key=sims.__getitem__, reverse=True)  # ties: first seen first
+    return ranked[:n], sims, ""
+
+
+def _similarities(
+    index: Index,
+    candidates: list[str],
+    q: np.ndarray,
+    q_norm: float,
+    fetched: dict[str, np.ndarray] | None,
+    known: dict[str, float],
+) -> tuple[dict[str, float], str]:
+    """Each candidate's cosine with the query on its float16 copy (``known`` ones as they were, new ones kept
+    there), or ``({}, why)`` for a candidate without a usable vector."""
+    sims: dict[str, float] = {}
     q64 = q.astype(np.float64)  # what np.dot(q, v64) casts q to, once instead of per chunk
     norms = index_cache.kept(index, F16_NORMS, dict)
     copies = index_cache.kept(index, F16, dict)
-    # a sweep's steps meet the same chunks again: each one's similarity to this query once (``reuse.kept``)
-    known: dict[str, float] = reuse.kept("lightrag.chunk sims", index, q, dict) if fetched is None else {}
     for cid in candidates:
         sim = known.get(cid)
         if sim is not None:
@@ -203,7 +218,7 @@ def vector_similarity_pick(
             continue
         vec = (copies.get(cid) if cid in copies else f16_vector(index, cid)) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
-            return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
+            return {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)
         kept = fetched is None and cid in copies  # an imported copy: fixed for this index
         v_norm = norms.get(cid) if kept else None
@@ -212,10 +227,9 @@ def vector_similarity_pick(
             if kept:
                 norms[cid] = v_norm
         if not v_norm > 0:
-            return [], {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
+            return {}, msg("chunk {cid}'s vector is all zeros, so its cosine similarity is undefined", cid=cid)
         sims[cid] = known[cid] = float(np.dot(q64, v64) / (q_norm * v_norm))
-    ranked = sorted(candidates, key=lambda c: sims[c], reverse=True)  # ties: first seen first
-    return ranked[:n], sims, ""
+    return sims, ""
 
 
 def pick_related(
@@ -245,16 +259,19 @@ def pick_related(
         ids, pick.sims, why_not = vector_similarity_pick(index, owners, query_vec, n)
         if ids:
             chosen = [(c, owner_of[c]) for c in ids]
+            why, sims = pick.why, pick.sims
+            template = VECTOR_PICKS[source == "relation"]
             for rank, cid in enumerate(ids, start=1):
-                pick.why[cid] = _vector_pick(source, owner_of[cid], rank, n, pick.sims[cid])
-            for cid in pick.candidates:
-                if cid not in pick.why:
-                    sim = pick.sims.get(cid)
-                    pick.why[cid] = (
-                        lmsg("not picked: beyond VECTOR quota {n}", n=n)
-                        if sim is None
-                        else lmsg("not picked: beyond VECTOR quota {n} (sim {sim})", n=n, sim=f"{sim:.3f}")
-                    )
+                why[cid] = Reason(template, {"name": owner_of[cid], "rank": rank, "n": n, "sim": f"{sims[cid]:.3f}"})
+            if len(ids) < len(pick.candidates):
+                for cid in pick.candidates:
+                    if cid not in why:
+                        sim = sims.get(cid)
+                        why[cid] = (
+                            lmsg("not picked: beyond VECTOR quota {n}", n=n)
+                            if sim is None
+                            else lmsg("not picked: beyond VECTOR quota {n} (sim {sim})", n=n, sim=f"{sim:.3f}")
+                        )
             # LightRAG gathers the candidates in a set and sorts stably: among exact ties its order is
             # the set's (it follows PYTHONHASHSEED), ours first seen first (differences/lightrag.md §2)
             sims = pick.sims
@@ -284,22 +301,21 @@ def pick_related(
         for rank, (cid, label) in enumerate(chosen, start=1):
             pick.why[cid] = _weight_pick(source, label, rank, counts.get(cid, 1))
     pick.method = method
+    by_id, picked = index.chunk_by_id, pick.picked
     for cid, _label in dict.fromkeys(chosen):
-        if chunk_in_kv(index, cid) is not None:
-            pick.picked.append(cid)
+        chunk = by_id.get(cid)  # ``chunk_in_kv``, inline: a sweep asks it of ~10² chunks a step
+        if chunk is not None and chunk.extra.get("in_kv", True):
+            picked.append(cid)
         else:
             pick.why[cid] = lmsg("missing from the chunk store")
     return pick
 
 
-def _vector_pick(source: str, name: str, rank: int, n: int, sim: float) -> Reason:
-    if source == "relation":
-        return lmsg(
-            "chunk of relation {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}"
-        )
-    return lmsg(
-        "chunk of entity {name} (VECTOR #{rank} of {n}, sim {sim})", name=name, rank=rank, n=n, sim=f"{sim:.3f}"
-    )
+# a VECTOR pick's reason (an entity's chunk, a relation's): ``lmsg`` of one of these, made inline (10² a step)
+VECTOR_PICKS = (
+    lmsg("chunk of entity {name} (VECTOR #{rank} of {n}, sim {sim})").template,
+    lmsg("chunk of relation {name} (VECTOR #{rank} of {n}, sim {sim})").template,
+)
 
 
 def _weight_pick(source: str, name: str, rank: int, count: int) -> Reason:

@@ -109,16 +109,28 @@ def finish_chunks(
     listed = {cid for cid, _ in merged}
     unpicked = []
     for pick in picks.values():
-        among = set(pick.candidates)
-        for cid in pick.candidates + [c for c in pick.why if c not in among]:
-            if cid in listed or cid in pick.picked or cid not in index.chunk_by_id:
-                continue
-            listed.add(cid)
-            unpicked.append((cid, pick))
+        for cid in _not_picked(index, pick):
+            if cid not in listed:
+                listed.add(cid)
+                unpicked.append((cid, pick))
     shape = (keep, len(capped), top, available, len(r.chunks) + len(merged))
     tail = ChunkTail(index, preview, merged, rows, picks, costs, shape, dropped_dupes, unpicked)
     r.chunks = Candidates(head, tail)
     return capped[:keep]
+
+
+def _not_picked(index: Index, pick: ChunkPick) -> list[str]:
+    """The pick's candidates, then the chunks it only gave a reason (excluded, missing), that it did not pick
+    and the index holds, in that order: in a sweep once per pick (``reuse.once``, the pick held with them: a
+    step whose entities or relations did not change shares its pick, and each step filters only these)."""
+
+    def make() -> tuple[ChunkPick, list[str]]:
+        among, picked = set(pick.candidates), set(pick.picked)
+        every = pick.candidates + [c for c in pick.why if c not in among]
+        return pick, [c for c in every if c not in picked and c in index.chunk_by_id]
+
+    found = reuse.once(("lightrag.not picked", id(index), id(pick)), make)
+    return found[1] if found[0] is pick else make()[1]
 
 
 def graph_rows(
@@ -128,18 +140,39 @@ def graph_rows(
     rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations).
 
     A sweep's top_k steps keep mostly the same hits (shared objects: ``search``), many at the same position
-    and cost: such a row is a copy of the one an earlier step made (``reuse.copied``, from a copy kept apart
-    from that step's; its data read only)."""
-    made: dict[tuple[int, int, int], tuple[Any, Candidate]] = reuse.once(("lightrag.kept rows", kind), dict)
+    and cost: such a row is made again from the fields the earlier step's was made of, not built anew; and
+    a hit's id, label and data — what no position changes — are made once per entity or printed relation
+    (``_fields``; the data read only, as ``reuse`` shares it)."""
+    tail = GraphTail(candidate, kind, hits, dupes, costs, min(keep, len(hits)), limit)
+    if not reuse.active():
+        return [
+            candidate(hit, kind, i, hit.why, "", cost)
+            for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True))
+        ], tail
+    made: dict[tuple[int, int, int], tuple[Any, tuple]] = reuse.once(("lightrag.kept rows", kind), dict)
+    fields = reuse.once(("lightrag.row fields", kind), dict)
     head = []
     for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True)):
         found = made.get((id(hit), i, cost))
         if found is not None and found[0] is hit:  # held with its hit: the id names no other
-            head.append(reuse.copied(found[1]))
+            head.append(Candidate(*found[1]))
         else:
-            head.append(candidate(hit, kind, i, hit.why, "", cost))
-            made[id(hit), i, cost] = (hit, reuse.copied(head[-1]))  # its own: a step's reader may change its rows
-    return head, GraphTail(candidate, kind, hits, dupes, costs, min(keep, len(hits)), limit)
+            row = (*_fields(fields, hit, kind), i, hit.why, hit.sim, hit.rank, True, "", cost)
+            made[id(hit), i, cost] = (hit, row)
+            head.append(Candidate(*row))
+    return head, tail
+
+
+def _fields(kept: dict, hit: Any, kind: str) -> tuple[str, str, dict[str, Any]]:
+    """``candidate``'s id, label and data of ``hit``: once per entity (path, degree) or relation (pair as
+    printed, path) in a sweep (outside one ``kept`` is the run's own), held with its entity or relation."""
+    subject = hit.entity if kind == "entity" else hit.relation
+    key = (id(subject), hit.path, hit.rank) if kind == "entity" else (id(subject), hit.pair, hit.path)
+    found = kept.get(key)
+    if found is None or found[0] is not subject:
+        made = candidate(hit, kind, 0, "", "", 0)
+        found = kept[key] = (subject, (made.id, made.label, made.data))
+    return found[1]
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

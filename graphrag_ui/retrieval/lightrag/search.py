@@ -306,29 +306,36 @@ def round_robin(local: Sequence, global_: Sequence, key) -> tuple[Sequence, list
         items = local or global_
         if len(set(keys[0] or keys[1])) == len(items):
             return (items if isinstance(items, LazyHits) else list(items)), []
-    n = min(len(local), len(global_))
-    order = [(side, i) for i in range(n) for side in (0, 1)]
-    order += [(0, i) for i in range(n, len(local))] + [(1, i) for i in range(n, len(global_))]
-    plan, dropped, taken = [], [], {}
-    for side, i in order:
-        k = keys[side][i]
-        first = taken.get(k)
-        if first is None:
-            taken[k] = (side, i)
-            plan.append((side, i))
-        else:
-            item = reuse.copied(lists[side][i])
-            item.duplicate_of = _duplicate(lists[first[0]][first[1]])
-            dropped.append(item)
+    n, n_local = min(len(local), len(global_)), len(local)
+    # each item as a code: i for local[i], n_local + i for global_[i]; in merge order, with its key
+    codes = [0] * (2 * n)
+    codes[0::2], codes[1::2] = range(n), range(n_local, n_local + n)
+    codes += [*range(n, n_local), *range(n_local + n, n_local + len(global_))]
+    all_keys = [*keys[0], *keys[1]]
+    merged_keys = [all_keys[c] for c in codes]
+    first = dict(zip(reversed(merged_keys), reversed(codes), strict=True))  # key -> the code that brings it first
+    if len(first) == len(codes):  # no key twice: the merge order is the plan
+        plan, dropped = codes, []
+    else:
+        in_order, dropped = merged_keys, []
+        plan = [c for k, c in zip(in_order, codes, strict=True) if first[k] == c]
+        merged_keys = [all_keys[c] for c in plan]
+        for k, c in zip(in_order, codes, strict=True):
+            if first[k] != c:
+                item = reuse.copied(_item(lists, n_local, c))
+                item.duplicate_of = _duplicate(_item(lists, n_local, first[k]))
+                dropped.append(item)
     if not any(isinstance(items, LazyHits) for items in lists):
-        return [lists[side][i] for side, i in plan], dropped
-    rows = [printed(items) for items in lists]
-    merged = LazyHits(
-        [rows[side][i] for side, i in plan],
-        [keys[side][i] for side, i in plan],
-        lambda j: lists[plan[j][0]][plan[j][1]],
-    )
+        every = [*local, *global_]
+        return [every[c] for c in plan], dropped
+    every_row = [*printed(local), *printed(global_)]
+    merged = LazyHits([every_row[c] for c in plan], merged_keys, lambda j: _item(lists, n_local, plan[j]))
     return merged, dropped
+
+
+def _item(lists: tuple[Sequence, Sequence], n_local: int, code: int) -> Any:
+    """The hit a merge code names: local[code], or global_[code - n_local]."""
+    return lists[0][code] if code < n_local else lists[1][code - n_local]
 
 
 def _duplicate(first: EntityHit | RelationHit) -> Reason:

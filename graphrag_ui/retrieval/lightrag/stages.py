@@ -10,6 +10,7 @@ then vector/entity/relation round-robin). They differ in token control and the c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -349,7 +350,7 @@ def lap_token_control(
 
 
 def fill_graph(
-    r: Retrieval, found: Found, label: str, costs: tuple[list[int], list[int]], keep: tuple[int, int], p: Params
+    r: Retrieval, found: Found, label: str, costs: tuple[Sequence[int], Sequence[int]], keep: tuple[int, int], p: Params
 ) -> None:
     """The entity and relation candidates (``graph_rows``) of one search cut at ``keep``; in a sweep, a step
     with the same search (``found``, held by the scope), cut and limits gets copies of the kept rows an

@@ -87,6 +87,7 @@ class TokenCache:
     chunk: dict[tuple, int] = field(default_factory=dict)
     id_prefix: dict[tuple[str, int], int] = field(default_factory=dict)
     parts: dict[tuple, ItemPart] = field(default_factory=dict)  # ``fields_key(item, None)`` -> the item's part
+    id_heads: tuple[list[str], list[int]] = field(default_factory=lambda: ([], []))  # ``_id_heads``
 
 
 def fields_key(item: dict, head: Any) -> tuple:
@@ -209,7 +210,12 @@ def kg_context_text(entities: str, relations: str, chunks: str) -> str:
 
 
 def naive_context(chunks: list[dict]) -> str:
-    return "\n---Document Chunks(DC)---\n\n```json\n" + dumps(chunks) + "\n```\n\n"
+    return naive_context_text(dumps(chunks))
+
+
+def naive_context_text(chunks: str) -> str:
+    """``naive_context`` from its JSON array as text (a sweep joins it from each chunk's encoded part)."""
+    return "\n---Document Chunks(DC)---\n\n```json\n" + chunks + "\n```\n\n"
 
 
 _EMPTY_KG: list[int] = []
@@ -257,10 +263,20 @@ def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:
     joins a list's items with ", ", and an item's JSON is its ``{"id": N`` head then its rest."""
     if not parts:
         return count("[]\n"), "[]"
-    total = parts[-1].last - parts[-1].inside
-    for i, part in enumerate(parts):
-        total += id_tokens(cache, i + 1, " " if i else "[") + part.inside
-    return total, "[" + ", ".join([f'{{"id": {i}{part.rest}' for i, part in enumerate(parts, 1)]) + "]"
+    heads, summed = _id_heads(cache, len(parts))
+    total = parts[-1].last - parts[-1].inside + summed[len(parts) - 1] + sum([part.inside for part in parts])
+    items = [head + part.rest for head, part in zip(heads, parts, strict=False)]  # heads: as many or more
+    return total, "[" + ", ".join(items) + "]"
+
+
+def _id_heads(cache: TokenCache, n: int) -> tuple[list[str], list[int]]:
+    """The heads ``{"id": 1``, ``{"id": 2``, … of an array's first ``n`` items and the running sums of their
+    tokens inside it (the first after "[", the others after ", "), kept per index and grown as needed."""
+    heads, summed = cache.id_heads
+    for i in range(len(heads), n):
+        heads.append(f'{{"id": {i + 1}')
+        summed.append((summed[-1] if summed else 0) + id_tokens(cache, i + 1, " " if i else "["))
+    return heads, summed
 
 
 def kg_part(cache: TokenCache, entities: list[ItemPart], relations: list[ItemPart]) -> tuple[int, str, str]:

@@ -76,7 +76,9 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         len(rows),
         len(kept),
     )
-    r.context = reuse.once(("lightrag.1.4.7 naive context", id(pick), len(kept)), partial(_naive_context, kept))
+    r.context = reuse.once(
+        ("lightrag.1.4.7 naive context", id(pick), len(kept)), lambda: ctx.naive_context_text(_units_array(index, kept))
+    )
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
@@ -88,10 +90,8 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     return r
 
 
-def _naive_context(kept: list[dict[str, Any]]) -> str:
-    """The naive context of the kept rows (a prefix of the pick's rows: in a sweep, once per length)."""
-    units = [{"id": i + 1, "content": row["content"], "file_path": row["file_path"]} for i, row in enumerate(kept)]
-    return ctx.naive_context(units)
+def _dumped(rows: list[dict[str, Any]]) -> str:
+    return ctx.dumps([{"id": i, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows, 1)])
 
 
 def _parts(index: Index) -> dict:
@@ -156,13 +156,28 @@ def _kg_part(cache: ctx.TokenCache, index: Index, parts: dict, entities: list, r
 
 def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, Any]]) -> str:
     """The kept chunks' JSON array (a pure function of the kept (chunk id, source) pairs: ``reuse.once``)."""
+    return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), partial(_units_array, index, rows))
 
-    def make() -> str:
-        return ctx.dumps(
-            [{"id": i + 1, "content": r["content"], "file_path": r["file_path"]} for i, r in enumerate(rows)]
-        )
 
-    return reuse.once(("lightrag.1.4.7 units", id(index), tuple(kept)), make)
+def _units_array(index: Index, rows: list[dict[str, Any]]) -> str:
+    """``json.dumps`` of the rows as ``{"id": N, "content": …, "file_path": …}`` items: the items joined by ", ",
+    each item's part after its id encoded once per sweep (a top_k step keeps another list of mostly the same
+    chunks, a budget step a prefix of the same); outside a sweep the array is dumped whole (one encoder call)."""
+    if not reuse.active():
+        return _dumped(rows)
+    encoded: dict[tuple[Any, Any], str] = reuse.once(("lightrag.1.4.7 unit parts", id(index)), dict)
+
+    def part(row: dict[str, Any]) -> str:
+        key = (row["content"], row["file_path"])
+        found = encoded.get(key)
+        if found is None:
+            found = encoded[key] = f'"content": {ctx.dumps(key[0])}, "file_path": {ctx.dumps(key[1])}}}'
+        return found
+
+    try:
+        return "[" + ", ".join([f'{{"id": {i}, {part(r)}' for i, r in enumerate(rows, 1)]) + "]"
+    except TypeError:  # a field that does not hash (a list): the array dumped whole
+        return _dumped(rows)
 
 
 def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrieval, clock: Clock) -> Retrieval:
@@ -179,13 +194,14 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
 
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 
-    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
+    kept_ent, kept_rel = entities[:n_ent], relations[:n_rel]  # a lazy list's slice makes its hits: once
+    picked = pick_chunks(index, query, p, deps, r, clock, kept_ent, kept_rel, found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     # 1.4.7 counts the KG part only with chunks
-    kg_tokens, ent_json, rel_json = _kg_part(cache, index, parts, entities[:n_ent], relations[:n_rel])
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, parts, kept_ent, kept_rel)
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []

@@ -44,9 +44,35 @@ def _rows_key(rows: list[dict[str, Any]]) -> tuple:
     return tuple((row["chunk_id"], row["file_path"], row["content"]) for row in rows)
 
 
+def _encoded(content: Any) -> str:
+    """``c157.dumps(content)``: in a sweep once per chunk text (a top_k step renders another list of mostly the
+    same chunks; the text objects are the sweep's own, their hashes kept)."""
+    kept: dict[str, str] = reuse.once(("lightrag.1.5.7 encoded",), dict)
+    if type(content) is not str:
+        return c157.dumps(content)
+    found = kept.get(content)
+    if found is None:
+        found = kept[content] = c157.dumps(content)
+    return found
+
+
 def _chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """``c157.chunk_lines``, once per rows in a sweep (``reuse.once``: a pure function of what they hold)."""
-    return reuse.once(("lightrag.1.5.7 chunk lines", _rows_key(rows)), lambda: c157.chunk_lines(rows))
+    """``c157.chunk_lines``, once per rows in a sweep (``reuse.once``: a pure function of what they hold), each
+    line ``{"reference_id": …, "content": …}`` with the content encoded once (``_encoded``)."""
+
+    def make() -> list[str]:
+        _, ref_ids = c157.references([row["file_path"] for row in rows])
+        return [
+            f'{{"reference_id": {c157.dumps(rid)}, "content": {_encoded(row["content"])}}}'
+            for rid, row in zip(ref_ids, rows, strict=True)
+        ]
+
+    return reuse.once(("lightrag.1.5.7 chunk lines", _rows_key(rows)), make)
+
+
+def _content_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """``c157.content_lines`` (``{"content": …}`` per row), the contents encoded once (``_encoded``)."""
+    return [f'{{"content": {_encoded(row["content"])}}}' for row in rows]
 
 
 def _joined(lines: list[str]) -> c157.Joined:
@@ -57,7 +83,7 @@ def _joined(lines: list[str]) -> c157.Joined:
 
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
     """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
-    contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: c157.content_lines(rows))
+    contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: _content_lines(rows))
     keep = c157.fit_chunks(rows, available, _chunk_lines, contents, _joined)
     return keep, [c157.line_tokens(line)[1] for line in _chunk_lines(rows)]
 
