@@ -40,6 +40,14 @@ def refusal(run) -> str:
         ("lightrag.local", {"version": "1.4.7", "top_k": 5}, "top_k", 10**9),
         ("ms.basic", {"k": 10}, "no_such_parameter", 3),  # a name the mode has not
         ("ms.local", {"top_k_entities": 5}, "top_k_mapped_entities", 8),  # an alias of it given too, another value
+        # a float of its own type is taken without parsing only when finite and inside its bounds
+        ("nano.naive", {}, "query_better_than_threshold", float("inf")),
+        ("nano.naive", {}, "query_better_than_threshold", float("nan")),
+        ("nano.naive", {}, "query_better_than_threshold", 1.5),
+        ("nano.naive", {}, "query_better_than_threshold", -1.0000001),
+        ("nano.naive", {}, "query_better_than_threshold", True),  # a bool is no number here
+        ("nano.naive", {}, "top_k", True),
+        ("nano.naive", {}, "top_k", 201),
     ],
 )
 def test_a_step_is_refused_as_a_single_run_at_its_value_is(index, mode, given, name, value):
@@ -66,6 +74,10 @@ def test_an_alias_given_at_the_same_value_runs_as_the_single_run(index):
         ("ms.basic", {"k": 10}, "response_type", "One line"),  # not a number: the whole intake again
         ("lightrag.naive", {"version": "1.5.7"}, "top_k", 3),  # a release's own schema
         ("nano.local", {"top_k": 5, "response_type": "Bullets"}, "top_k", 9),
+        ("nano.naive", {}, "query_better_than_threshold", 0.35),  # a float, as is
+        ("nano.naive", {}, "query_better_than_threshold", 1),  # an int for a float: coerced to 1.0 as take does
+        ("nano.naive", {}, "query_better_than_threshold", -1.0),  # its bounds are inside
+        ("nano.naive", {}, "top_k", 200),
     ],
 )
 def test_a_moved_step_is_the_single_run_and_leaves_the_base_as_it_was(index, mode, given, name, value):
