@@ -120,14 +120,16 @@ def _section(mode: str, kind: str) -> tuple[str, str, bool, bool]:
     return count_param, threshold_param, stops, _family(mode) == "nano"  # nano: one search's list cut by both
 
 
-def limits(result: Retrieval) -> list[Limit]:
+def limits(result: Retrieval, *, binding_only: bool = False) -> list[Limit]:
     """Per section with candidates: each limit that cut some (binding), then the count limit that cut
-    none while another limit did or the section kept fewer than the count (not binding)."""
+    none while another limit did or the section kept fewer than the count (not binding; left out with
+    ``binding_only``)."""
     out: list[Limit] = []
     params = result.params
     for kind in KINDS:
         items = result.candidates(kind)
-        if not items:
+        total = len(items)
+        if not total:
             continue
         count_param, threshold_param, stops, reclassify = _section(result.mode, kind)
         threshold = params.get(threshold_param) if threshold_param else None
@@ -139,15 +141,22 @@ def limits(result: Retrieval) -> list[Limit]:
             if cls == COUNT and reclassify and isinstance(score, (int, float)) and score < threshold:
                 cls = THRESHOLD  # beyond the count and below the threshold: the threshold cut it too
             cut[cls] += n
-        out.extend(_section_limits(kind, count_param, stops, params, threshold, cut, len(items)))
+        _section_limits(out, kind, count_param, stops, params, threshold, cut, total, binding_only)
     return out
 
 
 def _section_limits(
-    kind: str, count_param: str, stops: bool, params: dict[str, Any], threshold: Any, cut: dict[str, int], n: int
-) -> list[Limit]:
-    """One section's limits from its counts (``limits``); their words kept as data until read."""
-    out: list[Limit] = []
+    out: list[Limit],
+    kind: str,
+    count_param: str,
+    stops: bool,
+    params: dict[str, Any],
+    threshold: Any,
+    cut: dict[str, int],
+    n: int,
+    binding_only: bool,
+) -> None:
+    """One section's limits from its counts (``limits``), added to ``out``; their words kept as data until read."""
     name = _KIND_NAMES[kind]
     passed = n - cut[THRESHOLD]
     if cut[THRESHOLD]:
@@ -157,7 +166,7 @@ def _section_limits(
             threshold=_shown(threshold),
             n=cut[THRESHOLD],
         )
-        out.append(Limit(kind, THRESHOLD, cut[THRESHOLD], passed, text))
+        out.append(_limit(kind, THRESHOLD, cut[THRESHOLD], passed, text))
     count = params.get(count_param) if count_param else None
     if cut[COUNT]:
         text = lmsg(
@@ -167,17 +176,27 @@ def _section_limits(
             value=_shown(count),
             n=cut[COUNT],
         )
-        out.append(Limit(kind, COUNT, cut[COUNT], passed - cut[COUNT], text))
+        out.append(_limit(kind, COUNT, cut[COUNT], passed - cut[COUNT], text))
     elif stops and isinstance(count, int) and passed >= count:  # the mode lists no candidate beyond it
         text = lmsg("{kind}: {param} {value} binding, reached", kind=name, param=count_param, value=count)
-        out.append(Limit(kind, COUNT, 0, passed, text))
-    elif count is not None:
+        out.append(_limit(kind, COUNT, 0, passed, text))
+    elif count is not None and not binding_only:
         text = _not_binding(name, count_param, count, passed, threshold, cut)
-        out.append(Limit(kind, COUNT, 0, passed, text, binding=False))
+        out.append(_limit(kind, COUNT, 0, passed, text, False))
     if cut[BUDGET]:
         text = lmsg("{kind}: budget binding, {n} candidates cut", kind=name, n=cut[BUDGET])
-        out.append(Limit(kind, BUDGET, cut[BUDGET], passed - cut[COUNT] - cut[BUDGET], text))
-    return out
+        out.append(_limit(kind, BUDGET, cut[BUDGET], passed - cut[COUNT] - cut[BUDGET], text))
+
+
+def _limit(kind: str, limit: str, cut: int, passed: int, text: Reason, binding: bool = True) -> Limit:
+    """``Limit(kind, limit, cut, passed, text, binding)`` with its fields set as one dict (a frozen dataclass's
+    ``__init__`` sets each through ``object.__setattr__``: twice the time, 2–4 limits every sweep step)."""
+    made = _NEW(Limit)
+    made.__dict__.update(kind=kind, limit=limit, cut=cut, passed=passed, _text=text, binding=binding)
+    return made
+
+
+_NEW = object.__new__
 
 
 def _not_binding(name: Msg, param: str, value: Any, passed: int, threshold: Any, cut: dict[str, int]) -> Reason:
@@ -205,4 +224,4 @@ def _shown(value: Any) -> str:
 
 def binding(result: Retrieval) -> list[Limit]:
     """Only the limits that cut something."""
-    return [lim for lim in limits(result) if lim.binding]
+    return limits(result, binding_only=True)
