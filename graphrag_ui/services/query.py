@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -146,6 +146,9 @@ class Prepared:
     embedder: str | None
     llm_settings: Any
     embedding: dict[str, Any]  # the query embedder, once resolved and checked
+    # text -> its vector as ``Deps.vector`` made it: shared by ``at``'s copies, so a sweep's later steps embed
+    # nothing (the same question and embedder: the vector a step would get from ``_EMBEDDED`` again)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
     @functools.cached_property
     def _movable(self) -> dict[str, ParamSpec]:
@@ -213,7 +216,8 @@ class Prepared:
                 _EMBEDDED.pop(next(iter(_EMBEDDED)))
             return rows
 
-        deps = Deps(embed=timed_embed, keywords=(self.keywords or Keywords()) if spec.uses_keywords else Keywords())
+        keywords = (self.keywords or Keywords()) if spec.uses_keywords else Keywords()
+        deps = Deps(embed=timed_embed, keywords=keywords, cache=self.vectors)
         start = now()
         # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
         # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
