@@ -96,3 +96,19 @@ def test_a_sweep_with_an_alias_beside_its_parameter_is_refused_as_its_steps_are(
     given = {"top_k_entities": 5}
     alone = refusal(lambda: run_query(index, "ms.local", QUESTION, {**given, "top_k_mapped_entities": 8}))
     assert refusal(lambda: run_sweep(index, "ms.local", QUESTION, given, "top_k_mapped_entities", [8, 5])) == alone
+
+
+def test_a_sweeps_later_steps_embed_nothing_and_a_new_question_shares_no_vector(index, monkeypatch):
+    """``Prepared.vectors`` (``Deps.cache``) is shared by ``at``'s copies: the question is embedded (and its
+    width checked) at the first step only; another ``prepare_query`` starts with none."""
+    import graphrag_ui.services.query as query
+
+    asked = []
+    real = query._embed_model
+    monkeypatch.setattr(query, "_embed_model", lambda *a: asked.append(a) or real(*a))
+    sweep = run_sweep(index, "nano.naive", QUESTION, {}, "top_k", [2, 4, 6, 8])
+    assert len(sweep.steps) == 4 and len(asked) == 2  # the intake's check, then the first step's embedding
+    base = prepare_query(index, "nano.naive", QUESTION, {})
+    base.run()
+    assert list(base.at("top_k", 3).vectors) == [QUESTION] and base.at("top_k", 3).vectors is base.vectors
+    assert prepare_query(index, "nano.naive", QUESTION, {}).vectors == {}
