@@ -107,3 +107,9 @@ def with_suffix(text: str, text_tokens: int, suffix: str, name: str = DEFAULT_EN
     """Tokens of ``text + suffix`` from the known count of ``text``: pre-tokens are encoded one by one,
     so only the last piece changes (``suffix`` = punctuation and/or a newline, e.g. "," or "]\\n")."""
     return text_tokens + _suffix_delta(last_piece(text), suffix, name)
+
+
+def with_suffixes(text: str, text_tokens: int, suffixes: tuple[str, ...], name: str = DEFAULT_ENCODING) -> list[int]:
+    """``with_suffix`` for each of ``suffixes``, finding the text's last piece once."""
+    piece = last_piece(text)
+    return [text_tokens + _suffix_delta(piece, suffix, name) for suffix in suffixes]

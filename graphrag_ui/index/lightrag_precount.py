@@ -37,7 +37,10 @@ def stored_tokens(row: Any, text: str) -> int | None:
     if not kept:
         return None
     crc = checksum(text)
-    return next((n for c, n in kept if c == crc), None)
+    for c, n in kept:
+        if c == crc:
+            return n
+    return None
 
 
 def entity_item(position: int, name: str, etype: str, description: str) -> dict:

@@ -10,12 +10,12 @@ last line of defence against provider messages that echo them back.
 from __future__ import annotations
 
 import os
-import stat
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from graphrag_ui.base.file_version import Version, version
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.redact import mask, redact, remember
 
@@ -179,28 +179,24 @@ def _number(raw: Any, default: Any, kind: type, name: str) -> Any:
     return value
 
 
-# path -> (its stat when parsed, its tables): a page asks for the settings several times per slider move
-_parsed: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
+# path -> (its version when parsed, its tables): a page asks for the settings several times per slider move
+_parsed: dict[str, tuple[Version, dict[str, Any]]] = {}
 
 
 def _read_secrets(path: Path) -> dict[str, Any]:
-    """The secrets file's tables, parsed once per version of the file (device, inode, mtime, size): an edit is
+    """The secrets file's tables, parsed once per version of the file (``base.file_version``): an edit is
     read on the next call, a file that fails to parse is said on every call (never cached)."""
     from graphrag_ui.base.errors import UserError
 
-    try:
-        info = path.stat()
-    except OSError:
+    seen = version(path)
+    if seen is None:
         return {}
-    if not stat.S_ISREG(info.st_mode):
-        return {}
-    version = (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
     cached = _parsed.get(str(path))
-    if cached is not None and cached[0] == version:
+    if cached is not None and cached[0] == seen:
         return cached[1]
     try:
         tables = tomllib.loads(path.read_text(encoding="utf-8"))
-        _parsed[str(path)] = (version, tables)
+        _parsed[str(path)] = (seen, tables)
         return tables
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         # the parser's message quotes no values, only the position

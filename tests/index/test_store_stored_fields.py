@@ -163,3 +163,23 @@ def test_a_scan_converts_the_column_whole_and_scattered_reads_do_not(saved, monk
     # into 10⁵ rows at once), and take theirs from the list on their first read
     assert not any("source_chunk_ids" in e.__dict__ for e in loaded.entities[3:])
     assert [_fields(r) for r in loaded.entities] == [_fields(r) for r in index.entities]
+
+
+def test_small_columns_convert_whole_at_once_and_big_ones_stay_in_arrow(saved, monkeypatch):
+    """``convert_small``: what an open does for a small index (``prepare_index``); a column over either limit
+    stays to be read row by row (a 100k-entity index's first view converts nothing whole)."""
+    index, out = saved
+    loaded = store.load(out)
+    assert len(loaded.relations) < len(loaded.entities)
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", len(loaded.relations))
+    assert sorted(stored.convert_small(loaded.relations)) == ["description", "keywords", "source_chunk_ids"]
+    assert not loaded.relations[0].__dict__["_columns"]._arrays
+    assert not any("description" in r.__dict__ for r in loaded.relations)  # nothing written into the rows
+    assert stored.convert_small(loaded.entities) == []  # more rows than EAGER_ROWS
+    assert set(loaded.entities[0].__dict__["_columns"]._arrays) == set(STORED_FIELDS[Entity])
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 10**6)
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_BYTES", 0)
+    assert stored.convert_small(loaded.chunks) == [] and "text" in loaded.chunks[0].__dict__["_columns"]._arrays
+    for name in ("chunks", "entities", "relations"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+    assert stored.convert_small(index.entities) == []  # rows made in code hold every value

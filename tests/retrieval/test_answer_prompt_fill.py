@@ -1,4 +1,4 @@
-"""An answer prompt is filled from its template's pieces read once (``answer_prompt.filled``): every mode's
+"""An answer prompt is filled from its template's pieces read once (``answer_prompt.fill``): every mode's
 prompt must read exactly as ``str.format`` fills it, and fail as it fails."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphrag_ui.retrieval.registry import MODE_MODULES, get_mode
-from graphrag_ui.retrieval.spec.answer_prompt import DEFAULT_RESPONSE_TYPE, filled, user_prompt_slot
+from graphrag_ui.retrieval.spec.answer_prompt import DEFAULT_RESPONSE_TYPE, fill, user_prompt_slot
 
 PROMPTS = {
     (name, version or ""): prompt
@@ -48,5 +48,5 @@ def test_every_modes_prompt_reads_as_str_format_fills_it(key):
 def test_a_field_with_a_format_spec_or_an_index_is_left_to_str_format():
     fields = {"a": 3.14159, "b": [1, 2], "c": "x"}
     for template in ("{a:.2f} and {c}", "{b[1]}{c!r}", "{a}{c}", "plain", "{{a}} {c}", "{c}}}"):
-        assert filled(template, fields) == template.format(**fields)
-    assert outcome(filled, "{missing}", fields) == outcome("{missing}".format, **fields)
+        assert fill(template, **fields) == template.format(**fields)
+    assert outcome(fill, "{missing}", **fields) == outcome("{missing}".format, **fields)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from functools import cache
 
 import pytest
@@ -145,6 +146,51 @@ def test_explanations_budgets_trace_and_messages():
     assert r.messages[-1] == {"role": "user", "content": QUERY}
 
 
+def test_dropped_items_are_counted_only_when_read_and_as_1_4_7_counts_them():
+    """The cut counts the costs up to the first item over the budget; a reader of the dropped rows gets the
+    rest, each the o200k count of its JSON at its position, and the reason's running total is their sum."""
+    r = run("hybrid", {"max_entity_tokens": 400, "max_relation_tokens": 500, "top_k": 10})
+    for name, item_of, limit in (
+        ("entities", lambda c, i: entity_item(i, c.data["name"], c.data["type"], c.data["description"]), 400),
+        ("relations", lambda c, i: relation_item(i, c.data["entity1"], c.data["entity2"], c.data["description"]), 500),
+    ):
+        rows = getattr(r, name)
+        costs = rows._tail.costs
+        kept = len(rows._head)  # the rows made with the run: the kept ones
+        assert 0 < kept < len(costs) and len(costs._made) == kept + 1  # the first over the budget, no further
+        assert sum(c.in_context for c in rows) == kept
+        over = [c for c in rows if c.dropped.startswith("over max_")]
+        assert len(over) == len(costs) - kept and len(costs._made) == len(costs)
+        running = 0
+        for i, c in enumerate([c for c in rows if c.in_context] + over):
+            assert c.tokens == ctx.count(json.dumps(item_of(c, i + 1), ensure_ascii=False)), (name, i)
+            running += c.tokens
+            if i >= kept:
+                assert (
+                    c.dropped == f"over max_{name[:-1] if name == 'relations' else 'entity'}_tokens {limit} ({running})"
+                )
+
+
+def test_readers_of_one_retrieval_at_once_count_each_dropped_item_once_and_alike():
+    """Two threads reading a retrieval's dropped rows at the same time extend its costs and running totals
+    together (the first read counts them): every reader gets the rows a lone reader gets."""
+    params = {"max_entity_tokens": 400, "max_relation_tokens": 500, "top_k": 10}
+    alone = [(c.id, c.tokens, str(c.dropped)) for c in run("hybrid", params).relations]
+    shared = run("hybrid", params)
+    seen, barrier = [], threading.Barrier(6)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append([(c.id, c.tokens, str(c.dropped)) for c in shared.relations])
+
+    threads = [threading.Thread(target=read) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [alone] * 6 and len(shared.relations._tail.costs._made) == len(shared.relations._tail.costs)
+
+
 def test_chunk_drop_reasons():
     r = run("mix", {"chunk_top_k": 2})
     assert sum(c.in_context for c in r.chunks) == 2
@@ -226,6 +272,25 @@ def test_kg_budget_tokens_from_cached_items_are_exact(ents, rels):
     )
 
 
+def test_one_token_cache_counts_entities_and_relations_of_the_same_strings_apart():
+    """The cache's keys are flat (field name, value, …): an entity and a relation whose three fields hold the
+    same strings print different JSON and keep their own counts; the same item at another id shares its own."""
+    cache = ctx.TokenCache()
+    entity, relation = entity_item(1, "A", "B", "same words"), relation_item(1, "A", "B", "same words")
+    assert ctx.fields_key(entity, 0) != ctx.fields_key(relation, 0)
+    assert ctx.fields_key(entity, 0) == ctx.fields_key(entity_item(7, "A", "B", "same words"), 0)
+    for item in (entity, relation, entity_item(7, "A", "B", "same words"), relation):
+        assert ctx.entity_tokens(cache, item) == ctx.count(json.dumps(item, ensure_ascii=False))
+        for last in (False, True):
+            part = ctx.item_part(cache, item)
+            text = json.dumps([item], ensure_ascii=False) + "\n" if last else json.dumps(item, ensure_ascii=False) + ","
+            head = ctx.count('[{"id": ' + str(item["id"])) if last else ctx.id_tokens(cache, item["id"])
+            assert head + (part.last if last else part.inside) == ctx.count(text)
+    assert len(cache.parts) == 2 and all(
+        type(k) is tuple and not any(type(x) is tuple for x in k) for k in cache.by_fields
+    )
+
+
 def test_vector_pick_ignores_float16_copies_after_a_reembed():
     from graphrag_ui.index.importers import lightrag as imp
     from graphrag_ui.retrieval.lightrag.chunks import f16_vector
@@ -239,6 +304,30 @@ def test_vector_pick_ignores_float16_copies_after_a_reembed():
     fresh2.vectors["chunks"].matrix[row] = 0.5
     assert stored is not None and not (f16_vector(fresh2, cid) == stored).all()
     assert (f16_vector(fresh2, cid) == 0.5).all()
+
+
+def test_an_open_decodes_a_small_imported_index_s_float16_copies_as_a_query_would(monkeypatch):
+    """``decode_f16`` (``prepare_index``): every chunk's copy, each equal to the one a query decodes on its own;
+    none for an index over ``F16_AT_OPEN`` chunks, nor for chunk vectors the index made itself (a re-embed)."""
+    from graphrag_ui.index import cache as index_cache
+    from graphrag_ui.retrieval.lightrag import chunks
+
+    def fresh():  # ``index`` keeps one object: these must not share its cache
+        return importer.import_dir(GOLDENS / "lightrag-1.4.7" / "en", embedder="hash")
+
+    opened, lazy = fresh(), fresh()
+    assert chunks.decode_f16(opened) == len(opened.chunks) > 0
+    copies = index_cache.peek(opened, chunks.F16)
+    assert set(copies) == {c.id for c in opened.chunks}
+    for c in opened.chunks:
+        assert copies[c.id].tobytes() == chunks.f16_vector(lazy, c.id).tobytes()
+    monkeypatch.setattr(chunks, "F16_AT_OPEN", len(lazy.chunks) - 1)
+    big = fresh()
+    assert chunks.decode_f16(big) == 0 and not index_cache.peek(big, chunks.F16)
+    monkeypatch.setattr(chunks, "F16_AT_OPEN", 10**6)
+    reembedded = fresh()
+    reembedded.manifest.vector_sources["chunks"] = "re-embedded with use-m3"
+    assert chunks.decode_f16(reembedded) == 0 and not index_cache.peek(reembedded, chunks.F16)
 
 
 def test_budget_sections_add_up_to_the_total():

@@ -129,3 +129,16 @@ def _collections(seen):
         yield
     finally:
         gc.callbacks.remove(callback)
+
+
+def test_opening_a_small_index_converts_its_stored_columns_and_answers_the_same():
+    """The sample is small: every stored column of its chunks, entities and relations is a list after the
+    open (frozen with the load), none is read from Arrow by the first query, and its answer is unchanged."""
+    lazy = store.load(SAMPLE)
+    before = run_query(lazy, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
+    opened = open_index(SAMPLE)
+    for rows in (opened.chunks, opened.entities, opened.relations):
+        columns = rows[0].__dict__["_columns"]
+        assert not columns._arrays and columns._converted
+    after = run_query(opened, "lightrag.local", "Who is the Lock Queen?", hl=["flood"], ll=["Lock Queen"]).context
+    assert after == before != ""

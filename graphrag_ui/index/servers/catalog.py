@@ -45,6 +45,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import QueuePool, StaticPool
 
 from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.file_version import version
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index import validate
@@ -350,12 +351,12 @@ def open_catalog(source: str | Path, table_name: str = "entities") -> Catalog:
         path = Path(text)
         if path.is_dir():
             path = path / CATALOG_FILE
-        if not path.is_file():
+        seen = version(path)
+        if seen is None:
             raise IndexFormatError(
                 msg("the entity catalog is missing"), where=str(path), fix=msg("re-save or rebuild the index")
             )
-        st = path.stat()
-        key = (str(path.resolve()), table_name, st.st_ino, st.st_mtime_ns)
+        key = (str(path.resolve()), table_name, seen)
         text = str(path)
     with _cache_lock:
         catalog = _cache.get(key)

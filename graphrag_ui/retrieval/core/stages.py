@@ -128,7 +128,9 @@ def batch_header(stages: Stages, i: int) -> str:
 
 def staged_context(stages: Stages) -> str:
     """Every batch context under its header, then the reduce context when the map stage ran."""
-    parts = [batch_header(stages, i) + batch.context.rstrip("\n") + "\n" for i, batch in enumerate(stages.batches)]
+    parts = []  # each batch's pieces joined once (a batch context is 10⁴–10⁵ characters: no copy per piece)
+    for i, batch in enumerate(stages.batches):
+        parts += [batch_header(stages, i), batch.context.rstrip("\n"), "\n"]
     if stages.reduce_context:
         kept = sum(1 for p in stages.points if p.in_context)
         parts.append(f"=== reduce context · {kept} of {len(stages.points)} point(s) ===\n{stages.reduce_context}")

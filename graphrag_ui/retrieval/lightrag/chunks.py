@@ -86,6 +86,19 @@ def f16_vector(index: Index, cid: str) -> np.ndarray | None:
     return table.matrix[row].astype(np.float16).astype(np.float32)  # built indexes: no separate copy
 
 
+F16_AT_OPEN = 10_000  # chunks at most whose copies an open decodes (``decode_f16``)
+
+
+def decode_f16(index: Index) -> int:
+    """Every chunk's float16 copy decoded into ``index.cache`` (how many), for an imported index of at most
+    ``F16_AT_OPEN`` chunks (none otherwise): a LightRAG query's VECTOR pick meets ~10² chunks its session has
+    not met yet, ~8 µs each to decode (base64, zlib), 1–2 ms of a 10k-entity query; the 5,000 of that index
+    take ~40 ms at open. A copy is a pure function of its chunk's stored string, kept with the index."""
+    if len(index.chunks) > F16_AT_OPEN or "vdb_chunks.json" not in index.manifest.vector_sources.get("chunks", ""):
+        return 0
+    return sum(f16_vector(index, chunk.id) is not None for chunk in index.chunks)
+
+
 def _row_of(index: Index, cid: str) -> int | None:
     table = index.vectors.get("chunks")
     if table is None:
@@ -188,7 +201,7 @@ def vector_similarity_pick(
         if sim is not None:
             sims[cid] = sim
             continue
-        vec = f16_vector(index, cid) if fetched is None else fetched.get(cid)
+        vec = (copies.get(cid) if cid in copies else f16_vector(index, cid)) if fetched is None else fetched.get(cid)
         if vec is None or vec.shape != q.shape:
             return [], {}, msg("chunk {cid} has no vector of the query's dimension", cid=cid)
         v64 = vec.astype(np.float64)

@@ -7,8 +7,7 @@ the reason ("over max_entity_tokens 6000 (6012)", "round-robin: duplicate of loc
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import accumulate
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrag_ui.base.i18n import joined
@@ -122,14 +121,15 @@ def finish_chunks(
     return capped[:keep]
 
 
-def graph_rows(hits: list, dupes: list, costs: list[int], keep: int, limit: int, kind: str) -> tuple[list, GraphTail]:
+def graph_rows(
+    hits: list, dupes: list, costs: Sequence[int], keep: int, limit: int, kind: str
+) -> tuple[list, GraphTail]:
     """The hits cut at ``keep`` by the token budget, then the merge's duplicates: the kept rows made now, the
     rest when read (``graph_tail``: a hub question at 100k entities drops ~10⁵ relations).
 
     A sweep's top_k steps keep mostly the same hits (shared objects: ``search``), many at the same position
     and cost: such a row is a copy of the one an earlier step made (``reuse.copied``, from a copy kept apart
     from that step's; its data read only)."""
-    running = list(accumulate(costs))
     made: dict[tuple[int, int, int], tuple[Any, Candidate]] = reuse.once(("lightrag.kept rows", kind), dict)
     head = []
     for i, (hit, cost) in enumerate(zip(hits[:keep], costs[:keep], strict=True)):
@@ -139,7 +139,7 @@ def graph_rows(hits: list, dupes: list, costs: list[int], keep: int, limit: int,
         else:
             head.append(candidate(hit, kind, i, hit.why, "", cost))
             made[id(hit), i, cost] = (hit, reuse.copied(head[-1]))  # its own: a step's reader may change its rows
-    return head, GraphTail(candidate, kind, hits, dupes, costs, running, min(keep, len(hits)), limit)
+    return head, GraphTail(candidate, kind, hits, dupes, costs, min(keep, len(hits)), limit)
 
 
 def candidate(hit, kind: str, order: int, why: str, dropped: str, cost: int) -> Candidate:

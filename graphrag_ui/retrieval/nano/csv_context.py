@@ -12,6 +12,7 @@ Kept apart from the mode so the exact byte-level rules sit in one small place:
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -38,24 +39,36 @@ def table(rows: Sequence[Sequence[Any]]) -> str:
 def numbered(header: Sequence[str], rests: Iterable[str]) -> str:
     """``table([header, *rows])`` for rows that are their position then cells already joined (``joined``):
     a row's cells after its id are the same at every step of a sweep, which keeps them (``reuse.once``)."""
-    rows = list(rests)
-    return Lines(header, rows.__getitem__).table(len(rows))
+    return "\n".join([_header(tuple(header)), *(f"{i},\t{rest}" for i, rest in enumerate(rests))])
+
+
+@functools.lru_cache(maxsize=16)
+def _header(header: tuple[str, ...]) -> str:
+    return ",\t".join(cell(h) for h in header)
 
 
 class Lines:
-    """``numbered(header, rests)`` of a list's first ``n`` rows for any ``n`` (``table(n)``), each line made once:
-    the first rows of a longer list are numbered the same, so a sweep's steps whose rows are a prefix of one list
-    (nano.local's entities and sources at each top_k, its reports at each budget) cut one set of lines."""
+    """``numbered(header, rests)`` of a list's first ``n`` rows for any ``n`` (``table(n)``), each line made and
+    joined once: the first rows of a longer list are numbered the same, so a sweep's steps whose rows are a
+    prefix of one list (nano.local's entities and sources at each top_k, its reports at each budget) cut one
+    text (the table of ``n`` rows is the first characters of the table of more, up to the end of row ``n``)."""
 
     def __init__(self, header: Sequence[str], rest: Callable[[int], str]) -> None:
-        self.lines = [",\t".join(cell(h) for h in header)]
+        self.text = _header(tuple(header))
+        self.ends = [len(self.text)]  # where the header and each row made so far end in ``text``
         self.rest = rest  # row i's cells after its id, joined (``joined``)
 
     def table(self, n: int) -> str:
-        lines = self.lines
-        for i in range(len(lines) - 1, n):
-            lines.append(f"{i},\t{self.rest(i)}")
-        return "\n".join(lines[: n + 1])
+        ends = self.ends
+        if n >= len(ends):
+            lines, end = [], ends[-1]
+            for i in range(len(ends) - 1, n):
+                line = f"{i},\t{self.rest(i)}"
+                lines.append(line)
+                end += 1 + len(line)
+                ends.append(end)
+            self.text = "\n".join([self.text, *lines])
+        return self.text if n == len(ends) - 1 else self.text[: ends[n]]
 
 
 def joined(values: Iterable[Any]) -> str:

@@ -30,6 +30,9 @@ class Gathered:
     extra: list[Any] = field(default_factory=list)  # communities: the ones above the level (cid, level, n)
     via: list[int] = field(default_factory=list)  # units: the recalled entity that brought each row
     warned_by: list[int] = field(default_factory=list)  # units: the entity each warning is about
+    # what steps cutting this gather made of it (units: its running totals, its kept rows as candidates' fields);
+    # a gather narrowed from another names it (``made["from"]``): its rows are that one's first ones
+    made: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def narrowed(got: Gathered, k: int) -> Gathered:
@@ -41,7 +44,7 @@ def narrowed(got: Gathered, k: int) -> Gathered:
     rows brought by one of them, in the same order, with the same costs and reasons. The rows are sorted by
     their entity first and the warnings met in entity order: those of the first ``k`` are a prefix."""
     m, w = bisect.bisect_left(got.via, k), bisect.bisect_left(got.warned_by, k)
-    return Gathered(
+    out = Gathered(
         got.rows[:m],
         got.costs[:m],
         got.whys[:m],
@@ -49,6 +52,8 @@ def narrowed(got: Gathered, k: int) -> Gathered:
         via=got.via[:m],
         warned_by=got.warned_by[:w],
     )
+    out.made["from"] = got.made.get("from", got)
+    return out
 
 
 def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:

@@ -19,6 +19,8 @@ and chunks missing from the store are skipped with a warning where nano would ra
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -76,7 +78,8 @@ def _communities(
     level, limit = params.level, params.local_max_token_for_community_report
     got = reuse.once(("nano.reports", *seen, level), lambda: _reports(index, prep, hits, level, seen))
     out.warnings.extend(got.warnings)
-    kept, running = csv_context.prefix_cut(got.costs, limit)
+    running = list(itertools.accumulate(got.costs))  # token costs are >= 0: ``csv_context.prefix_cut`` by bisecting
+    kept = bisect.bisect_right(running, limit) if limit > 0 else 0
     single = params.local_community_single_one
 
     def row(pos: int, dropped: Reason | str = "") -> Candidate:
@@ -134,6 +137,13 @@ def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], t
     return ColumnTail(len(ids), lambda: ids, lambda i: make(start + i), [(template, len(ids))])
 
 
+def _copy(fields: dict[str, Any]) -> Candidate:
+    """A candidate with its own copy of ``fields`` (a kept row's, made once per sweep: ``reuse.copied``)."""
+    row = object.__new__(Candidate)
+    row.__dict__ = fields.copy()
+    return row
+
+
 def _text_units(
     index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple
 ) -> tuple[list, list]:
@@ -141,8 +151,14 @@ def _text_units(
     limit = params.local_max_token_for_text_unit
     got = reuse.prefixed("nano.units", *seen, lambda: gather.units(index, prep, hits), gather.narrowed)
     out.warnings.extend(got.warnings)
-    kept, running = csv_context.prefix_cut(got.costs, limit)
     shown = _shown(index)
+    # a narrowed gather's rows are its root's first ones, the same rows with the same reasons and costs: its
+    # running totals are a prefix of the root's, and a kept row is made once per sweep (each step a copy)
+    root = got.made.get("from", got)
+    running = root.made.get("running")
+    if running is None:
+        running = root.made["running"] = csv_context.prefix_cut(root.costs, 0)[1]
+    kept = min(len(got.rows), bisect.bisect_right(running, limit)) if limit > 0 else 0  # csv_context.prefix_cut
 
     def row(pos: int, dropped: Reason | str = "") -> Candidate:
         (_order, neg_support, cid, chunk), why, cost = got.rows[pos], got.whys[pos], got.costs[pos]
@@ -158,12 +174,18 @@ def _text_units(
         [u[2] for u in got.rows[kept:]],
         _OVER_SOURCES,
     )
-    out.chunks = Candidates([row(pos) for pos in range(kept)], over)
+    if reuse.active():
+        made = root.made.setdefault("kept", [])
+        made.extend(row(pos).__dict__ for pos in range(len(made), kept))
+        out.chunks = Candidates([_copy(fields) for fields in made[:kept]], over)
+    else:
+        out.chunks = Candidates([row(pos) for pos in range(kept)], over)
     out.budgets.append(Budget("Sources", running[kept - 1] if kept else 0, limit))
     return [u[3] for u in got.rows[:kept]], got.rows
 
 
-def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list:
+def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: Retrieval, seen: tuple) -> list[str]:
+    """The Relationships candidates, and the CSV lines of the rows in the context (``csv_context.numbered``'s)."""
     limit = params.local_max_token_for_local_context
     got = reuse.prefixed("nano.relations", *seen, lambda: gather.relations(index, prep, hits), gather.Edges.narrowed)
     running = got.made.get("running")
@@ -172,35 +194,25 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
+    cells = csv_context.joined
     if not reuse.active():  # one query: its own gather, nothing kept for another step
-        rows = [got.row(pos) for pos in range(kept)]
-        cells = csv_context.joined
-        return _Kept(
-            rows, [f"{pos},\t{cells([r[2], r[3], r[4].description, r[1], r[0]])}" for pos, r in enumerate(rows)]
-        )
-    rows, lines = got.made.setdefault("rows", []), got.made.setdefault("lines", [])
-    if len(rows) < kept:  # each row and its CSV cells once per gather a sweep cuts (``relation_tail.rooted``)
-        root, picks = relation_tail.rooted(got, len(rows), kept)
-        cache, rests = root.made.setdefault("rows by row", {}), local_tables.rests(index)
-        for pos, i in enumerate(picks, start=len(rows)):
-            found = cache.get(i)
-            if found is None:
-                rank, weight, a, b, rel, via = root.row(i)
+        rows = (got.row(pos) for pos in range(kept))
+        return [f"{pos},\t{cells([r[2], r[3], r[4].description, r[1], r[0]])}" for pos, r in enumerate(rows)]
+    # each row's CSV cells once per gather a sweep cuts (``relation_tail.rooted``), its lines once per gather
+    lines = got.made.setdefault("lines", [])
+    if len(lines) < kept:
+        root, picks = relation_tail.rooted(got, len(lines), kept)
+        by_row, rests = root.made.setdefault("rests by row", {}), local_tables.rests(index)
+        for pos, i in enumerate(picks, start=len(lines)):
+            rest = by_row.get(i)
+            if rest is None:
+                rank, weight, a, b, rel, _via = root.row(i)
                 rest = rests.get(("r", rel.id))
                 if rest is None:
-                    rest = rests["r", rel.id] = csv_context.joined([a, b, rel.description, weight, rank])
-                found = cache[i] = ((rank, weight, a, b, rel, via), rest)
-            rows.append(found[0])
-            lines.append(f"{pos},\t{found[1]}")
-    return _Kept(rows[:kept], lines[:kept])
-
-
-class _Kept(list):
-    """The Relationships rows in the context, with their CSV lines (``csv_context.numbered``'s)."""
-
-    def __init__(self, rows: list, lines: list[str]) -> None:
-        super().__init__(rows)
-        self.lines = lines
+                    rest = rests["r", rel.id] = cells([a, b, rel.description, weight, rank])
+                by_row[i] = rest
+            lines.append(f"{pos},\t{rest}")
+    return lines[:kept]
 
 
 def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
@@ -276,7 +288,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.entities.append(cand)
-    out.budgets.append(Budget("Entities", sum(c.tokens for c in out.entities if c.in_context), None))
+    out.budgets.append(Budget("Entities", sum([cand.tokens for cand, _ in nodes]), None))  # the ones in context
     out.trace.append(
         TraceStep("node data", msg("degree of each recalled entity = its rank"), len(hits), len(hits), _ms(step))
     )
@@ -330,7 +342,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         (hits, degrees),
         (reports, report_rows, reports_key),
         (chunks, unit_rows, units_key),
-        (rels.lines, relations_key),
+        (rels, relations_key),
         params.level,
     )
     out.messages = _messages(out.context, query, params)

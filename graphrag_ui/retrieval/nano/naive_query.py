@@ -81,7 +81,11 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         if context is None:  # steps that keep as many hits share the text
             context = rows.contexts[kept] = SEPARATOR.join(rows.chunks[p].text for p in rows.present[:kept])
         out.context = context
-        out.messages = NAIVE.messages(out.context, query, response_type=params.response_type)
+        key = ("messages", kept, query, params.response_type)  # steps that keep as many hits share the prompt
+        messages = rows.contexts.get(key)
+        if messages is None:
+            messages = rows.contexts[key] = NAIVE.messages(context, query, response_type=params.response_type)
+        out.messages = [dict(m) for m in messages]
     if got.hits and not kept:
         out.warnings.append(
             msg(

@@ -60,8 +60,9 @@ class Ranked:
     costs: list[int]  # tokens of each present position's chunk
     complete: bool  # the table has no more rows than these
     shown: dict = field(default_factory=dict)  # chunk id -> (label, row data), as ``_chunk_candidate``
-    contexts: dict = field(default_factory=dict)  # kept count -> context text (steps with the same cut)
+    contexts: dict = field(default_factory=dict)  # kept count -> context text, and its prompt (steps with the same cut)
     heads: list = field(default_factory=list)  # the in-context candidate of each hit, once made
+    below: dict = field(default_factory=dict)  # threshold -> the first position whose score is below it
 
 
 def ranked(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) -> Ranked:
@@ -115,8 +116,11 @@ class Cut:
 def cut(rows: Ranked, top_k: int, threshold: float, limit: int, beyond: int) -> Cut:
     width = max(0, min(len(rows.ids), top_k + beyond))  # ``vector_topk`` of a count <= 0 is empty
     head = max(0, min(top_k, width))
-    sims = rows.sim_list
-    stop = next((p for p in range(head) if sims[p] < threshold), head)
+    first = rows.below.get(threshold)
+    if first is None:  # the first score below it among all the rows: each step stops there or at its top_k
+        sims = rows.sim_list
+        first = rows.below[threshold] = next((p for p in range(len(sims)) if sims[p] < threshold), len(sims))
+    stop = min(first, head)
     hits = bisect.bisect_left(rows.present, stop)
     kept = bisect.bisect_right(rows.running, limit, 0, hits) if limit > 0 else 0  # ``csv_context.prefix_cut``
     near = rows.present[hits : bisect.bisect_left(rows.present, width)]

@@ -11,7 +11,7 @@ for both). The JSON the map prompt asks for is the JSON nano parses (``points`` 
 
 from __future__ import annotations
 
-from graphrag_ui.retrieval.spec.answer_prompt import ROLE, AnswerPrompt
+from graphrag_ui.retrieval.spec.answer_prompt import ROLE, AnswerPrompt, fill
 
 _MAP = f"""## Role
 {ROLE}
@@ -92,9 +92,9 @@ def _messages(system: str, query: str) -> list[dict[str, str]]:
 
 def map_messages(context_data: str, query: str) -> list[dict[str, str]]:
     """One map call: the batch's report table in the system prompt, the question as the user turn."""
-    return _messages(_MAP.format(context_data=context_data), query)
+    return _messages(fill(_MAP, context_data=context_data), query)
 
 
 def reduce_messages(report_data: str, query: str, response_type: str) -> list[dict[str, str]]:
     """The reduce call: the analyst points in the system prompt, the question as the user turn."""
-    return _messages(_REDUCE.format(report_data=report_data, response_type=response_type), query)
+    return _messages(fill(_REDUCE, report_data=report_data, response_type=response_type), query)

@@ -51,8 +51,7 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
     got = _ranked(index, table, qvec, top_k + EXPLAIN_BEYOND)
     width = max(0, min(len(got.rows), top_k + EXPLAIN_BEYOND))
     head = max(0, min(top_k, width))
-    below = np.flatnonzero(got.sims[:head] < threshold)
-    stop = int(below[0]) if below.size else head
+    stop = min(got.first_below(threshold), head)
     for pos in got.missing:  # a vector row naming no entity: said, skipped
         if pos >= stop:
             break
@@ -107,6 +106,16 @@ class Ranked:
     present: list[int] = field(default_factory=list)  # positions whose row names an entity
     missing: list[int] = field(default_factory=list)  # the others
     whole: list[Any] = field(default_factory=list)  # the hit at each present position, its whole tie group listed
+
+    def first_below(self, threshold: float) -> int:
+        """The first row whose score is below ``threshold`` (or the row count), once per threshold: a step's
+        search stops there or at its top_k."""
+        key = ("below", threshold)
+        found = self.made.get(key)
+        if found is None:
+            below = np.flatnonzero(self.sims < threshold)
+            found = self.made[key] = int(below[0]) if below.size else len(self.sims)
+        return found
 
     def hits(self, n: int, stop: int, width: int) -> list[RecallHit]:
         """The hits of a list of the first ``width`` rows stopped at ``stop`` (its first ``n`` present rows): each

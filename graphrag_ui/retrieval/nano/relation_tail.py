@@ -83,13 +83,14 @@ def relation_candidates(
         cache = root.made.setdefault("kept by row", {})
         for i in rows:
             found = cache.get(i)
-            if found is None:
-                found = cache[i] = candidate(root, i, i + 1, running, limit, shown)
+            if found is None:  # its fields (the order aside): a step's row is a copy at its own place
+                found = cache[i] = candidate(root, i, i + 1, running, limit, shown).__dict__
             made.append(found)
     head = list(before)
-    copied = reuse.copied
-    for pos, found in enumerate(made[:kept]):
-        row = copied(found)
-        row.order = pos
+    new = object.__new__
+    for pos, fields in enumerate(made[:kept]):
+        row, own = new(Candidate), fields.copy()  # ``reuse.copied``, its order set before the copy is its own
+        own["order"] = pos
+        row.__dict__ = own
         head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))

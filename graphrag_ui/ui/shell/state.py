@@ -17,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from graphrag_ui.base.errors import UserError
+from graphrag_ui.base.file_version import Version, version
 from graphrag_ui.index.cache import KEPT_INDEXES
 from graphrag_ui.index.model import Index
 from graphrag_ui.ui.shell.escape import md_escape, shown_error
@@ -115,16 +116,13 @@ def on_chroma_server(path: str | Path) -> bool:
     """Whether the index's manifest names chroma server collections (then its vectors can be searched there).
     Read once per version of the manifest: Explore asks on every move."""
     manifest = Path(path) / "manifest.json"
-    try:
-        seen = manifest.stat()
-    except OSError:
-        return False
-    return _names_chroma_server(str(manifest), seen.st_mtime_ns, seen.st_size)
+    seen = version(manifest)
+    return seen is not None and _names_chroma_server(str(manifest), seen)
 
 
 @functools.lru_cache(maxsize=64)
-def _names_chroma_server(manifest: str, mtime_ns: int, size: int) -> bool:
-    """``on_chroma_server`` for one version of a manifest (``mtime_ns`` and ``size`` key the cache)."""
+def _names_chroma_server(manifest: str, seen: Version) -> bool:
+    """``on_chroma_server`` for one version of a manifest (``base.file_version``: the cache's key)."""
     try:
         storage = json.loads(Path(manifest).read_text(encoding="utf-8")).get("storage", {})
     except (OSError, ValueError, AttributeError):

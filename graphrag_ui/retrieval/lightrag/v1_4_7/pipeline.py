@@ -21,6 +21,7 @@ from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
+from graphrag_ui.retrieval.lightrag.graph_tail import LazyCosts
 from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
     chunk_rows,
@@ -93,53 +94,59 @@ def _naive_context(kept: list[dict[str, Any]]) -> str:
     return ctx.naive_context(units)
 
 
-def _costs(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[list[int], list[int]]:
+def _parts(index: Index) -> dict:
+    """Each hit's item part (``ctx.ItemPart``) by its entity id, or its relation id and pair as printed: the
+    costs read a kept item's count from it and the KG part its text, so one run passes the same dict to both
+    (in a sweep, one per index: ``reuse.once``, a top_k step keeps other lists of mostly the same hits)."""
+    return reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
+
+
+def _entity_part(cache: ctx.TokenCache, parts: dict, e: Any) -> ctx.ItemPart:
+    part = parts.get(e.id)
+    if part is None:
+        part = parts[e.id] = ctx.item_part(cache, entity_item(1, e.name, e.type, e.description), e)
+    return part
+
+
+def _relation_part(cache: ctx.TokenCache, parts: dict, rel: Any, pair: tuple[str, str]) -> ctx.ItemPart:
+    key = (rel.id, pair)
+    part = parts.get(key)
+    if part is None:
+        part = parts[key] = ctx.item_part(cache, relation_item(1, pair[0], pair[1], rel.description), rel)
+    return part
+
+
+def _costs(cache: ctx.TokenCache, parts: dict, entities: list, relations: list) -> tuple[LazyCosts, LazyCosts]:
     """What 1.4.7's truncation charges for each entity and relation item: the tokens of ``{"id": N`` (N its
-    position) plus those of the rest of its JSON, which no position changes: in a sweep the rest is counted
-    once per hit (``reuse.once``; a hit is its entity, or its relation as printed: id and pair)."""
-    rest: dict = reuse.once(("lightrag.1.4.7 rest", id(index)), dict)
+    position) plus those of the rest of its JSON (its part's ``alone``), which no position changes. Each cost
+    is counted when first read (``LazyCosts``): past the cut, only for a reader of the dropped rows; a kept
+    item's part is the one its KG part prints (``_parts``)."""
     ids: list[int] = reuse.once(("lightrag.1.4.7 ids", id(cache)), list)  # position i -> tokens of {"id": i+1
-    ids += [ctx.id_tokens(cache, i + 1) for i in range(len(ids), max(len(entities), len(relations)))]
 
-    def entity_rest(i: int, h: Any) -> int:
-        e = h.entity
-        item = entity_item(i + 1, e.name, e.type, e.description)
-        rest[e.id] = counted = ctx.entity_tokens(cache, item, e) - ids[i]
-        return counted
+    def id_cost(i: int) -> int:
+        while len(ids) <= i:
+            ids.append(ctx.id_tokens(cache, len(ids) + 1))
+        return ids[i]
 
-    def relation_rest(i: int, rel: Any, pair: tuple[str, str], key: tuple) -> int:
-        item = relation_item(i + 1, pair[0], pair[1], rel.description)
-        rest[key] = counted = ctx.relation_tokens(cache, item, rel) - ids[i]
-        return counted
+    def entity_cost(i: int) -> int:
+        return id_cost(i) + _entity_part(cache, parts, entities[i].entity).alone
 
-    # a count is never 0 (an item's JSON is never empty): ``or`` counts it on a miss
-    ent_costs = [ids[i] + (rest.get(h.entity.id) or entity_rest(i, h)) for i, h in enumerate(entities)]
-    rel_costs = []
-    for i, (rel, pair) in enumerate(printed(relations)):  # the relations as printed, no hit made (``lazy_hits``)
-        key = (rel.id, pair)
-        rel_costs.append(ids[i] + (rest.get(key) or relation_rest(i, rel, pair, key)))
-    return ent_costs, rel_costs
+    shown = printed(relations)  # the relations as printed, no hit made (``lazy_hits``)
+
+    def relation_cost(i: int) -> int:
+        return id_cost(i) + _relation_part(cache, parts, *shown[i]).alone
+
+    return LazyCosts(len(entities), entity_cost), LazyCosts(len(shown), relation_cost)
 
 
-def _kg_part(cache: ctx.TokenCache, index: Index, entities: list, relations: list) -> tuple[int, str, str]:
+def _kg_part(cache: ctx.TokenCache, index: Index, parts: dict, entities: list, relations: list) -> tuple[int, str, str]:
     """The kept entities' and relations' part of the context: what it charges the chunk budget and its two
     JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``),
-    made from each item's part (``ctx.item_part``, once per hit in a sweep: a top_k step keeps other lists of
-    mostly the same hits)."""
-    parts: dict = reuse.once(("lightrag.1.4.7 item parts", id(index)), dict)
-
-    def entity_part(h: Any) -> ctx.ItemPart:
-        e = h.entity
-        part = parts[e.id] = ctx.item_part(cache, entity_item(1, e.name, e.type, e.description))
-        return part
-
-    def relation_part(h: Any, key: tuple) -> ctx.ItemPart:
-        part = parts[key] = ctx.item_part(cache, relation_item(1, h.pair[0], h.pair[1], h.relation.description))
-        return part
+    made from each item's part (``_parts``: the costs made the kept ones' parts already)."""
 
     def make() -> tuple[int, str, str]:
-        ent_parts = [parts.get(h.entity.id) or entity_part(h) for h in entities]
-        rel_parts = [parts.get(key) or relation_part(h, key) for h, key in zip(relations, rel_keys, strict=True)]
+        ent_parts = [_entity_part(cache, parts, h.entity) for h in entities]
+        rel_parts = [_relation_part(cache, parts, h.relation, h.pair) for h in relations]
         return ctx.kg_part(cache, ent_parts, rel_parts)
 
     ent_keys = tuple(h.entity.id for h in entities)
@@ -162,9 +169,9 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     found = search_graph(index, query, mode, p, deps, r, clock, LABEL)
     entities, relations = found.entities, found.relations
 
-    cache = ctx.cache_for(index)
+    cache, parts = ctx.cache_for(index), _parts(index)
     ent_costs, rel_costs = reuse.once(  # one search's costs, shared by its budget steps
-        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, index, entities, relations)
+        ("lightrag.1.4.7 costs", id(found)), lambda: _costs(cache, parts, entities, relations)
     )
     n_ent = ctx.prefix_fit(ent_costs, p.max_entity_tokens)
     n_rel = ctx.prefix_fit(rel_costs, p.max_relation_tokens)
@@ -178,7 +185,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     sys_tokens = ctx.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     # 1.4.7 counts the KG part only with chunks
-    kg_tokens, ent_json, rel_json = _kg_part(cache, index, entities[:n_ent], relations[:n_rel])
+    kg_tokens, ent_json, rel_json = _kg_part(cache, index, parts, entities[:n_ent], relations[:n_rel])
     available = p.max_total_tokens - (kg_tokens + sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
     rows = chunk_rows(index, merged)
     kept = finish_chunks(r, index, merged, rows, picks, dupes, p, available, _fit(index)) if merged else []
