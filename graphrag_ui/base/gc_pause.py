@@ -8,18 +8,19 @@ took 7–8 s with the collector running and 5 s without, and preparing its looku
 
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Iterator
 
 
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Collector off inside; back on after only if it was on before (nesting keeps the outer state)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class paused_gc:  # lower case: used as the function it was, ``with paused_gc():``
+    """Collector off inside; back on after only if it was on before (nesting keeps the outer state). A class,
+    not a generator context manager: a sweep enters it once per step (0.3 µs instead of 1 µs)."""
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self) -> None:
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was_enabled:
             gc.enable()

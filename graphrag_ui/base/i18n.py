@@ -102,6 +102,39 @@ class Reason:
         return (Reason, (self.template, self.values))
 
 
+class ReadText:
+    """A field kept as given — text or a ``Reason`` (``lmsg``: data until read) — and read as text, the ``Msg``
+    the reason formats to (``Reason.text``, made once): a candidate's ``why``/``dropped``, a limit's words."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self  # a dataclass field's default: the descriptor itself (``__set__`` takes it as "")
+        value = obj.__dict__[self.slot]
+        return value.text() if type(value) is Reason else value
+
+    def __set__(self, obj: Any, value: str | Reason) -> None:
+        obj.__dict__[self.slot] = "" if value is self else value
+
+
+class ReadTexts:
+    """A list field kept as given — texts and ``Reason``s — and read as a new list of texts (``ReadText``'s
+    list): a sweep step's binding limits, said by few of the thousands of steps an evaluation runs."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return ()  # a dataclass field's default: none (immutable, so shared safely)
+        return [v.text() if type(v) is Reason else v for v in obj.__dict__[self.slot]]
+
+    def __set__(self, obj: Any, values: Any) -> None:
+        obj.__dict__[self.slot] = values
+
+
 def lmsg(template: str, /, **values: Any) -> Reason:
     """``msg`` kept as data until read (``Reason``): for a candidate's ``why`` and ``dropped``."""
     return Reason(template, values)

@@ -8,10 +8,10 @@ offline), times the query embedding apart from the context build, and returns th
 
 from __future__ import annotations
 
-import copy
 import functools
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,7 @@ import numpy as np
 from graphrag_ui.base.errors import EmbedderMismatchError, UserError
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.base.i18n import msg
-from graphrag_ui.base.timing import elapsed_ms, now
+from graphrag_ui.base.timing import elapsed_ms, now, to_microsecond
 from graphrag_ui.embedding.embed import check_compatible, get_embedder
 from graphrag_ui.embedding.embed_checks import question_rows
 from graphrag_ui.index.model import Index
@@ -146,21 +146,28 @@ class Prepared:
     embedder: str | None
     llm_settings: Any
     embedding: dict[str, Any]  # the query embedder, once resolved and checked
+    # text -> its vector as ``Deps.vector`` made it: shared by ``at``'s copies, so a sweep's later steps embed
+    # nothing (the same question and embedder: the vector a step would get from ``_EMBEDDED`` again)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
     @functools.cached_property
-    def _own(self) -> dict[str, ParamSpec]:
-        """The settled release's parameters, by name: only a sweep's ``at`` reads them (a single run does not
-        settle twice), once per sweep (``at``'s shallow copies keep it)."""
-        return {p.name: p for p in self.spec.settle(self.given, self.index).params}
+    def _movable(self) -> dict[str, ParamSpec]:
+        """The parameters a step may move by checking its value alone: the numbers of the settled release, given
+        by no other name (an alias of one, which ``take`` refuses when it differs). Made on a sweep's first
+        move (a single run does not settle twice) and kept by ``at``'s copies."""
+        aliased = {target for given, target in self.intake.names.items() if given != target}
+        return {
+            p.name: p
+            for p in self.spec.settle(self.given, self.index).params
+            if p.type in {"int", "float"} and p.name not in aliased
+        }
 
     def at(self, name: str, value: Any) -> Prepared:
         """The same question with parameter ``name`` at ``value``: what ``prepare_query`` with
         ``{**given, name: value}`` returns. Only that value is checked (by its ``ParamSpec``, as ``take``
-        checks it) when nothing else can depend on it: a number of the settled release, given by no other
-        name (an alias of it, which ``take`` refuses when it differs); otherwise the whole intake again."""
-        found = self._own.get(name)
-        aliased = any(target == name and given != name for given, target in self.intake.names.items())
-        if found is None or found.type not in {"int", "float"} or value is None or aliased:
+        checks it) when nothing else can depend on it (``_movable``); otherwise the whole intake again."""
+        found = self._movable.get(name)
+        if found is None or value is None:
             return prepare_query(
                 self.index,
                 self.mode,
@@ -172,9 +179,11 @@ class Prepared:
                 llm_settings=self.llm_settings,
                 embedder=self.embedder,
             )
-        moved, intake = copy.copy(self), copy.copy(self.intake)  # shallow: a step per 0.1 ms, no replace()
-        intake.params = {**self.intake.params, name: found.coerce(value)}
-        moved.given, moved.intake = {**self.given, name: value}, intake
+        # shallow copies of the two objects (a step per 0.1 ms: no replace(), no copy.copy's reduce protocol)
+        intake = object.__new__(Intake)
+        intake.__dict__ = {**self.intake.__dict__, "params": {**self.intake.params, name: _checked(found, value)}}
+        moved = object.__new__(Prepared)
+        moved.__dict__ = {**self.__dict__, "given": {**self.given, name: value}, "intake": intake}
         return moved
 
     def run(self, *, model_stages: bool = False, use_cache: bool = True, on_progress: Any = None) -> Retrieval:
@@ -207,7 +216,8 @@ class Prepared:
                 _EMBEDDED.pop(next(iter(_EMBEDDED)))
             return rows
 
-        deps = Deps(embed=timed_embed, keywords=(self.keywords or Keywords()) if spec.uses_keywords else Keywords())
+        keywords = (self.keywords or Keywords()) if spec.uses_keywords else Keywords()
+        deps = Deps(embed=timed_embed, keywords=keywords, cache=self.vectors)
         start = now()
         # a retrieval makes 10⁵ candidates, reasons and rows at 100k entities and no reference cycle: with the
         # collector on, its repeated collections were half a nano.local query's time (1.1 s → 0.5 s, measured)
@@ -233,13 +243,27 @@ class Prepared:
         if searches:
             vector_engine.mark(result, searches)
         result.timings_ms.update(
-            {"keywords": round(self.kw_ms, 3), "embed": round(embed_ms, 3), "context": round(total_ms - embed_ms, 3)}
+            {
+                "keywords": to_microsecond(self.kw_ms),
+                "embed": to_microsecond(embed_ms),
+                "context": to_microsecond(total_ms - embed_ms),
+            }
         )
-        for note in self.notes + nothing_found(index, self.mode, result):
+        for note in self.notes + nothing_found(index, self.mode, result, spec):
             if note not in result.warnings:
                 result.warnings.append(note)
         result.answer_options = self.intake.answer
         return result
+
+
+def _checked(spec: ParamSpec, value: Any) -> Any:
+    """``spec.coerce(value)``, without its parsing for a value of its own type inside its bounds (a sweep's
+    values are coerced once already): any other value goes through ``coerce`` and its refusals."""
+    kind = type(value)
+    if (kind is int and spec.type == "int") or (kind is float and spec.type == "float" and math.isfinite(value)):
+        if (spec.min is None or value >= spec.min) and (spec.max is None or value <= spec.max):
+            return value
+    return spec.coerce(value)
 
 
 def _embed_model(index: Index, override: str | None, embedding: dict[str, Any]) -> Any:
@@ -334,14 +358,17 @@ def check_text(text: str, name: str) -> None:
     )
 
 
-def nothing_found(index: Index, mode: str, result: Retrieval) -> list[str]:
+def nothing_found(index: Index, mode: str, result: Retrieval, spec: ModeSpec | None = None) -> list[str]:
     """When a mode put nothing into its context, the index's own reasons (no text, no communities,
-    no vectors), so the reader is not left to suspect the threshold."""
-    spec = find_mode(mode)
-    if (spec is not None and spec.context_free) or any(
-        c.in_context for kind in KINDS for c in made_rows(result.candidates(kind))
-    ):
+    no vectors), so the reader is not left to suspect the threshold. ``spec``: the mode's, when the caller
+    holds it (a sweep's step asks once per step)."""
+    spec = spec or find_mode(mode)
+    if spec is not None and spec.context_free:
         return []
+    for kind in KINDS:
+        for c in made_rows(result.candidates(kind)):
+            if c.in_context:
+                return []
     reasons = mode_readiness(index, mode).reasons
     if result.params.get("recall") == "ilike":  # it ran by name already: no advice to switch, no embedder asked
         reasons = [r for r in reasons if not _about_embedding(r)]

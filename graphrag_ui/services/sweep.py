@@ -16,7 +16,7 @@ from typing import Any
 
 from graphrag_ui.base.errors import UserError
 from graphrag_ui.base.gc_pause import paused_gc
-from graphrag_ui.base.i18n import msg
+from graphrag_ui.base.i18n import ReadTexts, msg
 from graphrag_ui.base.timing import elapsed_ms, now
 from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import reuse
@@ -40,7 +40,8 @@ class Step:
     ids: dict[str, list[str]]  # kind -> ids in the context, in context order
     ms: float  # the retrieval's own time (context build and embedding)
     warnings: list[str] = field(default_factory=list)
-    binding: list[str] = field(default_factory=list)  # the limits that cut something (``binding.binding``)
+    # the limits that cut something (``binding.binding``): kept as their reasons, worded when read (few steps are)
+    binding: list[str] = ReadTexts()
 
 
 @dataclass
@@ -217,7 +218,7 @@ def run_sweep(
     if spec.uses_keywords:
         keywords = resolve_keywords(index, query, hl, ll, llm_settings, [])
     steps: list[Step] = []
-    met: dict[tuple[str, str], tuple[str, list[int]]] = {}
+    labels: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}  # kind -> id -> label, in order first met
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them;
     # the shared work is let go before the collector is back on (else its first pass walks all of it)
     run_at = _stepper(index, mode, query, params, param, keywords, llm_settings)
@@ -233,15 +234,13 @@ def run_sweep(
                 start = now()
                 result = run_at(value)
                 ms = elapsed_ms(start)
-            steps.append(_step(value, result, ms, met, len(steps)))
+            steps.append(_step(value, result, ms, labels))
             if on_step is not None:
                 on_step(value, result)
             if progress is not None:
                 progress(i + 1, len(values))
         result = first = None  # the last step's rows hold shared work: let go with it
-    items = [ItemSpan(kind, cid, label, _present(at, len(steps))) for (kind, cid), (label, at) in met.items()]
-    items.sort(key=lambda it: (KINDS.index(it.kind), it.present.index(True)))  # stable: context order within a step
-    return Sweep(mode, query, param, [s.value for s in steps], steps, items, keywords or Keywords())
+    return Sweep(mode, query, param, [s.value for s in steps], steps, _spans(steps, labels), keywords or Keywords())
 
 
 def _stepper(
@@ -283,29 +282,31 @@ def _widest_first(
     return widest, result, elapsed_ms(start)
 
 
-def _present(at: list[int], n: int) -> list[bool]:
-    """Per step of ``n``: whether the item is in its context (``at``: the steps that hold it)."""
-    present = [False] * n
-    for i in at:
-        present[i] = True
-    return present
+def _spans(steps: list[Step], labels: dict[str, dict[str, str]]) -> list[ItemSpan]:
+    """Every item in some step's context, by kind then first appearance (``labels`` holds each kind's items in
+    the order met: by step, then context order within a step), with its presence per step read from the steps'
+    ids once at the end (a step only lists its ids and labels the items it meets first)."""
+    n, items = len(steps), []
+    for kind in KINDS:
+        present = {cid: [False] * n for cid in labels[kind]}
+        for i, step in enumerate(steps):
+            for cid in step.ids[kind]:
+                present[cid][i] = True  # an id twice in one context is one presence
+        items += [ItemSpan(kind, cid, label, present[cid]) for cid, label in labels[kind].items()]
+    return items
 
 
-def _step(value: Any, result: Retrieval, ms: float, met: dict[tuple[str, str], tuple[str, list[int]]], i: int) -> Step:
-    """Step ``i``'s summary; ``met`` gets each item in its context: its label when met for the first time, and
-    the step (one pass over the candidates: ``Retrieval.selected_ids``, the labels and the spans together)."""
+def _step(value: Any, result: Retrieval, ms: float, labels: dict[str, dict[str, str]]) -> Step:
+    """One step's summary: its ids per kind in context order; ``labels`` gets the label of each item met for the
+    first time (``_spans`` reads the presence from the ids at the end: per item and step here cost a step ~40 µs)."""
     ids: dict[str, list[str]] = {}
     for kind in KINDS:
         shown = in_context(result.candidates(kind))  # a lazy section's dropped tail stays unmade
-        ids[kind] = kept = []
-        for c in shown:
-            kept.append(c.id)
-            seen = met.get((kind, c.id))
-            if seen is None:
-                met[kind, c.id] = (c.label, [i])
-            elif seen[1][-1] != i:  # an id twice in one context is one presence
-                seen[1].append(i)
+        ids[kind] = [c.id for c in shown]
+        known = labels[kind]
+        for c in [c for c in shown if c.id not in known]:
+            known.setdefault(c.id, c.label)  # the first label met (an id twice in one context: its first)
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
     counts = {k: len(v) for k, v in ids.items()}
-    bound = [lim.text for lim in binding(result)]
+    bound = [lim.said() for lim in binding(result)]  # the words made when read (``Step.binding``)
     return Step(value, counts, context_tokens(result), sections, ids, ms, list(result.warnings), bound)

@@ -40,6 +40,14 @@ def refusal(run) -> str:
         ("lightrag.local", {"version": "1.4.7", "top_k": 5}, "top_k", 10**9),
         ("ms.basic", {"k": 10}, "no_such_parameter", 3),  # a name the mode has not
         ("ms.local", {"top_k_entities": 5}, "top_k_mapped_entities", 8),  # an alias of it given too, another value
+        # a float of its own type is taken without parsing only when finite and inside its bounds
+        ("nano.naive", {}, "query_better_than_threshold", float("inf")),
+        ("nano.naive", {}, "query_better_than_threshold", float("nan")),
+        ("nano.naive", {}, "query_better_than_threshold", 1.5),
+        ("nano.naive", {}, "query_better_than_threshold", -1.0000001),
+        ("nano.naive", {}, "query_better_than_threshold", True),  # a bool is no number here
+        ("nano.naive", {}, "top_k", True),
+        ("nano.naive", {}, "top_k", 201),
     ],
 )
 def test_a_step_is_refused_as_a_single_run_at_its_value_is(index, mode, given, name, value):
@@ -66,6 +74,10 @@ def test_an_alias_given_at_the_same_value_runs_as_the_single_run(index):
         ("ms.basic", {"k": 10}, "response_type", "One line"),  # not a number: the whole intake again
         ("lightrag.naive", {"version": "1.5.7"}, "top_k", 3),  # a release's own schema
         ("nano.local", {"top_k": 5, "response_type": "Bullets"}, "top_k", 9),
+        ("nano.naive", {}, "query_better_than_threshold", 0.35),  # a float, as is
+        ("nano.naive", {}, "query_better_than_threshold", 1),  # an int for a float: coerced to 1.0 as take does
+        ("nano.naive", {}, "query_better_than_threshold", -1.0),  # its bounds are inside
+        ("nano.naive", {}, "top_k", 200),
     ],
 )
 def test_a_moved_step_is_the_single_run_and_leaves_the_base_as_it_was(index, mode, given, name, value):
@@ -84,3 +96,19 @@ def test_a_sweep_with_an_alias_beside_its_parameter_is_refused_as_its_steps_are(
     given = {"top_k_entities": 5}
     alone = refusal(lambda: run_query(index, "ms.local", QUESTION, {**given, "top_k_mapped_entities": 8}))
     assert refusal(lambda: run_sweep(index, "ms.local", QUESTION, given, "top_k_mapped_entities", [8, 5])) == alone
+
+
+def test_a_sweeps_later_steps_embed_nothing_and_a_new_question_shares_no_vector(index, monkeypatch):
+    """``Prepared.vectors`` (``Deps.cache``) is shared by ``at``'s copies: the question is embedded (and its
+    width checked) at the first step only; another ``prepare_query`` starts with none."""
+    import graphrag_ui.services.query as query
+
+    asked = []
+    real = query._embed_model
+    monkeypatch.setattr(query, "_embed_model", lambda *a: asked.append(a) or real(*a))
+    sweep = run_sweep(index, "nano.naive", QUESTION, {}, "top_k", [2, 4, 6, 8])
+    assert len(sweep.steps) == 4 and len(asked) == 2  # the intake's check, then the first step's embedding
+    base = prepare_query(index, "nano.naive", QUESTION, {})
+    base.run()
+    assert list(base.at("top_k", 3).vectors) == [QUESTION] and base.at("top_k", 3).vectors is base.vectors
+    assert prepare_query(index, "nano.naive", QUESTION, {}).vectors == {}

@@ -172,15 +172,19 @@ class Search:
 _RECORD: contextvars.ContextVar[list[Search] | None] = contextvars.ContextVar("vector_searches", default=None)
 
 
-@contextlib.contextmanager
-def recording() -> Iterator[list[Search]]:
-    """Collect the server searches a retrieval makes (nested retrievals each get their own list)."""
-    searches: list[Search] = []
-    token = _RECORD.set(searches)
-    try:
-        yield searches
-    finally:
-        _RECORD.reset(token)
+class recording:  # lower case: used as the function it was, ``with recording() as searches:``
+    """Collect the server searches a retrieval makes (nested retrievals each get their own list). A class, not
+    a generator context manager: every retrieval (each sweep step) enters one (0.3 µs instead of 1 µs)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> list[Search]:
+        searches: list[Search] = []
+        self._token = _RECORD.set(searches)
+        return searches
+
+    def __exit__(self, *exc: object) -> None:
+        _RECORD.reset(self._token)
 
 
 def server_topk(

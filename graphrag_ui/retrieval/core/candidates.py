@@ -182,6 +182,8 @@ class Candidates(Sequence):
 
 def made_rows(items: Sequence[Candidate]) -> Sequence[Candidate]:
     """The rows a mode made, without making a tail row: every row in the context is one of them."""
+    if type(items) is list:  # most sections: no ABC instance check (a sweep step asks 10–20 times)
+        return items
     return items.made if isinstance(items, Candidates) else items
 
 
@@ -217,7 +219,7 @@ def dropped_reasons(items: Sequence[Candidate]) -> Iterator[tuple[Any, Any, int]
     """(dropped reason as given — a ``Reason``, text or a template —, score, how many) over the dropped
     candidates, a tail's rows grouped by their reason's template without making them (``binding``)."""
     # each row's reason as stored (``Candidate.raw``, read without a call per row: 10³–10⁵ rows a step)
-    if not isinstance(items, Candidates):
+    if type(items) is list or not isinstance(items, Candidates):
         yield from ((c.__dict__["_dropped"], c.score, 1) for c in items if not c.in_context)
         return
     yield from ((c.__dict__["_dropped"], c.score, 1) for c in items.head if not c.in_context)

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from graphrag_ui.base.i18n import Reason, msg, pmsg
+from graphrag_ui.base.i18n import ReadText, Reason, msg, pmsg
 from graphrag_ui.retrieval.core.stages import Stages
 from graphrag_ui.retrieval.core.tree import QuestionTree
 
@@ -47,23 +47,6 @@ def section_label(section: str) -> str:
     return REFERENCE_SECTIONS.get(section, section)
 
 
-class _Text:
-    """A candidate's reason, kept in ``_why`` / ``_dropped`` as given — text or a ``Reason`` (``lmsg``: data
-    until read) — and read as text, the ``Msg`` a reason formats to (``Reason.text``, made once)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_" + name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self  # the dataclass field's default (its ``__init__`` is written below)
-        value = obj.__dict__[self.slot]
-        return value.text() if type(value) is Reason else value
-
-    def __set__(self, obj: Any, value: str | Reason) -> None:
-        obj.__dict__[self.slot] = value
-
-
 @dataclass(init=False)
 class Candidate:
     """One recalled item (entity, relation, community or chunk) and the reasons around it."""
@@ -72,11 +55,11 @@ class Candidate:
     label: str  # what a person reads: entity name, "A — B", report title, chunk preview
     data: dict[str, Any]  # the row as the mode saw it (description, type, weight, text, ...)
     order: int  # position in the order the mode found it (0-based)
-    why: str = _Text()  # why it was selected, e.g. "entity #3 by vector, sim 0.71"
+    why: str = ReadText()  # why it was selected, e.g. "entity #3 by vector, sim 0.71"
     score: float | None = None  # similarity where the mode had one
     rank: float | None = None  # degree / edge degree / report rating: the reference's rank
     in_context: bool = True
-    dropped: str = _Text()  # why it is not in the context ("" when it is)
+    dropped: str = ReadText()  # why it is not in the context ("" when it is)
     tokens: int = 0  # tokens this item cost in its section
 
     def __init__(
