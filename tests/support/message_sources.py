@@ -93,6 +93,11 @@ class Template:
         return len(self.parts) >= 2 and self.parts[0] is OPEN and self.parts[-1] is CLOSE and OPEN not in inner
 
 
+# a package class may offer a mapping's own methods (``index.RelationsByEntity.get``): a call ``x.get(k, d)``
+# is then any dict's as often as that class's, and reading it as the class's would take ``d`` for a message
+MAPPING_METHODS = {"get", "pop", "setdefault", "items", "keys", "values"}
+
+
 def _template_parts(template: str) -> tuple[str | Hole, ...]:
     """A ``msg`` template as parts: its literal text, a hole for each ``{placeholder}``."""
     parts: list[str | Hole] = []
@@ -220,7 +225,12 @@ class Collector:
                 for parts in self.resolve(arg, rel, fn, depth + 1):
                     self._add(parts, rel, getattr(arg, "lineno", 0))
             return [(HOLE,)]
-        if isinstance(node, ast.Call) and _name(node.func) in self.src.functions and not _name(node.func)[0].isupper():
+        if (
+            isinstance(node, ast.Call)
+            and _name(node.func) in self.src.functions
+            and not _name(node.func)[0].isupper()
+            and not (isinstance(node.func, ast.Attribute) and _name(node.func) in MAPPING_METHODS)
+        ):
             out = []
             for frel, fdef in self.src.functions[_name(node.func)]:
                 for ret in (n for n in ast.walk(fdef) if isinstance(n, ast.Return) and n.value is not None):
