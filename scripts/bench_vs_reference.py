@@ -42,7 +42,7 @@ ours ÷ reference, and how many contexts are byte-equal (LightRAG 1.4.7's no-con
 our empty context) and how many of the others have exact similarity ties marked in our Retrieval
 (``tied with …``: items the reference orders by its numpy's argsort or a Python set), and the vector
 searches one query of the mode makes, timed alone on our side ÷ the reference's p50, two ways: as ours runs
-them (the int8 screen and its exact rescoring where a table has 10k+ rows, ``retrieval.core.screen``; top_k
+them (the int8 screen and its exact rescoring where a table has 20k+ rows, ``retrieval.core.screen``; top_k
 40) and as the reference does (the full float32 product ``matrix @ query``). The second was the floor of a
 faithful implementation that multiplies in full; the screen reads a quarter of the matrix, so it no longer
 is one: the first is the share of the reference's time our search alone takes, and a missed goal says so

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
+SCREEN_FROM, MAX_SHARE = screen.SCREEN_FROM, screen.MAX_SHARE
+
+
 @pytest.fixture(autouse=True)
 def small_tables(monkeypatch):
     """Screen every table, however small, and keep however many rows survive (the sizes hypothesis explores)."""
@@ -223,13 +226,13 @@ def test_the_threshold_cut_is_the_references(threshold):
 
 
 def test_small_tables_and_wide_searches_keep_the_full_product(monkeypatch):
-    monkeypatch.setattr(screen, "SCREEN_FROM", 10_000)
-    monkeypatch.setattr(screen, "MAX_SHARE", 16)
+    monkeypatch.setattr(screen, "SCREEN_FROM", SCREEN_FROM)  # the module's own limits
+    monkeypatch.setattr(screen, "MAX_SHARE", MAX_SHARE)
     table, queries = unit_table()
     assert screen.screened_top(table, table.matrix, queries[0], 10) is None
     assert screen.INT8 not in index_cache.values(table)
     big, big_queries = unit_table(n=20_003, d=32)
-    assert screen.screened_top(big, big.matrix, big_queries[0], 20_003 // 16 + 1) is None
+    assert screen.screened_top(big, big.matrix, big_queries[0], 20_003 // MAX_SHARE + 1) is None
     assert bits(screen.screened_top(big, big.matrix, big_queries[0], 40)) == bits(
         reference(big.matrix, big_queries[0], 40)
     )

@@ -37,7 +37,7 @@ from graphrag_ui.index import cache as index_cache
 
 log = logging.getLogger(__name__)
 
-SCREEN_FROM = 10_000  # rows; below ~8k (a 256-wide table in cache) the float32 product is the faster (measured)
+SCREEN_FROM = 20_000  # rows; at 10k the screen saves 0.1 ms a search, less than its first search costs (measured)
 MAX_SHARE = 16  # a top_k over n/16, or more survivors than n/16: rescoring costs what the full product does
 ROUND = np.float32(1.5 * 2**23)  # y + ROUND − ROUND: float32 y rounded to the nearest integer (|y| < 2²²)
 CHUNK = 8192
