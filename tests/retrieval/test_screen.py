@@ -58,8 +58,9 @@ def tables(draw):
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     matrix = rng.normal(size=(n, d)).astype(np.float32)
-    if draw(st.booleans()):  # rows of very different norms
+    if draw(st.booleans()):  # rows of very different norms (squares that underflow float32 too)
         matrix *= (10.0 ** rng.uniform(-4, 4, size=(n, 1))).astype(np.float32)
+        matrix[: n // 4] *= np.float32(1e-22)
     elif draw(st.booleans()):  # unit rows, as nano-vectordb stores them
         matrix = normalise(matrix)
     if n > 2 and draw(st.booleans()):  # duplicate rows: exact ties
@@ -93,7 +94,7 @@ def test_screened_top_is_the_argsort_bit_for_bit(case, monkeypatch):
         if k > len(matrix):
             assert got is None
             continue
-        if not tied_top(matrix, v, k):  # nothing to step aside for: the screen answers
+        if not tied_top(matrix, v, k) and index_cache.values(table)[screen.INT8].q is not None:  # it answers
             assert got is not None
         if got is not None:
             assert bits(got) == bits(reference(matrix, v, k))

@@ -47,6 +47,7 @@ CHECKED_ROWS = (
 MODEL = Path(__file__).with_name("int8_product.onnx")
 INT8 = "screen.int8"  # ``index.cache`` name of a table's ``_Int8``
 FELL_BACK: list[str] = []  # tables (and why) this process left on the full product: the bench prints it
+KEPT_REPORTS = 50  # the last this many
 
 _SESSION: list = []
 _SESSION_LOCK = threading.Lock()
@@ -87,6 +88,8 @@ def _build(matrix: np.ndarray) -> _Int8:
     """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (a 10⁵-row table's
     first query pays for it)."""
     n, d = matrix.shape
+    u = 2.0**-24
+    norm_up = 1 + d * u / (1 - d * u) + 4 * u  # a float32 sum of d squares (any order) and its root, rounded up
     q = np.empty((n, d), dtype=np.int8)
     scale, norm = np.empty(n), np.empty(n)
     work = np.empty((min(n, CHUNK), d), dtype=np.float32)
@@ -102,9 +105,9 @@ def _build(matrix: np.ndarray) -> _Int8:
         y -= ROUND
         q[start : start + len(x)] = y
         scale[start : start + len(x)] = peak.astype(np.float64) / 127
-        norm[start : start + len(x)] = np.sqrt(np.einsum("ij,ij->i", x, x))
-    u = 2.0**-24
-    norm *= 1 + d * u / (1 - d * u) + 4 * u  # a float32 sum of d squares (any order) and its root, rounded up
+        norm[start : start + len(x)] = np.sqrt(np.einsum("ij,ij->i", x, x)).astype(np.float64) * norm_up
+        tiny = peak < 1e-15  # squares that may underflow float32: √d·peak bounds the norm instead
+        norm[start : start + len(x)][tiny] = math.sqrt(d) * peak[tiny].astype(np.float64)
     if not norm.max(initial=0.0) < 1e18:  # products this large could overflow float32 partial sums
         return _Int8(weakref.ref(matrix), None, scale, norm)
     return _Int8(weakref.ref(matrix), q, scale, norm, float(norm.max(initial=0.0)), float(scale.max(initial=0.0)))
@@ -254,5 +257,6 @@ def _check(
         why = "onnxruntime's int8 products are not exact"
     if why:
         FELL_BACK.append(f"{matrix.shape}: {why}")
+        del FELL_BACK[:-KEPT_REPORTS]
         log.warning("int8 screen off for a %s table in this process: %s", matrix.shape, why)
     return not why
