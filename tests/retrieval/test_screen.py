@@ -253,3 +253,30 @@ def test_the_committed_onnx_graph_is_what_the_script_builds():
     import build_int8_product_onnx
 
     assert screen.MODEL.read_bytes() == build_int8_product_onnx.model_bytes()
+
+
+def test_opening_an_index_prepares_and_checks_its_big_tables(monkeypatch):
+    from graphrag_ui.retrieval.prepare import prepare_index
+    from tests.support.store_fixtures import small_index
+
+    monkeypatch.setattr(screen, "SCREEN_FROM", 1_000)
+    index = small_index()
+    big, queries = unit_table(n=5_000, d=64)
+    small, _ = unit_table(n=50, d=64)
+    index.vectors = {"entities": big, "chunks": small}
+    prepare_index(index)
+    assert index_cache.values(big)[screen.INT8].checked is True
+    assert screen.INT8 not in index_cache.values(small)  # under SCREEN_FROM
+    assert bits(vector_topk(big, queries[0], 10)) == bits(reference(big.matrix, normalise(queries[0]), 10))
+
+
+def test_onnxruntime_failing_leaves_the_full_product(monkeypatch):
+    table, queries = unit_table()
+
+    def broken():
+        raise RuntimeError("no onnxruntime here")
+
+    monkeypatch.setattr(screen, "_session", broken)
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
+    assert screen.FELL_BACK == ["(4099, 64): onnxruntime failed: RuntimeError"]

@@ -79,6 +79,16 @@ def _session():
         return _SESSION[0]
 
 
+def prepare(table: object) -> None:
+    """At index open (``retrieval.prepare``): a table the screen will serve gets its int8 copy and its check
+    (a fixed unit query) now, not on its first search. Any failure leaves it to the full product."""
+    matrix = getattr(table, "matrix", None)
+    if not isinstance(matrix, np.ndarray) or not screenable(matrix, 10):  # a chroma server's table has none
+        return
+    query = np.random.default_rng(0).standard_normal(matrix.shape[1])
+    screened_top(table, matrix, (query / np.linalg.norm(query)).astype(np.float32), 10)
+
+
 def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
     """``q @ qv`` exactly (int32): int8 rows [n, d] times an int8 vector [d]."""
     return _session().run(None, {"rows": q, "query": qv.reshape(-1, 1)})[0].ravel()
@@ -197,7 +207,11 @@ def screened_top(table: object, matrix: np.ndarray, v: np.ndarray, top_k: int) -
     kept = _prepared(table, matrix)
     if kept.q is None or kept.checked is False:
         return None
-    rows = _survivors(kept, v, top_k)
+    try:
+        rows = _survivors(kept, v, top_k)
+    except Exception as error:  # onnxruntime missing or failing here: the full product serves, as exactly
+        _off(kept, matrix, f"onnxruntime failed: {type(error).__name__}")
+        return None
     if rows is None or rows.size > len(matrix) // MAX_SHARE:
         return None
     scores = rescore(matrix, rows, v)
@@ -256,7 +270,12 @@ def _check(
     ):
         why = "onnxruntime's int8 products are not exact"
     if why:
-        FELL_BACK.append(f"{matrix.shape}: {why}")
-        del FELL_BACK[:-KEPT_REPORTS]
-        log.warning("int8 screen off for a %s table in this process: %s", matrix.shape, why)
+        _off(kept, matrix, why)
     return not why
+
+
+def _off(kept: _Int8, matrix: np.ndarray, why: str) -> None:
+    kept.checked = False
+    FELL_BACK.append(f"{matrix.shape}: {why}")
+    del FELL_BACK[:-KEPT_REPORTS]
+    log.warning("int8 screen off for a %s table in this process: %s", matrix.shape, why)
