@@ -30,6 +30,7 @@ from graphrag_ui.base import tokens
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.index import stored
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import screen
 from graphrag_ui.retrieval.lightrag import chunks as lightrag_chunks
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
@@ -53,7 +54,7 @@ def defaults(mode: str) -> dict[str, Any]:
 
 def prepare_index(index: Index) -> None:
     """Import every mode module, fill the per-index caches of the index's family (none for an index of
-    no known family), then freeze the heap.
+    no known family) and the vector screen's, then freeze the heap.
 
     ``freeze_heap`` moves the just-loaded rows (10⁵–10⁶ objects) out of the collector's generations:
     without it every full collection a query's allocations trigger walks them all again (tens of ms
@@ -72,6 +73,8 @@ def prepare_index(index: Index) -> None:
             tokens.encoding(nano_prep.ENCODING)  # LightRAG counts with o200k_base too
             lightrag_search.graph_cache(index)
             lightrag_chunks.decode_f16(index)
+        for table in index.vectors.values():  # the int8 screen's copies, checked (``screen.prepare``)
+            screen.prepare(table)
         # frozen before the collector is back on: its allocation count is reset, so the first
         # allocation after the pause does not start a full collection over what was just built (1.3 s
         # at 100k entities)

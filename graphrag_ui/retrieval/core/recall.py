@@ -24,7 +24,7 @@ from graphrag_ui.base.i18n import Msg, joined, msg
 from graphrag_ui.index import cache as index_cache
 from graphrag_ui.index.model import Entity, Index, VectorTable
 from graphrag_ui.index.servers import vector_server
-from graphrag_ui.retrieval.core import reuse
+from graphrag_ui.retrieval.core import reuse, screen
 
 K = TypeVar("K", bound=Hashable)
 
@@ -161,8 +161,11 @@ def _recent_top(table: VectorTable, query_vec: np.ndarray, top_k: int) -> list[t
         found = recent.get(key)
     if found is not None and found[0]() is matrix:
         return found[1]
-    scores = matrix @ normalise(query_vec)
-    top = [(int(row), float(scores[row])) for row in top_order(scores, top_k, table)]
+    v = normalise(query_vec)
+    top = None if index_cache.values(table).get(SORT_AT_ONCE) else screen.screened_top(table, matrix, v, top_k)
+    if top is None:  # a small table, a tie in the top, a NaN, or a BLAS whose rows the screen cannot rescore
+        scores = matrix @ v
+        top = [(int(row), float(scores[row])) for row in top_order(scores, top_k, table)]
     with _RECENT_LOCK:
         recent[key] = (weakref.ref(matrix), top)
         recent.move_to_end(key)

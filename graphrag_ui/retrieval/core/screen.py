@@ -1,0 +1,281 @@
+"""An exact int8 screen in front of nano-vectordb's float32 product ``matrix @ query`` (issue 30).
+
+At 10⁵ rows the float32 product reads the whole matrix (100 MB at d = 256) for every query: memory-bound, the
+same product the reference makes. The screen reads a quarter of that: an int8 copy of the table (row ``i`` is
+``s_i·q_i``, ``s_i = max|x_i|/127``, ``q_i`` rounded) times the int8 query (``t·q_v``), an exact int32 product
+(onnxruntime's ``MatMulInteger``, ``int8_product.onnx``). With ``e_i = x_i − s_i q_i``, ``f = v − t q_v``:
+
+    |x_i·v − s_i t (q_i·q_v)| ≤ ‖s_i q_i‖‖f‖ + ‖e_i‖‖v‖        (Cauchy–Schwarz, ‖s_i q_i‖ ≤ ‖x_i‖ + ‖e_i‖)
+
+and the reference's own float32 dot is within ``γ_d Σ|x_j v_j| ≤ γ_d ‖x_i‖‖v‖`` of the real one (any summation
+order, FMA or not; ``γ_d = d u/(1 − d u)``, ``u = 2⁻²⁴``). So every row's float32 score lies in
+``[a_i − b_i, a_i + b_i]``; no row whose upper end is below the ``k``-th best lower end can be in the top ``k``
+(nor tie with it). The few hundred rows left are scored again in float32, bit for bit as the full product
+scores them (``rescore``), and ranked as ``recall.top_order`` ranks: a tie at or inside the ``k``-th place, or a
+NaN, gives up (None) and the caller takes the full product, whose argsort order of equal scores is the
+reference's.
+
+Bit parity of the rescoring is a property of the BLAS build: OpenBLAS's sgemv scores rows four at a time and
+a remainder row with another kernel, so a gathered set is padded to a multiple of four and the table's own
+last ``n % 4`` rows are scored as the full product's end (with the four rows before them). The first screened search of each table in a process checks it all
+against the full product (every row's rescoring, the int8 products, the top); a mismatch keeps that table
+on the full product for the rest of the process (logged and in ``FELL_BACK``: only time is lost).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from graphrag_ui.index import cache as index_cache
+
+log = logging.getLogger(__name__)
+
+SCREEN_FROM = 20_000  # rows; at 10k the screen saves 0.1 ms a search, less than its first search costs (measured)
+MAX_SHARE = 16  # a top_k over n/16, or more survivors than n/16: rescoring costs what the full product does
+ROUND = np.float32(1.5 * 2**23)  # y + ROUND − ROUND: float32 y rounded to the nearest integer (|y| < 2²²)
+CHUNK = 8192
+CHECKED_ROWS = (
+    2048  # rows of the first search's check (``_check``)  # rows quantised (and checked) at a time: bounded temporaries
+)
+MODEL = Path(__file__).with_name("int8_product.onnx")
+INT8 = "screen.int8"  # ``index.cache`` name of a table's ``_Int8``
+FELL_BACK: list[str] = []  # tables (and why) this process left on the full product: the bench prints it
+KEPT_REPORTS = 50  # the last this many
+
+_SESSION: list = []
+_SESSION_LOCK = threading.Lock()
+
+
+@dataclass
+class _Int8:
+    matrix: weakref.ref  # the float32 matrix this copy was made from (a re-embedded table builds another)
+    q: np.ndarray | None  # int8 (n, d); None: the table cannot be screened (non-finite or huge values)
+    scale: np.ndarray  # s_i, float64
+    norm: np.ndarray  # an upper bound of ‖x_i‖, float64
+    norm_max: float = 0.0
+    scale_max: float = 0.0
+    checked: bool | None = None  # None: the first screened search checks; False: full product from now on
+
+
+def _session():
+    """One onnxruntime session for every table (both operands are inputs), on one thread as the BLAS is."""
+    with _SESSION_LOCK:
+        if not _SESSION:
+            import onnxruntime
+
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            _SESSION.append(
+                onnxruntime.InferenceSession(MODEL.read_bytes(), options, providers=["CPUExecutionProvider"])
+            )
+        return _SESSION[0]
+
+
+def prepare(table: object) -> None:
+    """At index open (``retrieval.prepare``): a table the screen will serve gets its int8 copy and its check
+    (a fixed unit query) now, not on its first search. Any failure leaves it to the full product."""
+    matrix = getattr(table, "matrix", None)
+    if not isinstance(matrix, np.ndarray) or not screenable(matrix, 10):  # a chroma server's table has none
+        return
+    query = np.random.default_rng(0).standard_normal(matrix.shape[1])
+    screened_top(table, matrix, (query / np.linalg.norm(query)).astype(np.float32), 10)
+
+
+def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
+    """``q @ qv`` exactly (int32): int8 rows [n, d] times an int8 vector [d]."""
+    return _session().run(None, {"rows": q, "query": qv.reshape(-1, 1)})[0].ravel()
+
+
+def _build(matrix: np.ndarray) -> _Int8:
+    """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (a 10⁵-row table's
+    first query pays for it)."""
+    n, d = matrix.shape
+    u = 2.0**-24
+    norm_up = 1 + d * u / (1 - d * u) + 4 * u  # a float32 sum of d squares (any order) and its root, rounded up
+    q = np.empty((n, d), dtype=np.int8)
+    scale, norm = np.empty(n), np.empty(n)
+    work = np.empty((min(n, CHUNK), d), dtype=np.float32)
+    for start in range(0, n, CHUNK):
+        x = matrix[start : start + CHUNK]
+        y = work[: len(x)]
+        peak = np.abs(x).max(axis=1)
+        if not (np.isfinite(peak).all() and ((peak == 0) | (peak > 1e-30)).all()):  # 127/peak must stay finite
+            return _Int8(weakref.ref(matrix), None, scale, norm)
+        inverse = np.divide(np.float32(127), peak, out=np.zeros_like(peak), where=peak > 0)
+        np.multiply(x, inverse[:, None], out=y)  # |y| ≤ 127·(1 + 2u)
+        y += ROUND  # float32 rounds to an integer here (half to even); the subtraction is exact
+        y -= ROUND
+        q[start : start + len(x)] = y
+        scale[start : start + len(x)] = peak.astype(np.float64) / 127
+        norm[start : start + len(x)] = np.sqrt(np.einsum("ij,ij->i", x, x)).astype(np.float64) * norm_up
+        tiny = peak < 1e-15  # squares that may underflow float32: √d·peak bounds the norm instead
+        norm[start : start + len(x)][tiny] = math.sqrt(d) * peak[tiny].astype(np.float64)
+    if not norm.max(initial=0.0) < 1e18:  # products this large could overflow float32 partial sums
+        return _Int8(weakref.ref(matrix), None, scale, norm)
+    return _Int8(weakref.ref(matrix), q, scale, norm, float(norm.max(initial=0.0)), float(scale.max(initial=0.0)))
+
+
+def _prepared(table: object, matrix: np.ndarray) -> _Int8:
+    kept = index_cache.values(table)
+    found = kept.get(INT8)
+    if found is None or found.matrix() is not matrix:
+        found = kept[INT8] = _build(matrix)
+    return found
+
+
+def screenable(matrix: np.ndarray, top_k: int) -> bool:
+    n = len(matrix)
+    return (
+        n >= SCREEN_FROM
+        and 0 < top_k <= n // MAX_SHARE
+        and matrix.dtype == np.float32
+        and matrix.ndim == 2
+        and matrix.flags.c_contiguous
+        and 0 < matrix.shape[1] <= 100_000  # 127²·d stays an int32
+    )
+
+
+def rescore(matrix: np.ndarray, rows: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``(matrix @ v)[rows]`` bit for bit, without the full product (``rows`` ascending): the rows the full
+    product scored four at a time gathered and padded to a multiple of four, the last ``n % 4`` as the full product's
+    end: a product of those and the four rows before them."""
+    whole = len(matrix) - len(matrix) % 4
+    body, tail = rows[rows < whole], rows[rows >= whole]
+    out = np.empty(len(rows), dtype=np.float32)
+    if body.size:
+        padded = np.concatenate([body, np.repeat(body[:1], (-body.size) % 4)])
+        out[: body.size] = (matrix[padded] @ v)[: body.size]
+    if tail.size:  # with the four rows before them, as in the full product (numpy dots a lone row otherwise)
+        start = max(0, whole - 4)
+        out[body.size :] = (matrix[start:] @ v)[tail - start]
+    return out
+
+
+def query_int8(v: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """(t, q_v): the query's scale and int8 form; None for one it cannot hold (non-finite or zero)."""
+    v64 = v.astype(np.float64)
+    peak = float(np.abs(v64).max())
+    if not (math.isfinite(peak) and peak > 0):
+        return None
+    t = peak / 127
+    return t, np.clip(np.rint(v64 / t), -127, 127).astype(np.int8)
+
+
+def _survivors(kept: _Int8, v: np.ndarray, top_k: int) -> np.ndarray | None:
+    """The rows whose float32 score may reach the ``top_k`` best (ascending): every row's score is within
+    ``b_i`` of ``a_i = s_i t (q_i·q_v)`` (module docstring). First with the widest ``b_i`` of the table (a pass
+    over ``a`` alone), then with each survivor's own. None for a query the int8 form cannot hold."""
+    quantised = query_int8(v)
+    if quantised is None:
+        return None
+    t, qv = quantised
+    d = v.shape[0]
+    v64 = v.astype(np.float64)
+    f = v64 - t * qv
+    v_norm = math.sqrt(float(v64 @ v64)) * (1 + 1e-9)
+    f_norm = math.sqrt(float(f @ f)) * (1 + 1e-9)
+    u = 2.0**-24
+    slack = 1e-12 * (v_norm + f_norm)  # float64 rounding of a and b themselves
+    # ‖e_i‖ ≤ s_i·√d·(½ + 2⁻¹⁰): rounded to nearest from x·(127/peak) in float32 (off by < 2⁻¹⁰ of a step)
+    alpha = (f_norm + d * u / (1 - d * u) * v_norm + slack) * (1 + 1e-9)
+    beta = (math.sqrt(d) * (0.5 + 2.0**-10) * (f_norm + v_norm) + slack * math.sqrt(d)) * (1 + 1e-9)
+    eta = d * 2.0**-126  # float32 underflow of the products and sums (subnormal results)
+    a = int8_products(kept.q, qv) * kept.scale
+    a *= t
+    widest = (alpha * kept.norm_max + beta * kept.scale_max + eta) * (1 + 1e-9)
+    rows = np.flatnonzero(a >= _kth_best(a, top_k) - 2 * widest)  # holds the top_k best of a − b too
+    a = a[rows]
+    b = alpha * kept.norm[rows] + beta * kept.scale[rows] + eta
+    lower = a - b
+    kth = np.partition(lower, lower.size - top_k)[lower.size - top_k]
+    return rows[a + b >= kth]
+
+
+def screened_top(table: object, matrix: np.ndarray, v: np.ndarray, top_k: int) -> list[tuple[int, float]] | None:
+    """``[(row, score)]`` of ``np.argsort(matrix @ v)[-top_k:][::-1]``, scores bit-equal, without the full
+    product; None when the screen does not apply or cannot prove the order (the caller multiplies in full)."""
+    if not screenable(matrix, top_k):
+        return None
+    kept = _prepared(table, matrix)
+    if kept.q is None or kept.checked is False:
+        return None
+    try:
+        rows = _survivors(kept, v, top_k)
+    except Exception as error:  # onnxruntime missing or failing here: the full product serves, as exactly
+        _off(kept, matrix, f"onnxruntime failed: {type(error).__name__}")
+        return None
+    if rows is None or rows.size > len(matrix) // MAX_SHARE:
+        return None
+    scores = rescore(matrix, rows, v)
+    order = np.argsort(scores)[::-1]
+    best = scores[order[: top_k + 1]]
+    if np.isnan(scores).any() or np.unique(best[:top_k]).size != top_k or (best.size > top_k and best[-1] == best[-2]):
+        return None  # a tie at or inside the k-th place (or a NaN): the full argsort's order is the reference's
+    top = [(int(rows[i]), float(scores[i])) for i in order[:top_k]]
+    if kept.checked is None:
+        kept.checked = _check(kept, matrix, v, top, rows, scores)
+        if not kept.checked:
+            return None
+    return top
+
+
+def _kth_best(values: np.ndarray, top_k: int) -> float:
+    """The ``top_k``-th largest of ``values`` (no NaN), partitioning only the rows at least the ``top_k``-th best
+    of ``4·top_k`` blocks' maxima (``top_k`` distinct rows reach it, so the answer is among them)."""
+    size = len(values) // (4 * top_k)
+    pool = values
+    if size >= 2:
+        whole = size * (len(values) // size)
+        maxima = values[:whole].reshape(-1, size).max(axis=1)
+        floor = np.partition(maxima, maxima.size - top_k)[maxima.size - top_k]
+        pool = values[values >= floor]
+    return float(np.partition(pool, pool.size - top_k)[pool.size - top_k])
+
+
+def _check(
+    kept: _Int8,
+    matrix: np.ndarray,
+    v: np.ndarray,
+    top: list[tuple[int, float]],
+    rows: np.ndarray,
+    scores: np.ndarray,
+) -> bool:
+    """Once per table and process: the screened search against the full product, bit for bit — its top, the
+    rescoring of its survivors and of a sample of rows with the last ``n % 4``, and the int8 products of those
+    and of extreme rows (±127, where a saturating kernel would be wrong). False (and logged) on any mismatch."""
+    n, d = matrix.shape
+    full = matrix @ v
+    expected = np.argsort(full)[-len(top) :][::-1]
+    rng = np.random.default_rng(0)
+    sample = np.union1d(rng.choice(n, size=min(n, CHECKED_ROWS), replace=False), np.arange(n - n % 4, n))
+    qv = query_int8(v)[1]
+    extreme = rng.choice(np.array([-127, 127], dtype=np.int8), size=(CHECKED_ROWS // 8, d))
+    extreme_query = rng.choice(np.array([-127, 127], dtype=np.int8), size=d)
+    why = ""
+    if [r for r, _ in top] != expected.tolist() or [s for _, s in top] != [float(full[r]) for r in expected]:
+        why = "the screened top differs from the full product's"
+    elif full[rows].tobytes() != scores.tobytes() or full[sample].tobytes() != rescore(matrix, sample, v).tobytes():
+        why = "rows rescore differently from the full product (the BLAS kernel's order)"
+    elif not (
+        np.array_equal(int8_products(kept.q[sample], qv), kept.q[sample].astype(np.int64) @ qv.astype(np.int64))
+        and np.array_equal(int8_products(extreme, extreme_query), extreme.astype(np.int64) @ extreme_query)
+    ):
+        why = "onnxruntime's int8 products are not exact"
+    if why:
+        _off(kept, matrix, why)
+    return not why
+
+
+def _off(kept: _Int8, matrix: np.ndarray, why: str) -> None:
+    kept.checked = False
+    FELL_BACK.append(f"{matrix.shape}: {why}")
+    del FELL_BACK[:-KEPT_REPORTS]
+    log.warning("int8 screen off for a %s table in this process: %s", matrix.shape, why)

@@ -1,0 +1,282 @@
+"""The int8 screen (``retrieval.core.screen``) gives exactly nano-vectordb's top: ``np.argsort(M @ v)[-k:][::-1]``
+with bit-equal float32 scores, or steps aside (None) for the full product — never another answer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphrag_ui.index import cache as index_cache
+from graphrag_ui.index.model import VectorTable
+from graphrag_ui.retrieval.core import recall, screen
+from graphrag_ui.retrieval.core.recall import normalise, vector_topk
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+SCREEN_FROM, MAX_SHARE = screen.SCREEN_FROM, screen.MAX_SHARE
+
+
+@pytest.fixture(autouse=True)
+def small_tables(monkeypatch):
+    """Screen every table, however small, and keep however many rows survive (the sizes hypothesis explores)."""
+    monkeypatch.setattr(screen, "SCREEN_FROM", 1)
+    monkeypatch.setattr(screen, "MAX_SHARE", 1)
+    monkeypatch.setattr(screen, "FELL_BACK", [])
+
+
+def reference(matrix: np.ndarray, v: np.ndarray, k: int) -> list[tuple[int, float]]:
+    scores = matrix @ v
+    return [(int(r), float(scores[r])) for r in np.argsort(scores)[-k:][::-1]]
+
+
+def bits(top: list[tuple[int, float]]) -> list[tuple[int, bytes]]:
+    return [(r, np.float32(s).tobytes()) for r, s in top]
+
+
+def tied_top(matrix: np.ndarray, v: np.ndarray, k: int) -> bool:
+    """A tie at or inside the k-th place, or a NaN: where the screen must step aside."""
+    scores = np.sort(matrix @ v)[::-1]
+    best = scores[: k + 1]
+    return bool(
+        np.isnan(scores).any()
+        or np.unique(best[:k]).size != min(k, len(best))
+        or (len(best) > k and best[k - 1] == best[k])
+    )
+
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(1, 160))
+    d = draw(st.sampled_from([1, 2, 3, 5, 8, 16, 64, 257]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(n, d)).astype(np.float32)
+    if draw(st.booleans()):  # rows of very different norms (squares that underflow float32 too)
+        matrix *= (10.0 ** rng.uniform(-4, 4, size=(n, 1))).astype(np.float32)
+        matrix[: n // 4] *= np.float32(1e-22)
+    elif draw(st.booleans()):  # unit rows, as nano-vectordb stores them
+        matrix = normalise(matrix)
+    if n > 2 and draw(st.booleans()):  # duplicate rows: exact ties
+        matrix[rng.integers(n, size=n // 3)] = matrix[rng.integers(n)]
+    if draw(st.booleans()):
+        matrix[rng.integers(n, size=max(1, n // 10))] = 0
+    k = draw(st.one_of(st.integers(1, n), st.sampled_from([n, max(1, n - 1), n + 3])))
+    queries = [normalise(rng.normal(size=d)) for _ in range(3)]
+    if draw(st.booleans()):  # a query along a row: a clear winner
+        queries.append(normalise(matrix[rng.integers(n)] + np.float32(0.01)))
+    return np.ascontiguousarray(matrix), k, queries
+
+
+def exact_rescore(matrix: np.ndarray, rows: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return (matrix @ v)[rows]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(case=tables())
+def test_screened_top_is_the_argsort_bit_for_bit(case, monkeypatch):
+    """The screen's bound, selection and tie rules at every size and shape. Its rescoring is the full product's
+    slice here: OpenBLAS scores a small or narrow matrix's rows in other groupings (the self-check turns the screen
+    off there: ``test_a_rescoring_that_differs…``); ``rescore``'s own parity is the next test."""
+    monkeypatch.setattr(screen, "rescore", exact_rescore)
+    matrix, k, queries = case
+    table = VectorTable([str(i) for i in range(len(matrix))], matrix)
+    for v in queries:
+        got = screen.screened_top(table, matrix, v, k)
+        if k > len(matrix):
+            assert got is None
+            continue
+        if not tied_top(matrix, v, k) and index_cache.values(table)[screen.INT8].q is not None:  # it answers
+            assert got is not None
+        if got is not None:
+            assert bits(got) == bits(reference(matrix, v, k))
+        # and the path every caller takes (the screen or the full product) is the reference's
+        recall_top = recall._recent_top(VectorTable(table.ids, matrix), v, k)
+        assert bits(recall_top) == bits(reference(matrix, normalise(v), min(k, len(matrix))))
+    assert screen.FELL_BACK == []
+
+
+def blas_groups_rows_by_four() -> bool:
+    """Whether this BLAS scores any four gathered rows, and a table's end, as the full product does (numpy's
+    OpenBLAS on x86 at d ≥ 16 does; where it does not, the first search's check keeps the screen off)."""
+    rng = np.random.default_rng(3)
+    matrix = normalise(rng.normal(size=(20_003, 64)))
+    v = normalise(rng.normal(size=64))
+    full = matrix @ v
+    rows = [np.sort(rng.choice(20_000, size=4, replace=False)) for _ in range(20)]
+    return all((matrix[r] @ v).tobytes() == full[r].tobytes() for r in rows) and (
+        (matrix[19_996:] @ v).tobytes() == full[19_996:].tobytes()
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(400, 3000), st.integers(16, 300), st.integers(0, 2**32 - 1))
+def test_rescore_equals_the_full_products_rows(n, d, seed):
+    """Any set of rows, any n % 4: the gathered rows padded to four, the table's last n % 4 on their own — bit for
+    bit, wherever the BLAS groups rows as OpenBLAS's x86 kernels do (the first search's check samples it)."""
+    if not blas_groups_rows_by_four():
+        pytest.skip("this BLAS scores rows in other groupings: the first search's check keeps the screen off")
+    rng = np.random.default_rng(seed)
+    matrix = normalise(rng.normal(size=(n, d)))
+    v = normalise(rng.normal(size=d))
+    for size in (1, 2, 3, 5, int(rng.integers(1, n + 1))):
+        rows = np.sort(rng.choice(n, size=size, replace=False))
+        if rng.integers(2):
+            rows = np.union1d(rows, np.arange(n - n % 4, n))  # the remainder rows with others
+        assert screen.rescore(matrix, rows, v).tobytes() == (matrix @ v)[rows].tobytes()
+
+
+def unit_table(n=4099, d=64, seed=1):
+    rng = np.random.default_rng(seed)
+    matrix = normalise(rng.normal(size=(n, d)))
+    return VectorTable([str(i) for i in range(n)], matrix), [normalise(rng.normal(size=d)) for _ in range(4)]
+
+
+def test_the_screen_reads_few_rows_and_answers_exactly():
+    table, queries = unit_table()
+    for v in queries:
+        rows = screen._survivors(screen._prepared(table, table.matrix), v, 10)
+        assert 10 <= rows.size < len(table) // 8
+        assert bits(screen.screened_top(table, table.matrix, v, 10)) == bits(reference(table.matrix, v, 10))
+    assert index_cache.values(table)[screen.INT8].checked is True
+
+
+def test_a_rescoring_that_differs_turns_the_screen_off_and_results_stay_right(monkeypatch):
+    table, queries = unit_table()
+    real = screen.rescore
+    monkeypatch.setattr(screen, "rescore", lambda m, rows, v: np.nextafter(real(m, rows, v), np.float32(np.inf)))
+    for v in queries:
+        assert screen.screened_top(table, table.matrix, v, 10) is None
+        assert bits(vector_topk(table, v, 10)) == bits(reference(table.matrix, normalise(v), 10))
+    assert len(screen.FELL_BACK) == 1 and screen.FELL_BACK[0].startswith("(4099, 64): ")
+
+
+def test_int8_products_that_saturate_turn_the_screen_off(monkeypatch):
+    table, queries = unit_table()
+    real = screen.int8_products
+    monkeypatch.setattr(screen, "int8_products", lambda q, qv: np.clip(real(q, qv), -32768, 32767))
+    for v in queries:
+        assert bits(vector_topk(table, v, 10)) == bits(reference(table.matrix, normalise(v), 10))
+    assert len(screen.FELL_BACK) == 1  # its top or its products differ: the first search's check sees either
+    assert index_cache.values(table)[screen.INT8].checked is False
+
+
+def test_a_bound_too_tight_is_caught_by_the_first_search(monkeypatch):
+    """A screen that drops a row of the top (here: half the bound) gives another top: the check sees it."""
+    table, queries = unit_table()
+    real = screen._survivors
+
+    def narrow(kept, v, top_k):
+        rows = real(kept, v, top_k)
+        best = np.argsort(table.matrix @ v)[-1]
+        return rows[rows != best]
+
+    monkeypatch.setattr(screen, "_survivors", narrow)
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert "top differs" in screen.FELL_BACK[0]
+    assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
+
+
+def test_nan_query_and_nan_rows_take_the_full_product():
+    table, queries = unit_table()
+    nan_query = np.full(table.matrix.shape[1], np.nan, dtype=np.float32)
+    assert screen.screened_top(table, table.matrix, nan_query, 10) is None
+    assert [r for r, _ in vector_topk(table, nan_query, 10)] == [r for r, _ in reference(table.matrix, nan_query, 10)]
+    broken = table.matrix.copy()
+    broken[7, 3] = np.nan
+    bad = VectorTable(table.ids, broken)
+    assert screen.screened_top(bad, broken, queries[0], 10) is None
+    got = vector_topk(bad, queries[0], 10)
+    assert [r for r, _ in got] == [r for r, _ in reference(broken, normalise(queries[0]), 10)]
+    assert got[0][0] == 7 and np.isnan(got[0][1])
+
+
+def test_a_tied_top_steps_aside_and_backs_off(monkeypatch):
+    """Duplicate rows at the top: the full argsort's order; the table then sorts at once for a while, without
+    paying for the screen too (``recall.SORT_AT_ONCE``)."""
+    table, queries = unit_table()
+    matrix = table.matrix.copy()
+    v = queries[0]
+    best = int(np.argmax(matrix @ v))
+    matrix[[11, 500, 4098]] = matrix[best]
+    tied = VectorTable(table.ids, matrix)
+    assert screen.screened_top(tied, matrix, v, 10) is None
+    assert bits(vector_topk(tied, v, 10)) == bits(reference(matrix, normalise(v), 10))
+    assert index_cache.values(tied)[recall.SORT_AT_ONCE] == recall.RETRY_AFTER
+    calls = []
+    monkeypatch.setattr(screen, "screened_top", lambda *a: calls.append(a))
+    assert bits(vector_topk(tied, queries[1], 10)) == bits(reference(matrix, normalise(queries[1]), 10))
+    assert calls == []
+
+
+@pytest.mark.parametrize("threshold", [-1.0, 0.0, 0.1, 0.2, 2.0])
+def test_the_threshold_cut_is_the_references(threshold):
+    table, queries = unit_table()
+    for v in queries:
+        expected = reference(table.matrix, normalise(v), 25)
+        cut = next((i for i, (_, s) in enumerate(expected) if s < threshold), len(expected))
+        assert bits(vector_topk(table, v, 25, threshold)) == bits(expected[:cut])
+
+
+def test_small_tables_and_wide_searches_keep_the_full_product(monkeypatch):
+    monkeypatch.setattr(screen, "SCREEN_FROM", SCREEN_FROM)  # the module's own limits
+    monkeypatch.setattr(screen, "MAX_SHARE", MAX_SHARE)
+    table, queries = unit_table()
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert screen.INT8 not in index_cache.values(table)
+    big, big_queries = unit_table(n=20_003, d=32)
+    assert screen.screened_top(big, big.matrix, big_queries[0], 20_003 // MAX_SHARE + 1) is None
+    assert bits(screen.screened_top(big, big.matrix, big_queries[0], 40)) == bits(
+        reference(big.matrix, big_queries[0], 40)
+    )
+
+
+def test_a_new_matrix_builds_a_new_int8_copy():
+    table, queries = unit_table()
+    screen.screened_top(table, table.matrix, queries[0], 5)
+    first = index_cache.values(table)[screen.INT8]
+    table.matrix = normalise(np.random.default_rng(9).normal(size=table.matrix.shape))
+    got = screen.screened_top(table, table.matrix, queries[0], 5)
+    assert index_cache.values(table)[screen.INT8] is not first
+    assert bits(got) == bits(reference(table.matrix, queries[0], 5))
+
+
+def test_the_committed_onnx_graph_is_what_the_script_builds():
+    import build_int8_product_onnx
+
+    assert screen.MODEL.read_bytes() == build_int8_product_onnx.model_bytes()
+
+
+def test_opening_an_index_prepares_and_checks_its_big_tables(monkeypatch):
+    from graphrag_ui.retrieval.prepare import prepare_index
+    from tests.support.store_fixtures import small_index
+
+    monkeypatch.setattr(screen, "SCREEN_FROM", 1_000)
+    index = small_index()
+    big, queries = unit_table(n=5_000, d=64)
+    small, _ = unit_table(n=50, d=64)
+    index.vectors = {"entities": big, "chunks": small}
+    prepare_index(index)
+    assert index_cache.values(big)[screen.INT8].checked is True
+    assert screen.INT8 not in index_cache.values(small)  # under SCREEN_FROM
+    assert bits(vector_topk(big, queries[0], 10)) == bits(reference(big.matrix, normalise(queries[0]), 10))
+
+
+def test_onnxruntime_failing_leaves_the_full_product(monkeypatch):
+    table, queries = unit_table()
+
+    def broken():
+        raise RuntimeError("no onnxruntime here")
+
+    monkeypatch.setattr(screen, "_session", broken)
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
+    assert screen.FELL_BACK == ["(4099, 64): onnxruntime failed: RuntimeError"]
