@@ -22,7 +22,8 @@ def formatted(prompt, context: str, response_type: str, user_prompt: str) -> str
     if "{user_prompt}" in template:
         fields["user_prompt"] = user_prompt_slot(user_prompt)
     elif user_prompt.strip():
-        template = template + "\n## Extra instructions from the user\n" + user_prompt.strip() + "\n"
+        instruction = user_prompt.strip().replace("{", "{{").replace("}", "}}")
+        template = template + "\n## Extra instructions from the user\n" + instruction + "\n"
     return template.format(**fields)
 
 
@@ -50,3 +51,14 @@ def test_a_field_with_a_format_spec_or_an_index_is_left_to_str_format():
     for template in ("{a:.2f} and {c}", "{b[1]}{c!r}", "{a}{c}", "plain", "{{a}} {c}", "{c}}}"):
         assert fill(template, **fields) == template.format(**fields)
     assert outcome(fill, "{missing}", **fields) == outcome("{missing}".format, **fields)
+
+
+@pytest.mark.parametrize("key", sorted(PROMPTS))
+def test_an_instruction_with_braces_reaches_the_prompt_as_written(key):
+    """nano's and GraphRAG's templates have no slot for it: the instruction is appended, and its braces are
+    the analyst's text (they raised KeyError from ``str.format`` before)."""
+    prompt = PROMPTS[key]
+    for instruction in ("cite {sources}", "use {0} and {{x}}", "close } open {", "{context_data}"):
+        system = prompt.system("CTX", response_type="单段", user_prompt=instruction)
+        assert instruction in system, key
+        assert system.count("CTX") == 1

@@ -56,6 +56,11 @@ def _pieces(template: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+def _literal(text: str) -> str:
+    """``text`` as a template piece that ``str.format`` gives back unchanged."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def user_prompt_slot(user_prompt: str) -> str:
     """LightRAG's slot: "n/a" when there is no extra instruction, else the text after a blank line."""
     text = (user_prompt or "").strip()
@@ -76,8 +81,9 @@ class AnswerPrompt:
         if "{user_prompt}" in template:
             fields["user_prompt"] = user_prompt_slot(user_prompt)
         elif user_prompt.strip():
-            # nano and GraphRAG have no slot for it; append it so the instruction is still honoured
-            template = template + "\n## Extra instructions from the user\n" + user_prompt.strip() + "\n"
+            # nano and GraphRAG have no slot for it; append it so the instruction is still honoured. It is
+            # the analyst's text, not template: its braces ("cite {sources}") are kept as written
+            template = template + "\n## Extra instructions from the user\n" + _literal(user_prompt.strip()) + "\n"
         return fill(template, **fields)
 
     def messages(
