@@ -123,11 +123,13 @@ class OnRead(dict):
 def _index_view(index: Index) -> IndexView:
     relations, chunks = index.relations, index.chunk_by_id  # an id's last row, as a dict by id keeps it
     rel_row = dict(zip([r.id for r in relations], range(len(relations)), strict=True))
-    degree = index.graph.degree
+    # the lookups' makers hold the index's tables, never the index: this view is kept in ``index.cache``
+    # by the index, and a value that held its owner would keep a dropped index alive
+    degree, by_id = index.graph.degree, index.relation_by_id
     return IndexView(
         rel_row=rel_row,
-        rel_rank=OnRead(lambda rid: _rel_rank(index.relation_by_id[rid], degree)),
-        rel_short=OnRead(lambda rid: _short(index.relation_by_id[rid].extra, rel_row[rid])),
+        rel_rank=OnRead(lambda rid: _rel_rank(by_id[rid], degree)),
+        rel_short=OnRead(lambda rid: _short(by_id[rid].extra, rel_row[rid])),
         chunks=chunks,
         unit_short_id=OnRead(lambda cid: str(chunks[cid].extra.get("short_id", chunks[cid].order))),
     )
