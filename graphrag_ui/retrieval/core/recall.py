@@ -74,7 +74,7 @@ def top_order(scores: np.ndarray, top_k: int, table: object = None) -> np.ndarra
         if skip:
             kept[SORT_AT_ONCE] = skip - 1
         return np.argsort(scores)[-top_k:][::-1]
-    rows = _above_block_maxima(scores, top_k)
+    rows = screen.above_block_maxima(scores, top_k)
     pool = scores if rows is None else scores[rows]
     kth = np.partition(pool, pool.size - top_k)[pool.size - top_k]  # the k-th best (NaN sorts last: no hit)
     rows = np.flatnonzero(scores >= kth) if rows is None else rows[pool >= kth]
@@ -83,25 +83,6 @@ def top_order(scores: np.ndarray, top_k: int, table: object = None) -> np.ndarra
         kept[SORT_AT_ONCE] = RETRY_AFTER
         return np.argsort(scores)[-top_k:][::-1]
     return rows[np.argsort(top)[::-1]]
-
-
-BLOCKS_PER_HIT = 4  # blocks of scores whose maxima bound the top from below (``_above_block_maxima``)
-
-
-def _above_block_maxima(scores: np.ndarray, top_k: int) -> np.ndarray | None:
-    """The rows scoring at least the ``top_k``-th best of the blocks' maxima, which holds every row of the
-    top: ``top_k`` distinct rows (the blocks' maxima) score that much, so the ``top_k``-th best score is no
-    lower. A few dozen rows for the partition to search instead of 10⁵. None (search all) with a NaN, which
-    a maximum hides, or too few blocks."""
-    size = len(scores) // (BLOCKS_PER_HIT * top_k)
-    if size < 2:
-        return None
-    whole = size * (len(scores) // size)
-    maxima = scores[:whole].reshape(-1, size).max(axis=1)
-    if np.isnan(maxima).any() or np.isnan(scores[whole:]).any():
-        return None
-    bound = np.partition(maxima, maxima.size - top_k)[maxima.size - top_k]
-    return np.flatnonzero(scores >= bound)
 
 
 def vector_topk(

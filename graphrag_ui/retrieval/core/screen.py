@@ -95,8 +95,8 @@ def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
 
 
 def _build(matrix: np.ndarray) -> _Int8:
-    """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (a 10⁵-row table's
-    first query pays for it)."""
+    """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (made when the
+    index opens: ``prepare``)."""
     n, d = matrix.shape
     u = 2.0**-24
     norm_up = 1 + d * u / (1 - d * u) + 4 * u  # a float32 sum of d squares (any order) and its root, rounded up
@@ -228,16 +228,29 @@ def screened_top(table: object, matrix: np.ndarray, v: np.ndarray, top_k: int) -
 
 
 def _kth_best(values: np.ndarray, top_k: int) -> float:
-    """The ``top_k``-th largest of ``values`` (no NaN), partitioning only the rows at least the ``top_k``-th best
-    of ``4·top_k`` blocks' maxima (``top_k`` distinct rows reach it, so the answer is among them)."""
-    size = len(values) // (4 * top_k)
-    pool = values
-    if size >= 2:
-        whole = size * (len(values) // size)
-        maxima = values[:whole].reshape(-1, size).max(axis=1)
-        floor = np.partition(maxima, maxima.size - top_k)[maxima.size - top_k]
-        pool = values[values >= floor]
+    """The ``top_k``-th largest of ``values`` (no NaN), partitioning only the rows ``above_block_maxima`` keeps."""
+    rows = above_block_maxima(values, top_k)
+    pool = values if rows is None else values[rows]
     return float(np.partition(pool, pool.size - top_k)[pool.size - top_k])
+
+
+BLOCKS_PER_HIT = 4  # blocks of scores whose maxima bound the top from below (``above_block_maxima``)
+
+
+def above_block_maxima(scores: np.ndarray, top_k: int) -> np.ndarray | None:
+    """The rows scoring at least the ``top_k``-th best of the blocks' maxima, which holds every row of the
+    top: ``top_k`` distinct rows (the blocks' maxima) score that much, so the ``top_k``-th best score is no
+    lower. A few dozen rows for the partition to search instead of 10⁵. None (search all) with a NaN, which
+    a maximum hides, or too few blocks."""
+    size = len(scores) // (BLOCKS_PER_HIT * top_k)
+    if size < 2:
+        return None
+    whole = size * (len(scores) // size)
+    maxima = scores[:whole].reshape(-1, size).max(axis=1)
+    if np.isnan(maxima).any() or np.isnan(scores[whole:]).any():
+        return None
+    bound = np.partition(maxima, maxima.size - top_k)[maxima.size - top_k]
+    return np.flatnonzero(scores >= bound)
 
 
 def _check(
