@@ -9,7 +9,6 @@ offline), times the query embedding apart from the context build, and returns th
 from __future__ import annotations
 
 import functools
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +180,7 @@ class Prepared:
             )
         # shallow copies of the two objects (a step per 0.1 ms: no replace(), no copy.copy's reduce protocol)
         intake = object.__new__(Intake)
-        intake.__dict__ = {**self.intake.__dict__, "params": {**self.intake.params, name: _checked(found, value)}}
+        intake.__dict__ = {**self.intake.__dict__, "params": {**self.intake.params, name: found.coerce(value)}}
         moved = object.__new__(Prepared)
         moved.__dict__ = {**self.__dict__, "given": {**self.given, name: value}, "intake": intake}
         return moved
@@ -254,16 +253,6 @@ class Prepared:
                 result.warnings.append(note)
         result.answer_options = self.intake.answer
         return result
-
-
-def _checked(spec: ParamSpec, value: Any) -> Any:
-    """``spec.coerce(value)``, without its parsing for a value of its own type inside its bounds (a sweep's
-    values are coerced once already): any other value goes through ``coerce`` and its refusals."""
-    kind = type(value)
-    if (kind is int and spec.type == "int") or (kind is float and spec.type == "float" and math.isfinite(value)):
-        if (spec.min is None or value >= spec.min) and (spec.max is None or value <= spec.max):
-            return value
-    return spec.coerce(value)
 
 
 def _embed_model(index: Index, override: str | None, embedding: dict[str, Any]) -> Any:

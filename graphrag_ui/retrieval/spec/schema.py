@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -35,8 +36,13 @@ class ParamSpec:
         """Turn a CLI/URL string (or a JSON value) into this parameter's type, within bounds.
 
         Strict: a boolean is one of true/false/1/0/yes/no/on/off, a whole number is never a fraction
-        (``2.0`` is 2, ``2.7`` is refused), so no typo is silently read as something else.
+        (``2.0`` is 2, ``2.7`` is refused), so no typo is silently read as something else. A number already of
+        this type and inside the bounds is returned as it is, unparsed: a sweep moves one at every step.
         """
+        kind = type(raw)
+        if (kind is int and self.type == "int") or (kind is float and self.type == "float" and math.isfinite(raw)):
+            if (self.min is None or raw >= self.min) and (self.max is None or raw <= self.max):
+                return raw
         from graphrag_ui.base.errors import UserError
 
         if self.type == "int":
