@@ -304,8 +304,9 @@ def _step(value: Any, result: Retrieval, ms: float, labels: dict[str, dict[str, 
         shown = in_context(result.candidates(kind))  # a lazy section's dropped tail stays unmade
         ids[kind] = [c.id for c in shown]
         known = labels[kind]
-        for c in [c for c in shown if c.id not in known]:
-            known.setdefault(c.id, c.label)  # the first label met (an id twice in one context: its first)
+        for c in shown:
+            if c.id not in known:  # the first label met (an id twice in one context: its first)
+                known[c.id] = c.label
     sections = {b.section: int(b.used) for b in result.budgets if b.section != "total"}
     counts = {k: len(v) for k, v in ids.items()}
     bound = [lim.said() for lim in binding(result)]  # the words made when read (``Step.binding``)
