@@ -74,6 +74,22 @@ class Sweep:
     steps: list[Step]
     items: list[ItemSpan]  # every item in some step's context, by kind then first appearance
     keywords: Keywords = field(default_factory=Keywords)
+    params: dict[str, Any] = field(default_factory=dict)  # the parameters held fixed
+
+    def retrieval(self, index: Index, step: int, llm_settings: Any = None) -> Retrieval:
+        """Step ``step``'s whole ``Retrieval``, made when asked: a sweep keeps each step's summary only (``Step``;
+        with no ``on_step`` its runs leave out what no summary reads, ``reuse.summaries``). The run at that value
+        with the sweep's keywords: what ``on_step`` was given, and a single run returns."""
+        value = self.values[step]
+        keywords = self.keywords if get_mode(self.mode).uses_keywords else None  # as ``run_sweep`` passed them
+        return prepare_query(
+            index,
+            self.mode,
+            self.query,
+            {**self.params, self.param: value},
+            keywords=keywords,
+            llm_settings=llm_settings,
+        ).run()
 
 
 def _unreadable(text: str) -> UserError:
@@ -205,7 +221,8 @@ def run_sweep(
     """Run ``mode`` once per value of ``param`` (the other parameters as given); see the module docstring.
 
     ``on_step(value, retrieval)`` receives each step's whole ``Retrieval`` (the same a single run at that
-    value returns), for callers that score or keep more than the ``Step`` summary."""
+    value returns), for callers that score or keep more than the ``Step`` summary; without it the steps are
+    run for their summaries (``reuse.summaries``) and ``Sweep.retrieval`` makes a step's whole run when asked."""
     spec = get_mode(mode)
     known = {p.name: p for p in spec.params}
     if param not in known or known[param].type not in {"int", "float"}:
@@ -222,7 +239,8 @@ def run_sweep(
     # the steps share the vector searches' rankings (reuse.shared) and the collector stays off between them;
     # the shared work is let go before the collector is back on (else its first pass walks all of it)
     run_at = _stepper(index, mode, query, params, param, keywords, llm_settings)
-    with paused_gc(), reuse.shared():
+    summaries = reuse.summaries() if on_step is None else contextlib.nullcontext()
+    with paused_gc(), reuse.shared(), summaries:
         first = _widest_first(run_at, values, known[param], cancelled)
         for i, value in enumerate(values):
             if cancelled is not None and cancelled():
@@ -240,7 +258,8 @@ def run_sweep(
             if progress is not None:
                 progress(i + 1, len(values))
         result = first = None  # the last step's rows hold shared work: let go with it
-    return Sweep(mode, query, param, [s.value for s in steps], steps, _spans(steps, labels), keywords or Keywords())
+    values = [s.value for s in steps]
+    return Sweep(mode, query, param, values, steps, _spans(steps, labels), keywords or Keywords(), dict(params))
 
 
 def _stepper(

@@ -120,3 +120,53 @@ def test_the_items_spans_are_what_each_steps_context_held(index, mode, param, va
                     expected.append((kind, c.id, c.label, present))
     assert [(it.kind, it.id, it.label, it.present) for it in sweep.items] == expected
     assert any(not all(it.present) for it in sweep.items)  # something enters or leaves: the test can fail
+
+
+@pytest.mark.parametrize(
+    "mode,param,values",
+    [
+        ("lightrag.hybrid", "top_k", [60, 3, 20, 40]),
+        ("lightrag.mix", "max_total_tokens", [30000, 0, 2000, 8000]),
+        ("lightrag.naive", "top_k", [40, 2, 10]),
+    ],
+)
+def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, mode, param, values, monkeypatch):
+    """Without ``on_step`` a sweep's runs are read for their summaries only: they build no answer messages
+    (``reuse.summaries``); ``Sweep.retrieval`` makes a step's whole run when asked — the Retrieval ``on_step``
+    gets and a single run returns — also from the sweep written as JSON's fields and from a pickled sweep
+    (the app's session), and each ``Step`` is the summary of that whole run."""
+    from graphrag_ui.retrieval.lightrag import retrieve
+    from graphrag_ui.services.sweep import _step
+    from tests.retrieval.test_sweep_parity import comparable
+
+    asked = []
+
+    class Counted(dict):
+        def __getitem__(self, key):
+            asked.append(key)
+            return super().__getitem__(key)
+
+    monkeypatch.setattr(retrieve, "ANSWER", Counted(retrieve.ANSWER))
+    sweep = run_sweep(index, mode, QUESTION, {"version": "1.5.7"}, param, values)
+    assert asked == [], "a summary step built the answer's messages"
+    whole = []
+    run_sweep(index, mode, QUESTION, {"version": "1.5.7"}, param, values, on_step=lambda v, r: whole.append(r))
+    assert asked  # a whole run builds them (naive top_k steps under a chunk_top_k: once, copied)
+    again = pickle.loads(pickle.dumps(sweep))
+    data = json.loads(json.dumps(asdict(sweep), ensure_ascii=False, default=str))
+    assert data["params"] == {"version": "1.5.7"} and data["values"] == values
+    keywords = sweep.keywords if sweep.keywords.source else None
+    for i, value in enumerate(values):
+        made = sweep.retrieval(index, i)
+        alone = run_query(index, mode, QUESTION, {"version": "1.5.7", param: value}, keywords=keywords)
+        assert comparable(made) == comparable(whole[i]) == comparable(alone)
+        assert comparable(again.retrieval(index, i)) == comparable(made)
+        assert made.messages or not made.context
+        summary = _step(value, made, sweep.steps[i].ms, {k: {} for k in KINDS})
+        assert (summary.ids, summary.tokens, summary.sections, summary.warnings, summary.binding) == (
+            sweep.steps[i].ids,
+            sweep.steps[i].tokens,
+            sweep.steps[i].sections,
+            sweep.steps[i].warnings,
+            sweep.steps[i].binding,
+        )

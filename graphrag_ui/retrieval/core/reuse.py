@@ -63,6 +63,25 @@ def active() -> bool:
     return _MEMO.get() is not None
 
 
+_SUMMARY: ContextVar[bool] = ContextVar("graphrag_ui_summary_steps", default=False)
+
+
+@contextlib.contextmanager
+def summaries() -> Iterator[None]:
+    """A scope whose runs are read only for their summary (``services.sweep.Step``: the context's items, budgets,
+    limits and warnings): a mode may leave out what no summary reads (the answer's messages). The whole run is
+    made again when a caller asks for it (``Sweep.retrieval``)."""
+    token = _SUMMARY.set(True)
+    try:
+        yield
+    finally:
+        _SUMMARY.reset(token)
+
+
+def summary_only() -> bool:
+    return _SUMMARY.get()
+
+
 def kept(kind: str, table: Any, query: np.ndarray, make: Callable[[], Any], *extra: Any) -> Any:
     """``make()`` once per (kind, table, query vector, extra) inside ``shared()``; the table is held with
     its value so that its id cannot be recycled by another table while the scope lasts."""

@@ -106,17 +106,30 @@ def finish_chunks(
         why = pick.why[cid] if cid in pick.why else source_word(source)
         cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens
         head.append(Candidate(cid, preview(row["content"]), data, i, why, pick.sims.get(cid), None, True, "", cost))
-    listed = {cid for cid, _ in merged}
-    unpicked = []
-    for pick in picks.values():
-        for cid in _not_picked(index, pick):
-            if cid not in listed:
-                listed.add(cid)
-                unpicked.append((cid, pick))
+    unpicked = _unpicked(index, merged, picks)
     shape = (keep, len(capped), top, available, len(r.chunks) + len(merged))
     tail = ChunkTail(index, preview, merged, rows, picks, costs, shape, dropped_dupes, unpicked)
     r.chunks = Candidates(head, tail)
     return capped[:keep]
+
+
+def _unpicked(index: Index, merged: list[tuple[str, str]], picks: dict[str, ChunkPick]) -> list[tuple[str, ChunkPick]]:
+    """Each pick's candidates that no pick merged (``_not_picked``), first met first, with their pick: in a sweep
+    once per merge and picks (a budget step, or a top_k step keeping the same items, has an earlier one's; held
+    with them, so their ids name no other)."""
+
+    def make() -> list[tuple[str, ChunkPick]]:
+        listed, out = {cid for cid, _ in merged}, []
+        for pick in picks.values():
+            for cid in _not_picked(index, pick):
+                if cid not in listed:
+                    listed.add(cid)
+                    out.append((cid, pick))
+        return out
+
+    held = (merged, *picks.values())
+    found = reuse.once(("lightrag.unpicked", id(index), *map(id, held)), lambda: (held, make()))
+    return found[1] if all(a is b for a, b in zip(found[0], held, strict=True)) else make()
 
 
 def _not_picked(index: Index, pick: ChunkPick) -> list[str]:

@@ -66,6 +66,21 @@ class LazyCosts(Sequence):
         for i in range(self._n):
             yield self[i]
 
+    def fit(self, budget: int) -> int:
+        """``prefix_fit`` over these costs: how many leading ones fit ``budget`` (a total past it stops), each
+        counted as far as that (one loop here: a sweep step fits 10² costs, ~1 µs a call through ``__iter__``)."""
+        if budget <= 0:
+            return 0
+        made, cost_of, total = self._made, self._cost_of, 0
+        with self._lock:
+            for i in range(self._n):
+                if i == len(made):
+                    made.append(cost_of(i))
+                total += made[i]
+                if total > budget:
+                    return i
+        return self._n
+
 
 class GraphTail:
     """Hits ``keep``.. (over the budget) then the duplicates, of one kind; ``make`` is ``explain.candidate``."""

@@ -103,7 +103,7 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
             kg(index, query, mode, p, deps, r, clock)
         r.trace = clock.trace()
         add_near_misses(index, query, p, deps, r)  # explanation only: the context is the release's
-        if r.context:
+        if r.context and not reuse.summary_only():  # a sweep's summary step reads no message
             r.messages = ANSWER[effective].messages(
                 r.context,
                 query,
@@ -118,6 +118,7 @@ def retrieve(index: Index, query: str, mode: str, params: Params, deps: Deps) ->
     # a sweep's top_k steps under a chunk_top_k are the same run, made once (``reuse.whole``) from the second
     # step that meets it; the first runs alone (a budget sweep meets each run once: nothing to copy)
     read = tuple((k, v) for k, v in r.params.items() if not (k == "top_k" and p.chunk_top_k))
+    read += (reuse.summary_only(),)  # a summary's run has no messages: never the copy a whole run gets
     met: list[bool] = reuse.once(("lightrag.naive met", id(index), query, read), list)
     if not met:
         met.append(True)

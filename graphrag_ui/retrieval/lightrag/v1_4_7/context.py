@@ -184,6 +184,9 @@ def prefix_fit(costs: list[int], budget: int) -> int:
     """How many leading items fit: 1.4.7's ``truncate_list_by_token_size`` (budget <= 0 keeps none)."""
     if budget <= 0:
         return 0
+    fit = getattr(costs, "fit", None)  # costs counted when read (``graph_tail.LazyCosts``): its own loop
+    if fit is not None:
+        return fit(budget)
     total = 0
     for i, cost in enumerate(costs):
         total += cost

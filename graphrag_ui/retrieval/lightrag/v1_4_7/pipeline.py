@@ -20,10 +20,12 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
+from graphrag_ui.retrieval.lightrag.after_cut import after_cut
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.graph_tail import LazyCosts
 from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
+    Found,
     chunk_rows,
     fill_graph,
     lap_token_control,
@@ -195,6 +197,27 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     fill_graph(r, found, LABEL, (ent_costs, rel_costs), (n_ent, n_rel), p)
 
     kept_ent, kept_rel = entities[:n_ent], relations[:n_rel]  # a lazy list's slice makes its hits: once
+    # in a sweep, a step keeping the same hits as an earlier one gets copies of what it made after the cut
+    run = partial(_after_cut, index, query, p, deps, r, clock, found, (kept_ent, kept_rel), (ent_costs, rel_costs))
+    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run)
+    return r
+
+
+def _after_cut(
+    index: Index,
+    query: str,
+    p: Params,
+    deps: Deps,
+    r: Retrieval,
+    clock: Clock,
+    found: Found,
+    hits: tuple[list, list],
+    costs: tuple[LazyCosts, LazyCosts],
+) -> None:
+    """The chunk picks, the chunk budget, the budgets and the context of the kept hits (``after_cut``)."""
+    (kept_ent, kept_rel), (ent_costs, rel_costs) = hits, costs
+    n_ent, n_rel = len(kept_ent), len(kept_rel)
+    cache, parts = ctx.cache_for(index), _parts(index)
     picked = pick_chunks(index, query, p, deps, r, clock, kept_ent, kept_rel, found.vector)
     merged, dupes, picks = picked.merged, picked.dupes, picked.picks
 
@@ -234,7 +257,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
             )
         )
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
-        return r
+        return
     r.context = ctx.kg_context_text(ent_json, rel_json, _units_json(index, merged[: len(kept)], kept))
     clock.lap(
         "assemble",
@@ -242,4 +265,3 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         n_ent + n_rel + len(kept),
         3,
     )
-    return r

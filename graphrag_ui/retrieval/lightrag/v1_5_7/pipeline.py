@@ -11,6 +11,7 @@ Rerank stays off (``enable_rerank=False``): no rerank model is configured offlin
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from graphrag_ui.base.i18n import joined, msg
@@ -20,9 +21,11 @@ from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import in_context
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval
+from graphrag_ui.retrieval.lightrag.after_cut import after_cut
 from graphrag_ui.retrieval.lightrag.explain import Clock, finish_chunks
 from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.lightrag.stages import (
+    Found,
     Picked,
     chunk_rows,
     fill_graph,
@@ -137,14 +140,34 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         r.warnings.append(msg("no entity or relation was found: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return r
-    picked = pick_chunks(index, query, p, deps, r, clock, entities[:n_ent], relations[:n_rel], found.vector)
-    ent_lines, rel_lines = ent_lines[:n_ent], rel_lines[:n_rel]
+    kept_ent, kept_rel = entities[:n_ent], relations[:n_rel]  # a lazy list's slice makes its hits: once
+    # in a sweep, a step keeping the same hits as an earlier one gets copies of what it made after the cut
+    lines = (ent_lines[:n_ent], rel_lines[:n_rel])
+    run = partial(_after_cut, index, query, p, deps, r, clock, found, (kept_ent, kept_rel), lines)
+    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run)
+    return r
+
+
+def _after_cut(
+    index: Index,
+    query: str,
+    p: Params,
+    deps: Deps,
+    r: Retrieval,
+    clock: Clock,
+    found: Found,
+    hits: tuple[list, list],
+    lines: tuple[list[str], list[str]],
+) -> None:
+    """The chunk picks, the chunk budget, the budgets and the context of the kept hits (``after_cut``)."""
+    (kept_ent, kept_rel), (ent_lines, rel_lines) = hits, lines
+    picked = pick_chunks(index, query, p, deps, r, clock, kept_ent, kept_rel, found.vector)
     if not picked.merged and not ent_lines and not rel_lines:
         r.warnings.append(
             msg("no entity, relation or chunk survived truncation: no context {no_context}", no_context=NO_CONTEXT)
         )
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
-        return r
+        return
 
     sys_tokens = c157.system_overhead("kg", p.response_type, p.user_prompt)
     q_tokens = c157.query_tokens(query)
@@ -174,7 +197,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     if not ent_lines and not rel_lines and not kept:
         r.warnings.append(msg("nothing fits the budgets: no context {no_context}", no_context=NO_CONTEXT))
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
-        return r
+        return
     if rows and not kept:
         r.warnings.append(
             msg(
@@ -192,7 +215,6 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
         len(ent_lines) + len(rel_lines) + len(kept),
         len(refs),
     )
-    return r
 
 
 def _naive_row(index: Index, cid: str) -> dict[str, Any]:
