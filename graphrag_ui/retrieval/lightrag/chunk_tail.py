@@ -13,6 +13,7 @@ from typing import Any
 
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.result import Candidate
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 
@@ -143,6 +144,24 @@ class ChunkTail:
             out.append((beyond_top(0).template, None, beyond))
         for cid, source, first in self.dupes:
             out.append((duplicate_chunk(first), self.picks[source].sims.get(cid), 1))
-        for cid, pick in self.unpicked:
-            out.append((pick.why[cid] if cid in pick.why else lmsg("not picked"), pick.sims.get(cid), 1))
-        return out
+        return out + reuse.once(("lightrag.unpicked reasons", id(self.unpicked)), lambda: _runs(self.unpicked))[1]
+
+
+_NOTES = "{first}; {then}"  # a reason with notes (``i18n.joined``): classified by its first part, kept whole
+
+
+def _runs(unpicked: list[tuple[str, ChunkPick]]) -> tuple[list, list[tuple[Any, Any, int]]]:
+    """The unpicked chunks' reasons for ``binding`` (which classifies a reason by its template), a run of one
+    template as (template, None, how many): ~10² per step, mostly one or two templates; no score (a LightRAG
+    chunk's is never read by its limits). In a sweep once per unpicked list (held with it)."""
+    out: list[list[Any]] = []
+    for cid, pick in unpicked:
+        reason = pick.why[cid] if cid in pick.why else lmsg("not picked")
+        if type(reason) is Reason and reason.template != _NOTES:
+            if out and out[-1][0] == reason.template and out[-1][1] is None:
+                out[-1][2] += 1
+            else:
+                out.append([reason.template, None, 1])
+        else:
+            out.append([reason, pick.sims.get(cid), 1])
+    return unpicked, [(r, s, n) for r, s, n in out]

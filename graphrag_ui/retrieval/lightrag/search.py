@@ -329,8 +329,15 @@ def round_robin(local: Sequence, global_: Sequence, key) -> tuple[Sequence, list
         every = [*local, *global_]
         return [every[c] for c in plan], dropped
     every_row = [*printed(local), *printed(global_)]
-    merged = LazyHits([every_row[c] for c in plan], merged_keys, lambda j: _item(lists, n_local, plan[j]))
-    return merged, dropped
+    # the hit a merge code names (``_item``), a lazy list's read without its index checks: the codes are in range
+    hit_of = [items._hit if isinstance(items, LazyHits) else items.__getitem__ for items in lists]
+    local_hit, global_hit = hit_of
+
+    def make(j: int) -> Any:
+        code = plan[j]
+        return local_hit(code) if code < n_local else global_hit(code - n_local)
+
+    return LazyHits([every_row[c] for c in plan], merged_keys, make), dropped
 
 
 def _item(lists: tuple[Sequence, Sequence], n_local: int, code: int) -> Any:
