@@ -8,6 +8,7 @@ the reason ("over max_entity_tokens 6000 (6012)", "round-robin: duplicate of loc
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from graphrag_ui.base.i18n import joined
@@ -19,6 +20,7 @@ from graphrag_ui.retrieval.core.result import Candidate, Retrieval, TraceStep
 from graphrag_ui.retrieval.lightrag.chunk_tail import ChunkTail
 from graphrag_ui.retrieval.lightrag.chunks import ChunkPick, source_word
 from graphrag_ui.retrieval.lightrag.graph_tail import GraphTail
+from graphrag_ui.retrieval.lightrag.lazy_hits import printed
 from graphrag_ui.retrieval.spec.schema import Params
 
 SEED_ORDER = (
@@ -157,6 +159,10 @@ def graph_rows(
     a hit's id, label and data — what no position changes — are made once per entity or printed relation
     (``_fields``; the data read only, as ``reuse`` shares it)."""
     tail = GraphTail(candidate, kind, hits, dupes, costs, min(keep, len(hits)), limit)
+    if reuse.summary_only():  # a sweep's summary step reads a kept row's id and label only
+        if kind == "entity":
+            return [KeptRow(hit.entity.id, hit.entity.name) for hit in hits[:keep]], tail
+        return [KeptRow(rel.id, f"{pair[0]} — {pair[1]}") for rel, pair in printed(hits)[:keep]], tail
     if not reuse.active():
         return [
             candidate(hit, kind, i, hit.why, "", cost)
@@ -174,6 +180,19 @@ def graph_rows(
             made[id(hit), i, cost] = (hit, row)
             head.append(Candidate(*row))
     return head, tail
+
+
+class KeptRow:
+    """A kept entity or relation as a sweep's summary step reads it (``reuse.summaries``: the ``Step``'s ids,
+    labels and limits): its id and label, in the context. Only that step's run holds it; the step's whole
+    run (``Sweep.retrieval``) makes the whole row, the ``Candidate`` ``candidate`` makes."""
+
+    in_context = True
+    why = ""  # a server search's note may be added (``vector_engine.mark``): no summary reads it
+    data = MappingProxyType({})  # nothing to read but its id and label
+
+    def __init__(self, id: str, label: str) -> None:  # noqa: A002  (``Candidate``'s field names)
+        self.id, self.label = id, label
 
 
 def _fields(kept: dict, hit: Any, kind: str) -> tuple[str, str, dict[str, Any]]:
