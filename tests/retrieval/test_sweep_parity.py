@@ -82,6 +82,26 @@ def test_every_step_is_the_single_run_at_its_value(indexes, lang, mode, version,
         assert comparable(result) == comparable(alone), f"{mode} {param}={value}: the Retrieval differs"
 
 
+def summary(sweep) -> tuple:
+    """What a sweep tells of its steps (``Step`` but its clock, the items' spans)."""
+    steps = [(s.value, s.counts, s.tokens, s.sections, s.ids, s.warnings, s.binding) for s in sweep.steps]
+    return steps, [(i.kind, i.id, i.label, i.present) for i in sweep.items]
+
+
+@pytest.mark.parametrize("lang,mode,version,param", CASES, ids=[f"{a}-{b}-{c or 'index'}-{d}" for a, b, c, d in CASES])
+def test_a_sweep_read_for_its_summaries_tells_what_its_whole_runs_tell(indexes, lang, mode, version, param):
+    """Without ``on_step`` the steps run for their summaries (``reuse.summaries``: no answer messages, LightRAG's
+    kept graph rows as ids and labels, its chunk picks without their reasons): every step's summary and every
+    item's span are those of the sweep whose steps are whole runs."""
+    index, question = indexes[lang], SAMPLES[lang][1]
+    spec = next(p for p in get_mode(mode).params if p.name == param)
+    fixed = {"version": version} if version else {}
+    values = values_of(spec)
+    bare = run_sweep(index, mode, question, fixed, param, values)
+    whole = run_sweep(index, mode, question, fixed, param, values, on_step=lambda v, r: None)
+    assert summary(bare) == summary(whole)
+
+
 def test_naive_top_k_steps_read_top_k_when_chunk_top_k_is_0(indexes):
     """lightrag.naive's top_k steps under a chunk_top_k are one run made once (``reuse.whole``); with
     chunk_top_k 0 top_k is what the search reads, so each step is its own run — and still a single run's."""

@@ -241,11 +241,14 @@ def pick_related(
     related_chunk_number: int,
     query_vec: np.ndarray | None,
     exclude: set[str] | None = None,
+    explained: bool = True,
 ) -> ChunkPick:
-    """Chunks for the surviving entities (source="entity") or relations (source="relation")."""
+    """Chunks for the surviving entities (source="entity") or relations (source="relation"). ``explained=False``
+    (a sweep's summary step: it reads which chunks are picked, in order, and the warnings) leaves out each
+    candidate's reason and the tie notes."""
     pick = ChunkPick(source, method=method)
     owners, counts, removed = owners_with_chunks(labelled_sources, exclude)
-    for cid in removed:
+    for cid in removed if explained else ():
         pick.why[cid] = lmsg("already a chunk of the selected entities")
     if source == "relation":
         owners = [o for o in owners if o.chunks]
@@ -257,7 +260,9 @@ def pick_related(
     if method == "VECTOR":
         n = int(related_chunk_number * len(owners) / 2)
         ids, pick.sims, why_not = vector_similarity_pick(index, owners, query_vec, n)
-        if ids:
+        if ids and not explained:
+            chosen = [(c, owner_of[c]) for c in ids]
+        elif ids:
             chosen = [(c, owner_of[c]) for c in ids]
             why, sims = pick.why, pick.sims
             template = VECTOR_PICKS[source == "relation"]
@@ -296,6 +301,7 @@ def pick_related(
             method = "WEIGHT"
     if method == "WEIGHT":
         chosen = weighted_polling(owners, related_chunk_number)
+    if method == "WEIGHT" and explained:
         beyond = lmsg("not picked: beyond WEIGHT polling quota")
         pick.why.update({c: beyond for c in pick.candidates})
         for rank, (cid, label) in enumerate(chosen, start=1):

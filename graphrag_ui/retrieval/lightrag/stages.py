@@ -263,7 +263,8 @@ def pick_chunks(
     # a sweep's steps whose kept entities / relations did not change pick the same chunks: ``pick_related``
     # is a pure function of the key (each hit's id names its label and chunk ids, the question's vector is
     # the query's), its pick only read after
-    asked = (id(index), method, rcn, query if qvec is not None else None)
+    explained = not reuse.summary_only()  # a summary step reads which chunks, not why (``pick_related``)
+    asked = (id(index), method, rcn, query if qvec is not None else None, explained)
     ent_pick = ChunkPick("entity")
     if entities:
         ent_pick = reuse.once(
@@ -275,6 +276,7 @@ def pick_chunks(
                 method=method,
                 related_chunk_number=rcn,
                 query_vec=qvec,
+                explained=explained,
             ),
         )
     clock.lap(
@@ -302,6 +304,7 @@ def pick_chunks(
                 related_chunk_number=rcn,
                 query_vec=qvec,
                 exclude=set(ent_pick.picked),
+                explained=explained,
             ),
         )
     clock.lap(
