@@ -132,7 +132,7 @@ def test_the_items_spans_are_what_each_steps_context_held(index, mode, param, va
 )
 def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, mode, param, values, monkeypatch):
     """Without ``on_step`` a sweep's runs are read for their summaries only: they build no answer messages and
-    no whole kept entity or relation row (``reuse.summaries``, ``explain.KeptRow``); ``Sweep.retrieval`` makes a step's whole run when asked — the Retrieval ``on_step``
+    no whole kept entity, relation or chunk row (``reuse.summaries``, ``explain.KeptRow``); ``Sweep.retrieval`` makes a step's whole run when asked — the Retrieval ``on_step``
     gets and a single run returns — also from the sweep written as JSON's fields and from a pickled sweep
     (the app's session), and each ``Step`` is the summary of that whole run."""
     from graphrag_ui.retrieval.lightrag import explain, retrieve
@@ -148,18 +148,23 @@ def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, m
 
     monkeypatch.setattr(retrieve, "ANSWER", Counted(retrieve.ANSWER))
     rows = []
-    real_fields = explain._fields
-    monkeypatch.setattr(explain, "_fields", lambda *a: rows.append(1) or real_fields(*a))
+
+    class Row(explain.Candidate):  # a whole kept row, counted as made
+        def __init__(self, *args, **kwargs):
+            rows.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(explain, "Candidate", Row)
     sweep = run_sweep(index, mode, QUESTION, {"version": "1.5.7"}, param, values)
     assert asked == [], "a summary step built the answer's messages"
-    assert rows == [], "a summary step made its kept entity and relation rows whole"
+    assert rows == [], "a summary step made its kept rows whole"
     whole = []
     full = run_sweep(index, mode, QUESTION, {"version": "1.5.7"}, param, values, on_step=lambda v, r: whole.append(r))
     assert [(i.kind, i.id, i.label, i.present) for i in sweep.items] == [
         (i.kind, i.id, i.label, i.present) for i in full.items
     ]
     assert asked  # a whole run builds them (naive top_k steps under a chunk_top_k: once, copied)
-    assert rows or mode == "lightrag.naive"
+    assert rows
     again = pickle.loads(pickle.dumps(sweep))
     data = json.loads(json.dumps(asdict(sweep), ensure_ascii=False, default=str))
     assert data["params"] == {"version": "1.5.7"} and data["values"] == values

@@ -101,12 +101,16 @@ def finish_chunks(
     keep, costs = fit(capped, available)
     preview = previews(index)
     head = list(r.chunks)
+    summary = reuse.summary_only()  # a summary step reads a kept chunk's id, label and tokens (``KeptRow``)
     for i in range(keep):
         cid, source = merged[i]
         row, pick = rows[i], picks[source]
+        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens
+        if summary:
+            head.append(KeptRow(cid, preview(row["content"]), cost))
+            continue
         data = {"source": source, "file_path": row["file_path"], "text": row["content"]}
         why = pick.why[cid] if cid in pick.why else source_word(source)
-        cost = costs[i] if i < len(costs) else index.chunk_by_id[cid].tokens
         head.append(Candidate(cid, preview(row["content"]), data, i, why, pick.sims.get(cid), None, True, "", cost))
     unpicked = _unpicked(index, merged, picks)
     shape = (keep, len(capped), top, available, len(r.chunks) + len(merged))
@@ -183,16 +187,25 @@ def graph_rows(
 
 
 class KeptRow:
-    """A kept entity or relation as a sweep's summary step reads it (``reuse.summaries``: the ``Step``'s ids,
-    labels and limits): its id and label, in the context. Only that step's run holds it; the step's whole
-    run (``Sweep.retrieval``) makes the whole row, the ``Candidate`` ``candidate`` makes."""
+    """A kept entity, relation or chunk as a sweep's summary step reads it (``reuse.summaries``: the ``Step``'s
+    ids, labels, tokens and limits): its id, label and tokens, in the context (1.4.7 drops a chunk when no
+    entity or relation is left: its reason is kept as a ``Candidate`` keeps it). Only that step's run holds
+    it; the step's whole run (``Sweep.retrieval``) makes the whole ``Candidate``."""
 
-    in_context = True
     why = ""  # a server search's note may be added (``vector_engine.mark``): no summary reads it
     data = MappingProxyType({})  # nothing to read but its id and label
 
-    def __init__(self, id: str, label: str) -> None:  # noqa: A002  (``Candidate``'s field names)
-        self.id, self.label = id, label
+    def __init__(self, id: str, label: str, tokens: int = 0) -> None:  # noqa: A002  (``Candidate``'s names)
+        self.id, self.label, self.tokens = id, label, tokens
+        self.in_context, self._dropped = True, ""
+
+    @property
+    def dropped(self) -> Any:
+        return self._dropped
+
+    @dropped.setter
+    def dropped(self, reason: Any) -> None:
+        self._dropped = reason  # stored as ``Candidate`` stores it (``binding`` reads ``_dropped``)
 
 
 def _fields(kept: dict, hit: Any, kind: str) -> tuple[str, str, dict[str, Any]]:

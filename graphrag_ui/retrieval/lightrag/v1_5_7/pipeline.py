@@ -96,6 +96,8 @@ def _chunks_and_references(
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     kept = finish_chunks(r, index, picked.merged, rows, picked.picks, picked.dupes, p, available, fit=_fit)
     refs, ref_ids = c157.references([row["file_path"] for row in kept])
+    if reuse.summary_only():  # a summary step's chunk rows are ids, labels and tokens (``explain.KeptRow``)
+        return kept, refs
     for cand, rid in zip(in_context(r.chunks), ref_ids, strict=True):
         cand.data["reference_id"] = rid
         cand.why = joined(
