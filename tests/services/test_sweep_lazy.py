@@ -131,14 +131,16 @@ def test_the_items_spans_are_what_each_steps_context_held(index, mode, param, va
     ],
 )
 def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, mode, param, values, monkeypatch):
-    """Without ``on_step`` a sweep's runs are read for their summaries only: they build no answer messages and
-    no whole kept entity, relation or chunk row (``reuse.summaries``, ``explain.KeptRow``); ``Sweep.retrieval`` makes a step's whole run when asked — the Retrieval ``on_step``
+    """Without ``on_step`` a sweep's runs are read for their summaries only: they print no context, build no
+    answer messages and no whole kept entity, relation or chunk row (``reuse.summaries``, ``explain.KeptRow``); ``Sweep.retrieval`` makes a step's whole run when asked — the Retrieval ``on_step``
     gets and a single run returns — also from the sweep written as JSON's fields and from a pickled sweep
     (the app's session), and each ``Step`` is the summary of that whole run."""
     from graphrag_ui.retrieval.lightrag import explain, retrieve
+    from graphrag_ui.retrieval.lightrag.v1_5_7 import context as c157
     from graphrag_ui.services.sweep import _step
     from tests.retrieval.test_sweep_parity import comparable
 
+    run_query(index, mode, QUESTION, {"version": "1.5.7"})  # 1.5.7's token counts of its empty sections, made once
     asked = []
 
     class Counted(dict):
@@ -155,7 +157,11 @@ def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, m
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(explain, "Candidate", Row)
+    printed = []
+    real_tail = c157.chunks_tail
+    monkeypatch.setattr(c157, "chunks_tail", lambda *a: printed.append(1) or real_tail(*a))
     sweep = run_sweep(index, mode, QUESTION, {"version": "1.5.7"}, param, values)
+    assert printed == [], "a summary step printed its context"
     assert asked == [], "a summary step built the answer's messages"
     assert rows == [], "a summary step made its kept rows whole"
     whole = []
@@ -164,7 +170,7 @@ def test_a_sweep_keeps_summaries_and_makes_a_steps_whole_run_when_asked(index, m
         (i.kind, i.id, i.label, i.present) for i in full.items
     ]
     assert asked  # a whole run builds them (naive top_k steps under a chunk_top_k: once, copied)
-    assert rows
+    assert rows and printed
     again = pickle.loads(pickle.dumps(sweep))
     data = json.loads(json.dumps(asdict(sweep), ensure_ascii=False, default=str))
     assert data["params"] == {"version": "1.5.7"} and data["values"] == values

@@ -266,10 +266,17 @@ def array_of(cache: TokenCache, parts: list[ItemPart]) -> tuple[int, str]:
     joins a list's items with ", ", and an item's JSON is its ``{"id": N`` head then its rest."""
     if not parts:
         return count("[]\n"), "[]"
-    heads, summed = _id_heads(cache, len(parts))
-    total = parts[-1].last - parts[-1].inside + summed[len(parts) - 1] + sum([part.inside for part in parts])
+    heads = _id_heads(cache, len(parts))[0]
     items = [head + part.rest for head, part in zip(heads, parts, strict=False)]  # heads: as many or more
-    return total, "[" + ", ".join(items) + "]"
+    return array_total(cache, parts), "[" + ", ".join(items) + "]"
+
+
+def array_total(cache: TokenCache, parts: list[ItemPart]) -> int:
+    """``array_of``'s tokens alone (what a sweep's summary step reads: it prints no context)."""
+    if not parts:
+        return count("[]\n")
+    summed = _id_heads(cache, len(parts))[1]
+    return parts[-1].last - parts[-1].inside + summed[len(parts) - 1] + sum([part.inside for part in parts])
 
 
 def _id_heads(cache: TokenCache, n: int) -> tuple[list[str], list[int]]:
@@ -282,8 +289,13 @@ def _id_heads(cache: TokenCache, n: int) -> tuple[list[str], list[int]]:
     return heads, summed
 
 
-def kg_part(cache: TokenCache, entities: list[ItemPart], relations: list[ItemPart]) -> tuple[int, str, str]:
-    """``kg_tokens_for_budget`` and the entity and relation arrays' JSON, from the items' parts."""
+def kg_part(
+    cache: TokenCache, entities: list[ItemPart], relations: list[ItemPart], printed: bool = True
+) -> tuple[int, str, str]:
+    """``kg_tokens_for_budget`` and the entity and relation arrays' JSON, from the items' parts (``printed=False``:
+    the tokens alone, the arrays "")."""
+    if not printed:
+        return _empty_kg() + array_total(cache, entities) + array_total(cache, relations), "", ""
     ent_tokens, ent_json = array_of(cache, entities)
     rel_tokens, rel_json = array_of(cache, relations)
     return _empty_kg() + ent_tokens + rel_tokens, ent_json, rel_json

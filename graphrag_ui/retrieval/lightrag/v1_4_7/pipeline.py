@@ -68,9 +68,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     sys_tokens = ctx.system_overhead("naive", p.response_type, p.user_prompt)
     q_tokens = ctx.query_tokens(query)
     available = p.max_total_tokens - (sys_tokens + q_tokens + ctx.BUFFER_TOKENS)
-    kept = finish_chunks(
-        r, index, [(c, "vector") for c in pick.picked], rows, {"vector": pick}, [], p, available, _fit(index)
-    )
+    kept = finish_chunks(r, index, _as_merged(pick), rows, {"vector": pick}, [], p, available, _fit(index))
     used = sum(c.tokens for c in in_context(r.chunks))
     clock.lap(
         "token control",
@@ -78,9 +76,11 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
         len(rows),
         len(kept),
     )
-    r.context = reuse.once(
-        ("lightrag.1.4.7 naive context", id(pick), len(kept)), lambda: ctx.naive_context_text(_units_array(index, kept))
-    )
+    if not reuse.summary_only():  # a summary step reads no context (``reuse.summaries``)
+        r.context = reuse.once(
+            ("lightrag.1.4.7 naive context", id(pick), len(kept)),
+            lambda: ctx.naive_context_text(_units_array(index, kept)),
+        )
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
@@ -90,6 +90,12 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     ]
     clock.lap("assemble", msg("naive context: document chunks"), len(kept), len(kept))
     return r
+
+
+def _as_merged(pick: Any) -> list[tuple[str, str]]:
+    """Naive's chunks as a merge lists them, once per search's pick in a sweep (a budget step's are the same:
+    its unpicked chunks are then listed once, ``explain._unpicked``; read only)."""
+    return reuse.once(("lightrag.naive merged", id(pick)), lambda: (pick, [(c, "vector") for c in pick.picked]))[1]
 
 
 def _dumped(rows: list[dict[str, Any]]) -> str:
@@ -146,14 +152,16 @@ def _kg_part(cache: ctx.TokenCache, index: Index, parts: dict, entities: list, r
     JSON arrays; a pure function of the kept hits (a sweep's steps that keep the same share it: ``reuse.once``),
     made from each item's part (``_parts``: the costs made the kept ones' parts already)."""
 
+    printed = not reuse.summary_only()  # a summary step prints no context: the tokens alone
+
     def make() -> tuple[int, str, str]:
         ent_parts = [_entity_part(cache, parts, h.entity) for h in entities]
         rel_parts = [_relation_part(cache, parts, h.relation, h.pair) for h in relations]
-        return ctx.kg_part(cache, ent_parts, rel_parts)
+        return ctx.kg_part(cache, ent_parts, rel_parts, printed)
 
     ent_keys = tuple(h.entity.id for h in entities)
     rel_keys = tuple((h.relation.id, h.pair) for h in relations)
-    return reuse.once(("lightrag.1.4.7 kg part", id(index), ent_keys, rel_keys), make)
+    return reuse.once(("lightrag.1.4.7 kg part", id(index), ent_keys, rel_keys, printed), make)
 
 
 def _units_json(index: Index, kept: list[tuple[str, str]], rows: list[dict[str, Any]]) -> str:
@@ -258,7 +266,8 @@ def _after_cut(
         )
         clock.lap("assemble", msg("nothing to assemble"), 0, 0)
         return
-    r.context = ctx.kg_context_text(ent_json, rel_json, _units_json(index, merged[: len(kept)], kept))
+    if not reuse.summary_only():  # a summary step reads no context (``reuse.summaries``)
+        r.context = ctx.kg_context_text(ent_json, rel_json, _units_json(index, merged[: len(kept)], kept))
     clock.lap(
         "assemble",
         msg("-----Entities(KG)----- / -----Relationships(KG)----- / -----Document Chunks(DC)-----"),

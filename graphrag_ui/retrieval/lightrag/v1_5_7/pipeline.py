@@ -206,11 +206,12 @@ def _after_cut(
                 "no chunk fits the chunk budget ({available} tokens): the context has KG data only", available=available
             )
         )
-    tail = reuse.once(  # the chunks' part: a pure function of the kept (chunk id, source) pairs
-        ("lightrag.1.5.7 chunks tail", id(index), tuple(picked.merged[: len(kept)])),
-        lambda: c157.chunks_tail(_chunk_lines(kept), refs),
-    )
-    r.context = c157.kg_head(ent_lines, rel_lines) + tail
+    if not reuse.summary_only():  # a summary step reads no context (``reuse.summaries``)
+        tail = reuse.once(  # the chunks' part: a pure function of the kept (chunk id, source) pairs
+            ("lightrag.1.5.7 chunks tail", id(index), tuple(picked.merged[: len(kept)])),
+            lambda: c157.chunks_tail(_chunk_lines(kept), refs),
+        )
+        r.context = c157.kg_head(ent_lines, rel_lines) + tail
     clock.lap(
         "assemble",
         msg("Knowledge Graph Data (Entity) / (Relationship) / Document Chunks / Reference Document List"),
@@ -254,7 +255,8 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
                 available=available,
             )
         )
-    r.context = c157.chunks_tail(_chunk_lines(kept), refs)
+    if not reuse.summary_only():  # a summary step reads no context (``reuse.summaries``)
+        r.context = c157.chunks_tail(_chunk_lines(kept), refs)
     r.budgets = [
         Budget(SECTIONS["chunks"], used, max(available, 0)),
         Budget(SECTIONS["system prompt"], sys_tokens, None),
