@@ -72,3 +72,13 @@ def test_a_budget_step_merges_and_lists_the_shared_picks_once(version, monkeypat
     )
     assert n_merged == 1 and 0 < n_listed <= 3  # one merge; each of the three picks listed once
     assert len({len(r.selected_ids("chunks")) for r in results}) > 1  # the steps differ in what they keep
+
+
+@pytest.mark.parametrize("version", sorted(PIPELINES))
+def test_mix_s_chunk_search_runs_once_in_a_top_k_sweep_under_a_chunk_top_k(version, monkeypatch):
+    """mix's chunk search reads ``chunk_top_k`` (``top_k`` only when it is 0): a top_k sweep searches once."""
+    searched = []
+    real = stages.vector_chunks
+    monkeypatch.setattr(stages, "vector_chunks", lambda *a: searched.append(a[2]) or real(*a))
+    _, (n,) = _swept("lightrag.mix", version, "top_k", [40, 2, 5, 10], [searched])
+    assert n == 1 and searched[0] == 20  # the default chunk_top_k

@@ -228,7 +228,11 @@ def _search_graph(
     if run_vector:
         missing_vectors(index, "chunks", r, msg("the chunk search"))
         top = p.chunk_top_k or p.top_k
-        found.vector = vector_chunks(index, deps.vector(query), top, threshold)
+        # a sweep's top_k steps under a chunk_top_k search the same (naive's key: ``search_chunks``; read only)
+        found.vector = reuse.once(
+            ("lightrag.vector chunks", id(index), query, top, threshold),
+            lambda: vector_chunks(index, deps.vector(query), top, threshold),
+        )
         clock.lap(
             "vector chunks",
             msg("chunk vdb on the query, top {top}", top=top),
