@@ -24,9 +24,11 @@ and its context per kept length, and the local path's relation hits kept as fiel
 made it at that position and cost (``lightrag.search``, ``lightrag.explain``); nano.naive's ranked chunks and nano.local's ranked entities, searched once and cut per
 step (``nano.naive_rows``, ``nano.recall``); ms.local's entity hits, their reasons and columns, its report matching, its Entities
 rows, its relationship filter and table per entity prefix, its text units and its kept rows' candidates (``ms.local_search``). A parameter the keys hold (a threshold) gives a new key: a full run.
+What follows LightRAG's entity and relation cut is kept per kept hits (``lightrag.after_cut``).
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
 chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
 (``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.
+Inside ``summaries()`` (a sweep read for its ``Step`` summaries) a mode may leave out what no summary reads.
 """
 
 from __future__ import annotations
