@@ -38,7 +38,7 @@ class Step:
     tokens: int  # the whole context
     sections: dict[str, int]  # section -> tokens used
     ids: dict[str, list[str]]  # kind -> ids in the context, in context order
-    ms: float  # the retrieval's own time (context build and embedding)
+    ms: float  # the step's own time in this sweep (a summary step, run without ``on_step``, makes no context text)
     warnings: list[str] = field(default_factory=list)
     # the limits that cut something (``binding.binding``): kept as their reasons, worded when read (few steps are)
     binding: list[str] = ReadTexts()
