@@ -32,6 +32,8 @@ def after_cut(
     clock: Clock,
     kept: tuple[Sequence, Sequence],
     run: Callable[[], None],
+    *,
+    chunk_top_k: int,
 ) -> None:
     """``run()`` (the stages after the cut: it sets ``r.chunks``, ``r.budgets`` and ``r.context``, adds warnings
     and laps) per kept entities and relations and parameters but ``top_k`` inside ``reuse.shared`` (mix's chunk
@@ -41,7 +43,7 @@ def after_cut(
         run()
         return
     try:
-        read = mode == "mix" and not r.params.get("chunk_top_k")  # the chunk search's top
+        read = mode == "mix" and not chunk_top_k  # the chunk search's top
         params = tuple((k, v) for k, v in r.params.items() if read or k != "top_k")
         key = ("lightrag.after cut", label, id(index), query, mode, params)
         key += (tuple(map(id, kept[0])), tuple(map(id, kept[1])))

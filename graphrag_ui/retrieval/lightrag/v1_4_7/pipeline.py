@@ -207,7 +207,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     kept_ent, kept_rel = entities[:n_ent], relations[:n_rel]  # a lazy list's slice makes its hits: once
     # in a sweep, a step keeping the same hits as an earlier one gets copies of what it made after the cut
     run = partial(_after_cut, index, query, p, deps, r, clock, found, (kept_ent, kept_rel), (ent_costs, rel_costs))
-    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run)
+    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run, chunk_top_k=p.chunk_top_k)
     return r
 
 

@@ -146,7 +146,7 @@ def run_kg(index: Index, query: str, mode: str, p: Params, deps: Deps, r: Retrie
     # in a sweep, a step keeping the same hits as an earlier one gets copies of what it made after the cut
     lines = (ent_lines[:n_ent], rel_lines[:n_rel])
     run = partial(_after_cut, index, query, p, deps, r, clock, found, (kept_ent, kept_rel), lines)
-    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run)
+    after_cut(LABEL, index, query, mode, r, clock, (kept_ent, kept_rel), run, chunk_top_k=p.chunk_top_k)
     return r
 
 
