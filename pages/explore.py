@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from graphrag_ui.base.errors import UserError
+from graphrag_ui.retrieval.registry import get_mode
 from graphrag_ui.ui.answer.answer_view import answer_panel
 from graphrag_ui.ui.answer.layout import answer_and_results, layout_picker
 from graphrag_ui.ui.results import gold_view, mode_marks
@@ -114,19 +115,30 @@ def run_and_show(index, index_key: str, mode: str, spec, marks, query: str, draw
         st.error(shown_error(exc))
         return
 
-    notes = st.container()  # filled below from the result the page ends with (DRIFT's after its model run)
+    # a staged mode's answer panel fills in its result (DRIFT's rounds, a map-reduce's stages): its notes and
+    # views wait for it; any other result is final here, drawn in reading order without a block to hold a
+    # place (each block is redrawn on every move)
+    staged = result.stages is not None or get_mode(result.mode).stages is not None
+    notes = st.container() if staged else None
+    if notes is None:
+        warnings_box(result)
     vector_search_note(result)
     empty_state(result, known_cause=mode_marks.has_known_cause(mode, marks))
     offer_lower_threshold(index, index_key, spec, result, values, hl, ll)
     comparison = remember(result, index_key, "main")
     change_bar(result, comparison, "main")
-    left, right = answer_and_results(answer_layout)
-    with left:
-        result = answer_panel(result, index=index)  # a map-reduce mode's stages are filled in once its model calls ran
-    with right:
+    if notes is None and answer_layout == "below":
         result_tabs(index, result, comparison=comparison)
-    with notes:
-        warnings_box(result)
+        answer_panel(result, index=index)
+    else:
+        left, right = answer_and_results(answer_layout)
+        with left:
+            result = answer_panel(result, index=index)  # a staged mode's result is filled in once its model calls ran
+        with right:
+            result_tabs(index, result, comparison=comparison)
+    if notes is not None:
+        with notes:
+            warnings_box(result)
     run_summary(result)
     gold_view.gold_line(index, index_key, result)
 

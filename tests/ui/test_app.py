@@ -402,6 +402,25 @@ def test_budget_tab_totals_and_downloads(app):
     assert {"Download context", "Download Retrieval JSON"} <= labels
 
 
+def test_section_csvs_are_in_the_context_view_not_below_each_grid(app):
+    """A download button is a new element on every run (Streamlit gives its file a new id), one more for the
+    browser to redraw on each slider move: the sections' CSVs sit with the other downloads instead."""
+    at = app(index="sample:en", mode="nano.local")
+    open_view(at, "entities")
+    assert not at.exception and not at.error
+    assert at.dataframe and not at.get("download_button")
+    open_view(at, "context")
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == [
+        "Download context",
+        "Download Retrieval JSON",
+        "Entities as CSV",
+        "Relations as CSV",
+        "Communities as CSV",
+        "Chunks as CSV",
+    ]
+
+
 def test_lightrag_version_is_picked_beside_the_mode(app):
     """Sample indexes default to 1.4.7; picking 1.5.7 switches the context to 1.5.7's JSON lines and the
     sidebar to 1.5.7's schema; other families show no version picker."""

@@ -124,4 +124,4 @@ def drift_tree(index: Index, tree: QuestionTree, key: str) -> None:
     for kind in KINDS:
         if local.candidates(kind):
             st.markdown(f"**{label(KIND_LABELS, kind)}**")
-            kind_table(index, local, kind, f"{key}_drift_{chosen}")
+            kind_table(index, local, kind, f"{key}_drift_{chosen}", csv=True)

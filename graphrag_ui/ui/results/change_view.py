@@ -70,8 +70,8 @@ def _params_text(result: Retrieval) -> str:
 
 def change_bar(result: Retrieval, comparison: Comparison | None, key: str) -> None:
     """The one-line summary of the move, and the pin that fixes (or releases) the baseline."""
-    text_area, pin_area = st.columns([6, 1], vertical_alignment="center")
-    with text_area:
+    # one row, one block (columns were three, and every block is redrawn on every move)
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if comparison is None:
             st.caption(t("Move a slider: what enters and leaves the context is shown here."))
         else:
@@ -81,8 +81,7 @@ def change_bar(result: Retrieval, comparison: Comparison | None, key: str) -> No
                 else t("Since the previous run")
             )
             # one element, two paragraphs (each one fewer for the browser to redraw on every move)
-            st.markdown(f":small[:gray[{_md(head)}]]\n\n{_md(translate(summary(comparison.change)))}")
-    with pin_area:
+            st.markdown(f":small[:gray[{_md(head)}]]\n\n{_md(translate(summary(comparison.change)))}", width="stretch")
         if comparison is not None and comparison.pinned:
             if st.button(t("Unpin"), key=f"{key}_unpin", icon=":material/keep_off:", help=_pin_help()):
                 pin(key, None)

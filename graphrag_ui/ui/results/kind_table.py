@@ -154,7 +154,12 @@ def dropped_key(key: str, kind: str) -> str:
     return f"dropped_{kind}" if key == "main" else f"{key}_dropped_{kind}"
 
 
-def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None) -> None:
+def kind_table(
+    index: Index, result: Retrieval, kind: str, key: str, marks: Marks | None = None, *, csv: bool = False
+) -> None:
+    """The kept grid and the dropped list; ``csv``: the section's CSV download below them (Explore's and
+    Compare's results offer every section's CSV in the Context view instead: a download button is a new
+    element on every run, one more for the browser to redraw on each move)."""
     titles = _titles(index)
 
     def full(item_id: str) -> dict:  # looked up when a row is picked, not built for 10⁵ candidates each run
@@ -169,14 +174,21 @@ def kind_table(index: Index, result: Retrieval, kind: str, key: str, marks: Mark
         _grid(kept, f"{key}_{kind}_kept", full, row_marks.marks_for(result, kind))
     if n_dropped:
         _dropped_list(result, kind, key, marks, titles, full, n_dropped)
+    if csv:
+        csv_download(index, result, kind, key, t("Download CSV"))
 
-    def csv() -> bytes:  # made on click: a large index has 10⁴ dropped relations
-        rows = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
-        return csv_cells.text(rows).encode("utf-8")  # no cell a spreadsheet runs as a formula
+
+def csv_download(index: Index, result: Retrieval, kind: str, key: str, text: str) -> None:
+    """A button that downloads every candidate of ``kind``, kept and dropped, with its reasons in English."""
+    titles = _titles(index)
+
+    def rows() -> bytes:  # made on click: a large index has 10⁴ dropped relations
+        frame = tables.candidate_rows(kind, result.candidates(kind), titles=titles)  # reasons in English (see tables)
+        return csv_cells.text(frame).encode("utf-8")  # no cell a spreadsheet runs as a formula
 
     st.download_button(
-        t("Download CSV"),
-        csv,
+        text,
+        rows,
         file_name=f"{kind}.csv",
         mime="text/csv",
         key=f"{key}_{kind}_csv",
@@ -222,7 +234,7 @@ def _dropped_list(
             st.caption(
                 t(
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
-                    "found them); the CSV below holds every row.",
+                    "found them); the section's CSV in the Context view holds every row.",
                     shown=DROPPED_SHOWN,
                     n=f"{n_dropped:,}",
                 )

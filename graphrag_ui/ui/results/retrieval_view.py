@@ -13,7 +13,7 @@ from graphrag_ui.ui.answer.citation_view import citation_budget, run_line
 from graphrag_ui.ui.graph.graph_panel import retrieval_graph
 from graphrag_ui.ui.results import derived, tables
 from graphrag_ui.ui.results.budget_view import budget_chart
-from graphrag_ui.ui.results.kind_table import kind_table
+from graphrag_ui.ui.results.kind_table import csv_download, kind_table
 from graphrag_ui.ui.results.sweep_view import rerun_if_a_step_was_shown, sweep_view
 from graphrag_ui.ui.shell.escape import md_escape, shown
 from graphrag_ui.ui.shell.guard import guarded
@@ -142,6 +142,14 @@ def context_panel(result: Retrieval, key: str, *, show_text: bool = True) -> Non
     )
 
 
+def section_downloads(index: Index, result: Retrieval, key: str) -> None:
+    """Each section's rows as CSV, kept and dropped with their reasons: here, with the other downloads, not
+    below each grid (a download button is a new element on every run: one more to redraw on each move)."""
+    with st.container(horizontal=True):
+        for kind in KINDS:
+            csv_download(index, result, kind, key, t("{section} as CSV", section=label(KIND_LABELS, kind)))
+
+
 MAP_REDUCE = "map-reduce"  # batches and points of a map-reduce mode, one view with its own switch
 OTHER_VIEWS = ("graph", "budget", "trace", "context", "sweep")
 
@@ -223,6 +231,7 @@ def _views(index: Index, result: Retrieval, key: str, comparison) -> None:
 
             reduce_context_view(result, key)
         context_panel(result, key, show_text=result.stages is None)
+        section_downloads(index, result, key)
 
 
 def _sidebar_keys(result: Retrieval) -> dict[str, str]:
