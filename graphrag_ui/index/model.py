@@ -124,11 +124,18 @@ class Relation(StoredRow):
 
 
 # fields an opened index reads from its Arrow columns on first use (``Stored``); the rest are built at load
+# (``extra``: its JSON decoded on first read — GraphRAG's 300k relation ranks and 50k chunks' id lists were
+# ~130 MB of dicts at 100k entities that ms.global never reads; communities are few and all read: built)
 STORED_FIELDS: dict[type, tuple[str, ...]] = {
-    Document: ("text",),
-    Chunk: ("text",),
-    Entity: ("description", "source_chunk_ids", "communities"),  # aliases: every question's name check reads them all
-    Relation: ("description", "keywords", "source_chunk_ids"),
+    Document: ("text", "extra"),
+    Chunk: ("text", "extra"),
+    Entity: (
+        "description",
+        "source_chunk_ids",
+        "communities",
+        "extra",
+    ),  # aliases: every question's name check reads them all
+    Relation: ("description", "keywords", "source_chunk_ids", "extra"),
 }
 for _cls, _names in STORED_FIELDS.items():
     _store_fields(_cls, _names)

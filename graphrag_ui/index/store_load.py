@@ -198,6 +198,7 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", defe
             _check_on_read(index, folder, finite_vectors)
         for name, decoding in stored.items():
             validate.check_nulls(name, decoding.result(), paths[name])
+            tables.check_extras(name, decoding.result(), paths[name])
     return index
 
 
