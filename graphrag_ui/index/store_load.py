@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import itertools
 import json
 import os
@@ -88,32 +89,28 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
     return manifest, storage
 
 
-def load(
-    path: str | Path, *, finite_vectors: bool = True, vectors: str = "local", vector_checks: str = "load"
-) -> Index:
+def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local", lazy: bool = False) -> Index:
     """Load and verify the index at ``path``; ``Index.path`` is set to it.
 
     ``vectors="server"`` reads no ``.npy`` matrix: the index's chroma server collections answer the
-    vector searches (``retrieval.vector_engine``). ``vector_checks="first read"`` (the app's and the
-    benchmarks' open, ``retrieval.prepare.open_index``) checks each local vector table's rows on the first
-    read of its matrix instead of now (``model.CheckedOnRead``): the files' headers, shapes and ids are
-    checked now either way; a NaN row is then refused when a search first reads its table, and a far-off
-    norm is said in ``Index.problems`` (and by that query) from then on.
+    vector searches (``retrieval.vector_engine``). ``lazy`` (the app's and the benchmarks' open,
+    ``retrieval.prepare.open_index``) leaves what a mode may never read to its first read: each local vector
+    table's row checks (``model.CheckedOnRead``: a NaN row refused when a search first reads the table, a
+    far-off norm said in ``Index.problems`` and by that query from then on) and each stored column's decoding
+    and null check (``tables.ParquetColumns``, from the file kept open). Headers, schemas, row counts, ids
+    and the built columns are checked now either way.
 
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
     otherwise triggers repeated full collections that double the load time (measured).
     """
     folder = Path(path)
-    if vector_checks not in ("load", "first read"):
-        raise ValueError(f"vector_checks must be 'load' or 'first read', not {vector_checks!r}")
-    deferred = vector_checks == "first read" and vectors == "local"
     _BEGUN.add(str(folder.absolute()))
     start, absent = timing.now(), 0
     with paused_gc():
         while True:
             before = identity(folder)
             try:
-                index = _load(folder, finite_vectors, vectors, deferred)
+                index = _load(folder, finite_vectors, vectors, lazy)
             except IndexFormatError:
                 after = identity(folder)
                 if before is not None and after == before:
@@ -176,7 +173,7 @@ def _wait_for_swap(folder: Path) -> None:
         os.close(fd)
 
 
-def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", deferred: bool = False) -> Index:
+def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", lazy: bool = False) -> Index:
     manifest, storage = read_manifest(folder)
     tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
@@ -189,9 +186,10 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", defe
     # reader expects: the tables' (in table order), the vectors', the catalog's, and last those of the
     # columns rows read on first use (``model.Stored``), whose decoding runs while the graph is built.
     with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool, ThreadPoolExecutor(1, "tables") as reader:
+        deferred = lazy and engine == "local"
         kept = None if deferred else squared  # None: no pass now, each table's on its first read
         pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, kept)
-        loaded, stored = _read_tables(reader, paths, counts)
+        loaded, stored = _read_tables(reader, paths, counts, lazy)
         vectors = pending.result()
         index = _assemble(folder, manifest, storage, paths, loaded, vectors, kept)
         if deferred:
@@ -203,18 +201,20 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", defe
 
 
 def _read_tables(
-    reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int]
+    reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int], lazy: bool = False
 ) -> tuple[dict[str, list], dict[str, Future[pa.Table]]]:
     """Every table's rows, and the decoding of the columns they read on first use (``stored.StoredColumns``).
 
     The built columns of every file are decoded first, in table order (ids, names: small), then the
-    stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former."""
+    stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former.
+    ``lazy``: no stored column is decoded now; each field on its first read (``tables.ParquetColumns``)."""
     present = list(itertools.takewhile(lambda name: paths[name].is_file(), tables.TABLES))
-    built = {name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "built") for name in present}
+    read = tables.read_built if lazy else functools.partial(tables.read_arrow, part="built")
+    built = {name: reader.submit(read, name, paths[name], counts.get(name)) for name in present}
     stored = {
         name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "stored")
         for name in present
-        if tables.stored_fields(name)
+        if tables.stored_fields(name) and not lazy
     }
     loaded: dict[str, list] = {}
     for name in tables.TABLES:
@@ -224,7 +224,11 @@ def _read_tables(
             raise IndexFormatError(
                 msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
             )
-        loaded[name] = tables.rows_of(name, built.pop(name).result(), file, stored.get(name))
+        if lazy:
+            table, source = built.pop(name).result()
+            loaded[name] = tables.rows_of(name, table, file, source)
+        else:
+            loaded[name] = tables.rows_of(name, built.pop(name).result(), file, stored.get(name))
         # the table's built columns are Python rows now: give their buffers back. Freed here, Arrow's
         # allocator (mimalloc) would keep them for the reader thread that made them until it ends, after
         # the graph is built too: ~45 MB more at the peak of a 100k-entity index's open

@@ -137,8 +137,24 @@ def _row_value(name: str, field: str, column: pa.Array, row: int) -> Any:
     return value
 
 
+class ColumnSource:
+    """Where a table's stored columns are decoded from one field at a time (``tables.ParquetColumns``: the
+    app's open). ``read`` checks what it decodes and raises ``IndexFormatError`` for a bad column."""
+
+    fields: tuple[str, ...]
+    rows: int
+
+    def size(self, field: str) -> int:
+        """The field's bytes as the file stores them uncompressed (an estimate, without decoding)."""
+        raise NotImplementedError
+
+    def read(self, field: str) -> pa.Array:
+        raise NotImplementedError
+
+
 class StoredColumns:
-    """The decoded columns of one table that its rows read on first use (``model.Stored``).
+    """The decoded columns of one table that its rows read on first use (``model.Stored``): decoded by the
+    loader, or (a ``ColumnSource``, the app's open) each field from the file on its first read.
 
     A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
     (~1–7 µs each; ``_row_value``). A scan (``SCAN_RUN`` rows in a row: nano's community schema, a
@@ -158,10 +174,13 @@ class StoredColumns:
     EAGER_ROWS = 50_000
     EAGER_BYTES = 8 << 20
 
-    def __init__(self, name: str, table: pa.Table | Future[pa.Table], where: str = "") -> None:
-        self._name, self._table = name, table  # a Future until the first read (``rows_of``)
+    def __init__(self, name: str, table: pa.Table | Future[pa.Table] | ColumnSource, where: str = "") -> None:
+        # a Future until the first read (``rows_of``); a ``ColumnSource`` decodes each field on its first read
+        self._source = table if isinstance(table, ColumnSource) else None
+        self._name, self._table = name, None if self._source else table
         self._where = where  # the file, named when a value cannot be decoded (an ``extra`` that is not JSON)
-        self._arrays: dict[str, pa.Array] | None = None  # field -> its column, while not converted whole
+        # field -> its column, while not converted whole (None: not decoded yet, ``_decoded``)
+        self._arrays: dict[str, pa.Array] | None = {} if self._source else None
         self._converted: dict[str, list] = {}  # field -> every row's value, once converted whole
         self._reads: dict[str, int] = {}
         self._runs: dict[str, tuple[int, int]] = {}  # field -> (last row read, rows read in a row up to it)
@@ -175,7 +194,7 @@ class StoredColumns:
         converted = self._converted.get(field)
         if converted is not None:
             return converted[position]
-        array = self._decoded().get(field)
+        array = self._array_of(field)
         if array is not None:
             last, run = self._runs.get(field, (-2, 0))
             run = run + 1 if position == last + 1 else 1
@@ -216,6 +235,17 @@ class StoredColumns:
                 arrays = self._arrays
         return arrays
 
+    def _array_of(self, field: str) -> pa.Array | None:
+        """The column of ``field`` while it is not converted whole, decoded from the source on its first read."""
+        found = self._decoded().get(field)
+        if found is not None or self._source is None or field in self._converted:
+            return found
+        with self._lock:
+            found = self._arrays.get(field)  # type: ignore[union-attr]  (a source's arrays are a dict from the start)
+            if found is None and field not in self._converted and field in self._source.fields:
+                found = self._arrays[field] = self._source.read(field)  # type: ignore[index]
+        return found
+
     def _convert(self, field: str) -> None:
         with self._lock:
             array = self._arrays.get(field) if self._arrays is not None else None
@@ -229,6 +259,13 @@ class StoredColumns:
         ~28 ms (measured; ``retrieval.prepare``): counting reads put each into a later query instead (the 11th
         and 17th of a LightRAG session, 5–6 ms each on a 13 ms query: their p95), after ~3 µs more per read
         until then, and a collection walked the new lists there (4 ms more in the next young collection)."""
+        source = self._source
+        if source is not None:  # decode only the fields the file says are small (a big one waits for its reader)
+            if source.rows > self.EAGER_ROWS:
+                return []
+            for field in source.fields:
+                if source.size(field) <= self.EAGER_BYTES:
+                    self._array_of(field)
         small = [f for f, a in self._decoded().items() if len(a) <= self.EAGER_ROWS and a.nbytes <= self.EAGER_BYTES]
         for field in small:
             self._convert(field)
@@ -236,7 +273,7 @@ class StoredColumns:
 
     def array(self, field: str) -> pa.Array | None:
         """The Arrow column of ``field`` while it is not converted whole (then ``None``)."""
-        return self._decoded().get(field)
+        return self._array_of(field)
 
 
 def convert_small(rows: list) -> list[str]:

@@ -31,7 +31,9 @@ from graphrag_ui.index.stored import (  # noqa: F401  (the codec's other half, r
     _MAKERS,
     _TAG_DICT,
     _TAG_TUPLE,
+    ColumnSource,
     StoredColumns,
+    _array,
     _shared_strings,
     _values,
     decode_extra,
@@ -195,26 +197,72 @@ def read_arrow(name: str, path: Path, expected_rows: int | None = None, part: st
     that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while
     this one builds rows). ``part``: ``all`` columns, those ``built`` into the rows at load, or those
     ``stored`` until first read (``stored_fields``)."""
-    _cls, fields = SCHEMAS[name]
     with validate.reading(path):
-        file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
-        validate.check_schema(name, file.schema_arrow, fields, path)
-        if expected_rows is not None and file.metadata.num_rows != expected_rows:
-            raise IndexFormatError(
-                msg(
-                    "{num_rows} rows but the manifest says {expected_rows}",
-                    num_rows=file.metadata.num_rows,
-                    expected_rows=expected_rows,
-                ),
-                where=str(path),
-                fix=validate.REBUILD,
-            )
+        file = _checked_file(name, path, expected_rows)
         stored = stored_fields(name)
-        names = [f for f, _ in fields] + ["extra"]
+        names = [f for f, _ in SCHEMAS[name][1]] + ["extra"]
         wanted = [f for f in names if part == "all" or (f in stored) == (part == "stored")]
         # one thread: arrow's own pool only added hand-offs (slower on a busy machine, measured); the
         # loader overlaps whole files instead
         return file.read(columns=wanted, use_threads=False)
+
+
+def read_built(name: str, path: Path, expected_rows: int | None = None) -> tuple[pa.Table, ParquetColumns | None]:
+    """``read_arrow``'s ``built`` part, and the file kept open to decode each stored field on its first read
+    (``ParquetColumns``; None for a table without stored fields)."""
+    with validate.reading(path):
+        file = _checked_file(name, path, expected_rows)
+        stored = stored_fields(name)
+        names = [f for f, _ in SCHEMAS[name][1]] + ["extra"]
+        built = file.read(columns=[f for f in names if f not in stored], use_threads=False)
+    return built, ParquetColumns(name, file, path) if stored else None
+
+
+def _checked_file(name: str, path: Path, expected_rows: int | None) -> pq.ParquetFile:
+    file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
+    validate.check_schema(name, file.schema_arrow, SCHEMAS[name][1], path)
+    if expected_rows is not None and file.metadata.num_rows != expected_rows:
+        raise IndexFormatError(
+            msg(
+                "{num_rows} rows but the manifest says {expected_rows}",
+                num_rows=file.metadata.num_rows,
+                expected_rows=expected_rows,
+            ),
+            where=str(path),
+            fix=validate.REBUILD,
+        )
+    return file
+
+
+class ParquetColumns(ColumnSource):
+    """A table file's stored fields, each decoded and checked (nulls, ``check_extras``) on its first read.
+
+    The app's open (``store.load(lazy=True)``): decoding every stored column at the open put ~200 MB of
+    texts, descriptions and id lists into memory at 100k entities, most of which a mode never reads
+    (ms.global reads three of the entities' fields and nothing of the chunks, documents and relations). The
+    file stays open: a save that swaps another index in at the same path does not change what is read."""
+
+    def __init__(self, name: str, file: pq.ParquetFile, path: Path) -> None:
+        self.name, self._file, self._path = name, file, path
+        self.fields, self.rows = stored_fields(name), file.metadata.num_rows
+        self._sizes: dict[str, int] = {}
+        meta = file.metadata
+        for group in range(meta.num_row_groups):
+            chunks = meta.row_group(group)
+            for c in range(chunks.num_columns):
+                column = chunks.column(c)
+                top = column.path_in_schema.split(".", 1)[0]
+                self._sizes[top] = self._sizes.get(top, 0) + column.total_uncompressed_size
+
+    def size(self, field: str) -> int:
+        return self._sizes.get(field, 0)
+
+    def read(self, field: str) -> pa.Array:
+        with validate.reading(self._path):
+            table = self._file.read(columns=[field], use_threads=False)
+        validate.check_nulls(self.name, table, self._path)
+        check_extras(self.name, table, self._path)
+        return _array(table.column(field))
 
 
 def stored_fields(name: str) -> tuple[str, ...]:
@@ -222,12 +270,13 @@ def stored_fields(name: str) -> tuple[str, ...]:
     return STORED_FIELDS.get(SCHEMAS[name][0], ())
 
 
-def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | None = None) -> list:
+def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | ColumnSource | None = None) -> list:
     """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
 
     Documents, chunks, entities and relations keep their ``stored_fields`` in decoded columns
-    (``StoredColumns``) until first read: ``table``'s own, or those ``stored`` will give (the loader
-    decodes them meanwhile and checks them before it returns the index); the rows hold the rest."""
+    (``StoredColumns``) until first read: ``table``'s own, those ``stored`` will give (the loader
+    decodes them meanwhile and checks them before it returns the index), or those a ``ColumnSource``
+    decodes field by field on first read; the rows hold the rest."""
     cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
     kept = stored_fields(name)

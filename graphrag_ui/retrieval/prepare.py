@@ -55,7 +55,7 @@ def prepare_index(index: Index) -> None:
     """Import every mode module, fill the per-index caches of the index's family (none for an index of
     no known family), then freeze the heap.
 
-    Nothing of the vectors: each table is checked (``store.load``'s ``vector_checks``) and gets the int8
+    Nothing of the vectors: each table is checked (``store.load``'s ``lazy``) and gets the int8
     screen's copy (``retrieval.core.screen``) on its first search. Doing both here for every table read
     every matrix into memory and built every copy at each open — at 100k entities ~240 MB and ~0.5 s that
     ms.global, which searches no vectors, kept as its peak, and a nano index's 300k relation vectors that
@@ -91,7 +91,7 @@ def open_index(path: str | Path, vectors: str = "local") -> Index:
 
     release_dropped()
     with paused_gc():
-        index = store.load(path, vectors=vectors, vector_checks="first read")
+        index = store.load(path, vectors=vectors, lazy=True)
         prepare_index(index)
     return index
 

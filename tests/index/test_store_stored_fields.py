@@ -2,7 +2,8 @@
 
 Whether a field is read one row at a time or its column converted whole, every value equals the saved
 row's; a value the program set stays; copies and pickles carry values, not the table; nothing is read
-from the files after the load (a save replacing them changes no open index).
+from the files after the load (a save replacing them changes no open index). A lazy load (the app's open)
+decodes each stored field from the file it opened, on the field's first read, checked as the load checks it.
 """
 
 from __future__ import annotations
@@ -279,3 +280,63 @@ def test_an_extra_that_is_no_json_object_is_refused_at_the_load(saved, text):
     _with_extra(out, "entities", 1, text)
     with pytest.raises(IndexFormatError, match=r"entities.parquet: an 'extra' value is not a JSON object \(row 2"):
         store.load(out)
+
+
+def test_a_lazy_open_decodes_a_stored_field_on_its_first_read_only(saved, monkeypatch):
+    """``open_index``'s load (``lazy``): at 100k entities the stored columns were ~200 MB decoded at the open,
+    most of which a mode never reads (ms.global: three of the entities' fields)."""
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)  # a big index: nothing converted at the open
+    loaded = store.load(out, lazy=True)
+    stored.convert_small(loaded.relations)
+    relations = loaded.relations[0].__dict__["_columns"]
+    assert relations._arrays == {}
+    assert loaded.relations[1].description == index.relations[1].description
+    assert set(relations._arrays) == {"description"}
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+
+
+@pytest.mark.parametrize("row_reads", [0, 1000])
+def test_a_lazy_open_gives_the_values_of_a_full_one(saved, monkeypatch, row_reads):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", row_reads)
+    loaded = store.load(out, lazy=True)
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+
+
+def test_a_lazy_open_reads_the_files_it_opened_not_a_later_save(saved):
+    index, out = saved
+    loaded = store.load(out, lazy=True)
+    other = small_index(seed=1)
+    for entity in other.entities:
+        entity.description = "replaced " + entity.description
+    store.save(other, out)  # a save swaps in another index at the same path while this one is open
+    assert [e.description for e in loaded.entities] == [e.description for e in index.entities]
+    shutil.rmtree(out)
+    assert [_fields(r) for r in loaded.relations] == [_fields(r) for r in index.relations]
+    assert [c.text for c in loaded.chunks] == [c.text for c in index.chunks]
+
+
+def test_a_bad_stored_column_of_a_lazy_open_is_refused_on_every_read_of_it(saved, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphrag_ui.base.errors import IndexFormatError
+
+    index, out = saved
+    path = out / "relations.parquet"
+    table = pq.read_table(path)
+    column = table.column("description").to_pylist()
+    column[0] = None
+    at = table.schema.get_field_index("description")
+    table = table.set_column(at, "description", pa.array(column, pa.string()))
+    path.unlink()
+    pq.write_table(table, path)
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)
+    loaded = store.load(out, lazy=True)  # the column is decoded when a row first reads it
+    assert loaded.relations[1].keywords == index.relations[1].keywords
+    for _ in range(2):
+        with pytest.raises(IndexFormatError, match="column 'description' of the relations table has 1 null value"):
+            loaded.relations[1].description  # noqa: B018

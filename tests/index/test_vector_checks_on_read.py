@@ -1,4 +1,4 @@
-"""Vectors checked on their table's first read (``store.load(vector_checks="first read")``, as the app opens).
+"""Vectors checked on their table's first read (``store.load(lazy=True)``, as the app opens).
 
 Opening an index read every vector table whole to check it (NaN, far-off norms) and built the int8 screen's
 copy of each big one, so a mode that searches none (ms.global) held them all at its peak (issue 30). These
