@@ -98,3 +98,18 @@ def test_a_table_given_new_vectors_keeps_them_unchecked_by_the_old_file():
     fresh = np.zeros((len(table), table.width), dtype=np.float32)
     table.matrix = fresh
     assert table.checked and table.matrix is fresh
+
+
+def test_ms_global_decodes_no_text_of_the_chunks_documents_or_relations(monkeypatch):
+    """GraphRAG's global search reads the community reports and the entities' communities and text units; at
+    100k entities decoding the other stored columns at the open cost ~200 MB it never read."""
+    from graphrag_ui.index import stored
+
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)  # as a big index: nothing converted at the open
+    index = open_index(EN)
+    assert run_query(index, "ms.global", QUESTION).context
+    for name in ("documents", "chunks", "relations"):
+        columns = getattr(index, name)[0].__dict__["_columns"]
+        assert not columns._arrays and not columns._converted, name
+    entities = index.entities[0].__dict__["_columns"]
+    assert "description" not in {*entities._arrays, *entities._converted}
