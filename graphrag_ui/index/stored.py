@@ -275,12 +275,28 @@ class StoredColumns:
         """The Arrow column of ``field`` while it is not converted whole (then ``None``)."""
         return self._array_of(field)
 
+    def decode_all(self) -> None:
+        """Decode every field not decoded yet (``retrieval.prepare``'s background decoding); a bad column is
+        left undecoded, to be refused when a row reads it."""
+        for field in self._source.fields if self._source is not None else ():
+            try:
+                self._array_of(field)
+            except IndexFormatError:
+                continue
+
 
 def convert_small(rows: list) -> list[str]:
     """``StoredColumns.convert_small`` for the table whose rows are ``rows`` (none when its rows hold every
     value: built in code, or of a table with no stored fields)."""
     columns = rows[0].__dict__.get("_columns") if rows else None
     return columns.convert_small() if isinstance(columns, StoredColumns) else []
+
+
+def source_columns(rows: list) -> StoredColumns | None:
+    """The ``StoredColumns`` of the table whose rows are ``rows`` when they decode from a ``ColumnSource`` (the
+    app's open), for ``StoredColumns.decode_all``; None otherwise."""
+    columns = rows[0].__dict__.get("_columns") if rows else None
+    return columns if isinstance(columns, StoredColumns) and columns._source is not None else None
 
 
 def shared_column(rows: list, field: str) -> pa.Array | None:

@@ -21,6 +21,7 @@ first query builds its lookups instead, and only the parts it reads (nano counts
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from graphrag_ui.base import tokens
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.index import stored
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import screen
 from graphrag_ui.retrieval.lightrag import chunks as lightrag_chunks
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
 from graphrag_ui.retrieval.ms import indexer_adapters, text
@@ -82,6 +84,31 @@ def prepare_index(index: Index) -> None:
         # allocation after the pause does not start a full collection over what was just built (1.3 s
         # at 100k entities)
         freeze_heap()
+    if kind != "graphrag":
+        decode_in_background(index)
+
+
+def decode_in_background(index: Index) -> threading.Thread | None:
+    """Decode the entities', relations' and chunks' stored columns and start the int8 screen's onnxruntime on a
+    thread of their own (Arrow and onnxruntime let go of the interpreter lock), as the load did before it left
+    them to their first read (``store.load(lazy=True)``): every mode of nano-graphrag and LightRAG reads those
+    texts, and decoding them inside the first query took it from ~0.3 s to ~1 s at 100k entities. Not for a
+    GraphRAG index: ms.global reads none of them (~200 MB at 100k entities, its peak over GraphRAG's). The
+    thread holds the columns, never the index (a dropped index is not kept alive)."""
+    columns = [c for c in map(stored.source_columns, (index.entities, index.relations, index.chunks)) if c]
+    big = any(len(t) >= screen.SCREEN_FROM for t in index.vectors.values())
+    if not columns and not big:
+        return None
+
+    def work() -> None:
+        if big:
+            screen.warm()
+        for table in columns:
+            table.decode_all()
+
+    thread = threading.Thread(target=work, name="decode-columns", daemon=True)
+    thread.start()
+    return thread
 
 
 def open_index(path: str | Path, vectors: str = "local") -> Index:

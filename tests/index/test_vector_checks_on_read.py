@@ -100,16 +100,50 @@ def test_a_table_given_new_vectors_keeps_them_unchecked_by_the_old_file():
     assert table.checked and table.matrix is fresh
 
 
-def test_ms_global_decodes_no_text_of_the_chunks_documents_or_relations(monkeypatch):
+def _as_graphrag(tmp_path):
+    import json
+
+    folder = copy_index(EN, tmp_path / "graphrag")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["source"] = "graphrag-3"
+    (folder / "manifest.json").unlink()  # a hard link to the sample's
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+def test_ms_global_decodes_no_text_of_the_chunks_documents_or_relations(monkeypatch, tmp_path):
     """GraphRAG's global search reads the community reports and the entities' communities and text units; at
     100k entities decoding the other stored columns at the open cost ~200 MB it never read."""
     from graphrag_ui.index import stored
+    from graphrag_ui.retrieval import prepare
 
     monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)  # as a big index: nothing converted at the open
-    index = open_index(EN)
+    started = []
+    monkeypatch.setattr(prepare, "decode_in_background", started.append)
+    index = open_index(_as_graphrag(tmp_path))
+    assert not started  # no background decoding of what ms.global never reads
     assert run_query(index, "ms.global", QUESTION).context
     for name in ("documents", "chunks", "relations"):
         columns = getattr(index, name)[0].__dict__["_columns"]
         assert not columns._arrays and not columns._converted, name
     entities = index.entities[0].__dict__["_columns"]
     assert "description" not in {*entities._arrays, *entities._converted}
+
+
+def test_other_indexes_decode_their_texts_in_the_background_after_the_open(monkeypatch):
+    """Every nano-graphrag and LightRAG mode reads the entities', relations' and chunks' texts: decoded on a
+    thread of their own after the open, not inside the first query (as the load did before)."""
+    from graphrag_ui.index import stored
+    from graphrag_ui.retrieval import prepare
+
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)
+    threads = []
+    real = prepare.decode_in_background
+    monkeypatch.setattr(prepare, "decode_in_background", lambda index: threads.append(real(index)) or threads[-1])
+    index = open_index(EN)
+    assert threads and threads[0] is not None
+    threads[0].join(30)
+    for name in ("entities", "relations", "chunks"):
+        columns = getattr(index, name)[0].__dict__["_columns"]
+        assert set(columns._arrays) | set(columns._converted) == set(columns._source.fields), name
+    assert run_query(index, "nano.local", QUESTION).context == run_query(store.load(EN), "nano.local", QUESTION).context

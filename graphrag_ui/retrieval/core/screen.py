@@ -79,6 +79,15 @@ def _session():
         return _SESSION[0]
 
 
+def warm() -> None:
+    """Import onnxruntime and make the session now (``retrieval.prepare``, off the first query's path: ~0.2 s);
+    a failure is left to the first search, which falls back to the full product."""
+    try:
+        _session()
+    except Exception:  # noqa: BLE001 - onnxruntime missing or failing: the first search says so (``_off``)
+        return
+
+
 def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
     """``q @ qv`` exactly (int32): int8 rows [n, d] times an int8 vector [d]."""
     return _session().run(None, {"rows": q, "query": qv.reshape(-1, 1)})[0].ravel()
