@@ -7,7 +7,7 @@
 Per size, on scripts/make_synthetic_index.py's index (hash vectors, 3 relations and 0.5 chunks per
 entity; the folders of ``--cache`` are bench_vs_reference.py's, so both scripts share them):
 
-* open: a fresh process opens the index as the app does (``store.load``, then ``prepare_index``) and
+* open: a fresh process opens the index as the app does (``store.load(lazy=True)``, then ``prepare_index``) and
   answers the first ``--mode`` question with its defaults: seconds per stage and the process's peak RSS;
 * first view: a fresh server (``python -m graphrag_ui.cli.serve``, with its start-up preload) per round;
   Chromium navigates to Explore with the index, the mode and a question → the result views drawn
@@ -56,7 +56,7 @@ def open_main(folder: str, mode: str, question: str) -> int:
 
     imported = time.perf_counter()
     with paused_gc():  # as open_index: one pause over loading and preparing
-        index = store.load(folder)
+        index = store.load(folder, lazy=True)  # as open_index: vectors checked, stored columns decoded on first read
         loaded = time.perf_counter()
         prepare_index(index)
     prepared = time.perf_counter()

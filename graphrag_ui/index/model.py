@@ -12,6 +12,8 @@ order, so that rebuilding the ``networkx.Graph`` gives the same adjacency order 
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -122,11 +124,18 @@ class Relation(StoredRow):
 
 
 # fields an opened index reads from its Arrow columns on first use (``Stored``); the rest are built at load
+# (``extra``: its JSON decoded on first read — GraphRAG's 300k relation ranks and 50k chunks' id lists were
+# ~130 MB of dicts at 100k entities that ms.global never reads; communities are few and all read: built)
 STORED_FIELDS: dict[type, tuple[str, ...]] = {
-    Document: ("text",),
-    Chunk: ("text",),
-    Entity: ("description", "source_chunk_ids", "communities"),  # aliases: every question's name check reads them all
-    Relation: ("description", "keywords", "source_chunk_ids"),
+    Document: ("text", "extra"),
+    Chunk: ("text", "extra"),
+    Entity: (
+        "description",
+        "source_chunk_ids",
+        "communities",
+        "extra",
+    ),  # aliases: every question's name check reads them all
+    Relation: ("description", "keywords", "source_chunk_ids", "extra"),
 }
 for _cls, _names in STORED_FIELDS.items():
     _store_fields(_cls, _names)
@@ -169,6 +178,55 @@ class VectorTable:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def width(self) -> int:
+        """The vectors' dimension (0 for an empty or unshaped table), without reading a row."""
+        matrix = self.matrix
+        return int(matrix.shape[1]) if matrix.ndim == 2 else 0
+
+
+class CheckedOnRead(VectorTable):
+    """A table whose matrix is mapped from the index's file and checked on its first read (``store.load``
+    with ``vector_checks="first read"``, as the app opens an index), not at the load.
+
+    The load's pass over every vector (finite, norms) read each whole matrix into memory: at 100k entities
+    all four kinds (460 MB of pages with a synthetic index's relation vectors), which a mode that never
+    searches a kind (ms.global searches none) kept as its peak. Here a kind's pages are read the first
+    time a search reads ``matrix``: ``check(table, mapped)`` then refuses NaN/infinite rows
+    (``IndexFormatError``, raised again on every read until the file is fixed) or gives the matrix to
+    search (with far-off rows set to zero and said, as the load does)."""
+
+    def __init__(self, ids: list[str], mapped: np.ndarray, check: Callable[[VectorTable, np.ndarray], np.ndarray]):
+        self.ids = ids
+        self._matrix, self._check = mapped, check
+        self._lock = threading.Lock()
+
+    @property  # type: ignore[override]
+    def matrix(self) -> np.ndarray:
+        if self._check is not None:
+            with self._lock:
+                if self._check is not None:
+                    self._matrix = self._check(self, self._matrix)  # raises while the file is bad
+                    self._check = None
+        return self._matrix
+
+    @matrix.setter
+    def matrix(self, value: np.ndarray) -> None:
+        with self._lock:
+            self._matrix, self._check = value, None
+
+    @property
+    def width(self) -> int:
+        return int(self._matrix.shape[1]) if self._matrix.ndim == 2 else 0
+
+    @property
+    def checked(self) -> bool:
+        return self._check is None
+
+    def __reduce__(self) -> tuple:
+        """A copy or pickle is a plain table of the checked matrix (a lock and a check do not travel)."""
+        return (VectorTable, (self.ids, self.matrix))
 
 
 @dataclass

@@ -87,8 +87,18 @@ def check_rows(
             )
             com.rating = None
     for kind, table in vectors.items():
-        _norms(kind, table, report, (squared or {}).get(kind))
+        fixed = _norms(kind, table.ids, table.matrix, report, (squared or {}).get(kind))
+        if fixed is not None:
+            table.matrix = fixed
     return report.finish()
+
+
+def vector_problems(kind: str, ids: list[str], matrix: np.ndarray, squared: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """``check_rows``'s check of one vector table, on its first read (``model.CheckedOnRead``): the matrix to
+    search (far-off rows set to zero) and the lines that say what was done."""
+    report = _Report()
+    fixed = _norms(kind, ids, matrix, report, squared)
+    return (matrix if fixed is None else fixed), report.finish()
 
 
 def _finite(value: Any) -> bool:
@@ -166,23 +176,25 @@ def _names(entities: list, report: _Report) -> None:
             first[entity.name] = row
 
 
-def _norms(kind: str, table: VectorTable, report: _Report, squared: np.ndarray | None = None) -> None:
-    """Vectors whose norm is ``NORM_FACTOR`` times off the kind's median are set to zero (and named)."""
-    matrix = table.matrix
+def _norms(
+    kind: str, ids: list[str], matrix: np.ndarray, report: _Report, squared: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Vectors whose norm is ``NORM_FACTOR`` times off the kind's median are set to zero (and named): the
+    repaired copy, or None when every row is kept as it is."""
     if matrix.ndim != 2 or not len(matrix):
-        return  # empty (server engine)
+        return None  # empty (server engine)
     if squared is None or len(squared) != len(matrix):
         squared = squared_norms(matrix)
     if not np.isfinite(squared).all():
-        return  # not finite: the finite check reports those
+        return None  # not finite: the finite check reports those
     norms = np.sqrt(squared)
     nonzero = norms[norms > 0]
     if not len(nonzero):
-        return
+        return None
     median = float(np.median(nonzero))
     far = np.flatnonzero((norms > median * NORM_FACTOR) | ((norms > 0) & (norms < median / NORM_FACTOR)))
     if not len(far):
-        return
+        return None
     inside = np.delete(norms, far)
     low, high = (float(inside.min()), float(inside.max())) if len(inside) else (median, median)
     for i in far.tolist():
@@ -193,7 +205,7 @@ def _norms(kind: str, table: VectorTable, report: _Report, squared: np.ndarray |
                 "({low} to {high}): the vector is set to zero, so it matches no question",
                 kind=kind,
                 row=i + 1,
-                id=repr(table.ids[i]),
+                id=repr(ids[i]),
                 norm=f"{norms[i]:.3g}",
                 low=f"{low:.3g}",
                 high=f"{high:.3g}",
@@ -202,4 +214,4 @@ def _norms(kind: str, table: VectorTable, report: _Report, squared: np.ndarray |
     fixed = np.array(matrix, dtype=np.float32, copy=True)
     fixed[far] = 0.0
     fixed.setflags(write=False)
-    table.matrix = fixed
+    return fixed

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import functools
 import itertools
 import json
 import os
@@ -26,7 +27,7 @@ from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.gc_pause import paused_gc
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import row_checks, tables, validate, vectorstore
-from graphrag_ui.index.model import FORMAT_VERSION, Index, Manifest, VectorTable
+from graphrag_ui.index.model import FORMAT_VERSION, CheckedOnRead, Index, Manifest, VectorTable
 from graphrag_ui.index.servers import vector_server
 
 MANIFEST = "manifest.json"
@@ -88,11 +89,16 @@ def read_manifest(path: str | Path) -> tuple[Manifest, dict[str, Any]]:
     return manifest, storage
 
 
-def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local") -> Index:
+def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local", lazy: bool = False) -> Index:
     """Load and verify the index at ``path``; ``Index.path`` is set to it.
 
     ``vectors="server"`` reads no ``.npy`` matrix: the index's chroma server collections answer the
-    vector searches (``retrieval.vector_engine``).
+    vector searches (``retrieval.vector_engine``). ``lazy`` (the app's and the benchmarks' open,
+    ``retrieval.prepare.open_index``) leaves what a mode may never read to its first read: each local vector
+    table's row checks (``model.CheckedOnRead``: a NaN row refused when a search first reads the table, a
+    far-off norm said in ``Index.problems`` and by that query from then on) and each stored column's decoding
+    and null check (``tables.ParquetColumns``, from the file kept open). Headers, schemas, row counts, ids
+    and the built columns are checked now either way.
 
     The cyclic garbage collector is paused while rows are built: creating ~10⁵ small objects
     otherwise triggers repeated full collections that double the load time (measured).
@@ -104,7 +110,7 @@ def load(path: str | Path, *, finite_vectors: bool = True, vectors: str = "local
         while True:
             before = identity(folder)
             try:
-                index = _load(folder, finite_vectors, vectors)
+                index = _load(folder, finite_vectors, vectors, lazy)
             except IndexFormatError:
                 after = identity(folder)
                 if before is not None and after == before:
@@ -167,7 +173,7 @@ def _wait_for_swap(folder: Path) -> None:
         os.close(fd)
 
 
-def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> Index:
+def _load(folder: Path, finite_vectors: bool = True, engine: str = "local", lazy: bool = False) -> Index:
     manifest, storage = read_manifest(folder)
     tokens.warm(manifest.tokenizer)  # the first query's slowest step, loaded while the tables are read
     paths = validate.check_storage(folder, storage, tables.TABLES, folder / MANIFEST)
@@ -180,28 +186,35 @@ def _load(folder: Path, finite_vectors: bool = True, engine: str = "local") -> I
     # reader expects: the tables' (in table order), the vectors', the catalog's, and last those of the
     # columns rows read on first use (``model.Stored``), whose decoding runs while the graph is built.
     with ThreadPoolExecutor(1, thread_name_prefix="vectors") as pool, ThreadPoolExecutor(1, "tables") as reader:
-        pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, squared)
-        loaded, stored = _read_tables(reader, paths, counts)
+        deferred = lazy and engine == "local"
+        kept = None if deferred else squared  # None: no pass now, each table's on its first read
+        pending = pool.submit(_read_vectors, folder, storage, engine, finite_vectors, kept)
+        loaded, stored = _read_tables(reader, paths, counts, lazy)
         vectors = pending.result()
-        index = _assemble(folder, manifest, storage, paths, loaded, vectors, squared)
+        index = _assemble(folder, manifest, storage, paths, loaded, vectors, kept)
+        if deferred:
+            _check_on_read(index, folder, finite_vectors)
         for name, decoding in stored.items():
             validate.check_nulls(name, decoding.result(), paths[name])
+            tables.check_extras(name, decoding.result(), paths[name])
     return index
 
 
 def _read_tables(
-    reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int]
+    reader: ThreadPoolExecutor, paths: dict[str, Path], counts: dict[str, int], lazy: bool = False
 ) -> tuple[dict[str, list], dict[str, Future[pa.Table]]]:
     """Every table's rows, and the decoding of the columns they read on first use (``stored.StoredColumns``).
 
     The built columns of every file are decoded first, in table order (ids, names: small), then the
-    stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former."""
+    stored ones (texts, descriptions: most of the decoding), so this thread waits only for the former.
+    ``lazy``: no stored column is decoded now; each field on its first read (``tables.ParquetColumns``)."""
     present = list(itertools.takewhile(lambda name: paths[name].is_file(), tables.TABLES))
-    built = {name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "built") for name in present}
+    read = tables.read_built if lazy else functools.partial(tables.read_arrow, part="built")
+    built = {name: reader.submit(read, name, paths[name], counts.get(name)) for name in present}
     stored = {
         name: reader.submit(tables.read_arrow, name, paths[name], counts.get(name), "stored")
         for name in present
-        if tables.stored_fields(name)
+        if tables.stored_fields(name) and not lazy
     }
     loaded: dict[str, list] = {}
     for name in tables.TABLES:
@@ -211,7 +224,11 @@ def _read_tables(
             raise IndexFormatError(
                 msg("the {name} table {what}", name=name, what=what), where=str(file), fix=validate.REBUILD
             )
-        loaded[name] = tables.rows_of(name, built.pop(name).result(), file, stored.get(name))
+        if lazy:
+            table, source = built.pop(name).result()
+            loaded[name] = tables.rows_of(name, table, file, source)
+        else:
+            loaded[name] = tables.rows_of(name, built.pop(name).result(), file, stored.get(name))
         # the table's built columns are Python rows now: give their buffers back. Freed here, Arrow's
         # allocator (mimalloc) would keep them for the reader thread that made them until it ends, after
         # the graph is built too: ~45 MB more at the peak of a 100k-entity index's open
@@ -226,7 +243,7 @@ def _assemble(
     paths: dict[str, Path],
     loaded: dict[str, list],
     vectors: dict[str, VectorTable],
-    squared: dict[str, np.ndarray],
+    squared: dict[str, np.ndarray] | None,
 ) -> Index:
     """The index of the tables and vectors read, after checking them against the manifest and the catalog."""
     counts = manifest.counts
@@ -257,30 +274,49 @@ def _assemble(
     if not catalog_file.is_file():
         raise IndexFormatError(msg("the entity catalog is missing"), where=str(catalog_file), fix=validate.REBUILD)
     _check_catalog(catalog_file, storage.get("catalog", {}).get("rows", len(loaded["entities"])))
-    problems = row_checks.check_rows(loaded, vectors, squared)
+    problems = row_checks.check_rows(loaded, vectors if squared is not None else {}, squared)
     with validate.reading(folder):
         index = Index(manifest=manifest, vectors=vectors, **loaded)
     index.problems = problems
-    for kind, norms in squared.items():  # kept after ``Index`` is made: its refresh forgets the tables' values
+    for kind, norms in (squared or {}).items():  # kept after ``Index`` is made: its refresh forgets the tables' values
         validate.keep_squared_norms(vectors[kind], norms)
     index.path = str(folder.absolute())
     return index
 
 
 def _read_vectors(
-    folder: Path, storage: dict, engine: str, finite: bool, squared: dict[str, np.ndarray]
+    folder: Path, storage: dict, engine: str, finite: bool, squared: dict[str, np.ndarray] | None
 ) -> dict[str, VectorTable]:
     """The vector tables, each checked finite with one pass that also gives ``row_checks`` its norms
-    (``squared`` is filled: the matrices are not read twice more)."""
+    (``squared`` is filled: the matrices are not read twice more; None: no pass, ``_check_on_read``)."""
     if engine == "server":
         return vector_server.server_tables(folder, storage)
     vectors = vectorstore.read_vectors(folder, storage, finite=False)
-    for kind, table in vectors.items():
+    for kind, table in vectors.items() if squared is not None else ():
         if table.matrix.ndim == 2:
             squared[kind] = validate.squared_norms(table.matrix)
         if finite:
             validate.check_finite(table.matrix, str(folder / "vectors" / f"{kind}.npy"), squared=squared.get(kind))
     return vectors
+
+
+def _check_on_read(index: Index, folder: Path, finite: bool) -> None:
+    """Put each vector table of ``index`` behind its first-read check (``model.CheckedOnRead``): the one pass
+    ``_read_vectors`` makes at a load, then ``row_checks``' norm check, whose lines join ``index.problems``."""
+    problems = index.problems
+
+    def check(kind: str, table: VectorTable, matrix: np.ndarray) -> np.ndarray:
+        squared = validate.squared_norms(matrix)
+        if finite:
+            validate.check_finite(matrix, str(folder / "vectors" / f"{kind}.npy"), squared=squared)
+        fixed, lines = row_checks.vector_problems(kind, table.ids, matrix, squared)
+        problems.extend(line for line in lines if line not in problems)
+        validate.keep_squared_norms(table, squared if fixed is matrix else validate.squared_norms(fixed), fixed)
+        return fixed
+
+    for kind, table in list(index.vectors.items()):
+        checked = CheckedOnRead(table.ids, table.matrix, lambda t, m, kind=kind: check(kind, t, m))
+        index.vectors[kind] = checked
 
 
 def _check_catalog(file: Path, rows: int) -> None:

@@ -7,12 +7,18 @@ a table with such fields.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from graphrag_ui.base.errors import IndexFormatError
+from graphrag_ui.base.i18n import msg
 
 
 def _array(column: pa.ChunkedArray) -> pa.Array:
@@ -45,7 +51,52 @@ def _community_refs(column: pa.ChunkedArray) -> list:
     return [pairs[a - base : b - base] for a, b in zip(offsets, offsets[1:])]  # noqa: B905
 
 
+_TAG_TUPLE, _TAG_DICT = "$tuple", "$dict"  # ``tables.encode_extra``'s tags for what plain JSON loses
+
+
+def _unhashable_to_tuple(value: Any) -> Any:
+    return tuple(_unhashable_to_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def _revive(obj: dict) -> Any:
+    if len(obj) == 1:
+        if _TAG_TUPLE in obj:
+            return tuple(obj[_TAG_TUPLE])
+        if _TAG_DICT in obj:
+            return {_unhashable_to_tuple(k): v for k, v in obj[_TAG_DICT]}
+    return obj
+
+
+def decode_extra(text: str) -> dict[str, Any]:
+    if text == "{}":
+        return {}
+    if '"$' in text:  # only tagged values need the slower object hook
+        return json.loads(text, object_hook=_revive)
+    return json.loads(text)
+
+
+def decode_extras(texts: list[str]) -> list[dict[str, Any]]:
+    """Every row's ``extra``, as ``decode_extra`` of each, in one ``json.loads`` of the joined array.
+
+    At 10⁵–10⁶ rows the per-call overhead of ``json.loads`` was the largest cost of opening an index
+    (2 s of 3 at 100k entities; the array form takes a third of that). A row holding anything but
+    exactly one JSON value (so the element count differs or the array does not parse), or tagged
+    values needing the object hook, goes through the per-row path, which raises the usual error.
+    """
+    joined = ",".join(texts)  # a '"$' cannot span two texts: a comma stands between them
+    if '"$' not in joined:
+        try:
+            values = json.loads("[" + joined + "]")
+        except ValueError:
+            values = None
+        if isinstance(values, list) and len(values) == len(texts):
+            return values
+    return [decode_extra(t) for t in texts]
+
+
 def _values(name: str, field: str, column: pa.ChunkedArray) -> list:
+    if field == "extra":
+        return decode_extras(column.to_pylist())
     return _community_refs(column) if (name, field) == ("entities", "communities") else _pylist(column)
 
 
@@ -79,13 +130,31 @@ def _shared_strings(columns: list[pa.ChunkedArray]) -> list[list] | None:
 def _row_value(name: str, field: str, column: pa.Array, row: int) -> Any:
     """One row's value of ``column``, as ``_values`` gives it (communities as ``(level, id)`` pairs)."""
     value = column[row].as_py()
+    if field == "extra":
+        return decode_extra(value)
     if (name, field) == ("entities", "communities") and value is not None:
         return [(ref["level"], ref["id"]) for ref in value]
     return value
 
 
+class ColumnSource:
+    """Where a table's stored columns are decoded from one field at a time (``tables.ParquetColumns``: the
+    app's open). ``read`` checks what it decodes and raises ``IndexFormatError`` for a bad column."""
+
+    fields: tuple[str, ...]
+    rows: int
+
+    def size(self, field: str) -> int:
+        """The field's bytes as the file stores them uncompressed (an estimate, without decoding)."""
+        raise NotImplementedError
+
+    def read(self, field: str) -> pa.Array:
+        raise NotImplementedError
+
+
 class StoredColumns:
-    """The decoded columns of one table that its rows read on first use (``model.Stored``).
+    """The decoded columns of one table that its rows read on first use (``model.Stored``): decoded by the
+    loader, or (a ``ColumnSource``, the app's open) each field from the file on its first read.
 
     A query reads a few hundred rows' descriptions or chunk ids: those are converted one row at a time
     (~1–7 µs each; ``_row_value``). A scan (``SCAN_RUN`` rows in a row: nano's community schema, a
@@ -105,9 +174,13 @@ class StoredColumns:
     EAGER_ROWS = 50_000
     EAGER_BYTES = 8 << 20
 
-    def __init__(self, name: str, table: pa.Table | Future[pa.Table]) -> None:
-        self._name, self._table = name, table  # a Future until the first read (``rows_of``)
-        self._arrays: dict[str, pa.Array] | None = None  # field -> its column, while not converted whole
+    def __init__(self, name: str, table: pa.Table | Future[pa.Table] | ColumnSource, where: str = "") -> None:
+        # a Future until the first read (``rows_of``); a ``ColumnSource`` decodes each field on its first read
+        self._source = table if isinstance(table, ColumnSource) else None
+        self._name, self._table = name, None if self._source else table
+        self._where = where  # the file, named when a value cannot be decoded (an ``extra`` that is not JSON)
+        # field -> its column, while not converted whole (None: not decoded yet, ``_decoded``)
+        self._arrays: dict[str, pa.Array] | None = {} if self._source else None
         self._converted: dict[str, list] = {}  # field -> every row's value, once converted whole
         self._reads: dict[str, int] = {}
         self._runs: dict[str, tuple[int, int]] = {}  # field -> (last row read, rows read in a row up to it)
@@ -121,16 +194,34 @@ class StoredColumns:
         converted = self._converted.get(field)
         if converted is not None:
             return converted[position]
-        array = self._decoded().get(field)
+        array = self._array_of(field)
         if array is not None:
             last, run = self._runs.get(field, (-2, 0))
             run = run + 1 if position == last + 1 else 1
             self._runs[field] = (position, run)
             reads = self._reads[field] = self._reads.get(field, 0) + 1
             if run < self.SCAN_RUN and reads <= max(self.ROW_READS, len(array) // 10):
-                return _row_value(self._name, field, array, position)
-        self._convert(field)
+                with self._decoding(field, position):
+                    return _row_value(self._name, field, array, position)
+        with self._decoding(field, None):
+            self._convert(field)
         return self._converted[field][position]
+
+    @contextlib.contextmanager
+    def _decoding(self, field: str, position: int | None) -> Iterator[None]:
+        """An ``extra`` that is not JSON (its text was only shape-checked at load, ``tables.check_extras``)
+        is refused on every read, naming the file (and the row read): never a value made up for it."""
+        try:
+            yield
+        except (ValueError, TypeError) as exc:
+            if field != "extra":
+                raise
+            row = "" if position is None else msg(" (row {row})", row=position + 1)
+            raise IndexFormatError(
+                msg("an 'extra' value{row} is not JSON ({error})", row=row, error=str(exc)),
+                where=self._where,
+                fix=msg("rebuild or re-import the index"),
+            ) from None
 
     def _decoded(self) -> dict[str, pa.Array]:
         """The columns not converted whole yet (decoded by now: the loader waited for them before returning)."""
@@ -143,6 +234,17 @@ class StoredColumns:
                     self._table = None  # type: ignore[assignment]  (the arrays hold the data)
                 arrays = self._arrays
         return arrays
+
+    def _array_of(self, field: str) -> pa.Array | None:
+        """The column of ``field`` while it is not converted whole, decoded from the source on its first read."""
+        found = self._decoded().get(field)
+        if found is not None or self._source is None or field in self._converted:
+            return found
+        with self._lock:
+            found = self._arrays.get(field)  # type: ignore[union-attr]  (a source's arrays are a dict from the start)
+            if found is None and field not in self._converted and field in self._source.fields:
+                found = self._arrays[field] = self._source.read(field)  # type: ignore[index]
+        return found
 
     def _convert(self, field: str) -> None:
         with self._lock:
@@ -157,6 +259,13 @@ class StoredColumns:
         ~28 ms (measured; ``retrieval.prepare``): counting reads put each into a later query instead (the 11th
         and 17th of a LightRAG session, 5–6 ms each on a 13 ms query: their p95), after ~3 µs more per read
         until then, and a collection walked the new lists there (4 ms more in the next young collection)."""
+        source = self._source
+        if source is not None:  # decode only the fields the file says are small (a big one waits for its reader)
+            if source.rows > self.EAGER_ROWS:
+                return []
+            for field in source.fields:
+                if source.size(field) <= self.EAGER_BYTES:
+                    self._array_of(field)
         small = [f for f, a in self._decoded().items() if len(a) <= self.EAGER_ROWS and a.nbytes <= self.EAGER_BYTES]
         for field in small:
             self._convert(field)
@@ -164,7 +273,16 @@ class StoredColumns:
 
     def array(self, field: str) -> pa.Array | None:
         """The Arrow column of ``field`` while it is not converted whole (then ``None``)."""
-        return self._decoded().get(field)
+        return self._array_of(field)
+
+    def decode_all(self) -> None:
+        """Decode every field not decoded yet (``retrieval.prepare``'s background decoding); a bad column is
+        left undecoded, to be refused when a row reads it."""
+        for field in self._source.fields if self._source is not None else ():
+            try:
+                self._array_of(field)
+            except IndexFormatError:
+                continue
 
 
 def convert_small(rows: list) -> list[str]:
@@ -172,6 +290,13 @@ def convert_small(rows: list) -> list[str]:
     value: built in code, or of a table with no stored fields)."""
     columns = rows[0].__dict__.get("_columns") if rows else None
     return columns.convert_small() if isinstance(columns, StoredColumns) else []
+
+
+def source_columns(rows: list) -> StoredColumns | None:
+    """The ``StoredColumns`` of the table whose rows are ``rows`` when they decode from a ``ColumnSource`` (the
+    app's open), for ``StoredColumns.decode_all``; None otherwise."""
+    columns = rows[0].__dict__.get("_columns") if rows else None
+    return columns if isinstance(columns, StoredColumns) and columns._source is not None else None
 
 
 def shared_column(rows: list, field: str) -> pa.Array | None:
@@ -199,44 +324,40 @@ def shared_column(rows: list, field: str) -> pa.Array | None:
     return array if len(positions) == len(array) else array.take(pa.array(positions, type=pa.int64()))
 
 
-def _stored_document(row, id, title, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+def _stored_document(row, id, title, _columns, _row):  # noqa: A002, ANN001, ANN202
     row.id = id
     row.title = title
-    row.extra = extra
     row._columns = _columns
     row._row = _row
     return row
 
 
-def _stored_chunk(row, id, doc_id, order, tokens, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+def _stored_chunk(row, id, doc_id, order, tokens, _columns, _row):  # noqa: A002, ANN001, ANN202
     row.id = id
     row.doc_id = doc_id
     row.order = order
     row.tokens = tokens
-    row.extra = extra
     row._columns = _columns
     row._row = _row
     return row
 
 
-def _stored_entity(row, id, name, type, aliases, occurrence, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+def _stored_entity(row, id, name, type, aliases, occurrence, _columns, _row):  # noqa: A002, ANN001, ANN202
     row.id = id
     row.name = name
     row.type = type
     row.aliases = aliases
     row.occurrence = occurrence
-    row.extra = extra
     row._columns = _columns
     row._row = _row
     return row
 
 
-def _stored_relation(row, id, source, target, weight, extra, _columns, _row):  # noqa: A002, ANN001, ANN202
+def _stored_relation(row, id, source, target, weight, _columns, _row):  # noqa: A002, ANN001, ANN202
     row.id = id
     row.source = source
     row.target = target
     row.weight = weight
-    row.extra = extra
     row._columns = _columns
     row._row = _row
     return row

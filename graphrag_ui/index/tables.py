@@ -27,7 +27,18 @@ from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
-from graphrag_ui.index.stored import _MAKERS, StoredColumns, _shared_strings, _values
+from graphrag_ui.index.stored import (  # noqa: F401  (the codec's other half, re-exported)
+    _MAKERS,
+    _TAG_DICT,
+    _TAG_TUPLE,
+    ColumnSource,
+    StoredColumns,
+    _array,
+    _shared_strings,
+    _values,
+    decode_extra,
+    decode_extras,
+)
 
 _STR_LIST = pa.list_(pa.string())
 _COMMUNITY_REFS = pa.list_(pa.struct([("level", pa.int64()), ("id", pa.string())]))
@@ -88,8 +99,6 @@ TABLES = tuple(SCHEMAS)
 
 # --- extra dicts -------------------------------------------------------------------------------
 
-_TAG_TUPLE, _TAG_DICT = "$tuple", "$dict"
-
 
 def _plain(value: Any, where: str) -> Any:
     """``value`` as JSON-able data; tuples and non-string-keyed dicts become tagged objects."""
@@ -116,52 +125,12 @@ def _plain(value: Any, where: str) -> Any:
     )
 
 
-def _unhashable_to_tuple(value: Any) -> Any:
-    return tuple(_unhashable_to_tuple(v) for v in value) if isinstance(value, list) else value
-
-
-def _revive(obj: dict) -> Any:
-    if len(obj) == 1:
-        if _TAG_TUPLE in obj:
-            return tuple(obj[_TAG_TUPLE])
-        if _TAG_DICT in obj:
-            return {_unhashable_to_tuple(k): v for k, v in obj[_TAG_DICT]}
-    return obj
-
-
 def encode_extra(extra: dict[str, Any], where: str) -> str:
     if not extra:
         return "{}"
     if not isinstance(extra, dict):
         raise UserError(msg("extra must be a dict, not {type}", type=type(extra).__name__), where=where)
     return json.dumps(_plain(extra, where), ensure_ascii=False, allow_nan=True)
-
-
-def decode_extra(text: str) -> dict[str, Any]:
-    if text == "{}":
-        return {}
-    if '"$' in text:  # only tagged values need the slower object hook
-        return json.loads(text, object_hook=_revive)
-    return json.loads(text)
-
-
-def decode_extras(texts: list[str]) -> list[dict[str, Any]]:
-    """Every row's ``extra``, as ``decode_extra`` of each, in one ``json.loads`` of the joined array.
-
-    At 10⁵–10⁶ rows the per-call overhead of ``json.loads`` was the largest cost of opening an index
-    (2 s of 3 at 100k entities; the array form takes a third of that). A row holding anything but
-    exactly one JSON value (so the element count differs or the array does not parse), or tagged
-    values needing the object hook, goes through the per-row path, which raises the usual error.
-    """
-    joined = ",".join(texts)  # a '"$' cannot span two texts: a comma stands between them
-    if '"$' not in joined:
-        try:
-            values = json.loads("[" + joined + "]")
-        except ValueError:
-            values = None
-        if isinstance(values, list) and len(values) == len(texts):
-            return values
-    return [decode_extra(t) for t in texts]
 
 
 # --- rows -> Arrow -----------------------------------------------------------------------------
@@ -228,25 +197,72 @@ def read_arrow(name: str, path: Path, expected_rows: int | None = None, part: st
     that runs in Arrow's C++ without the interpreter lock: the loader does it on a worker thread while
     this one builds rows). ``part``: ``all`` columns, those ``built`` into the rows at load, or those
     ``stored`` until first read (``stored_fields``)."""
-    _cls, fields = SCHEMAS[name]
     with validate.reading(path):
-        file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
-        validate.check_schema(name, file.schema_arrow, fields, path)
-        if expected_rows is not None and file.metadata.num_rows != expected_rows:
-            raise IndexFormatError(
-                msg(
-                    "{num_rows} rows but the manifest says {expected_rows}",
-                    num_rows=file.metadata.num_rows,
-                    expected_rows=expected_rows,
-                ),
-                where=str(path),
-                fix=validate.REBUILD,
-            )
+        file = _checked_file(name, path, expected_rows)
         stored = stored_fields(name)
-        wanted = [f for f, _ in fields if part == "all" or (f in stored) == (part == "stored")]
+        names = [f for f, _ in SCHEMAS[name][1]] + ["extra"]
+        wanted = [f for f in names if part == "all" or (f in stored) == (part == "stored")]
         # one thread: arrow's own pool only added hand-offs (slower on a busy machine, measured); the
         # loader overlaps whole files instead
-        return file.read(columns=wanted + ([] if part == "stored" else ["extra"]), use_threads=False)
+        return file.read(columns=wanted, use_threads=False)
+
+
+def read_built(name: str, path: Path, expected_rows: int | None = None) -> tuple[pa.Table, ParquetColumns | None]:
+    """``read_arrow``'s ``built`` part, and the file kept open to decode each stored field on its first read
+    (``ParquetColumns``; None for a table without stored fields)."""
+    with validate.reading(path):
+        file = _checked_file(name, path, expected_rows)
+        stored = stored_fields(name)
+        names = [f for f, _ in SCHEMAS[name][1]] + ["extra"]
+        built = file.read(columns=[f for f in names if f not in stored], use_threads=False)
+    return built, ParquetColumns(name, file, path) if stored else None
+
+
+def _checked_file(name: str, path: Path, expected_rows: int | None) -> pq.ParquetFile:
+    file = pq.ParquetFile(path)  # not pq.read_table: its dataset layer costs ~0.6 s on first use
+    validate.check_schema(name, file.schema_arrow, SCHEMAS[name][1], path)
+    if expected_rows is not None and file.metadata.num_rows != expected_rows:
+        raise IndexFormatError(
+            msg(
+                "{num_rows} rows but the manifest says {expected_rows}",
+                num_rows=file.metadata.num_rows,
+                expected_rows=expected_rows,
+            ),
+            where=str(path),
+            fix=validate.REBUILD,
+        )
+    return file
+
+
+class ParquetColumns(ColumnSource):
+    """A table file's stored fields, each decoded and checked (nulls, ``check_extras``) on its first read.
+
+    The app's open (``store.load(lazy=True)``): decoding every stored column at the open put ~200 MB of
+    texts, descriptions and id lists into memory at 100k entities, most of which a mode never reads
+    (ms.global reads three of the entities' fields and nothing of the chunks, documents and relations). The
+    file stays open: a save that swaps another index in at the same path does not change what is read."""
+
+    def __init__(self, name: str, file: pq.ParquetFile, path: Path) -> None:
+        self.name, self._file, self._path = name, file, path
+        self.fields, self.rows = stored_fields(name), file.metadata.num_rows
+        self._sizes: dict[str, int] = {}
+        meta = file.metadata
+        for group in range(meta.num_row_groups):
+            chunks = meta.row_group(group)
+            for c in range(chunks.num_columns):
+                column = chunks.column(c)
+                top = column.path_in_schema.split(".", 1)[0]
+                self._sizes[top] = self._sizes.get(top, 0) + column.total_uncompressed_size
+
+    def size(self, field: str) -> int:
+        return self._sizes.get(field, 0)
+
+    def read(self, field: str) -> pa.Array:
+        with validate.reading(self._path):
+            table = self._file.read(columns=[field], use_threads=False)
+        validate.check_nulls(self.name, table, self._path)
+        check_extras(self.name, table, self._path)
+        return _array(table.column(field))
 
 
 def stored_fields(name: str) -> tuple[str, ...]:
@@ -254,33 +270,65 @@ def stored_fields(name: str) -> tuple[str, ...]:
     return STORED_FIELDS.get(SCHEMAS[name][0], ())
 
 
-def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | None = None) -> list:
+def rows_of(name: str, table: pa.Table, path: Path, stored: Future[pa.Table] | ColumnSource | None = None) -> list:
     """The row objects of an Arrow table ``read_arrow`` gave, after checking its nulls (``path`` names it).
 
     Documents, chunks, entities and relations keep their ``stored_fields`` in decoded columns
-    (``StoredColumns``) until first read: ``table``'s own, or those ``stored`` will give (the loader
-    decodes them meanwhile and checks them before it returns the index); the rows hold the rest."""
+    (``StoredColumns``) until first read: ``table``'s own, those ``stored`` will give (the loader
+    decodes them meanwhile and checks them before it returns the index), or those a ``ColumnSource``
+    decodes field by field on first read; the rows hold the rest."""
     cls, fields = SCHEMAS[name]
     validate.check_nulls(name, table, path)
     kept = stored_fields(name)
-    built = [f for f, _ in fields if f not in kept] + ["extra"]
+    built = [f for f in [f for f, _ in fields] + ["extra"] if f not in kept]
     shared = _SHARED.get(name, ())
     repeated = _shared_strings([table.column(f) for f in shared]) if shared else None
-    cols = [
-        repeated[shared.index(f)] if repeated is not None and f in shared else _values(name, f, table.column(f))
-        for f in built
-    ]
     try:
-        cols[-1] = decode_extras(cols[-1])
-    except (ValueError, TypeError) as exc:
+        cols = [
+            repeated[shared.index(f)] if repeated is not None and f in shared else _values(name, f, table.column(f))
+            for f in built
+        ]
+    except (ValueError, TypeError) as exc:  # only an ``extra`` is decoded from text here
         raise IndexFormatError(
             msg("an 'extra' value is not JSON ({error})", error=str(exc)), where=str(path), fix=validate.REBUILD
         ) from None
     if not kept:
         return [cls(*values) for values in zip(*cols, strict=True)]
-    columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored)
+    if stored is None:
+        check_extras(name, table, path)
+    columns = StoredColumns(name, table.select(list(kept)) if stored is None else stored, str(path))
     make, new = _MAKERS[name], object.__new__
     return [make(new(cls), *values, columns, i) for i, values in enumerate(zip(*cols, strict=True))]
+
+
+def check_extras(name: str, table: pa.Table, path: Path) -> None:
+    """Every ``extra`` of a table whose rows decode it on first read is one JSON object's text as
+    ``encode_extra`` writes it (``{`` … ``}``), found from the column's bytes without decoding: a column
+    holding anything else is refused at the load. One whose text is braced but not JSON is refused on the
+    first read of that row (``stored.StoredColumns``), never decoded into a value."""
+    if "extra" not in table.column_names:
+        return
+    for chunk in table.column("extra").chunks:
+        if not len(chunk) or chunk.type != pa.string():
+            continue
+        _validity, bounds, data = chunk.buffers()
+        offsets = np.frombuffer(bounds, dtype=np.int32, count=chunk.offset + len(chunk) + 1)[chunk.offset :]
+        text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+        starts, ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
+        braced = ends - starts >= 2
+        if braced.all():
+            braced = (text[starts] == ord("{")) & (text[ends - 1] == ord("}"))
+        if not braced.all():
+            row = int(np.flatnonzero(~braced)[0])
+            raise IndexFormatError(
+                msg(
+                    "an 'extra' value is not a JSON object (row {row}: {text})",
+                    row=row + 1,
+                    text=repr(chunk[row].as_py())[:80],
+                ),
+                where=str(path),
+                fix=validate.REBUILD,
+            )
 
 
 _SHARED = {"relations": ("source", "target")}  # built string columns whose values repeat (``_shared_strings``)

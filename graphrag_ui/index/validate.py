@@ -304,11 +304,12 @@ def squared_norms(matrix: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", matrix, matrix, dtype=np.float64)
 
 
-def keep_squared_norms(table: Any, squared: np.ndarray) -> None:
+def keep_squared_norms(table: Any, squared: np.ndarray, matrix: np.ndarray | None = None) -> None:
     """Keep a table's ``squared_norms`` with it (``index.cache``): the loader's finiteness pass made them,
     and a search that pre-filters by distance reads them (``table_squared_norms``) instead of another
-    pass, which also copied a 100k-entity matrix to float64 (195 MB at 256 dimensions)."""
-    cache.values(table)[_SQUARED] = (id(table.matrix), squared)
+    pass, which also copied a 100k-entity matrix to float64 (195 MB at 256 dimensions). ``matrix``: the
+    one they are of, when it is not ``table.matrix`` yet (a first-read check, ``model.CheckedOnRead``)."""
+    cache.values(table)[_SQUARED] = (id(table.matrix if matrix is None else matrix), squared)
 
 
 def table_squared_norms(table: Any) -> np.ndarray:

@@ -21,6 +21,7 @@ first query builds its lookups instead, and only the parts it reads (nano counts
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from graphrag_ui.index.model import Index
 from graphrag_ui.retrieval.core import screen
 from graphrag_ui.retrieval.lightrag import chunks as lightrag_chunks
 from graphrag_ui.retrieval.lightrag import search as lightrag_search
-from graphrag_ui.retrieval.ms import indexer_adapters, text, vector_search
+from graphrag_ui.retrieval.ms import indexer_adapters, text
 from graphrag_ui.retrieval.ms.global_search import search as ms_global
 from graphrag_ui.retrieval.nano import prep as nano_prep
 from graphrag_ui.retrieval.registry import get_mode, mode_names
@@ -54,7 +55,13 @@ def defaults(mode: str) -> dict[str, Any]:
 
 def prepare_index(index: Index) -> None:
     """Import every mode module, fill the per-index caches of the index's family (none for an index of
-    no known family) and the vector screen's, then freeze the heap.
+    no known family), then freeze the heap.
+
+    Nothing of the vectors: each table is checked (``store.load``'s ``lazy``) and gets the int8
+    screen's copy (``retrieval.core.screen``) on its first search. Doing both here for every table read
+    every matrix into memory and built every copy at each open — at 100k entities ~240 MB and ~0.5 s that
+    ms.global, which searches no vectors, kept as its peak, and a nano index's 300k relation vectors that
+    its local mode never searches.
 
     ``freeze_heap`` moves the just-loaded rows (10⁵–10⁶ objects) out of the collector's generations:
     without it every full collection a query's allocations trigger walks them all again (tens of ms
@@ -73,12 +80,35 @@ def prepare_index(index: Index) -> None:
             tokens.encoding(nano_prep.ENCODING)  # LightRAG counts with o200k_base too
             lightrag_search.graph_cache(index)
             lightrag_chunks.decode_f16(index)
-        for table in index.vectors.values():  # the int8 screen's copies, checked (``screen.prepare``)
-            screen.prepare(table)
         # frozen before the collector is back on: its allocation count is reset, so the first
         # allocation after the pause does not start a full collection over what was just built (1.3 s
         # at 100k entities)
         freeze_heap()
+    if kind != "graphrag":
+        decode_in_background(index)
+
+
+def decode_in_background(index: Index) -> threading.Thread | None:
+    """Decode the entities', relations' and chunks' stored columns and start the int8 screen's onnxruntime on a
+    thread of their own (Arrow and onnxruntime let go of the interpreter lock), as the load did before it left
+    them to their first read (``store.load(lazy=True)``): every mode of nano-graphrag and LightRAG reads those
+    texts, and decoding them inside the first query took it from ~0.3 s to ~1 s at 100k entities. Not for a
+    GraphRAG index: ms.global reads none of them (~200 MB at 100k entities, its peak over GraphRAG's). The
+    thread holds the columns, never the index (a dropped index is not kept alive)."""
+    columns = [c for c in map(stored.source_columns, (index.entities, index.relations, index.chunks)) if c]
+    big = any(len(t) >= screen.SCREEN_FROM for t in index.vectors.values())
+    if not columns and not big:
+        return None
+
+    def work() -> None:
+        if big:
+            screen.warm()
+        for table in columns:
+            table.decode_all()
+
+    thread = threading.Thread(target=work, name="decode-columns", daemon=True)
+    thread.start()
+    return thread
 
 
 def open_index(path: str | Path, vectors: str = "local") -> Index:
@@ -88,7 +118,7 @@ def open_index(path: str | Path, vectors: str = "local") -> Index:
 
     release_dropped()
     with paused_gc():
-        index = store.load(path, vectors=vectors)
+        index = store.load(path, vectors=vectors, lazy=True)
         prepare_index(index)
     return index
 
@@ -120,7 +150,6 @@ def freeze_heap() -> None:
 def _prepare_graphrag(index: Index) -> None:
     tokens.encoding(text.ENCODING)  # GraphRAG indexes are counted with cl100k_base
     indexer_adapters.level_view(index, int(defaults("ms.local")["community_level"]))
-    vector_search.prepare_norms(index)
     ms_global.prepare(index, defaults("ms.global"))
 
 

@@ -37,8 +37,8 @@ from graphrag_ui.services.readiness import embeds_question, mode_readiness
 def index_dimension(index: Index) -> int:
     """The width of the index's stored vectors (the manifest's, when it has no vectors)."""
     for table in index.vectors.values():
-        if table.matrix.ndim == 2 and table.matrix.shape[1]:
-            return int(table.matrix.shape[1])
+        if table.width:  # read without reading (or first-read checking) the matrix's rows
+            return table.width
     return int(index.manifest.dimension or 0)
 
 
@@ -248,7 +248,8 @@ class Prepared:
                 "context": to_microsecond(total_ms - embed_ms),
             }
         )
-        for note in self.notes + nothing_found(index, self.mode, result, spec):
+        # the index's problems again: a vector table's first read (``model.CheckedOnRead``) may have added some
+        for note in self.notes + list(getattr(index, "problems", [])) + nothing_found(index, self.mode, result, spec):
             if note not in result.warnings:
                 result.warnings.append(note)
         result.answer_options = self.intake.answer

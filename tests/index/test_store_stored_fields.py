@@ -2,7 +2,8 @@
 
 Whether a field is read one row at a time or its column converted whole, every value equals the saved
 row's; a value the program set stays; copies and pickles carry values, not the table; nothing is read
-from the files after the load (a save replacing them changes no open index).
+from the files after the load (a save replacing them changes no open index). A lazy load (the app's open)
+decodes each stored field from the file it opened, on the field's first read, checked as the load checks it.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def test_small_columns_convert_whole_at_once_and_big_ones_stay_in_arrow(saved, m
     loaded = store.load(out)
     assert len(loaded.relations) < len(loaded.entities)
     monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", len(loaded.relations))
-    assert sorted(stored.convert_small(loaded.relations)) == ["description", "keywords", "source_chunk_ids"]
+    assert sorted(stored.convert_small(loaded.relations)) == ["description", "extra", "keywords", "source_chunk_ids"]
     assert not loaded.relations[0].__dict__["_columns"]._arrays
     assert not any("description" in r.__dict__ for r in loaded.relations)  # nothing written into the rows
     assert stored.convert_small(loaded.entities) == []  # more rows than EAGER_ROWS
@@ -229,3 +230,113 @@ def test_a_relations_endpoints_are_one_string_per_name(saved):
     assert [(r.source, r.target) for r in loaded.relations] == [(r.source, r.target) for r in index.relations]
     alice = [end for r in loaded.relations for end in (r.source, r.target) if end == "ALICE"]
     assert len(alice) == 3 and all(a is alice[0] for a in alice)
+
+
+def _with_extra(out, name: str, row: int, text: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = out / f"{name}.parquet"
+    table = pq.read_table(path)
+    column = table.column("extra").to_pylist()
+    column[row] = text
+    table = table.set_column(table.schema.get_field_index("extra"), "extra", pa.array(column, pa.string()))
+    path.unlink()
+    pq.write_table(table, path)
+
+
+def test_extras_are_decoded_on_first_read(saved):
+    """GraphRAG's 300k relation ranks and 50k chunks' id lists were ~130 MB of dicts at 100k entities, decoded at
+    every open; ms.global reads none of them."""
+    index, out = saved
+    loaded = store.load(out)
+    for name in ("documents", "chunks", "entities", "relations"):
+        rows = getattr(loaded, name)
+        assert not any("extra" in r.__dict__ for r in rows), name
+        assert [r.extra for r in rows] == [r.extra for r in getattr(index, name)], name
+
+
+def test_an_extra_not_json_is_refused_on_every_read_of_its_row_naming_file_and_row(saved):
+    from graphrag_ui.base.errors import IndexFormatError
+
+    index, out = saved
+    _with_extra(out, "relations", 2, '{"human_readable_id": 2,}')
+    loaded = store.load(out)  # braced like every extra: found when the row is read
+    assert loaded.relations[0].extra == index.relations[0].extra
+    for _ in range(2):
+        with pytest.raises(IndexFormatError) as caught:
+            loaded.relations[2].extra  # noqa: B018
+        said = str(caught.value)
+        assert "relations.parquet" in said and "row 3" in said and "not JSON" in said and "—" in said
+    with pytest.raises(IndexFormatError, match="relations.parquet"):
+        [r.extra for r in loaded.relations]  # a scan converting the column whole is refused too
+
+
+@pytest.mark.parametrize("text", ["5", "[1]", "", "not json", '"{}"'])
+def test_an_extra_that_is_no_json_object_is_refused_at_the_load(saved, text):
+    from graphrag_ui.base.errors import IndexFormatError
+
+    _index, out = saved
+    _with_extra(out, "entities", 1, text)
+    with pytest.raises(IndexFormatError, match=r"entities.parquet: an 'extra' value is not a JSON object \(row 2"):
+        store.load(out)
+
+
+def test_a_lazy_open_decodes_a_stored_field_on_its_first_read_only(saved, monkeypatch):
+    """``open_index``'s load (``lazy``): at 100k entities the stored columns were ~200 MB decoded at the open,
+    most of which a mode never reads (ms.global: three of the entities' fields)."""
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)  # a big index: nothing converted at the open
+    loaded = store.load(out, lazy=True)
+    stored.convert_small(loaded.relations)
+    relations = loaded.relations[0].__dict__["_columns"]
+    assert relations._arrays == {}
+    assert loaded.relations[1].description == index.relations[1].description
+    assert set(relations._arrays) == {"description"}
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+
+
+@pytest.mark.parametrize("row_reads", [0, 1000])
+def test_a_lazy_open_gives_the_values_of_a_full_one(saved, monkeypatch, row_reads):
+    index, out = saved
+    monkeypatch.setattr(stored.StoredColumns, "ROW_READS", row_reads)
+    loaded = store.load(out, lazy=True)
+    for name in ("documents", "chunks", "entities", "relations", "communities"):
+        assert [_fields(r) for r in getattr(loaded, name)] == [_fields(r) for r in getattr(index, name)], name
+
+
+def test_a_lazy_open_reads_the_files_it_opened_not_a_later_save(saved):
+    index, out = saved
+    loaded = store.load(out, lazy=True)
+    other = small_index(seed=1)
+    for entity in other.entities:
+        entity.description = "replaced " + entity.description
+    store.save(other, out)  # a save swaps in another index at the same path while this one is open
+    assert [e.description for e in loaded.entities] == [e.description for e in index.entities]
+    shutil.rmtree(out)
+    assert [_fields(r) for r in loaded.relations] == [_fields(r) for r in index.relations]
+    assert [c.text for c in loaded.chunks] == [c.text for c in index.chunks]
+
+
+def test_a_bad_stored_column_of_a_lazy_open_is_refused_on_every_read_of_it(saved, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from graphrag_ui.base.errors import IndexFormatError
+
+    index, out = saved
+    path = out / "relations.parquet"
+    table = pq.read_table(path)
+    column = table.column("description").to_pylist()
+    column[0] = None
+    at = table.schema.get_field_index("description")
+    table = table.set_column(at, "description", pa.array(column, pa.string()))
+    path.unlink()
+    pq.write_table(table, path)
+    monkeypatch.setattr(stored.StoredColumns, "EAGER_ROWS", 0)
+    loaded = store.load(out, lazy=True)  # the column is decoded when a row first reads it
+    assert loaded.relations[1].keywords == index.relations[1].keywords
+    for _ in range(2):
+        with pytest.raises(IndexFormatError, match="column 'description' of the relations table has 1 null value"):
+            loaded.relations[1].description  # noqa: B018

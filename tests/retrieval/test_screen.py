@@ -255,19 +255,24 @@ def test_the_committed_onnx_graph_is_what_the_script_builds():
     assert screen.MODEL.read_bytes() == build_int8_product_onnx.model_bytes()
 
 
-def test_opening_an_index_prepares_and_checks_its_big_tables(monkeypatch):
+def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the_index_opens(monkeypatch):
+    """A table no query of the session searches (ms.global searches none) never pays for its copy."""
     from graphrag_ui.retrieval.prepare import prepare_index
     from tests.support.store_fixtures import small_index
 
     monkeypatch.setattr(screen, "SCREEN_FROM", 1_000)
     index = small_index()
     big, queries = unit_table(n=5_000, d=64)
+    other, _ = unit_table(n=5_000, d=64)
     small, _ = unit_table(n=50, d=64)
-    index.vectors = {"entities": big, "chunks": small}
+    index.vectors = {"entities": big, "relations": other, "chunks": small}
     prepare_index(index)
-    assert index_cache.values(big)[screen.INT8].checked is True
-    assert screen.INT8 not in index_cache.values(small)  # under SCREEN_FROM
+    assert not any(screen.INT8 in index_cache.values(t) for t in (big, other, small))
     assert bits(vector_topk(big, queries[0], 10)) == bits(reference(big.matrix, normalise(queries[0]), 10))
+    assert index_cache.values(big)[screen.INT8].checked is True
+    assert screen.INT8 not in index_cache.values(other)  # never searched
+    assert bits(vector_topk(small, queries[0], 10)) == bits(reference(small.matrix, normalise(queries[0]), 10))
+    assert screen.INT8 not in index_cache.values(small)  # under SCREEN_FROM
 
 
 def test_onnxruntime_failing_leaves_the_full_product(monkeypatch):

@@ -79,14 +79,13 @@ def _session():
         return _SESSION[0]
 
 
-def prepare(table: object) -> None:
-    """At index open (``retrieval.prepare``): a table the screen will serve gets its int8 copy and its check
-    (a fixed unit query) now, not on its first search. Any failure leaves it to the full product."""
-    matrix = getattr(table, "matrix", None)
-    if not isinstance(matrix, np.ndarray) or not screenable(matrix, 10):  # a chroma server's table has none
+def warm() -> None:
+    """Import onnxruntime and make the session now (``retrieval.prepare``, off the first query's path: ~0.2 s);
+    a failure is left to the first search, which falls back to the full product."""
+    try:
+        _session()
+    except Exception:  # noqa: BLE001 - onnxruntime missing or failing: the first search says so (``_off``)
         return
-    query = np.random.default_rng(0).standard_normal(matrix.shape[1])
-    screened_top(table, matrix, (query / np.linalg.norm(query)).astype(np.float32), 10)
 
 
 def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
@@ -95,8 +94,8 @@ def int8_products(q: np.ndarray, qv: np.ndarray) -> np.ndarray:
 
 
 def _build(matrix: np.ndarray) -> _Int8:
-    """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (made when the
-    index opens: ``prepare``)."""
+    """The int8 copy, per-row scales and norm bounds, ``CHUNK`` rows at a time, in float32 (made on the
+    table's first search: ``_prepared``)."""
     n, d = matrix.shape
     u = 2.0**-24
     norm_up = 1 + d * u / (1 - d * u) + 4 * u  # a float32 sum of d squares (any order) and its root, rounded up

@@ -15,7 +15,7 @@ import numpy as np
 
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
-from graphrag_ui.index.model import Index, VectorTable
+from graphrag_ui.index.model import VectorTable
 from graphrag_ui.index.servers import vector_server
 from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.ms.lance_topk import TopKHeap
@@ -81,14 +81,7 @@ EXACT_ROWS = 4096  # below this, every row gets the exact kernel
 
 
 def _squared_norms(table: VectorTable) -> np.ndarray:
-    return validate.table_squared_norms(table)  # the loader's, when it read the table
-
-
-def prepare_norms(index: Index) -> None:
-    """Square the row norms of every table ``lance_knn`` pre-filters (large ones), before the first query."""
-    for table in index.vectors.values():
-        if len(table) > EXACT_ROWS and not vector_server.is_server(table):
-            _squared_norms(table)
+    return validate.table_squared_norms(table)  # the table's first-read check's (or the loader's)
 
 
 def lance_knn(table: VectorTable, query: np.ndarray, k: int, kernel: str) -> list[VectorHit]:
