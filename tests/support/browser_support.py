@@ -121,13 +121,17 @@ def wait_graph_painted(page, timeout: int = 60_000) -> float:
 
 
 def node_screen_position(page, node_id: str, timeout: int = 30_000) -> dict[str, float]:
-    """Page coordinates of a node of the clickable graph (to click or hover it), once it is drawn."""
+    """Page coordinates of a node of the clickable graph (to click or hover it), once it is drawn and inside the
+    window: a graph below the fold is scrolled to the middle first (a click outside the window reaches nothing)."""
     handle = page.wait_for_function(
         f"""(id) => {{ const box = ({GRAPH_BOX_JS})(); const net = box && box.__network;
             if (!net || !box.dataset.painted) return null;
             const at = net.getPositions([id])[id]; if (!at) return null;
             const p = net.canvasToDOM(at); const r = box.getBoundingClientRect();
-            return {{ x: r.left + p.x, y: r.top + p.y }}; }}""",
+            const x = r.left + p.x, y = r.top + p.y;
+            if (y < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) {{
+              box.scrollIntoView({{ block: "center" }}); return null; }}
+            return {{ x, y }}; }}""",
         arg=node_id,
         timeout=timeout,
     )
