@@ -27,7 +27,7 @@ from graphrag_ui.base.errors import IndexFormatError, UserError
 from graphrag_ui.base.i18n import msg
 from graphrag_ui.index import validate
 from graphrag_ui.index.model import STORED_FIELDS, Chunk, Community, Document, Entity, Relation
-from graphrag_ui.index.stored import (  # noqa: F401  (the codec's other half, re-exported)
+from graphrag_ui.index.stored import (
     _MAKERS,
     _TAG_DICT,
     _TAG_TUPLE,
@@ -36,8 +36,6 @@ from graphrag_ui.index.stored import (  # noqa: F401  (the codec's other half, r
     _array,
     _shared_strings,
     _values,
-    decode_extra,
-    decode_extras,
 )
 
 _STR_LIST = pa.list_(pa.string())

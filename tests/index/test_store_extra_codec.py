@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphrag_ui.base.errors import UserError
-from graphrag_ui.index.tables import decode_extra, decode_extras, encode_extra
+from graphrag_ui.index.stored import decode_extra, decode_extras
+from graphrag_ui.index.tables import encode_extra
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 keys = st.text() | st.integers() | st.booleans() | st.tuples(st.integers(), st.text())
