@@ -285,18 +285,24 @@ class StoredColumns:
                 continue
 
 
-def convert_small(rows: list) -> list[str]:
-    """``StoredColumns.convert_small`` for the table whose rows are ``rows`` (none when its rows hold every
-    value: built in code, or of a table with no stored fields)."""
+def _columns_of(rows: list) -> StoredColumns | None:
+    """The ``StoredColumns`` the table whose rows are ``rows`` reads from (None when its rows hold every value:
+    built in code, or of a table with no stored fields)."""
     columns = rows[0].__dict__.get("_columns") if rows else None
-    return columns.convert_small() if isinstance(columns, StoredColumns) else []
+    return columns if isinstance(columns, StoredColumns) else None
+
+
+def convert_small(rows: list) -> list[str]:
+    """``StoredColumns.convert_small`` for the table whose rows are ``rows`` (none without stored columns)."""
+    columns = _columns_of(rows)
+    return columns.convert_small() if columns is not None else []
 
 
 def source_columns(rows: list) -> StoredColumns | None:
     """The ``StoredColumns`` of the table whose rows are ``rows`` when they decode from a ``ColumnSource`` (the
     app's open), for ``StoredColumns.decode_all``; None otherwise."""
-    columns = rows[0].__dict__.get("_columns") if rows else None
-    return columns if isinstance(columns, StoredColumns) and columns._source is not None else None
+    columns = _columns_of(rows)
+    return columns if columns is not None and columns._source is not None else None
 
 
 def shared_column(rows: list, field: str) -> pa.Array | None:
