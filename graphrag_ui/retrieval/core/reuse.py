@@ -110,6 +110,19 @@ def once(key: tuple, make: Callable[[], Any]) -> Any:
     return found
 
 
+def of_objects(name: str, objects: tuple, make: Callable[[], Any]) -> Any:
+    """``make()`` once per ``objects`` (by identity) inside ``shared()``, as ``kept`` is per table: the objects
+    are held with the value, so their ids name no other while the scope lasts; the value is shared: read only."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    key = (name, *map(id, objects))
+    found = memo.get(key)
+    if found is None or not all(a is b for a, b in zip(found[0], objects, strict=True)):
+        found = memo[key] = (objects, make())
+    return found[1]
+
+
 def owned(key: tuple, make: Callable[[], Any], fresh: Callable[[Any], Any]) -> Any:
     """``make()`` for a caller that changes what it gets: inside ``shared()`` the second step with the same
     ``key`` keeps a value and each later one gets ``fresh(kept)`` (its own copy); the first step gets its

@@ -133,9 +133,7 @@ def _unpicked(index: Index, merged: list[tuple[str, str]], picks: dict[str, Chun
                     out.append((cid, pick))
         return out
 
-    held = (merged, *picks.values())
-    found = reuse.once(("lightrag.unpicked", id(index), *map(id, held)), lambda: (held, make()))
-    return found[1] if all(a is b for a, b in zip(found[0], held, strict=True)) else make()
+    return reuse.of_objects("lightrag.unpicked", (index, merged, *picks.values()), make)
 
 
 def _not_picked(index: Index, pick: ChunkPick) -> list[str]:

@@ -322,10 +322,7 @@ def pick_chunks(
     # a step whose three picks are an earlier step's (a budget step, a wider top_k keeping the same items)
     # merges them as that one did: the picks are held with their merge, so their ids name no other
     picks3 = (vector, ent_pick, rel_pick)
-    held = reuse.once(("lightrag.chunk merge", *map(id, picks3)), lambda: (picks3, round_robin_chunks(list(picks3))))
-    merged, dupes = (
-        held[1] if all(a is b for a, b in zip(held[0], picks3, strict=True)) else round_robin_chunks(list(picks3))
-    )
+    merged, dupes = reuse.of_objects("lightrag.chunk merge", picks3, lambda: round_robin_chunks(list(picks3)))
     clock.lap(
         "merge",
         msg("vector[i], entity[i], relation[i]; chunk ids deduplicated"),
