@@ -120,14 +120,14 @@ def run_and_show(index, index_key: str, mode: str, spec, marks, query: str, draw
     # place (each block is redrawn on every move)
     staged = result.stages is not None or get_mode(result.mode).stages is not None
     notes = st.container() if staged else None
-    if notes is None:
+    if not staged:
         warnings_box(result)
     vector_search_note(result)
     empty_state(result, known_cause=mode_marks.has_known_cause(mode, marks))
     offer_lower_threshold(index, index_key, spec, result, values, hl, ll)
     comparison = remember(result, index_key, "main")
     change_bar(result, comparison, "main")
-    if notes is None and answer_layout == "below":
+    if not staged and answer_layout == "below":
         result_tabs(index, result, comparison=comparison)
         answer_panel(result, index=index)
     else:
@@ -136,7 +136,7 @@ def run_and_show(index, index_key: str, mode: str, spec, marks, query: str, draw
             result = answer_panel(result, index=index)  # a staged mode's result is filled in once its model calls ran
         with right:
             result_tabs(index, result, comparison=comparison)
-    if notes is not None:
+    if staged:
         with notes:
             warnings_box(result)
     run_summary(result)
