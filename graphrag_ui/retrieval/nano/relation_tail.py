@@ -77,6 +77,17 @@ def relation_candidates(
     if not reuse.active():  # one query: its own gather, nothing to share or copy
         head = [*before, *(candidate(got, pos, kept, running, limit, shown) for pos in range(kept))]
         return Candidates(head, RelationTail(got, kept, running, limit, shown))
+    if reuse.summary_only():  # a summary step: each kept edge's id and label, one per root row (``SummaryRow``)
+        root, rows = rooted(got, 0, kept)
+        cache = root.made.setdefault("summary by row", {})
+        head = list(before)
+        for i in rows:
+            found = cache.get(i)
+            if found is None:
+                _rank, _weight, a, b, rel, _via = root.row(i)
+                found = cache[i] = reuse.SummaryRow(rel.id, f"{a} — {b}")
+            head.append(found)
+        return Candidates(head, RelationTail(got, kept, running, limit, shown))
     made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
     if len(made) < kept:
         root, rows = rooted(got, len(made), kept)
