@@ -60,3 +60,29 @@ def test_summary_steps_print_nothing_and_share_one_row_per_kept_item(index, para
     for i, value in enumerate(values):
         alone = run_query(index, "nano.local", QUESTION, {param: value})
         assert comparable(swept.retrieval(index, i)) == comparable(whole[i]) == comparable(alone)
+
+
+@pytest.mark.parametrize("param,values", [("top_k", [40, 2, 5, 12]), ("naive_max_token_for_text_unit", [4000, 0, 900])])
+def test_naive_summary_steps_print_nothing_and_read_the_rows_made(index, param, values, monkeypatch):
+    """nano.naive's summary steps join no context and build no messages, and read the kept rows made once per
+    sweep (a whole step reads copies)."""
+    runs = []
+    real_step = sweep_service._step
+    monkeypatch.setattr(sweep_service, "_step", lambda v, r, *a: runs.append(r) or real_step(v, r, *a))
+    swept = run_sweep(index, "nano.naive", QUESTION, {}, param, values)
+    assert all(r.context == "" and r.messages == [] for r in runs)
+    rows: dict[str, object] = {}
+    for result in runs:
+        for row in in_context(result.chunks):
+            assert rows.setdefault(row.id, row) is row, f"{row.id}: copied for a summary step"
+    assert sum(len(in_context(r.chunks)) for r in runs) > len(rows)
+    whole = []
+    full = run_sweep(index, "nano.naive", QUESTION, {}, param, values, on_step=lambda v, r: whole.append(r))
+    assert summary(swept) == summary(full)
+    assert all(r.context for r in whole if in_context(r.chunks))  # a whole step joins its context
+    kept = [row for r in whole for row in in_context(r.chunks)]
+    assert len({id(row) for row in kept}) == len(kept)  # a whole step's rows are its own
+    for i, value in enumerate(values):
+        assert comparable(swept.retrieval(index, i)) == comparable(
+            run_query(index, "nano.naive", QUESTION, {param: value})
+        )
