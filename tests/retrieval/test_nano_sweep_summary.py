@@ -86,3 +86,35 @@ def test_naive_summary_steps_print_nothing_and_read_the_rows_made(index, param, 
         assert comparable(swept.retrieval(index, i)) == comparable(
             run_query(index, "nano.naive", QUESTION, {param: value})
         )
+
+
+@pytest.mark.parametrize(
+    "param,values",
+    [
+        ("global_max_consider_community", [40, 1, 3, 8, 20]),
+        ("global_max_token_for_community_report", [16384, 1, 900, 3000]),
+    ],
+)
+def test_global_summary_steps_write_no_batch_and_share_one_row_per_cluster(index, param, values, monkeypatch):
+    """nano.global's summary steps write no batch's table or map prompt and keep one ``reuse.SummaryRow`` per
+    cluster and sweep; their summaries are the whole runs' and each step's whole run is the single run."""
+    from graphrag_ui.retrieval.nano import global_query
+
+    written, runs = [], []
+    real_messages, real_step = global_query.map_messages, sweep_service._step
+    monkeypatch.setattr(global_query, "map_messages", lambda *a: written.append(1) or real_messages(*a))
+    monkeypatch.setattr(sweep_service, "_step", lambda v, r, *a: runs.append(r) or real_step(v, r, *a))
+    swept = run_sweep(index, "nano.global", QUESTION, {}, param, values)
+    assert written == [] and all(r.context == "" and not r.stages.batches for r in runs)
+    rows: dict[str, object] = {}
+    for result in runs:
+        for row in in_context(result.communities):
+            assert type(row) is reuse.SummaryRow and rows.setdefault(row.id, row) is row
+    assert sum(len(in_context(r.communities)) for r in runs) > len(rows) > 0
+    whole = []
+    full = run_sweep(index, "nano.global", QUESTION, {}, param, values, on_step=lambda v, r: whole.append(r))
+    assert written and summary(swept) == summary(full)
+    for i, value in enumerate(values):
+        assert comparable(swept.retrieval(index, i)) == comparable(
+            run_query(index, "nano.global", QUESTION, {param: value})
+        )
