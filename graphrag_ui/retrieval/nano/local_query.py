@@ -232,10 +232,26 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     return lines[:kept]
 
 
-def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
-    """Each hit as an entity in the context, with its degree: a function of the hit alone (its place in the
-    recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
-    each step reads a copy."""
+def _nodes(index: Index, prep, hits: list[RecallHit]) -> tuple[list[Candidate], list[int], list[int]]:
+    """Each hit as an entity in the context, its degree and the running total of their tokens: a function of the
+    hit alone (its place in the recall), so a sweep's steps that recall it share it (``nano.recall.Ranked``
+    keeps the same hit object); a whole step reads copies. A summary step's hits are the first ones of the
+    widest step's (``Ranked.hits`` unnoted): its columns are the first ones of that step's."""
+    if _summary():
+        widest = reuse.once(("nano.local summary nodes", id(index)), dict)
+        held = widest.get("hits")
+        n = len(hits)
+        if held is not None and len(held) >= n and held[:n] == hits:
+            cands, degrees, running = widest["columns"]
+            return cands[:n], degrees[:n], running[:n]
+        columns = _node_columns(index, prep, hits)
+        if held is None or n > len(held):
+            widest["hits"], widest["columns"] = list(hits), columns
+        return columns
+    return _node_columns(index, prep, hits)
+
+
+def _node_columns(index: Index, prep, hits: list[RecallHit]) -> tuple[list[Candidate], list[int], list[int]]:
     made = reuse.once(("nano.local nodes", id(index)), dict)
     degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
     out = []
@@ -259,7 +275,8 @@ def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, i
             )
             found = made[id(hit)] = (hit, cand, degree)
         out.append((found[1], found[2]))
-    return out
+    cands = [cand for cand, _ in out]
+    return cands, [degree for _, degree in out], list(itertools.accumulate(cand.tokens for cand in cands))
 
 
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
@@ -297,17 +314,16 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    nodes = _nodes(index, prep, hits)
-    degrees = [degree for _, degree in nodes]
+    cands, degrees, running = _nodes(index, prep, hits)
     dropped_before = list(out.entities)
     # a sweep's steps share each node; a whole step reads its own copy, a summary step the shared one
     shared = reuse.active() and not _summary()
-    out.entities = [reuse.copied(cand) for cand, _ in nodes] if shared else [cand for cand, _ in nodes]
+    out.entities = [reuse.copied(cand) for cand in cands] if shared else list(cands)
     for cand in dropped_before:
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.entities.append(cand)
-    out.budgets.append(Budget("Entities", sum([cand.tokens for cand, _ in nodes]), None))  # the ones in context
+    out.budgets.append(Budget("Entities", running[-1] if running else 0, None))  # the ones in context
     out.trace.append(
         TraceStep("node data", msg("degree of each recalled entity = its rank"), len(hits), len(hits), _ms(step))
     )
