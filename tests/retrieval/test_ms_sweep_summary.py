@@ -75,3 +75,20 @@ def test_drifts_local_step_is_never_a_summary(index):
     with reuse.shared(), reuse.summaries():
         inside = loop.local_step(index, QUESTION, local, deps())
     assert inside.context and comparable(inside) == comparable(alone)
+
+
+@pytest.mark.parametrize("summaries", [True, False])
+def test_a_top_k_sweep_makes_each_text_unit_row_once(index, summaries, monkeypatch):
+    """A narrower step's text units are the first of its widest step's (``sources._Prefix``): their rows are
+    made once per sweep, not once per step that lists them."""
+    from graphrag_ui.retrieval.ms.indexer_adapters import IndexView
+
+    made = []
+    real = IndexView.unit_row
+    monkeypatch.setattr(IndexView, "unit_row", lambda self, unit: made.append(unit.id) or real(self, unit))
+    values = [20, 3, 6, 10, 14]
+    on_step = None if summaries else (lambda v, r: None)
+    run_sweep(
+        index, "ms.local", QUESTION, {"max_context_tokens": 30000}, "top_k_mapped_entities", values, on_step=on_step
+    )
+    assert made and len(made) == len(set(made)), "a text unit's row made at more than one step"
