@@ -232,53 +232,6 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     return lines[:kept]
 
 
-def _nodes(index: Index, prep, hits: list[RecallHit]) -> tuple[list[Candidate], list[int], list[int]]:
-    """Each hit as an entity in the context, its degree and the running total of their tokens: a function of the
-    hit alone (its place in the recall), so a sweep's steps that recall it share it (``nano.recall.Ranked``
-    keeps the same hit object); a whole step reads copies. A summary step's hits are the first ones of the
-    widest step's (``Ranked.hits`` unnoted): its columns are the first ones of that step's."""
-    if _summary():
-        widest = reuse.once(("nano.local summary nodes", id(index)), dict)
-        held = widest.get("hits")
-        n = len(hits)
-        if held is not None and len(held) >= n and held[:n] == hits:
-            cands, degrees, running = widest["columns"]
-            return cands[:n], degrees[:n], running[:n]
-        columns = _node_columns(index, prep, hits)
-        if held is None or n > len(held):
-            widest["hits"], widest["columns"] = list(hits), columns
-        return columns
-    return _node_columns(index, prep, hits)
-
-
-def _node_columns(index: Index, prep, hits: list[RecallHit]) -> tuple[list[Candidate], list[int], list[int]]:
-    made = reuse.once(("nano.local nodes", id(index)), dict)
-    degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
-    out = []
-    for pos, hit in enumerate(hits):
-        found = made.get(id(hit))
-        if found is None or found[0] is not hit or found[1].order != pos:
-            e = hit.entity
-            degree = degrees.get(e.name, 0)
-            why = hit.why
-            if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
-                why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
-            cand = Candidate(
-                id=e.id,
-                label=e.name,
-                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
-                order=pos,
-                why=msg("{why}, degree {degree}", why=why, degree=degree),
-                score=hit.sim if hit.sim is not None else hit.score,
-                rank=float(degree),
-                tokens=prep.entity_tokens(e),
-            )
-            found = made[id(hit)] = (hit, cand, degree)
-        out.append((found[1], found[2]))
-    cands = [cand for cand, _ in out]
-    return cands, [degree for _, degree in out], list(itertools.accumulate(cand.tokens for cand in cands))
-
-
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
     params = SPECS[0].typed(params)
     out = Retrieval(mode=MODE, query=query, params=params.as_dict())
@@ -314,7 +267,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    cands, degrees, running = _nodes(index, prep, hits)
+    cands, degrees, running = gather.nodes(index, prep, hits, _summary())
     dropped_before = list(out.entities)
     # a sweep's steps share each node; a whole step reads its own copy, a summary step the shared one
     shared = reuse.active() and not _summary()
