@@ -46,11 +46,11 @@ def test_summary_steps_print_nothing_and_share_one_row_per_kept_item(index, para
     assert all(r.context == "" for r in runs)
     rows: dict[tuple[str, str], object] = {}
     for result in runs:
-        for kind in ("relations", "chunks", "communities"):
+        for kind in ("entities", "relations", "chunks", "communities"):
             for row in in_context(result.candidates(kind)):
                 assert type(row) is reuse.SummaryRow, f"{kind}: a whole row in a summary step"
                 assert rows.setdefault((kind, row.id), row) is row, f"{kind} {row.id}: made again"
-    assert {kind for kind, _ in rows} == {"relations", "chunks", "communities"}  # every section kept some
+    assert {kind for kind, _ in rows} == {"entities", "relations", "chunks", "communities"}  # every section kept some
     assert sum(len(in_context(r.relations)) for r in runs) > len([k for k in rows if k[0] == "relations"])
 
     whole = []

@@ -64,8 +64,9 @@ def nodes(index: Index, prep, hits: list[RecallHit], summary: bool) -> tuple[lis
     """Each hit as an entity in the context, its degree and the running total of their tokens: a function of the
     hit alone (its place in the recall), so a sweep's steps that recall it share it (``nano.recall.Ranked``
     keeps the same hit object); a whole step reads copies. A summary step's hits are the first ones of the
-    widest step's (``Ranked.hits`` unnoted): its columns are the first ones of that step's. ``local_query``'s
-    Entities, before the token cuts: nothing here reads a budget."""
+    widest step's (``Ranked.hits`` unnoted): its columns are the first ones of that step's, its entities
+    ``reuse.SummaryRow``s (no reason, no row data). ``local_query``'s Entities, before the token cuts: nothing
+    here reads a budget."""
     if summary:
         widest = reuse.once(("nano.local summary nodes", id(index)), dict)
         held = widest.get("hits")
@@ -73,7 +74,10 @@ def nodes(index: Index, prep, hits: list[RecallHit], summary: bool) -> tuple[lis
         if held is not None and len(held) >= n and held[:n] == hits:
             cands, degrees, running = widest["columns"]
             return cands[:n], degrees[:n], running[:n]
-        columns = _node_columns(index, prep, hits)
+        known = prep.degrees()
+        degrees = [known.get(hit.entity.name, 0) for hit in hits]
+        rows = [reuse.SummaryRow(hit.entity.id, hit.entity.name) for hit in hits]
+        columns = rows, degrees, list(itertools.accumulate(prep.entity_tokens(hit.entity) for hit in hits))
         if held is None or n > len(held):
             widest["hits"], widest["columns"] = list(hits), columns
         return columns
