@@ -211,12 +211,15 @@ def test_naive_steps_that_keep_as_many_chunks_share_their_prompt(index, monkeypa
 
     monkeypatch.setattr(naive_query, "NAIVE", Counted())
     values = [2, 40, 30, 4, 50, 35]  # the widest keeps what the budget allows: the steps past it keep as many
-    sweep = run_sweep(index, "nano.naive", QUESTION, {"naive_max_token_for_text_unit": 1500}, "top_k", values)
+    fixed = {"naive_max_token_for_text_unit": 1500}
+    sweep = run_sweep(index, "nano.naive", QUESTION, fixed, "top_k", values, on_step=lambda v, r: None)  # whole runs
     kept = [step.counts["chunks"] for step in sweep.steps]
     assert len(filled) == len(set(kept)) < len(kept)
+    filled.clear()
+    run_sweep(index, "nano.naive", QUESTION, fixed, "top_k", values)  # summary steps build no prompt
+    assert filled == []
     monkeypatch.undo()
     steps = []
-    fixed = {"naive_max_token_for_text_unit": 1500}
     run_sweep(index, "nano.naive", QUESTION, fixed, "top_k", values, on_step=lambda v, r: steps.append((v, r)))
     for value, result in steps:
         alone = run_query(index, "nano.naive", QUESTION, {**fixed, "top_k": value})

@@ -28,7 +28,9 @@ What follows LightRAG's entity and relation cut is kept per kept hits (``lightra
 A whole run is kept by ``whole`` when its key proves a step the same run: lightrag.naive's top_k steps under a
 chunk_top_k (``lightrag.retrieve``), ms.drift's steps over a parameter its model-free primer does not read
 (``ms.drift_search.search``). Row data (``Candidate.data``) is shared read only, as in ``replayed``.
-Inside ``summaries()`` (a sweep read for its ``Step`` summaries) a mode may leave out what no summary reads.
+Inside ``summaries()`` (a sweep read for its ``Step`` summaries) a mode may leave out what no summary reads:
+nano.local prints no context, keeps its kept relations, sources and reports as one ``SummaryRow`` per item and
+sweep, and makes no reason for a recalled entity or a near miss (``nano.local_query``, ``nano.recall``).
 """
 
 from __future__ import annotations
@@ -82,6 +84,18 @@ def summaries() -> Iterator[None]:
 
 def summary_only() -> bool:
     return _SUMMARY.get()
+
+
+class SummaryRow:
+    """A kept row as a summary step reads it (``services.sweep.Step``: its id and label, in the context): one
+    per item and sweep, shared by every summary step that keeps it (no reader of a summary step changes a row;
+    ``Sweep.retrieval`` makes a step's whole ``Candidate`` rows). nano.local's kept relations, sources, reports."""
+
+    __slots__ = ("id", "label")
+    in_context = True
+
+    def __init__(self, id: str, label: str) -> None:  # noqa: A002  (``Candidate``'s names)
+        self.id, self.label = id, label
 
 
 def kept(kind: str, table: Any, query: np.ndarray, make: Callable[[], Any], *extra: Any) -> Any:

@@ -148,15 +148,24 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
     stages = Stages(status=NEEDS_MODEL)
     kept: list[Candidate] = []
     made = reuse.once(("nano.global kept rows", id(index)), dict) if reuse.active() else None
+    # a sweep's summary step (``reuse.summaries``) reads the batches' tokens and the kept rows' ids and labels:
+    # it writes no batch's context or map prompt, and its kept rows are one ``reuse.SummaryRow`` per cluster
+    summary = made is not None and reuse.summary_only()
+    shown = reuse.once(("nano.global summary rows", id(index)), dict) if summary else {}
     for b, group in enumerate(groups):
+        used = sum(r.tokens for r in group)
+        out.budgets.append(Budget(msg("map batch {n}", n=b + 1), used, limit))
+        if summary:
+            kept.extend(
+                shown.get(r.key) or shown.setdefault(r.key, reuse.SummaryRow(r.key, r.community.title)) for r in group
+            )
+            continue
         ids = [r.key for r in group]
         context, shared = _batch(group, ids, index, query) if made is not None else (map_table(group, index), None)
-        used = sum(r.tokens for r in group)
         messages = map_messages(context, query) if shared is None else [dict(m) for m in shared]
         stages.batches.append(
             Batch(index=b, community_ids=ids, context=context, tokens=used, limit=limit, messages=messages)
         )
-        out.budgets.append(Budget(msg("map batch {n}", n=b + 1), used, limit))
         for i, row in enumerate(group):
             kept.append(_kept(row, len(kept), b, i, made))
     for row in oversize:
@@ -172,8 +181,8 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
     head = [c for c in kept if c.in_context] + [c for c in kept if not c.in_context]
     unconsidered.start = len(head)
     out.communities = Candidates(head, unconsidered, filtered)
-    for pos, cand in enumerate(head):
-        cand.order = pos
+    for pos in range(len(head) - len(oversize) if summary else 0, len(head)):  # a summary row has no place
+        head[pos].order = pos
     for pos, cand in enumerate(filtered, start=len(head) + len(unconsidered)):
         cand.order = pos
     out.trace.append(
@@ -185,8 +194,8 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
             _ms(step),
         )
     )
-    if stages.batches:
-        out.context = staged_context(stages)
+    if groups:
+        out.context = staged_context(stages) if not summary else ""
         stages.note = msg(
             "{n} map batch(es) built with their exact prompts. The map stage (one model call per batch) and the "
             "reduce stage need a model: nothing was sent and no answer is shown.",

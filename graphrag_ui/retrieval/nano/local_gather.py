@@ -3,12 +3,14 @@
 Split from the cut (``local_query``) because nothing here reads a budget: a sweep over a budget gathers
 once and cuts at every step (``reuse.once``, keyed by the recalled entities and the level), and a single
 query runs the two back to back. Each gather returns its rows, their token costs and reasons, and the
-warnings it found; the caller appends those warnings to the retrieval it builds.
+warnings it found; the caller appends those warnings to the retrieval it builds. ``nodes`` is the Entities
+section, which no budget cuts: the recalled entities as candidates with their degrees and running tokens.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +20,9 @@ import numpy as np
 
 from graphrag_ui.base.i18n import Reason, lmsg, msg
 from graphrag_ui.index.model import Community, Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.recall import RecallHit
+from graphrag_ui.retrieval.core.result import Candidate
 
 
 @dataclass
@@ -54,6 +58,58 @@ def narrowed(got: Gathered, k: int) -> Gathered:
     )
     out.made["from"] = got.made.get("from", got)
     return out
+
+
+def nodes(index: Index, prep, hits: list[RecallHit], summary: bool) -> tuple[list[Candidate], list[int], list[int]]:
+    """Each hit as an entity in the context, its degree and the running total of their tokens: a function of the
+    hit alone (its place in the recall), so a sweep's steps that recall it share it (``nano.recall.Ranked``
+    keeps the same hit object); a whole step reads copies. A summary step's hits are the first ones of the
+    widest step's (``Ranked.hits`` unnoted): its columns are the first ones of that step's, its entities
+    ``reuse.SummaryRow``s (no reason, no row data). ``local_query``'s Entities, before the token cuts: nothing
+    here reads a budget."""
+    if summary:
+        widest = reuse.once(("nano.local summary nodes", id(index)), dict)
+        held = widest.get("hits")
+        n = len(hits)
+        if held is not None and len(held) >= n and held[:n] == hits:
+            cands, degrees, running = widest["columns"]
+            return cands[:n], degrees[:n], running[:n]
+        known = prep.degrees()
+        degrees = [known.get(hit.entity.name, 0) for hit in hits]
+        rows = [reuse.SummaryRow(hit.entity.id, hit.entity.name) for hit in hits]
+        columns = rows, degrees, list(itertools.accumulate(prep.entity_tokens(hit.entity) for hit in hits))
+        if held is None or n > len(held):
+            widest["hits"], widest["columns"] = list(hits), columns
+        return columns
+    return _node_columns(index, prep, hits)
+
+
+def _node_columns(index: Index, prep, hits: list[RecallHit]) -> tuple[list[Candidate], list[int], list[int]]:
+    made = reuse.once(("nano.local nodes", id(index)), dict)
+    degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
+    out = []
+    for pos, hit in enumerate(hits):
+        found = made.get(id(hit))
+        if found is None or found[0] is not hit or found[1].order != pos:
+            e = hit.entity
+            degree = degrees.get(e.name, 0)
+            why = hit.why
+            if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
+                why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
+            cand = Candidate(
+                id=e.id,
+                label=e.name,
+                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
+                order=pos,
+                why=msg("{why}, degree {degree}", why=why, degree=degree),
+                score=hit.sim if hit.sim is not None else hit.score,
+                rank=float(degree),
+                tokens=prep.entity_tokens(e),
+            )
+            found = made[id(hit)] = (hit, cand, degree)
+        out.append((found[1], found[2]))
+    cands = [cand for cand, _ in out]
+    return cands, [degree for _, degree in out], list(itertools.accumulate(cand.tokens for cand in cands))
 
 
 def reports(index: Index, prep, hits: list[RecallHit], level: int) -> Gathered:

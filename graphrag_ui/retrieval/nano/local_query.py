@@ -89,7 +89,11 @@ def _communities(
         return Candidate(cid, com.title, data, pos, why, None, prep.rating(com), not dropped, dropped, cost)
 
     switched = lmsg("single-community switch kept only the first")
-    head = [row(pos, switched if single and pos > 0 else "") for pos in range(kept)]
+    if single or not _summary():
+        head = [row(pos, switched if single and pos > 0 else "") for pos in range(kept)]
+    else:  # a summary step: the kept reports' ids and titles (``reuse.SummaryRow``), one per cluster and sweep
+        rows = reuse.once(("nano.local summary rows", id(index), "c"), dict)
+        head = [rows.get(cid) or rows.setdefault(cid, reuse.SummaryRow(cid, com.title)) for cid, com in got.rows[:kept]]
     used = [com for _, com in got.rows[: 1 if single else kept]] if kept else []
     deep = []
     for cid, lvl, n in got.extra:
@@ -129,6 +133,11 @@ def _reports(index: Index, prep, hits: list[RecallHit], level: int, seen: tuple)
         lambda wider, _k: wider,
     )
     return plan.gather(len(hits))
+
+
+def _summary() -> bool:
+    """Whether this run is a sweep's summary step (``reuse.summaries``): its kept rows ``reuse.SummaryRow``."""
+    return reuse.summary_only() and reuse.active()
 
 
 def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], template: str) -> ColumnTail:
@@ -174,7 +183,13 @@ def _text_units(
         [u[2] for u in got.rows[kept:]],
         _OVER_SOURCES,
     )
-    if reuse.active():
+    if _summary():  # the kept chunks' ids and labels, once per root row (its first rows are every step's)
+        made = root.made.setdefault("summary", [])
+        for pos in range(len(made), kept):
+            cand = row(pos)
+            made.append(reuse.SummaryRow(cand.id, cand.label))
+        out.chunks = Candidates(made[:kept], over)
+    elif reuse.active():
         made = root.made.setdefault("kept", [])
         made.extend(row(pos).__dict__ for pos in range(len(made), kept))
         out.chunks = Candidates([_copy(fields) for fields in made[:kept]], over)
@@ -194,6 +209,8 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
+    if _summary():  # a summary step prints no context (``reuse.summaries``)
+        return []
     cells = csv_context.joined
     if not reuse.active():  # one query: its own gather, nothing kept for another step
         rows = (got.row(pos) for pos in range(kept))
@@ -213,36 +230,6 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
                 by_row[i] = rest
             lines.append(f"{pos},\t{rest}")
     return lines[:kept]
-
-
-def _nodes(index: Index, prep, hits: list[RecallHit]) -> list[tuple[Candidate, int]]:
-    """Each hit as an entity in the context, with its degree: a function of the hit alone (its place in the
-    recall), so a sweep's steps that recall it share it (``nano.recall.Ranked`` keeps the same hit object);
-    each step reads a copy."""
-    made = reuse.once(("nano.local nodes", id(index)), dict)
-    degrees = prep.degrees()  # the graph's degree of each node, one dict read instead of a degree view
-    out = []
-    for pos, hit in enumerate(hits):
-        found = made.get(id(hit))
-        if found is None or found[0] is not hit or found[1].order != pos:
-            e = hit.entity
-            degree = degrees.get(e.name, 0)
-            why = hit.why
-            if hit.sim is not None and f"sim {hit.sim:.3f}" not in why:
-                why = msg("{why}, sim {sim}", why=why, sim=f"{hit.sim:.3f}")
-            cand = Candidate(
-                id=e.id,
-                label=e.name,
-                data={"name": e.name, "type": e.type, "description": e.description, "communities": e.communities},
-                order=pos,
-                why=msg("{why}, degree {degree}", why=why, degree=degree),
-                score=hit.sim if hit.sim is not None else hit.score,
-                rank=float(degree),
-                tokens=prep.entity_tokens(e),
-            )
-            found = made[id(hit)] = (hit, cand, degree)
-        out.append((found[1], found[2]))
-    return out
 
 
 def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, deps: Deps) -> Retrieval:
@@ -280,15 +267,16 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    nodes = _nodes(index, prep, hits)
-    degrees = [degree for _, degree in nodes]
+    cands, degrees, running = gather.nodes(index, prep, hits, _summary())
     dropped_before = list(out.entities)
-    out.entities = [reuse.copied(cand) for cand, _ in nodes] if reuse.active() else [cand for cand, _ in nodes]
+    # a sweep's steps share each node; a whole step reads its own copy, a summary step the shared one
+    shared = reuse.active() and not _summary()
+    out.entities = [reuse.copied(cand) for cand in cands] if shared else list(cands)
     for cand in dropped_before:
         cand.order = len(out.entities)
         cand.tokens = prep.entity_tokens(index.entity_by_id[cand.id])
         out.entities.append(cand)
-    out.budgets.append(Budget("Entities", sum([cand.tokens for cand, _ in nodes]), None))  # the ones in context
+    out.budgets.append(Budget("Entities", running[-1] if running else 0, None))  # the ones in context
     out.trace.append(
         TraceStep("node data", msg("degree of each recalled entity = its rank"), len(hits), len(hits), _ms(step))
     )
@@ -335,7 +323,9 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
 
     step = now()
-
+    if _summary():  # a summary step reads the sections' tokens, not the context (``reuse.summaries``)
+        out.timings_ms["context"] = _ms(start)
+        return out
     out.context = local_tables.context(
         index,
         seen,

@@ -19,6 +19,7 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.candidates import Candidates
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval, TraceStep
@@ -70,13 +71,14 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
     kept = got.kept
-    out.chunks = Candidates(naive_rows.kept_rows(got), naive_rows.DroppedTail(got))
+    summary = reuse.summary_only() and reuse.active()  # a sweep's summary step: no context, the rows as made
+    out.chunks = Candidates(naive_rows.kept_rows(got, summary), naive_rows.DroppedTail(got))
     out.budgets.append(Budget(SECTIONS["chunks"], rows.running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), got.hits, kept, _ms(step)))
 
     if not got.hits:
         out.warnings.append(FAIL_RESPONSE_NOTE)
-    else:
+    elif not summary:
         context = rows.contexts.get(kept)
         if context is None:  # steps that keep as many hits share the text
             context = rows.contexts[kept] = SEPARATOR.join(rows.chunks[p].text for p in rows.present[:kept])

@@ -62,7 +62,8 @@ class Ranked:
     shown: dict = field(default_factory=dict)  # chunk id -> (label, row data), as ``_chunk_candidate``
     contexts: dict = field(default_factory=dict)  # kept count -> context text, and its prompt (steps with the same cut)
     heads: list = field(default_factory=list)  # the in-context candidate of each hit, once made
-    below: dict = field(default_factory=dict)  # threshold -> the first position whose score is below it
+    # threshold -> the first position whose score is below it; ("runs", threshold) -> its near misses' runs
+    below: dict = field(default_factory=dict)
 
 
 def ranked(index: Index, table: Any, qvec: np.ndarray, n: int, costs_of: Any) -> Ranked:
@@ -141,14 +142,15 @@ def hit_why(rows: Ranked, pos: int) -> Reason:
     return lmsg("chunk #{n} by vector, sim {sim}", n=pos + 1, sim=f"{rows.sim_list[pos]:.3f}")
 
 
-def kept_rows(c: Cut) -> list[Candidate]:
-    """The hits in the context: the same at every step that keeps them (made once, each step a copy)."""
+def kept_rows(c: Cut, summary: bool = False) -> list[Candidate]:
+    """The hits in the context: the same at every step that keeps them (made once, each step a copy; a sweep's
+    summary step, which changes no row, reads the ones made: ``reuse.summaries``)."""
     rows = c.rows
     heads = rows.heads
     for j in range(len(heads), c.kept):
         pos = rows.present[j]
         heads.append(candidate(rows, pos, j, hit_why(rows, pos), rows.costs[j]))
-    return [reuse.copied(heads[j]) for j in range(c.kept)]
+    return heads[: c.kept] if summary else [reuse.copied(heads[j]) for j in range(c.kept)]
 
 
 def near_reason(c: Cut, pos: int) -> Reason:
@@ -188,18 +190,35 @@ class DroppedTail:
     def reasons(self) -> list[tuple[Any, Any, int]]:
         """The drops as runs: over budget, then the near misses in order — a run of rows below the threshold or
         after the stop as one (a threshold cut: ``binding`` reads no score there; a step past the stop lists up
-        to ``top_k`` of them), a row beyond ``top_k`` with its score (below the threshold too, the threshold cut it)."""
-        c = self.c
-        out: list[Any] = [[OVER, None, self.over]] if self.over else []
-        sims, top_k, threshold = c.rows.sim_list, c.top_k, c.threshold
-        for pos in c.beyond:
-            sim = sims[pos]
-            if pos >= top_k:
-                out.append([BEYOND, sim, 1])
-                continue
-            template = BELOW if sim < threshold else AFTER
-            if out and out[-1][0] is template:
-                out[-1][2] += 1
-            else:
-                out.append([template, None, 1])
-        return [tuple(run) for run in out]
+        to ``top_k`` of them), a row beyond ``top_k`` with its score (below the threshold too, the threshold cut it).
+        The runs before ``top_k`` are cut from the ranking's runs at the threshold (``_runs``), not walked per row."""
+        c, rows = self.c, self.c.rows
+        out: list[tuple[Any, Any, int]] = [(OVER, None, self.over)] if self.over else []
+        present, sims = rows.present, rows.sim_list
+        lo, hi = c.hits, c.hits + len(c.beyond)  # the near misses: present positions ``lo`` to ``hi``
+        before = min(hi, max(lo, bisect.bisect_left(present, c.top_k)))  # those before top_k
+        starts, templates = _runs(rows, c.threshold)
+        r = bisect.bisect_right(starts, lo) - 1
+        while lo < before:
+            end = min(starts[r + 1] if r + 1 < len(starts) else len(present), before)
+            out.append((templates[r], None, end - lo))
+            lo, r = end, r + 1
+        out += [(BEYOND, sims[present[j]], 1) for j in range(before, hi)]
+        return out
+
+
+def _runs(rows: Ranked, threshold: float) -> tuple[list[int], list[str]]:
+    """Over the present positions: where each run of one near-miss reason starts (below the threshold, or
+    after the stop) and its template; once per ranking and threshold (a sweep's steps cut them)."""
+    key = ("runs", threshold)
+    found = rows.below.get(key)
+    if found is None:
+        starts: list[int] = []
+        templates: list[str] = []
+        for j, pos in enumerate(rows.present):
+            template = BELOW if rows.sim_list[pos] < threshold else AFTER
+            if not templates or templates[-1] is not template:
+                starts.append(j)
+                templates.append(template)
+        found = rows.below[key] = (starts, templates)
+    return found

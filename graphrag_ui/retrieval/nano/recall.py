@@ -59,7 +59,8 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
         out.warnings.append(
             msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
         )
-    hits = got.hits(bisect.bisect_left(got.present, stop), stop, width)
+    explained = not (reuse.summary_only() and reuse.active())  # a summary step reads what, not why (below)
+    hits = got.hits(bisect.bisect_left(got.present, stop), stop, width, explained)
     degrees = prepared(index).degrees() if stop < width else {}
     for pos in range(stop, width):
         entity = got.entities[pos]
@@ -80,7 +81,9 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
                 order=len(out.entities),
                 why=joined(
                     lmsg("vector candidate #{rank}, sim {sim}", rank=pos + 1, sim=f"{sim:.3f}"), got.note(pos, width)
-                ),
+                )
+                if explained
+                else "",
                 score=sim,
                 rank=float(degrees.get(entity.name, 0)),
                 in_context=False,
@@ -117,12 +120,15 @@ class Ranked:
             found = self.made[key] = int(below[0]) if below.size else len(self.sims)
         return found
 
-    def hits(self, n: int, stop: int, width: int) -> list[RecallHit]:
+    def hits(self, n: int, stop: int, width: int, noted: bool = True) -> list[RecallHit]:
         """The hits of a list of the first ``width`` rows stopped at ``stop`` (its first ``n`` present rows): each
-        row's hit with all of its ties noted, but for a tie group the list's edge cuts (its own note)."""
+        row's hit with all of its ties noted, but for a tie group the list's edge cuts (its own note). Not
+        ``noted`` (a sweep's summary step, which reads each hit's entity, not its reason): every tie noted."""
         for j in range(len(self.whole), n):
             self.whole.append(self.hit(self.present[j], len(self.rows), j))
         out = self.whole[:n]
+        if not noted:
+            return out
         for group in self.groups.values():
             if group[-1] >= width and group[0] < stop:
                 for pos in group:

@@ -77,6 +77,8 @@ def relation_candidates(
     if not reuse.active():  # one query: its own gather, nothing to share or copy
         head = [*before, *(candidate(got, pos, kept, running, limit, shown) for pos in range(kept))]
         return Candidates(head, RelationTail(got, kept, running, limit, shown))
+    if reuse.summary_only():  # a summary step: each kept edge's id and label, one per root row (``SummaryRow``)
+        return Candidates([*before, *_summary_rows(got, kept)], RelationTail(got, kept, running, limit, shown))
     made = got.made.setdefault("kept", [])  # this gather's first rows, as far as a step has read them
     if len(made) < kept:
         root, rows = rooted(got, len(made), kept)
@@ -94,3 +96,19 @@ def relation_candidates(
         row.__dict__ = own
         head.append(row)
     return Candidates(head, RelationTail(got, kept, running, limit, shown))
+
+
+def _summary_rows(got: Edges, kept: int) -> list:
+    """The first ``kept`` rows of ``got`` as ``reuse.SummaryRow``s, held per row of the gather it was cut from
+    (``rooted``) as one column: a step picks its rows from it by their numbers there, making only new ones."""
+    origin = got.made.get("from")
+    root, picks = (got, np.arange(kept)) if origin is None else (origin[0], origin[1][:kept])
+    held = root.made.get("summary rows")
+    if held is None:
+        held = root.made["summary rows"] = (np.empty(len(root), dtype=object), np.zeros(len(root), dtype=bool))
+    rows, made = held
+    for i in picks[~made[picks]].tolist():
+        _rank, _weight, a, b, rel, _via = root.row(i)
+        rows[i] = reuse.SummaryRow(rel.id, f"{a} — {b}")
+    made[picks] = True
+    return rows[picks].tolist()

@@ -178,9 +178,13 @@ def _unknown() -> Any:
 _UNLOADED, _UNKNOWN = _unloaded(0).template, _unknown().template  # what ``binding`` counts a tail's rows by
 
 
-def entity_candidates(index: Index, lv: LevelView, found: list[Found], table: Section) -> list[Candidate]:
+def entity_candidates(
+    index: Index, lv: LevelView, found: list[Found], table: Section, summary: dict | None = None
+) -> list[Candidate]:
     """A candidate per hit in ``found`` order, the selected ones with their Entities ``table`` row; the hits
-    from the first selected entity the table left out are a tail made on read (``table.tail``'s rows)."""
+    from the first selected entity the table left out are a tail made on read (``table.tail``'s rows).
+    ``summary``: a sweep's summary step (``reuse.summaries``), a kept hit one ``reuse.SummaryRow`` per entity
+    and sweep (held there; an entity hit twice merges its rows as a whole run does)."""
     cols = found.columns(index) if isinstance(found, HitList) else None  # a sweep's widest hits as columns
     made = found.made if isinstance(found, HitList) else None  # and its kept candidates
 
@@ -188,6 +192,11 @@ def entity_candidates(index: Index, lv: LevelView, found: list[Found], table: Se
         view, eid, why, score = found[i]
         if view is None:
             return _not_loaded(index, lv, eid, i, why, score)
+        if summary is not None and row is not None and row.in_context:
+            kept = summary.get(eid)
+            if kept is None:
+                kept = summary[eid] = reuse.SummaryRow(eid, view.entity.name)
+            return kept
         if made is not None and row is not None and row.in_context:
             kept = made.get((i, row.tokens))
             if kept is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from graphrag_ui.base.i18n import Reason
 from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.result import Candidate
-from graphrag_ui.retrieval.core.reuse import copied
+from graphrag_ui.retrieval.core.reuse import SummaryRow, copied
 
 
 @dataclass
@@ -78,9 +78,12 @@ def merge_rows(cands: list[Candidate], section: Section) -> None:
 Shown = Callable[[str], "tuple[str, dict] | None"]
 
 
-def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] | None = None) -> list[Candidate]:
+def section_candidates(
+    section: Section, shown: Shown, rank: Mapping[str, int] | None = None, summary: dict | None = None
+) -> list[Candidate]:
     """A section's rows as candidates in its order — ``shown(key)`` a row's label and data (None: its item is
-    not in the index), ``rank`` the reference's rank by key —, the tail's made when read."""
+    not in the index), ``rank`` the reference's rank by key —, the tail's made when read. ``summary``: a sweep's
+    summary step (``reuse.summaries``), its kept rows one ``reuse.SummaryRow`` per key and sweep (held there)."""
 
     def candidate(row: Row, order: int) -> Candidate:
         made = shown(row.key)
@@ -90,7 +93,12 @@ def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] |
         return Candidate(row.key, label, data, order, row.why, None, ranked, row.in_context, row.dropped, row.tokens)
 
     made = section.made
-    if made is None:
+    if summary is not None:
+        head = [
+            _summary_row(row, shown, summary) if row.in_context else candidate(row, order)
+            for order, row in enumerate(section.rows)
+        ]
+    elif made is None:
         head = [candidate(row, order) for order, row in enumerate(section.rows)]
     else:  # row ``order`` is the same at every step sharing ``made``: made once, copied (a step's rows are its own)
         head = [copied(made[order]) for order in range(min(len(made), len(section.rows)))]
@@ -101,3 +109,12 @@ def section_candidates(section: Section, shown: Shown, rank: Mapping[str, int] |
         return head
     tail, start = section.tail, len(head)
     return Candidates(head, ColumnTail(len(tail), tail.ids, lambda i: candidate(tail.row(i), start + i), tail.runs))
+
+
+def _summary_row(row: Row, shown: Shown, kept: dict) -> SummaryRow:
+    """A kept row as a summary step reads it: its id and the label ``section_candidates`` gives it."""
+    found = kept.get(row.key)
+    if found is None:
+        made = shown(row.key)
+        found = kept[row.key] = SummaryRow(row.key, made[0] if made is not None else row.key)
+    return found

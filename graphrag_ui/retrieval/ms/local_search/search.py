@@ -21,6 +21,7 @@ from graphrag_ui.base.i18n import msg
 from graphrag_ui.base.timing import elapsed_ms as _ms
 from graphrag_ui.base.timing import now
 from graphrag_ui.index.model import Index
+from graphrag_ui.retrieval.core import reuse
 from graphrag_ui.retrieval.core.deps import Deps
 from graphrag_ui.retrieval.core.recall import recall_params
 from graphrag_ui.retrieval.core.result import SECTIONS, Budget, Retrieval, TraceStep
@@ -122,7 +123,14 @@ def run(
         c = index.community_by_id.get(key)
         return None if c is None else (c.title, {"level": c.level, "rating": c.rating, "title": c.title})
 
-    out.communities = section_candidates(reports, community)
+    # a sweep's summary step (``reuse.summaries``): kept rows as ``reuse.SummaryRow``, no context text or messages;
+    # never DRIFT's local step (``claims=False``), whose context its own run reads
+    summary = claims and reuse.active() and reuse.summary_only()
+
+    def kept(kind: str) -> dict | None:
+        return reuse.once(("ms.local summary rows", id(index), kind), dict) if summary else None
+
+    out.communities = section_candidates(reports, community, summary=kept("communities"))
     out.trace.append(
         TraceStep(
             "community context",
@@ -143,7 +151,7 @@ def run(
         links=links_state,
         claims=claims,
     )
-    out.entities = entity_candidates(index, lv, found, local.entities)
+    out.entities = entity_candidates(index, lv, found, local.entities, kept("entities"))
     rel_by_id = index.relation_by_id
     links = local.links if links_state is None else dict(local.links)  # a kept dict changes with later runs
 
@@ -158,7 +166,7 @@ def run(
         }
         return f"{r.source} — {r.target}", data
 
-    out.relations = section_candidates(local.relations, relation, index_view(index).rel_rank)
+    out.relations = section_candidates(local.relations, relation, index_view(index).rel_rank, kept("relations"))
     out.warnings += local.relations.notes
     out.trace.append(
         TraceStep(
@@ -184,7 +192,7 @@ def run(
         c = index.chunk_by_id[key]
         return c.text[:80], {"text": c.text, "doc_id": c.doc_id}
 
-    out.chunks = section_candidates(sources, chunk)
+    out.chunks = section_candidates(sources, chunk, summary=kept("chunks"))
     out.trace.append(
         TraceStep(
             "text units",
@@ -196,13 +204,13 @@ def run(
     )
     t = now()
     parts = [p for p in (reports.text, local.text, sources.text) if p.strip() != ""]
-    out.context = "\n\n".join(parts)
+    out.context = "\n\n".join(parts) if not summary else ""
     out.budgets = [
         _section_budget(out, SECTIONS["reports"], reports.used, limits[0]),
         _section_budget(out, SECTIONS["local"], local.used, limits[1]),
         _section_budget(out, SECTIONS["text units"], sources.used, limits[2]),
     ]
-    out.messages = _messages(out.context, query, params)
+    out.messages = _messages(out.context, query, params) if not summary else []
     out.trace.append(
         TraceStep("assemble", msg("{n} sections joined by blank lines", n=len(parts)), len(parts), 1, _ms(t))
     )

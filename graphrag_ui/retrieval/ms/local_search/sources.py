@@ -64,8 +64,17 @@ def _first_units(infos: list[tuple[Chunk, int, int]], k: int) -> list[tuple[Chun
     """``_units`` of the first ``k`` selected entities, from the units of more of them: a unit belongs to
     the first entity that has it, its count is that entity's own, and the stable sort's keys do not
     depend on later entities, so those units come in the same order — sorted by entity first, they are the
-    wider list's first ones."""
-    return infos[: bisect.bisect_left(infos, k, key=lambda info: info[1])]
+    wider list's first ones (``_Prefix``: it names that list)."""
+    return _Prefix(infos[: bisect.bisect_left(infos, k, key=lambda info: info[1])], getattr(infos, "root", infos))
+
+
+class _Prefix(list):
+    """The first units of a wider step's ``_units`` (``root``): its rows are that list's first rows, each the
+    same (a unit's row reads the unit, its entity's place and name, its count: the same in both)."""
+
+    def __init__(self, items: list, root: list) -> None:
+        super().__init__(items)
+        self.root = root
 
 
 def build_sources(index: Index, selected: list[EntityView], budget: int) -> Section:
@@ -78,7 +87,8 @@ def build_sources(index: Index, selected: list[EntityView], budget: int) -> Sect
         return section
     # in a sweep each kept unit's row, line and candidate are the same at every step that lists these units
     shared = reuse.active()
-    rows_made, made = reuse.once(("ms.local unit rows", id(infos)), _kept) if shared else _kept()
+    root = getattr(infos, "root", infos)  # a narrower step's units are the first of its root's: their rows too
+    rows_made, made = reuse.once(("ms.local unit rows", id(root)), _kept) if shared else _kept()
     section.made = made if shared else None
     text = "-----Sources-----\nid|text\n"
     used = count(text)
