@@ -71,14 +71,21 @@ sys.path.insert(0, str(ROOT))
 import bench_retrieval as br  # noqa: E402  (synthetic index, row dump, library-written dirs, venv env)
 import bench_retrieval_reference as ref  # noqa: E402  (peak RSS, read the same way on both sides)
 
-LIBS = {"nano.local": "nano"} | {f"lightrag.{m}": "lightrag147" for m in ("local", "global", "hybrid", "mix", "naive")}
+LIGHTRAG_MODES = ("local", "global", "hybrid", "mix", "naive")
+# mode (``mode@version`` for a LightRAG release other than the registry's default) -> the reference's working dir
+LIBS = {"nano.local": "nano", "nano.global": "nano", "nano.naive": "nano-naive"}
+LIBS |= {f"lightrag.{m}": "lightrag147" for m in LIGHTRAG_MODES}
+LIBS |= {f"lightrag.{m}@1.5.7": "lightrag157" for m in LIGHTRAG_MODES}
 LIBS |= {m: "graphrag3" for m in ("ms.local", "ms.basic", "ms.global", "ms.drift")}
 PIP = {
     "nano": ["nano-graphrag==0.0.8.2"],
+    "nano-naive": ["nano-graphrag==0.0.8.2"],
     "lightrag147": ["lightrag-hku==1.4.7", "httpx"],
+    "lightrag157": ["lightrag-hku==1.5.7", "httpx"],
     "graphrag3": ["graphrag==3.3.0"],
 }
-IMPORT_KIND = {"nano": "nano", "lightrag147": "lightrag", "graphrag3": "msgraphrag"}
+IMPORT_KIND = {"nano": "nano", "nano-naive": "nano", "lightrag147": "lightrag", "lightrag157": "lightrag"}
+IMPORT_KIND["graphrag3"] = "msgraphrag"
 FIRST_GOAL_MS = {10_000: 150.0, 100_000: 500.0}
 # the vector tables one query of the mode searches with its query vector: timed alone on our side, as ours
 # searches them (``product_ms``) and as the reference multiplies them (float32, in full)
@@ -89,13 +96,14 @@ PRODUCTS = {
     "lightrag.hybrid": ("entities", "relations"),
     "lightrag.mix": ("entities", "relations", "chunks"),
     "lightrag.naive": ("chunks",),
+    "nano.naive": ("chunks",),
 }
 FAIL_147 = "Sorry, I'm not able to provide an answer to that question.[no-context]"
 
 
 def ensure_venv(lib: str) -> Path:
     """The reference's throwaway venv (``python -m venv`` + pinned ``pip install``), created on first use."""
-    venv = br.VENVS[lib]
+    venv = br.REFERENCE_VENVS[lib]
     python = venv / "bin" / "python"
     if not python.exists():
         print(f"creating {venv} ({' '.join(PIP[lib])}) ...", flush=True)
@@ -104,16 +112,23 @@ def ensure_venv(lib: str) -> Path:
     return python
 
 
+def split(mode: str) -> tuple[str, str]:
+    """``lightrag.local@1.5.7`` -> (``lightrag.local``, ``1.5.7``); a mode without a release -> (mode, "")."""
+    base, _, version = mode.partition("@")
+    return base, version
+
+
 def cases_for(mode: str, queries: list[tuple[str, list[str], list[str]]]) -> list[dict]:
     """Reference-side cases; ours resolves ``params`` + ``instance`` (the same thresholds)."""
     out = []
+    base, _ = split(mode)
     for query, hl, ll in queries:
-        if mode == "nano.local":
+        if base in ("nano.local", "nano.naive"):
             out.append({"query": query, "params": {"query_better_than_threshold": 0.0}})
-        elif mode.startswith("ms."):
-            out.append({"query": query, "params": {}})  # both sides' defaults (community_level 2)
+        elif base == "nano.global" or base.startswith("ms."):
+            out.append({"query": query, "params": {}})  # both sides' defaults (nano: level 2; ms: community_level 2)
         else:
-            keywords = {"hl_keywords": hl, "ll_keywords": ll} if mode != "lightrag.naive" else {}
+            keywords = {"hl_keywords": hl, "ll_keywords": ll} if base != "lightrag.naive" else {}
             out.append({"query": query, "params": {}, "instance": {"cosine_better_than_threshold": 0.0}, **keywords})
     return out
 
@@ -149,8 +164,8 @@ def blas_threads() -> str:
 
 
 def run_theirs(lib: str, workdir: Path, cases_file: Path, mode: str) -> dict:
-    python = br.VENVS[lib] / "bin" / "python"
-    cmd = [str(python), str(br.REFERENCE), "contexts", lib, str(workdir), str(cases_file), mode]
+    python = br.REFERENCE_VENVS[lib] / "bin" / "python"
+    cmd = [str(python), str(br.REFERENCE), "contexts", lib, str(workdir), str(cases_file), split(mode)[0]]
     # the reference on as many BLAS threads as ours: left at its default (one per core), each of its
     # products waits for a second thread on a busy machine (at load 4, lightrag.hybrid 48 → 92 ms at 10k)
     env = br.venv_env() | {"OPENBLAS_NUM_THREADS": blas_threads()}
@@ -168,13 +183,14 @@ def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     from graphrag_ui.services.query import run_query
 
     cases = json.loads(Path(cases_file).read_text(encoding="utf-8"))
+    mode, version = split(mode)  # a LightRAG release other than the default: the mode's ``version`` parameter
     get_mode(mode)
     start = time.perf_counter()
     index = open_index(index_dir)  # as the app opens an index
     load_s = time.perf_counter() - start
     times, cpu_ms, contexts, tied = [], [], [], []
     for case in cases:
-        params = {**case["params"], **case.get("instance", {})}
+        params = {**case["params"], **case.get("instance", {}), **({"version": version} if version else {})}
         hl, ll = case.get("hl_keywords"), case.get("ll_keywords")
         start, cpu = time.perf_counter(), time.process_time()
         result = run_query(index, mode, case["query"], params, hl=hl, ll=ll)
@@ -220,7 +236,7 @@ def product_ms(index, mode: str, n: int) -> tuple[float, float] | None:
 
 def comparable_context(mode: str, result) -> str:
     """The context as the reference returns it: GraphRAG's global builder gives its map batches (a list)."""
-    if mode == "ms.global":
+    if mode in ("ms.global", "nano.global"):  # each map batch's table (nano: the CSV its map prompt holds)
         return json.dumps([b.context for b in result.stages.batches], ensure_ascii=False)
     if mode == "ms.drift":  # the primer folds' report texts (what each primer call holds), ranked without a model
         blocks = result.context.split("=== DRIFT primer fold ")[1:]
