@@ -31,7 +31,11 @@ the rounds' medians:
 
 * ours: ``open_index`` as the app opens an index (timed: "load"), then each query through
   ``graphrag_ui.services.query.run_query`` with
-  the mode's defaults (query embedding included, the first query included);
+  the mode's defaults (query embedding included, the first query included). After the first query the
+  work ``open_index`` leaves running in the background (decoding the stored columns, starting
+  onnxruntime) is waited for, and the wait printed beside the load (``+s``): the reference does that
+  work inside its load, and left running it doubled the process CPU of a third of nano.naive's warm
+  queries at 100k entities (``settle``);
 * the reference: opening the working dir with the library (timed: "load"), then each query through
   its own query path with ``only_need_context`` (query embedding included, the first included).
   GraphRAG (``ms.local``): tables read and the local search engine built as its CLI does (timed:
@@ -215,7 +219,7 @@ def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
     start = time.perf_counter()
     index = open_index(index_dir)  # as the app opens an index
     load_s = time.perf_counter() - start
-    times, cpu_ms, contexts, tied = [], [], [], []
+    times, cpu_ms, contexts, tied, background_s = [], [], [], [], 0.0
     for case in cases:
         params = {**case["params"], **case.get("instance", {}), **({"version": version} if version else {})}
         hl, ll = case.get("hl_keywords"), case.get("ll_keywords")
@@ -225,14 +229,32 @@ def ours_main(index_dir: str, cases_file: str, mode: str) -> int:
         cpu_ms.append((time.process_time() - cpu) * 1000)
         contexts.append(comparable_context(mode, result))
         tied.append(any("tied with" in c.why for kind in KINDS for c in result.candidates(kind)))
+        if len(times) == 1:
+            background_s = settle()
     peak = ref.peak_rss_mib()
     out = {"load_s": load_s, "ms": times, "cpu_ms": cpu_ms, "contexts": contexts, "tied": tied, "peak_rss_mib": peak}
+    out["background_s"] = background_s
     out["product_ms"] = product_ms(index, mode, len(cases))
     from graphrag_ui.retrieval.core import screen
 
     out["screen_off"] = list(screen.FELL_BACK)  # tables whose first search's check kept the full product
     print(json.dumps(out, ensure_ascii=False))
     return 0
+
+
+def settle() -> float:
+    """Wait for what ``open_index`` left running in the background (``prepare.decode_in_background``: the stored
+    columns decoded, onnxruntime started) and return the seconds waited. It competes with the queries for the
+    CPU and the interpreter lock — at 100k entities for seconds after the first query, doubling a third of
+    nano.naive's warm queries' process CPU on a busy 2-core machine — while the reference does the same work
+    inside its load: the warm queries are timed on a settled process on both sides, the wait is printed."""
+    import threading
+
+    start = time.perf_counter()
+    for thread in threading.enumerate():
+        if thread.name == "decode-columns":
+            thread.join()
+    return time.perf_counter() - start
 
 
 def product_ms(index, mode: str, n: int) -> tuple[float, float] | None:
@@ -313,9 +335,11 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
         missed.append(f"{mode} @{n // 1000}k: the int8 screen stayed off for a table ({off})")
     if o_open / t_open > 0.2:
         missed.append(f"{mode} @{n // 1000}k open+first ratio {o_open / t_open:.2f} > 0.2 (issue 12)")
+    waited = ours.get("background_s", 0.0)  # open_index's background work, waited for after the first query
+    settled = f" (+{waited:.2f})" if waited >= 0.005 else ""
     line = (
         f"| {mode} | {n // 1000}k | {statistics.median(o_warm):.1f} / {statistics.median(t_warm):.1f} = {p50:.2f} "
-        f"| {p95:.2f} | {cpu} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f} / {theirs['load_s']:.2f} s "
+        f"| {p95:.2f} | {cpu} | {o_first:.0f} / {t_first:.0f} | {ours['load_s']:.2f}{settled} / {theirs['load_s']:.2f} s "
         f"| {o_open / t_open:.2f} | {ours['peak_rss_mib']:.0f} / {theirs['peak_rss_mib']:.0f} MiB "
         f"| {equal}/{len(ours['contexts'])} | {tied} | {floor} |"
     )
@@ -324,7 +348,7 @@ def row(mode: str, n: int, ours: dict, theirs: dict) -> tuple[str, list[str]]:
 
 HEADER = (
     "| mode | size | p50 ms ours / ref = ratio | p95 ratio | CPU p50 / p95 ratio | first query ms ours / ref "
-    "| load ours / ref | open+first ratio | peak RSS ours / ref | byte-equal | others with ties marked "
+    "| load ours (+ background wait) / ref | open+first ratio | peak RSS ours / ref | byte-equal | others with ties marked "
     "| vector search alone ms, ours / full float32 = ÷ ref p50 |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
@@ -347,6 +371,7 @@ def pooled(runs: list[dict]) -> dict:
         "ms": ms,
         "cpu_ms": cpu,
         "load_s": med(r["load_s"] for r in runs),
+        "background_s": med(r.get("background_s", 0.0) for r in runs),
         "peak_rss_mib": med(r["peak_rss_mib"] for r in runs),
         "product_ms": None
         if runs[0].get("product_ms") is None
