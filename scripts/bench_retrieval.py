@@ -51,6 +51,10 @@ VENVS = {
     "lightrag147": Path("/tmp/goldens-venv-lightrag147"),
     "graphrag3": Path("/tmp/goldens-venv-graphrag3"),
 }
+# every reference working dir bench_vs_reference.py writes, by the venv that writes and queries it: the golden
+# harnesses' (above; part 2 compares those three on the goldens) and LightRAG 1.5.7's (scripts/goldens/lightrag_15x.py);
+# ``nano-naive`` is the nano dir with nano's chunk vectors added (``enable_naive_rag``)
+REFERENCE_VENVS = VENVS | {"lightrag157": Path("/tmp/goldens-venv-lightrag157"), "nano-naive": VENVS["nano"]}
 GOALS_MS = {10_000: 50.0, 100_000: 300.0}
 LIGHTRAG_QUERY_FIELDS = {"top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_total_tokens"}
 LIGHTRAG_QUERY_FIELDS |= {"response_type", "user_prompt"}
@@ -321,28 +325,47 @@ def dump_rows(index) -> dict:
 def scaled_dir(lib: str, n: int, cache: Path, index, vectors: str = "hash") -> Path | str:
     """A working dir of ``lib`` holding the synthetic index's rows (cached): written by the library itself,
     nano-graphrag's by ``nano_direct_writer.py`` (the same bytes as its own storages write, minutes faster
-    at 300k entities; its ``check`` compares the two). ``vectors``: what the writers store for each row
-    (``hash`` of its text, or ``random`` dense vectors seeded by it: bench_retrieval_reference.world_vectors)."""
+    at 300k entities; its ``check`` compares the two); ``nano-naive``: a copy of the nano dir to which nano's
+    own chunk vector store adds ``vdb_chunks.json`` (what ``enable_naive_rag`` writes on insert). ``vectors``:
+    what the writers store for each row (``hash`` of its text, or ``random`` dense vectors seeded by it:
+    bench_retrieval_reference.world_vectors). A dir appears whole or not at all (written aside, then renamed)."""
     folder = cache / (f"golden-style-{lib}-{n}" + ("" if vectors == "hash" else f"-{vectors}"))
     if (folder / "graph_chunk_entity_relation.graphml").is_file() or (folder / "entities.parquet").is_file():
         return folder
-    python = VENVS[lib] / "bin" / "python"
+    python = REFERENCE_VENVS[lib] / "bin" / "python"
     if not python.exists():
-        return f"no venv at {VENVS[lib]}"
-    writer = [str(DIRECT_NANO), "write"] if lib == "nano" else [str(REFERENCE), "write", lib]
-    how = "streamed as its storages write it" if lib == "nano" else f"with {lib}'s own storages"
-    print(f"writing {folder} ({how}) ...", flush=True)
-    dump = cache / f"rows-{n}.json"
-    if not dump.is_file():
-        dump.write_text(json.dumps(dump_rows(index), ensure_ascii=False), encoding="utf-8")
+        return f"no venv at {REFERENCE_VENVS[lib]}"
+    dump = rows_dump(n, cache, index)
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
+    if lib == "nano-naive":
+        base = scaled_dir("nano", n, cache, index, vectors)
+        if isinstance(base, str):
+            return base
+        shutil.copytree(base, tmp)
+        writer, how = [str(REFERENCE), "write-chunks", "nano"], "the nano dir with nano's own chunk vector store"
+    elif lib == "nano":
+        writer, how = [str(DIRECT_NANO), "write"], "streamed as its storages write it"
+    else:
+        writer, how = [str(REFERENCE), "write", lib], f"with {lib}'s own storages"
+    print(f"writing {folder} ({how}) ...", flush=True)
     env = venv_env() | {"BENCH_WORLD_VECTORS": vectors}
     done = subprocess.run([str(python), *writer, str(dump), str(tmp)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
         return "writing failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]
     tmp.rename(folder)
     return folder
+
+
+def rows_dump(n: int, cache: Path, index) -> Path:
+    """The synthetic index's rows as the writers read them (cached; written aside, then renamed, so a second
+    bench sharing the cache never reads half a file)."""
+    dump = cache / f"rows-{n}.json"
+    if not dump.is_file():
+        tmp = dump.with_name(f"{dump.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(dump_rows(index), ensure_ascii=False), encoding="utf-8")
+        tmp.rename(dump)
+    return dump
 
 
 def bench_scaled(n: int, n_queries: int, cache: Path) -> list[str]:

@@ -3,17 +3,27 @@
     python bench_retrieval_reference.py time  {nano|lightrag147|graphrag3} WORKDIR
         times the library's own context builder for WORKDIR/cases.json (each case names its corpus,
         i.e. the working dir WORKDIR/<corpus>) and prints a JSON list of per-case medians (ms)
-    python bench_retrieval_reference.py contexts {nano|lightrag147|graphrag3} WORKDIR CASES.json MODE
+    python bench_retrieval_reference.py contexts {nano|nano-naive|lightrag147|lightrag157|graphrag3} WORKDIR CASES.json MODE
         a user's view of one mode, for scripts/bench_vs_reference.py: opens WORKDIR with the library
         (timed: "load"), then runs every case's query through the library's own query path with
         only_need_context (query embedding included, the first query included), and prints one JSON
         object: load_s, per-query ms (wall) and cpu_ms (this process's CPU time), the context strings
-        and this process's peak RSS
-    python bench_retrieval_reference.py write {nano|lightrag147|graphrag3} DUMP.json OUTDIR
+        and this process's peak RSS. ``nano.global``: nano-graphrag's whole ``global_query`` with a
+        scripted best model that records each map call's batch table (the CSV its system prompt is
+        filled with) and answers ``{"points": []}`` (no point, so nano returns its fail response without
+        a reduce call); the "context" is the JSON list of those tables, in call order
+    python bench_retrieval_reference.py write {nano|lightrag147|lightrag157|graphrag3} DUMP.json OUTDIR
         writes a "golden-style" working dir at any size: the rows of DUMP.json (dumped from one of our
         synthetic indexes) stored through the library's OWN storage classes, so the files are exactly
         what the library reads; our importer then reads the same files (GraphRAG 3.3.0: its table
-        provider and LanceDB store, in scripts/bench_graphrag3_world.py)
+        provider and LanceDB store, in scripts/bench_graphrag3_world.py). LightRAG 1.5.7 (``lightrag157``)
+        stores what its insert pipeline stores: the relation vector rows under the sorted pair, a
+        ``truncate`` field on nodes and edges, and its four chunk-tracking stores (``entity_chunks``,
+        ``relation_chunks``, ``full_entities``, ``full_relations``)
+    python bench_retrieval_reference.py write-chunks nano DUMP.json WORKDIR
+        adds nano-graphrag's chunk vector store (``vdb_chunks.json``) to a nano working dir, as its
+        insert does with ``enable_naive_rag=True`` (``chunks_vdb.upsert`` of the text chunks): what
+        ``nano.naive`` searches
 
 Needs only the library, numpy and graphrag_ui.embedding.embed.HashEmbedder from this checkout (the query
 embedder on both sides, so both times include the same cheap hash embedding).
@@ -97,7 +107,9 @@ async def no_llm(*args, **kwargs):
 # ------------------------------------------------------------------ nano-graphrag 0.0.8.2
 
 
-def nano_rag(workdir: Path, threshold: float = 0.2, writing: bool = False):
+def nano_rag(workdir: Path, threshold: float = 0.2, writing: bool = False, naive: bool = False, model=no_llm):
+    """nano-graphrag on ``workdir``; ``naive`` opens its chunk vector store too (``enable_naive_rag``, which
+    ``nano.naive`` needs), ``model`` answers its best-model calls (``nano.global``'s map step)."""
     from nano_graphrag import GraphRAG
     from nano_graphrag._utils import wrap_embedding_func_with_attrs
 
@@ -108,11 +120,37 @@ def nano_rag(workdir: Path, threshold: float = 0.2, writing: bool = False):
     return GraphRAG(
         working_dir=str(workdir),
         embedding_func=hash_embed,
-        best_model_func=no_llm,
+        best_model_func=model,
         cheap_model_func=no_llm,
         enable_llm_cache=False,
+        enable_naive_rag=naive,
         query_better_than_threshold=threshold,
     )
+
+
+class MapRecorder:
+    """nano-graphrag's best model for ``global_query``, scripted: each map call's batch table (the
+    ``context_data`` its system prompt is filled with, cut out of the template) is recorded and answered with no point, so nano ends at its fail response without a reduce call. What nano does before
+    its map calls (community schema, level filter, sort, cap, reports, rating filter, sort, token groups, CSV,
+    prompt) all runs, as the map calls themselves (``asyncio.gather``) with an answer that costs nothing."""
+
+    def __init__(self) -> None:
+        from nano_graphrag.prompt import PROMPTS
+
+        self.head, self.tail = PROMPTS["global_map_rag_points"].format(context_data="\x00").split("\x00")
+        self.tables: list[str] = []
+
+    async def __call__(self, prompt, system_prompt=None, history_messages=None, **kwargs) -> str:
+        text = system_prompt or ""
+        if not (text.startswith(self.head) and text.endswith(self.tail)):
+            raise RuntimeError(f"only map calls are scripted, got: {(system_prompt or prompt)[:120]!r}")
+        self.tables.append(text[len(self.head) : len(text) - len(self.tail)])
+        return '{"points": []}'
+
+    def take(self) -> str:
+        """The batch tables of the last query's map calls, in call order (a JSON list), and a fresh record."""
+        out, self.tables = json.dumps(self.tables, ensure_ascii=False), []
+        return out
 
 
 def time_nano(workdir: Path, cases: list[dict]) -> list[float]:
@@ -195,6 +233,18 @@ def nano_records(dump: dict) -> dict:
     return {"nodes": nodes, "edges": edges, "chunks": chunks, "docs": docs, "reports": reports, "vdb": vdb}
 
 
+def write_nano_chunks(dump: dict, out: Path) -> None:
+    """nano-graphrag's chunk vector store in the nano working dir ``out``, written by its own storage as its
+    insert writes it with ``enable_naive_rag=True`` (``chunks_vdb.upsert`` of the text chunk records)."""
+    rag = nano_rag(out, writing=True, naive=True)
+
+    async def run() -> None:
+        await rag.chunks_vdb.upsert(nano_records(dump)["chunks"])
+        await rag.chunks_vdb.index_done_callback()
+
+    asyncio.run(run())
+
+
 def write_nano(dump: dict, out: Path) -> None:
     """The working dir written by nano-graphrag's own storages (slow at 300k: see nano_direct_writer.py)."""
     rag = nano_rag(out, writing=True)
@@ -226,16 +276,23 @@ async def lightrag_instance(workdir: Path, config: dict, writing: bool = False):
     async def embed(texts, **kwargs):  # a writer stores the world's vectors; a query is embedded with hash
         return world_vectors(texts) if writing else hash_vectors(texts)
 
+    named = {"model_name": "hash"} if _has_field(EmbeddingFunc, "model_name") else {}  # 1.5.x, as its golden harness
     rag = LightRAG(
         working_dir=str(workdir),
         llm_model_func=no_llm,
         llm_model_name="scripted",
-        embedding_func=EmbeddingFunc(embedding_dim=256, func=embed, max_token_size=8192),
+        embedding_func=EmbeddingFunc(embedding_dim=256, func=embed, max_token_size=8192, **named),
         enable_llm_cache=False,
         **config,
     )
     await rag.initialize_storages()
     return rag
+
+
+def _has_field(cls, name: str) -> bool:
+    import dataclasses
+
+    return dataclasses.is_dataclass(cls) and any(f.name == name for f in dataclasses.fields(cls))
 
 
 def time_lightrag(workdir: Path, cases: list[dict]) -> list[float]:
@@ -266,22 +323,32 @@ def time_lightrag(workdir: Path, cases: list[dict]) -> list[float]:
     return asyncio.run(run())
 
 
-def write_lightrag(dump: dict, out: Path) -> None:
+def write_lightrag(dump: dict, out: Path, lib: str = "lightrag147") -> None:
+    """A LightRAG working dir written by the installed release's own storages (``lib``: which release the venv
+    holds, ``lightrag147`` or ``lightrag157``), with the records its insert pipeline stores. 1.5.7 differs from
+    1.4.7 in what it stores, not how: the relation vector row is keyed by the sorted pair and holds it sorted
+    (``_merge_edges_then_upsert``), nodes and edges carry ``truncate`` ("" when nothing was cut), and the
+    chunk-tracking stores ``entity_chunks`` / ``relation_chunks`` (``make_relation_chunk_key``) and the
+    per-document ``full_entities`` / ``full_relations`` are filled (their queries never read them, but a
+    real 1.5.7 dir has them and the library loads them when it opens the dir)."""
     from lightrag.utils import compute_mdhash_id
 
-    sep, path = "<SEP>", "synthetic.txt"
+    sep, path, v15 = "<SEP>", "synthetic.txt", lib == "lightrag157"
+    cut = {"truncate": ""} if v15 else {}
+
+    def pair(r: dict) -> tuple[str, str]:
+        return tuple(sorted((r["source"], r["target"]))) if v15 else (r["source"], r["target"])
 
     async def run() -> None:
         rag = await lightrag_instance(out, {}, writing=True)
         graph = rag.chunk_entity_relation_graph
         for e in dump["entities"]:
             node = {"entity_id": e["name"], "entity_type": e["type"], "description": e["description"]}
-            await graph.upsert_node(
-                e["name"], {**node, "source_id": sep.join(e["chunks"]), "file_path": path, "created_at": 0}
-            )
+            node |= {"source_id": sep.join(e["chunks"]), "file_path": path, "created_at": 0, **cut}
+            await graph.upsert_node(e["name"], node)
         for r in dump["relations"]:
             edge = {"weight": r["weight"], "description": r["description"], "keywords": r["keywords"]}
-            edge |= {"source_id": sep.join(r["chunks"]), "file_path": path, "created_at": 0}
+            edge |= {"source_id": sep.join(r["chunks"]), "file_path": path, "created_at": 0, **cut}
             await graph.upsert_edge(r["source"], r["target"], edge)
         chunk_rows = {
             c["id"]: {
@@ -311,24 +378,61 @@ def write_lightrag(dump: dict, out: Path) -> None:
         )
         await rag.relationships_vdb.upsert(
             {
-                compute_mdhash_id(r["source"] + r["target"], prefix="rel-"): {
-                    "src_id": r["source"],
-                    "tgt_id": r["target"],
+                compute_mdhash_id(src + tgt, prefix="rel-"): {
+                    "src_id": src,
+                    "tgt_id": tgt,
                     "source_id": sep.join(r["chunks"]),
-                    "content": f"{r['keywords']}\t{r['source']}\n{r['target']}\n{r['description']}",
+                    "content": f"{r['keywords']}\t{src}\n{tgt}\n{r['description']}",
                     "keywords": r["keywords"],
                     "description": r["description"],
                     "weight": r["weight"],
                     "file_path": path,
                 }
                 for r in dump["relations"]
+                for src, tgt in [pair(r)]
             }
         )
+        if v15:
+            await _chunk_tracking_157(rag, dump)
         await rag.doc_status.upsert({d["id"]: {"status": "processed", "file_path": path} for d in dump["documents"]})
         await rag._insert_done()
         await rag.finalize_storages()
 
     asyncio.run(run())
+
+
+async def _chunk_tracking_157(rag, dump: dict) -> None:
+    """LightRAG 1.5.7's chunk-tracking stores for ``dump``'s rows, as its merge steps fill them."""
+    from lightrag.utils import make_relation_chunk_key
+
+    doc_of = {c["id"]: c["doc"] for c in dump["chunks"]}
+    await rag.entity_chunks.upsert(
+        {e["name"]: {"chunk_ids": e["chunks"], "count": len(e["chunks"])} for e in dump["entities"]}
+    )
+    await rag.relation_chunks.upsert(
+        {
+            make_relation_chunk_key(r["source"], r["target"]): {"chunk_ids": r["chunks"], "count": len(r["chunks"])}
+            for r in dump["relations"]
+        }
+    )
+    names: dict[str, set] = {}
+    pairs: dict[str, set] = {}
+    for e in dump["entities"]:
+        for cid in e["chunks"]:
+            names.setdefault(doc_of.get(cid, ""), set()).add(e["name"])
+    for r in dump["relations"]:
+        for cid in r["chunks"]:
+            pairs.setdefault(doc_of.get(cid, ""), set()).add(tuple(sorted((r["source"], r["target"]))))
+    await rag.full_entities.upsert(
+        {doc: {"entity_names": sorted(found), "count": len(found)} for doc, found in names.items() if doc}
+    )
+    await rag.full_relations.upsert(
+        {
+            doc: {"relation_pairs": [list(p) for p in sorted(found)], "count": len(found)}
+            for doc, found in pairs.items()
+            if doc
+        }
+    )
 
 
 # ------------------------------------------------------------------ GraphRAG 3.3.0
@@ -376,17 +480,21 @@ def peak_rss_mib() -> float:
 async def _contexts_nano(workdir: Path, cases: list[dict], mode: str) -> dict:
     from nano_graphrag import QueryParam
 
+    kind = mode.split(".")[1]
+    recorder = MapRecorder() if kind == "global" else None
     start = time.perf_counter()
-    rag = nano_rag(workdir, threshold=cases[0]["params"].get("query_better_than_threshold", 0.2))
+    threshold = cases[0]["params"].get("query_better_than_threshold", 0.2)
+    rag = nano_rag(workdir, threshold=threshold, naive=kind == "naive", model=recorder or no_llm)
     load_s = time.perf_counter() - start
     times, cpu_ms, contexts = [], [], []
     for case in cases:
         params = {k: v for k, v in case["params"].items() if k != "query_better_than_threshold"}
-        param = QueryParam(mode=mode.split(".")[1], only_need_context=True, **params)
+        param = QueryParam(mode=kind, only_need_context=True, **params)
         start, cpu = time.perf_counter(), time.process_time()
-        contexts.append(await rag.aquery(case["query"], param))
+        context = await rag.aquery(case["query"], param)
         times.append((time.perf_counter() - start) * 1000)
         cpu_ms.append((time.process_time() - cpu) * 1000)
+        contexts.append(recorder.take() if recorder else context)
     return {"load_s": load_s, "ms": times, "cpu_ms": cpu_ms, "contexts": contexts}
 
 
@@ -420,11 +528,11 @@ def contexts(lib: str, workdir: Path, cases: list[dict], mode: str) -> dict:
 
         world._golden_module()
         return {**world.contexts_graphrag3(workdir, cases, mode), "peak_rss_mib": peak_rss_mib()}
-    if lib == "nano":
+    if lib.startswith("nano"):
         import nano_graphrag  # noqa: F401  (imports are not part of "load", as on our side)
     else:
         import lightrag  # noqa: F401
-    run = {"nano": _contexts_nano, "lightrag147": _contexts_lightrag}[lib]
+    run = {"nano": _contexts_nano, "nano-naive": _contexts_nano}.get(lib, _contexts_lightrag)
     out = asyncio.run(run(workdir, cases, mode))
     return {**out, "peak_rss_mib": peak_rss_mib()}
 
@@ -445,8 +553,12 @@ def main() -> int:
             import bench_graphrag3_world as world
 
             world.write_graphrag3(dump, Path(rest[1]))
+        elif lib == "nano":
+            write_nano(dump, Path(rest[1]))
         else:
-            {"nano": write_nano, "lightrag147": write_lightrag}[lib](dump, Path(rest[1]))
+            write_lightrag(dump, Path(rest[1]), lib)
+    elif action == "write-chunks":  # nano only: its chunk vectors, added to a nano working dir
+        write_nano_chunks(json.loads(Path(rest[0]).read_text(encoding="utf-8")), Path(rest[1]))
     else:
         raise SystemExit(f"unknown action {action!r}")
     return 0

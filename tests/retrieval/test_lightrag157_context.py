@@ -113,6 +113,57 @@ def test_chunk_cut_fits_the_rendered_lines(rows, budget):
     assert kept <= c157.fit_lines([json.dumps({"content": r["content"]}, ensure_ascii=False) for r in rows], budget)
 
 
+ODD_STARTS = [
+    "",
+    " ",
+    "  lead",
+    "\n",
+    "\nline",
+    "1999 was",
+    '"q"',
+    "(x)",
+    "_id",
+    "'s",
+    "中文",
+    "🚀",
+    "\t",
+    "<|endoftext|>",
+]
+many_paths = st.sampled_from([f"f{i}.txt" for i in range(12)] + ["unknown_source", ""])
+
+
+@QUICK
+@given(st.lists(st.tuples(st.sampled_from(ODD_STARTS), texts, many_paths), max_size=40))
+def test_a_chunk_line_costs_its_content_line_plus_its_reference_field(rows):
+    """``chunk_line_tokens`` counts no rendered line: each is its ``{"content"}`` line's count plus what the
+    ``"reference_id"`` field adds (ids "", 1-digit and 2-digit here); both counts equal encoding the line."""
+    rows = [{"content": start + text, "file_path": f} for start, text, f in rows]
+    rendered = c157.chunk_lines(rows)
+    got = c157.chunk_line_tokens(c157.content_lines(rows), rows)
+    assert got == [(tokens.count(line), tokens.count(line + "\n")) for line in rendered]
+    assert c157.chunks_joined_tokens(c157.content_lines(rows), rows) == c157.joined_tokens(rendered)
+
+
+def test_the_reference_field_adds_the_same_to_every_golden_chunk():
+    """On every chunk text of the LightRAG goldens (en, zh; both releases) and ids up to four digits."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "goldens"
+    contents = {
+        row["content"]
+        for folder in ("lightrag-1.5.7", "lightrag-1.4.7")
+        for lang in ("en", "zh")
+        for row in json.loads((root / folder / lang / "kv_store_text_chunks.json").read_text(encoding="utf-8")).values()
+    }
+    assert len(contents) > 40
+    for rid in ("", "1", "9", "10", "123", "1234"):
+        extra = c157.reference_field_tokens(rid)
+        for content in contents:
+            line = c157.dumps({"content": content})
+            with_id = c157.dumps({"reference_id": rid, "content": content})
+            assert tokens.count(with_id) == tokens.count(line) + extra, (rid, content[:40])
+
+
 def test_references_are_numbered_by_count_then_first_appearance():
     refs, ids = c157.references(["b.txt", "a.txt", "unknown_source", "a.txt", "", "c.txt", "b.txt", "a.txt"])
     assert refs == [("1", "a.txt"), ("2", "b.txt"), ("3", "c.txt")]

@@ -128,6 +128,7 @@ def test_1_5_7_lines_are_those_it_renders(rows):
 def test_1_5_7_encodes_a_chunk_once_per_sweep(monkeypatch):
     """1.5.7 measures and renders each step's merged chunk rows as JSON lines; a chunk's text is encoded once
     per sweep (each step renders another list of mostly the same chunks), and each step is the single run."""
+    p157._encoded_text.cache_clear()  # the texts encoded by earlier tests in this process are kept
     dumped = []
     real = c157.dumps
     monkeypatch.setattr(c157, "dumps", lambda obj: dumped.append(obj) or real(obj))

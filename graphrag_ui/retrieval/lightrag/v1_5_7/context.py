@@ -10,6 +10,9 @@ Counting is additive per line: o200k pre-tokenizes ``…"}`` + ``\\n`` as one pi
 line, and every line starts a new piece with ``{"``, so ``tokens("\\n".join(lines[:k]))`` is the
 sum of ``tokens(line + "\\n")`` over the first k-1 lines plus ``tokens(line k)``. Each line is
 counted once (cached); only a cut that actually happens encodes text, and only up to the cut.
+A chunk's final line is never encoded: it costs its ``{"content"}`` line (counted for the first cut)
+plus what its ``"reference_id"`` field adds, which does not depend on the content
+(``reference_field_tokens``) — a query meets new chunks, and their second encoding was half its time.
 """
 
 from __future__ import annotations
@@ -181,19 +184,61 @@ def content_lines(rows: list[dict[str, Any]]) -> list[str]:
     return [dumps({"content": row["content"]}) for row in rows]
 
 
+_CONTENT_HEAD = '{"'  # the first piece of a ``{"content": …}`` line
+
+
+@lru_cache(maxsize=1024)
+def reference_field_tokens(rid: str) -> int:
+    """Tokens that ``{"reference_id": "<rid>", `` in front of ``"content": …}`` adds to ``{"content": …}``.
+
+    o200k pre-tokenizes a text piece by piece (a regex), and encodes each piece alone. In both lines the
+    piece before ``content`` is a punctuation run that stops at its first letter — ``{"`` in one, `` "`` in
+    the other — so from ``content`` on both split into the same pieces whatever the content is; in front, the
+    field's pieces (``{"``, ``reference``, ``_id``, ``":``, `` "``, the digits, ``",``, `` "``; `` "",`` for
+    an empty id) are those of the field alone. So the difference is ``tokens('{"reference_id": "<rid>", "')``
+    less ``tokens('{"')``. ``rid`` is what ``references`` gives: ASCII digits or "" (tests/retrieval check
+    the identity on every golden chunk and on odd contents)."""
+    return count('{"reference_id": ' + dumps(rid) + ', "') - count(_CONTENT_HEAD)
+
+
+def chunk_line_tokens(contents: list[str], rows: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """``line_tokens`` of each of ``chunk_lines(rows)`` without rendering them: each row's ``{"content"}`` line
+    (``contents``, its counts cached by the first cut) plus its reference field (``reference_field_tokens``;
+    an id that is not ASCII digits, which ``references`` never gives, is rendered and counted)."""
+    _, ref_ids = references([row["file_path"] for row in rows])
+    out = []
+    for line, rid, row in zip(contents, ref_ids, rows, strict=True):
+        if rid == "" or (rid.isascii() and rid.isdigit()):
+            alone, with_newline = line_tokens(line)
+            extra = reference_field_tokens(rid)
+            out.append((alone + extra, with_newline + extra))
+        else:
+            out.append(line_tokens(dumps({"reference_id": rid, "content": row["content"]})))
+    return out
+
+
+def chunks_joined_tokens(contents: list[str], rows: list[dict[str, Any]]) -> int:
+    """``joined_tokens(chunk_lines(rows))`` from the rows' ``{"content"}`` lines (``chunk_line_tokens``)."""
+    if not rows:
+        return 0
+    counts = chunk_line_tokens(contents, rows)
+    return sum(c[1] for c in counts[:-1]) + counts[-1][0]
+
+
 def fit_chunks(
     rows: list[dict[str, Any]],
     budget: int,
-    lines_of: Callable[[list[dict[str, Any]]], list[str]] = chunk_lines,
     contents: list[str] | None = None,
     joined_of: Callable[[list[str]], Joined] | None = None,
 ) -> int:
-    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked
-    (``lines_of`` renders them, ``contents`` are the first stage's lines: a sweep keeps both per rows)."""
+    """1.5.7's two-stage chunk cut: ``{"content"}`` lines first, then the rendered lines re-checked (counted
+    from the content lines: ``chunks_joined_tokens``; ``contents``: the first stage's lines, a sweep keeps them
+    per rows)."""
     if budget <= 0 or not rows:
         return 0
-    k = fit_lines(contents if contents is not None else content_lines(rows), budget, joined_of)
-    while k > 0 and joined_tokens(lines_of(rows[:k])) > budget:
+    contents = contents if contents is not None else content_lines(rows)
+    k = fit_lines(contents, budget, joined_of)
+    while k > 0 and chunks_joined_tokens(contents[:k], rows[:k]) > budget:
         k -= 1
     return k
 

@@ -11,7 +11,7 @@ Rerank stays off (``enable_rerank=False``): no rerank model is configured offlin
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from graphrag_ui.base.i18n import joined, msg
@@ -48,15 +48,15 @@ def _rows_key(rows: list[dict[str, Any]]) -> tuple:
 
 
 def _encoded(content: Any) -> str:
-    """``c157.dumps(content)``: in a sweep once per chunk text (a top_k step renders another list of mostly the
-    same chunks; the text objects are the sweep's own, their hashes kept)."""
-    kept: dict[str, str] = reuse.once(("lightrag.1.5.7 encoded",), dict)
-    if type(content) is not str:
-        return c157.dumps(content)
-    found = kept.get(content)
-    if found is None:
-        found = kept[content] = c157.dumps(content)
-    return found
+    """``c157.dumps(content)``, once per chunk text for the last ones met (a run renders a chunk's content in its
+    ``{"content"}`` line and its final line, a sweep's steps and the next questions meet the same chunks again;
+    the text objects are the index's own, their hashes kept)."""
+    return _encoded_text(content) if type(content) is str else c157.dumps(content)
+
+
+@lru_cache(maxsize=1024)
+def _encoded_text(content: str) -> str:
+    return c157.dumps(content)
 
 
 def _chunk_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -78,6 +78,16 @@ def _content_lines(rows: list[dict[str, Any]]) -> list[str]:
     return [f'{{"content": {_encoded(row["content"])}}}' for row in rows]
 
 
+def _contents(rows: list[dict[str, Any]]) -> list[str]:
+    """``_content_lines(rows)``, once per rows in a sweep."""
+    return reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: _content_lines(rows))
+
+
+def _chunks_used(rows: list[dict[str, Any]]) -> int:
+    """Tokens of the kept chunks' final lines joined (``c157.chunks_joined_tokens``: no line rendered)."""
+    return c157.chunks_joined_tokens(_contents(rows), rows)
+
+
 def _joined(lines: list[str]) -> c157.Joined:
     """``c157.Joined(lines)`` once per lines object in a sweep (the lines a step reads are the sweep's own,
     held by its scope), with the encodings of the cuts made in it: a budget step cuts the same lines again."""
@@ -85,10 +95,11 @@ def _joined(lines: list[str]) -> c157.Joined:
 
 
 def _fit(rows: list[dict[str, Any]], available: int) -> tuple[int, list[int]]:
-    """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline)."""
-    contents = reuse.once(("lightrag.1.5.7 content lines", _rows_key(rows)), lambda: _content_lines(rows))
-    keep = c157.fit_chunks(rows, available, _chunk_lines, contents, _joined)
-    return keep, [c157.line_tokens(line)[1] for line in _chunk_lines(rows)]
+    """How many chunk rows 1.5.7 keeps, and each row's rendered line cost (line + newline), counted from the
+    rows' ``{"content"}`` lines (``c157.chunk_line_tokens``)."""
+    contents = _contents(rows)
+    keep = c157.fit_chunks(rows, available, contents, _joined)
+    return keep, [c[1] for c in c157.chunk_line_tokens(contents, rows)]
 
 
 def _chunks_and_references(
@@ -178,7 +189,7 @@ def _after_cut(
     available = p.max_total_tokens - fixed
     rows = chunk_rows(index, picked.merged)
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    chunk_used = c157.joined_tokens(_chunk_lines(kept))
+    chunk_used = _chunks_used(kept)
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
@@ -241,7 +252,7 @@ def run_naive(index: Index, query: str, p: Params, deps: Deps, r: Retrieval, clo
     available = p.max_total_tokens - fixed
     picked = Picked({"vector": pick}, [(cid, "vector") for cid in pick.picked], [])
     kept, refs = _chunks_and_references(r, index, picked, rows, p, available)
-    used = c157.joined_tokens(_chunk_lines(kept))
+    used = _chunks_used(kept)
     clock.lap(
         "token control",
         msg("chunk_top_k {k}, chunk budget {available}", k=p.chunk_top_k, available=available),
