@@ -36,6 +36,7 @@ def preload() -> None:
         import graphrag_ui  # noqa: F401  (offline environment first)
         from graphrag_ui.ui.shell import (
             frame,  # noqa: F401  (streamlit and the frame's modules: app.py's first lines)
+            language_picker,  # noqa: F401  (the sidebar's first widget imports it)
             state,
         )
 
