@@ -232,3 +232,21 @@ def test_the_later_views_wait_for_a_page_run_in_progress_to_end(monkeypatch):
     events.append("later views")
     thread.join()
     assert events == ["page run ended", "later views"]
+
+
+def test_the_start_page_imports_no_answer_module_before_there_is_an_answer():
+    """A first view has no answer: the start page's imports leave the answer's citation tracing and model
+    call modules (~40 ms, more on a loaded machine, on the way to a first view opened at once) to the
+    first answer, which imports them where it shows one."""
+    child = textwrap.dedent(
+        """
+        import sys
+        from graphrag_ui.cli import serve
+
+        serve._import_pages()
+        print(sorted(m for m in sys.modules if m.startswith(("graphrag_ui.citations", "graphrag_ui.model_calls"))))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
