@@ -250,3 +250,15 @@ def test_the_start_page_imports_no_answer_module_before_there_is_an_answer():
     done = subprocess.run([sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_page_run_through_the_frame_is_counted_for_the_preloads_wait(app):
+    """The frame counts each page run (``activity.page_run``): the preload's wait for quiet starts again
+    from the end of a run that ended after its mark, and no run is left counted as in progress."""
+    from graphrag_ui.base.timing import elapsed_s, now
+    from graphrag_ui.ui.shell import activity
+
+    mark = now()
+    app(index="sample:en", mode="nano.local")
+    since_mark = elapsed_s(mark)  # read before: uncounted, the quiet would be at least this long
+    assert 0.0 < activity.quiet_since(mark) < since_mark  # counted from the run's end, after the mark
