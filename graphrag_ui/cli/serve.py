@@ -22,42 +22,94 @@ log = logging.getLogger("graphrag_ui.cli.serve")
 
 
 def preload() -> None:
-    """Import what the first page view and the first answer need, and open the default index."""
+    """Load what the first page view needs in the order it needs it, then what later views and the first
+    answer need.
+
+    An analyst who opens the page as soon as the server answers arrives ~0.5 s later (the browser loads
+    Streamlit's scripts first), and every second of this work still running then is shared with that
+    first run on the GIL: so the default index, the start page's modules and the question's embedder come
+    first (the embedder on its own thread: reading its weights leaves the GIL to the rest), then the model
+    client; the other samples and the modules only a later view draws (altair for the Budget and Sweep
+    charts) wait until the first views are drawn.
+    """
     try:
         import graphrag_ui  # noqa: F401  (offline environment first)
         from graphrag_ui.ui.shell import (
-            frame,  # noqa: F401  (streamlit, pandas, the ui package)
-            state,  # noqa: F401  (streamlit, pandas, the ui package)
+            frame,  # noqa: F401  (streamlit and the frame's modules: app.py's first lines)
+            language_picker,  # noqa: F401  (the sidebar's first widget imports it)
+            state,
         )
 
-        for module in (
-            "altair",
-            "graphrag_ui.ui.results.retrieval_view",
-            "graphrag_ui.ui.answer.answer_view",
-            "pyarrow",
-        ):
-            __import__(module)
         choices = state.index_choices()
         default_key, default = next(iter(choices.items()), (None, None))
+        index, embedder = None, None
         if default is not None:
+            embedder = _in_background(_warm_embedder_of, default)
             index = state._load(str(default), state.index_version(default), "local")  # the picker's first index
-            if not _other_index_asked(default):
-                _warm_embedder(index.manifest.embedder)
-            if not _other_index_asked(default):
-                _warm_first_view(index, default_key)
-        import streamlit.emojis  # noqa: F401  (st.set_page_config's favicon check imports it: ~0.4 s)
+        import streamlit.emojis  # noqa: F401  (st.set_page_config's favicon check imports it: ~0.05-0.4 s)
 
         _import_pages()
+        if embedder is not None:
+            embedder.join()
+        if index is not None and not _other_index_asked(default):
+            _warm_first_view(index, default_key)
         _compile_scripts()
 
         from graphrag_ui.model_client.settings import LLMSettings
         from graphrag_ui.model_client.warm import warm_up
 
         if LLMSettings.from_env_and_secrets().configured:
-            warm_up()  # litellm and what its first call imports: seconds, which the first answer would pay
+            # litellm and what its first call imports: seconds, which the first answer would pay; not held
+            # back like the charts' imports below, as an analyst may press "Generate answer" at once
+            warm_up()
+        _after_first_views()
+        _warm_other_samples(choices, default_key)
+        _import_later_views()
     except Exception as exc:  # noqa: BLE001 - a preload that fails leaves the work to the first session
-        # one line, no traceback in the terminal, the error's text without credentials
-        log.warning("preloading failed (%s); the first session loads what it needs itself", _said(exc))
+        _failed(exc)
+
+
+def _failed(exc: BaseException) -> None:
+    """One line, no traceback in the terminal, the error's text without credentials."""
+    log.warning("preloading failed (%s); the first session loads what it needs itself", _said(exc))
+
+
+def _in_background(work, *args) -> threading.Thread:
+    """``work(*args)`` on a daemon thread of the preload, a failure reported as ``preload`` reports one."""
+
+    def run() -> None:
+        try:
+            work(*args)
+        except Exception as exc:  # noqa: BLE001 - as preload: the first session does it itself
+            _failed(exc)
+
+    thread = threading.Thread(target=run, name="preload-embedder", daemon=True)
+    thread.start()
+    return thread
+
+
+def _after_first_views(quiet_s: float = 1.5, most_s: float = 15.0) -> None:
+    """Wait until no page has run for ``quiet_s`` seconds (counted from now: an analyst who came at once
+    gets the page's first run here), at most ``most_s``. A page run's end is not its view's: the browser
+    still fetches each element's script from this server and draws, ~0.5-1 s, which the imports for later
+    views slowed by holding the GIL (the server's answers to those fetches waited)."""
+    from graphrag_ui.base.timing import elapsed_s, now
+    from graphrag_ui.ui.shell import activity
+
+    start = now()
+    while activity.quiet_since(start) < quiet_s and elapsed_s(start) < most_s:
+        time.sleep(0.05)
+
+
+# what no first view of the start page imports, but its other views and the first answer do
+LATER_VIEWS = ("altair", "pyarrow")
+
+
+def _import_later_views() -> None:
+    """Import what the Budget and Sweep charts need (altair: ~0.3 s) once the first view's needs are met:
+    before them it delayed the default index and the first view of an analyst who came at once."""
+    for module in LATER_VIEWS:
+        __import__(module)
 
 
 def _said(exc: BaseException) -> str:
@@ -104,13 +156,37 @@ def _compile_scripts(wait_s: float = 30.0) -> None:
         cache.get_bytecode(str(script))
 
 
-def _other_index_asked(default: Path) -> bool:
-    """Whether a session has begun to open an index other than the preload's default. Then the default's
-    embedder and first view are left to a session that opens it: loading use-m3 (~3 s on both cores)
-    and retrieving on the sample took the cores from a 100k-entity index's first view racing them."""
+def _other_index_asked(*folders: Path) -> bool:
+    """Whether a session has begun to open an index other than ``folders`` (the preload's). Then the rest
+    of their warming is left to a session that opens them: loading use-m3 (~3 s on both cores) and
+    retrieving on the sample took the cores from a 100k-entity index's first view racing them."""
     from graphrag_ui.index.store_load import loads_begun
 
-    return bool(loads_begun() - {str(Path(default).absolute())})
+    return bool(loads_begun() - {str(Path(folder).absolute()) for folder in folders})
+
+
+def _warm_other_samples(choices: dict[str, Path], default_key: str | None) -> None:
+    """Open the other bundled samples and retrieve their start question, as for the default (~0.2 s each):
+    on main a link to the Chinese sample opened 10 s after the start still opened its index and ran its
+    first retrieval (~0.3 s). Done after the first views: before them, this work and a session that came
+    at once for that sample computed the same readiness and retrieval side by side (interleaved runs:
+    both samples' first views at once were ~0.15-0.25 s slower)."""
+    from graphrag_ui.ui.shell import state
+
+    samples = {key: folder for key, folder in choices.items() if key in state.SAMPLES}
+    for key, folder in samples.items():
+        if key == default_key:
+            continue
+        if _other_index_asked(*samples.values()):
+            return
+        _warm_first_view(state._load(str(folder), state.index_version(folder), "local"), key)
+
+
+def _warm_embedder_of(index_folder: Path) -> None:
+    """``_warm_embedder`` for the embedder the index at ``index_folder`` was made with (its manifest only)."""
+    from graphrag_ui.index.store_load import read_manifest
+
+    _warm_embedder(read_manifest(index_folder)[0].embedder)
 
 
 def _warm_embedder(name: str) -> None:

@@ -120,29 +120,145 @@ def test_a_failing_preload_says_one_line_without_a_traceback_or_a_key(monkeypatc
 
 def test_the_default_index_is_warmed_only_while_no_session_opens_another(monkeypatch, tmp_path):
     """A session that opens another index first (a 100k-entity one) keeps the cores: the preload still opens
-    the default index but leaves its embedder and first view to a session that asks for it."""
+    the default index but leaves its first view and the other samples to a session that asks for them."""
     from graphrag_ui.index import store_load
     from graphrag_ui.ui.shell import state
 
-    default, other = tmp_path / "default", tmp_path / "other"
+    default, zh, other = tmp_path / "default", tmp_path / "zh", tmp_path / "other"
     warmed: list[str] = []
-    monkeypatch.setattr(state, "index_choices", lambda: {"sample:en": default, "path:other": other})
+    monkeypatch.setattr(state, "index_choices", lambda: {"sample:en": default, "sample:zh": zh, "path:other": other})
     monkeypatch.setattr(state, "index_version", lambda path: 0.0)
     monkeypatch.setattr(state, "_load", lambda path, stamp, vectors: store_load._BEGUN.add(path) or _Opened())
-    monkeypatch.setattr(serve, "_warm_embedder", lambda name: warmed.append("embedder"))
+    monkeypatch.setattr(serve, "_warm_embedder_of", lambda folder: warmed.append(f"embedder {folder.name}"))
     monkeypatch.setattr(serve, "_warm_first_view", lambda index, key: warmed.append(f"first view {key}"))
     monkeypatch.setattr(serve, "_import_pages", lambda: warmed.append("pages"))
     monkeypatch.setattr(serve, "_compile_scripts", lambda: warmed.append("scripts"))
+    monkeypatch.setattr(serve, "_after_first_views", lambda: warmed.append("quiet"))
+    monkeypatch.setattr(serve, "_import_later_views", lambda: warmed.append("later views"))
     monkeypatch.setattr(store_load, "_BEGUN", set())
     serve.preload()
-    assert warmed == ["embedder", "first view sample:en", "pages", "scripts"]
+    assert warmed == [
+        "embedder default",
+        "pages",
+        "first view sample:en",
+        "scripts",
+        "quiet",
+        "first view sample:zh",
+        "later views",
+    ]
 
     warmed.clear()
     monkeypatch.setattr(store_load, "_BEGUN", {str(other.absolute())})  # a session began to open the other one
     serve.preload()
-    assert warmed == ["pages", "scripts"]  # what every first view needs is still done
+    assert warmed == ["embedder default", "pages", "scripts", "quiet", "later views"]  # every first view's needs
 
 
 class _Opened:
     class manifest:  # noqa: N801 - the one attribute the preload reads
         embedder = "hash"
+
+
+def test_the_first_views_needs_are_met_before_modules_only_later_views_import():
+    """Issue 29 (a fresh server's first view, opened at once): in a fresh interpreter the preload opens the
+    start index, imports the start page and retrieves its start question with altair not yet imported (the
+    Budget and Sweep charts' ~0.3 s, which on main came first and held the GIL while the first view waited),
+    then, once no page has run for a while, opens the Chinese sample as well and imports altair."""
+    child = textwrap.dedent(
+        """
+        import sys
+        from graphrag_ui.cli import serve
+        from graphrag_ui.ui.shell import state
+
+        seen = []
+        real_load, real_warm, real_pages = state._load, serve._warm_first_view, serve._import_pages
+
+        def load(path, *rest):
+            seen.append(("open " + path.split("/")[-2], "altair" in sys.modules))
+            return real_load(path, *rest)
+
+        def warm(index, key):
+            seen.append(("first view " + key, "altair" in sys.modules))
+            return real_warm(index, key)
+
+        def pages():
+            seen.append(("pages", "altair" in sys.modules))
+            return real_pages()
+
+        state._load, serve._warm_first_view, serve._import_pages = load, warm, pages
+        serve._compile_scripts = lambda: None  # no server here: nothing to compile into
+        serve._after_first_views = lambda: seen.append(("quiet", "altair" in sys.modules))
+        serve.preload()
+        print(seen, "altair" in sys.modules)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (
+        done.stdout.strip().splitlines()[-1]
+        == str(
+            [
+                ("open en", False),
+                ("pages", False),
+                ("first view sample:en", False),
+                ("quiet", False),
+                ("open zh", False),
+                ("first view sample:zh", False),
+            ]
+        )
+        + " True"
+    )
+
+
+def test_the_later_views_wait_for_a_page_run_in_progress_to_end(monkeypatch):
+    """``_after_first_views`` returns only once the page run that began before it ended (and was quiet)."""
+    import threading
+
+    from graphrag_ui.ui.shell import activity
+
+    events: list[str] = []
+    running, release = threading.Event(), threading.Event()
+
+    def page() -> None:
+        with activity.page_run():
+            running.set()
+            release.wait(30)
+            events.append("page run ended")
+
+    thread = threading.Thread(target=page)
+    thread.start()
+    running.wait(30)
+    threading.Timer(0.3, release.set).start()
+    serve._after_first_views(quiet_s=0.05, most_s=30)
+    events.append("later views")
+    thread.join()
+    assert events == ["page run ended", "later views"]
+
+
+def test_the_start_page_imports_no_answer_module_before_there_is_an_answer():
+    """A first view has no answer: the start page's imports leave the answer's citation tracing and model
+    call modules (~40 ms, more on a loaded machine, on the way to a first view opened at once) to the
+    first answer, which imports them where it shows one."""
+    child = textwrap.dedent(
+        """
+        import sys
+        from graphrag_ui.cli import serve
+
+        serve._import_pages()
+        print(sorted(m for m in sys.modules if m.startswith(("graphrag_ui.citations", "graphrag_ui.model_calls"))))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_page_run_through_the_frame_is_counted_for_the_preloads_wait(app):
+    """The frame counts each page run (``activity.page_run``): the preload's wait for quiet starts again
+    from the end of a run that ended after its mark, and no run is left counted as in progress."""
+    from graphrag_ui.base.timing import elapsed_s, now
+    from graphrag_ui.ui.shell import activity
+
+    mark = now()
+    app(index="sample:en", mode="nano.local")
+    since_mark = elapsed_s(mark)  # read before: uncounted, the quiet would be at least this long
+    assert 0.0 < activity.quiet_since(mark) < since_mark  # counted from the run's end, after the mark

@@ -7,7 +7,6 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.index.model import Index
-from graphrag_ui.model_calls.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED
 from graphrag_ui.retrieval.registry import get_mode
@@ -151,6 +150,8 @@ def _stream_answer(result: Retrieval, settings, use_cache: bool):
 
 def _show_reply(reply, retry_key: str) -> None:
     """A complete answer with its costs; a cut one with a notice and a retry button; an error as one line."""
+    from graphrag_ui.model_calls.answer import INCOMPLETE_KINDS  # with the answer (no first view has one)
+
     if reply.error_kind in INCOMPLETE_KINDS:
         incomplete_notice(reply, retry_key)
     elif reply.error:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from graphrag_ui.citations import Item, Trace
 from graphrag_ui.retrieval.core.result import KINDS, Retrieval
 from graphrag_ui.ui.results import derived
 from graphrag_ui.ui.results.row_marks import RowMark, register
 from graphrag_ui.ui.shell.language import t
+
+if TYPE_CHECKING:  # the answer's modules (~40 ms): imported where an answer exists, which no first view has
+    from graphrag_ui.citations import Item, Trace
 
 SENTENCE_CHARS = 90  # of one citing sentence in a grid cell
 SENTENCES_SHOWN = 2
@@ -51,6 +54,10 @@ def remember(result: Retrieval, trace: Trace | None) -> None:
 
 def trace_for(result: Retrieval) -> Trace | None:
     trace = st.session_state.get(trace_key(result))
+    if trace is None:
+        return None
+    from graphrag_ui.citations import Trace
+
     return trace if isinstance(trace, Trace) else None
 
 

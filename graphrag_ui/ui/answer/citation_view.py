@@ -9,18 +9,21 @@ questions carry their own citations, named by their point or question.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from graphrag_ui.base.i18n import msg
-from graphrag_ui.citations import Citation, Trace, summary_line
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.ui.answer.citation_marks import remember, trace_for
 from graphrag_ui.ui.answer.judge_view import judge_panel
 from graphrag_ui.ui.shell.escape import md_escape, shown
 from graphrag_ui.ui.shell.labels import KIND_LABELS, label
 from graphrag_ui.ui.shell.language import in_this_language, t, translate
+
+if TYPE_CHECKING:  # the answer's modules (~40 ms): imported where an answer exists, which no first view has
+    from graphrag_ui.citations import Citation, Trace
 
 PILL_CHARS = 48
 GRAPHRAG_TABLES = ("Entities", "Relationships", "Sources", "Reports", "Claims")
@@ -52,6 +55,8 @@ def citation_panel(result: Retrieval, trace: Trace | None, key: str) -> None:
     """The panel under an answer; remembers the trace for the grids, the budget and the run line."""
     if trace is None:
         return
+    from graphrag_ui.citations import summary_line
+
     remember(result, trace)
     st.caption(shown(summary_line(trace)))
     citations = trace.all_citations()
@@ -150,6 +155,8 @@ def run_line(result: Retrieval) -> None:
     """The run line's answer part: cited of all, not in the context, unused tokens (when an answer is shown)."""
     trace = trace_for(result)
     if trace is not None:
+        from graphrag_ui.citations import summary_line
+
         st.caption(shown(summary_line(trace)))
 
 

@@ -12,7 +12,6 @@ import hashlib
 import streamlit as st
 
 from graphrag_ui.base.i18n import msg
-from graphrag_ui.model_calls.answer import INCOMPLETE_KINDS
 from graphrag_ui.retrieval.core.result import Retrieval
 from graphrag_ui.retrieval.core.stages import FAILED, Point, Stages
 from graphrag_ui.ui.answer.citation_view import citation_panel
@@ -108,6 +107,8 @@ def staged_answer_panel(result: Retrieval, key: str = "main", *, rerun: bool = F
     if not saved:
         return result
     current, reply = Retrieval.from_dict(saved[0]), saved[1]
+    from graphrag_ui.model_calls.answer import INCOMPLETE_KINDS  # with the answer (no first view has one)
+
     if reply is not None and reply.error_kind in INCOMPLETE_KINDS:  # the reduce answer arrived only in part
         incomplete_notice(reply, f"{key}_retry_pending")
     elif current.stages is not None and current.stages.status == FAILED:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from graphrag_ui.ui.shell import legacy_pages, state
+from graphrag_ui.ui.shell import activity, legacy_pages, state
 from graphrag_ui.ui.shell.guard import run_guarded
 from graphrag_ui.ui.shell.labels import PAGE_TITLES, label
 
@@ -54,15 +54,16 @@ PAGE_STYLE = (
 
 
 def run_app() -> None:
-    """Draw the frame and run the page the URL asks for inside it."""
-    st.set_page_config(page_title="GraphRAG Retrieval Explorer", page_icon="🕸️", layout="wide")
-    st.html(PAGE_STYLE)
-    with legacy_pages.as_main_script():
-        index, index_key = state.sidebar_frame()
-        st.session_state["_index"] = index
-        st.session_state["_index_key"] = index_key
-        page = st.navigation(app_pages(), position="sidebar")
-    run_guarded(page.run)
+    """Draw the frame and run the page the URL asks for inside it (counted in ``activity``)."""
+    with activity.page_run():
+        st.set_page_config(page_title="GraphRAG Retrieval Explorer", page_icon="🕸️", layout="wide")
+        st.html(PAGE_STYLE)
+        with legacy_pages.as_main_script():
+            index, index_key = state.sidebar_frame()
+            st.session_state["_index"] = index
+            st.session_state["_index_key"] = index_key
+            page = st.navigation(app_pages(), position="sidebar")
+        run_guarded(page.run)
 
 
 def return_to_frame() -> None:
