@@ -83,7 +83,9 @@ def summaries() -> Iterator[None]:
 
 
 def summary_only() -> bool:
-    return _SUMMARY.get()
+    """Whether this run is a sweep's summary step: inside ``summaries()`` and a ``shared()`` scope, whose memo
+    holds the rows a summary step shares with the others (``SummaryRow``, ``summary_row``)."""
+    return _SUMMARY.get() and active()
 
 
 class SummaryRow:
@@ -96,6 +98,14 @@ class SummaryRow:
 
     def __init__(self, id: str, label: str) -> None:  # noqa: A002  (``Candidate``'s names)
         self.id, self.label = id, label
+
+
+def summary_row(held: dict[str, SummaryRow], key: str, label: Callable[[], str]) -> SummaryRow:
+    """The ``SummaryRow`` of ``key`` held in ``held`` (one per item and sweep), made with ``label()`` when first met."""
+    found = held.get(key)
+    if found is None:
+        found = held[key] = SummaryRow(key, label())
+    return found
 
 
 def kept(kind: str, table: Any, query: np.ndarray, make: Callable[[], Any], *extra: Any) -> Any:

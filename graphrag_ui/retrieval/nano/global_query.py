@@ -156,9 +156,7 @@ def nano_global(index: Index, query: str, params: Mapping[str, Any] | Params, de
         used = sum(r.tokens for r in group)
         out.budgets.append(Budget(msg("map batch {n}", n=b + 1), used, limit))
         if summary:
-            kept.extend(
-                shown.get(r.key) or shown.setdefault(r.key, reuse.SummaryRow(r.key, r.community.title)) for r in group
-            )
+            kept.extend(reuse.summary_row(shown, r.key, lambda r=r: r.community.title) for r in group)
             continue
         ids = [r.key for r in group]
         context, shared = _batch(group, ids, index, query) if made is not None else (map_table(group, index), None)

@@ -89,11 +89,11 @@ def _communities(
         return Candidate(cid, com.title, data, pos, why, None, prep.rating(com), not dropped, dropped, cost)
 
     switched = lmsg("single-community switch kept only the first")
-    if single or not _summary():
+    if single or not reuse.summary_only():
         head = [row(pos, switched if single and pos > 0 else "") for pos in range(kept)]
     else:  # a summary step: the kept reports' ids and titles (``reuse.SummaryRow``), one per cluster and sweep
         rows = reuse.once(("nano.local summary rows", id(index), "c"), dict)
-        head = [rows.get(cid) or rows.setdefault(cid, reuse.SummaryRow(cid, com.title)) for cid, com in got.rows[:kept]]
+        head = [reuse.summary_row(rows, cid, lambda com=com: com.title) for cid, com in got.rows[:kept]]
     used = [com for _, com in got.rows[: 1 if single else kept]] if kept else []
     deep = []
     for cid, lvl, n in got.extra:
@@ -133,11 +133,6 @@ def _reports(index: Index, prep, hits: list[RecallHit], level: int, seen: tuple)
         lambda wider, _k: wider,
     )
     return plan.gather(len(hits))
-
-
-def _summary() -> bool:
-    """Whether this run is a sweep's summary step (``reuse.summaries``): its kept rows ``reuse.SummaryRow``."""
-    return reuse.summary_only() and reuse.active()
 
 
 def _over_budget(make: Callable[[int], Candidate], start: int, ids: list[str], template: str) -> ColumnTail:
@@ -183,7 +178,7 @@ def _text_units(
         [u[2] for u in got.rows[kept:]],
         _OVER_SOURCES,
     )
-    if _summary():  # the kept chunks' ids and labels, once per root row (its first rows are every step's)
+    if reuse.summary_only():  # the kept chunks' ids and labels, once per root row (its first rows are every step's)
         made = root.made.setdefault("summary", [])
         for pos in range(len(made), kept):
             cand = row(pos)
@@ -209,7 +204,7 @@ def _relations(index: Index, prep, hits: list[RecallHit], params: Params, out: R
     kept = int(np.searchsorted(running, limit, side="right")) if limit > 0 else 0  # csv_context.prefix_cut
     out.relations = relation_candidates(got, kept, running, limit, _shown(index), out.relations)
     out.budgets.append(Budget("Relationships", int(running[kept - 1]) if kept else 0, limit))
-    if _summary():  # a summary step prints no context (``reuse.summaries``)
+    if reuse.summary_only():  # a summary step prints no context (``reuse.summaries``)
         return []
     cells = csv_context.joined
     if not reuse.active():  # one query: its own gather, nothing kept for another step
@@ -267,10 +262,10 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
         return out
 
     step = now()
-    cands, degrees, running = gather.nodes(index, prep, hits, _summary())
+    cands, degrees, running = gather.nodes(index, prep, hits, reuse.summary_only())
     dropped_before = list(out.entities)
     # a sweep's steps share each node; a whole step reads its own copy, a summary step the shared one
-    shared = reuse.active() and not _summary()
+    shared = reuse.active() and not reuse.summary_only()
     out.entities = [reuse.copied(cand) for cand in cands] if shared else list(cands)
     for cand in dropped_before:
         cand.order = len(out.entities)
@@ -323,7 +318,7 @@ def nano_local(index: Index, query: str, params: Mapping[str, Any] | Params, dep
     )
 
     step = now()
-    if _summary():  # a summary step reads the sections' tokens, not the context (``reuse.summaries``)
+    if reuse.summary_only():  # a summary step reads the sections' tokens, not the context (``reuse.summaries``)
         out.timings_ms["context"] = _ms(start)
         return out
     out.context = local_tables.context(

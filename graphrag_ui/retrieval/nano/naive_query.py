@@ -71,7 +71,7 @@ def nano_naive(index: Index, query: str, params: Mapping[str, Any] | Params, dep
 
     step = now()
     kept = got.kept
-    summary = reuse.summary_only() and reuse.active()  # a sweep's summary step: no context, the rows as made
+    summary = reuse.summary_only()  # a sweep's summary step: no context, the rows as made
     out.chunks = Candidates(naive_rows.kept_rows(got, summary), naive_rows.DroppedTail(got))
     out.budgets.append(Budget(SECTIONS["chunks"], rows.running[kept - 1] if kept else 0, limit))
     out.trace.append(TraceStep("cut", msg("chunk tokens within {limit}", limit=limit), got.hits, kept, _ms(step)))

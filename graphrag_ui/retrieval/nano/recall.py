@@ -59,7 +59,7 @@ def _vector_recall(index: Index, qvec, top_k: int, threshold: float, out: Retrie
         out.warnings.append(
             msg("vector row {row} ({id}) names no entity in the graph: skipped", row=row, id=table.ids[row])
         )
-    explained = not (reuse.summary_only() and reuse.active())  # a summary step reads what, not why (below)
+    explained = not reuse.summary_only()  # a summary step reads what, not why (below)
     hits = got.hits(bisect.bisect_left(got.present, stop), stop, width, explained)
     degrees = prepared(index).degrees() if stop < width else {}
     for pos in range(stop, width):

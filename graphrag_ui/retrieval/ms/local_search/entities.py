@@ -193,10 +193,7 @@ def entity_candidates(
         if view is None:
             return _not_loaded(index, lv, eid, i, why, score)
         if summary is not None and row is not None and row.in_context:
-            kept = summary.get(eid)
-            if kept is None:
-                kept = summary[eid] = reuse.SummaryRow(eid, view.entity.name)
-            return kept
+            return reuse.summary_row(summary, eid, lambda: view.entity.name)
         if made is not None and row is not None and row.in_context:
             kept = made.get((i, row.tokens))
             if kept is not None:

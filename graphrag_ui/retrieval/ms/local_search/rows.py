@@ -17,7 +17,7 @@ from typing import Any
 from graphrag_ui.base.i18n import Reason
 from graphrag_ui.retrieval.core.candidates import Candidates, ColumnTail
 from graphrag_ui.retrieval.core.result import Candidate
-from graphrag_ui.retrieval.core.reuse import SummaryRow, copied
+from graphrag_ui.retrieval.core.reuse import SummaryRow, copied, summary_row
 
 
 @dataclass
@@ -113,8 +113,9 @@ def section_candidates(
 
 def _summary_row(row: Row, shown: Shown, kept: dict) -> SummaryRow:
     """A kept row as a summary step reads it: its id and the label ``section_candidates`` gives it."""
-    found = kept.get(row.key)
-    if found is None:
+
+    def label() -> str:
         made = shown(row.key)
-        found = kept[row.key] = SummaryRow(row.key, made[0] if made is not None else row.key)
-    return found
+        return made[0] if made is not None else row.key
+
+    return summary_row(kept, row.key, label)

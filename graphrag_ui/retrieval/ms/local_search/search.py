@@ -125,7 +125,7 @@ def run(
 
     # a sweep's summary step (``reuse.summaries``): kept rows as ``reuse.SummaryRow``, no context text or messages;
     # never DRIFT's local step (``claims=False``), whose context its own run reads
-    summary = claims and reuse.active() and reuse.summary_only()
+    summary = claims and reuse.summary_only()
 
     def kept(kind: str) -> dict | None:
         return reuse.once(("ms.local summary rows", id(index), kind), dict) if summary else None
