@@ -83,7 +83,7 @@ def _in_background(work, *args) -> threading.Thread:
         except Exception as exc:  # noqa: BLE001 - as preload: the first session does it itself
             _failed(exc)
 
-    thread = threading.Thread(target=run, name="preload-embedder", daemon=True)
+    thread = threading.Thread(target=run, name=f"preload-{work.__name__}", daemon=True)
     thread.start()
     return thread
 
