@@ -38,6 +38,31 @@ def test_drift_says_it_needs_a_model_only_until_the_model_ran(model):
     assert not any(w.value.startswith("DRIFT needs a model from here on") for w in at.warning)
 
 
+def test_a_drift_local_steps_dropped_rows_point_to_the_csv_below_its_table(model, monkeypatch):
+    """A DRIFT local step's section has its CSV below its own table (not in the Context view, which holds the
+    DRIFT run's sections): the dropped list's caption says so, and that button is there."""
+    from streamlit.testing.v1 import AppTest
+
+    from graphrag_ui.retrieval.core.result import KINDS
+    from graphrag_ui.ui.results import kind_table
+
+    monkeypatch.setattr(kind_table, "DROPPED_SHOWN", 0)  # every dropped list is "the first 0 of n"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update({"index": "sample:en", "mode": "ms.drift", "q": "Who directs the research station?"})
+    at.query_params.update({"drift_k_followups": "3", "primer_folds": "1", "n_depth": "1"})
+    for node in range(20):  # every local section's dropped list open, as its link opens it
+        for kind in KINDS:
+            at.query_params[kind_table.dropped_key(f"main_drift_{node}", kind)] = kind_table.OPEN
+    at.run()
+    next(b for b in at.button if b.label == "Run DRIFT with the model").click().run()
+    node = next(s for s in at.selectbox if s.key == "main_drift_node").value
+    assert not at.exception, [e.value for e in at.exception]
+    opened = [c.value for c in at.caption if c.value.startswith("The first 0 of ")]
+    assert opened and all(c.endswith("the CSV below holds every row.") for c in opened), opened
+    buttons = {b.key for b in at.get("download_button")}
+    assert {f"main_drift_{node}_{kind}_csv" for kind in KINDS} & buttons
+
+
 ILIKE_ADVICE = "with recall = ilike it runs without an embedder (entities by name)"
 GOLD_QUESTION = "How is the Tidewater Institute related to Kelp Bay?"
 

@@ -173,7 +173,7 @@ def kind_table(
     else:
         _grid(kept, f"{key}_{kind}_kept", full, row_marks.marks_for(result, kind))
     if n_dropped:
-        _dropped_list(result, kind, key, marks, titles, full, n_dropped)
+        _dropped_list(result, kind, key, marks, titles, full, n_dropped, csv_below=csv)
     if csv:
         csv_download(index, result, kind, key, t("Download CSV"))
 
@@ -216,6 +216,7 @@ def _dropped_list(
     titles: Callable[[str], str],
     full: Callable[[str], dict],
     n_dropped: int,
+    csv_below: bool = False,
 ) -> None:
     """The dropped rows, one click away: an expander whose rows are built only while it is open (a closed
     list costs neither the frame nor the grid on a slider move), open in the link (``dropped_entities=1``).
@@ -230,7 +231,16 @@ def _dropped_list(
         if not box.open:
             return
         dropped, _ = tables.dropped_rows(result, kind, marks, titles, DROPPED_SHOWN)
-        if n_dropped > DROPPED_SHOWN:
+        if n_dropped > DROPPED_SHOWN and csv_below:  # DRIFT's local steps: the section's CSV is below its table
+            st.caption(
+                t(
+                    "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
+                    "found them); the CSV below holds every row.",
+                    shown=DROPPED_SHOWN,
+                    n=f"{n_dropped:,}",
+                )
+            )
+        elif n_dropped > DROPPED_SHOWN:
             st.caption(
                 t(
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
