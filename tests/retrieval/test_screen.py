@@ -3,8 +3,7 @@ with bit-equal float32 scores, or steps aside (None) for the full product — ne
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import threading
 
 import numpy as np
 import pytest
@@ -16,10 +15,6 @@ from graphrag_ui.index.model import VectorTable
 from graphrag_ui.retrieval.core import recall, screen
 from graphrag_ui.retrieval.core.recall import normalise, vector_topk
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-
 SCREEN_FROM, MAX_SHARE = screen.SCREEN_FROM, screen.MAX_SHARE
 
 
@@ -29,6 +24,7 @@ def small_tables(monkeypatch):
     monkeypatch.setattr(screen, "SCREEN_FROM", 1)
     monkeypatch.setattr(screen, "MAX_SHARE", 1)
     monkeypatch.setattr(screen, "FELL_BACK", [])
+    monkeypatch.setattr(screen, "IN_BACKGROUND", False)  # the copy made by the search that asks (one test: below)
 
 
 def reference(matrix: np.ndarray, v: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -94,7 +90,7 @@ def test_screened_top_is_the_argsort_bit_for_bit(case, monkeypatch):
         if k > len(matrix):
             assert got is None
             continue
-        if not tied_top(matrix, v, k) and index_cache.values(table)[screen.INT8].q is not None:  # it answers
+        if not tied_top(matrix, v, k) and index_cache.values(table)[screen.INT8].columns is not None:  # it answers
             assert got is not None
         if got is not None:
             assert bits(got) == bits(reference(matrix, v, k))
@@ -143,9 +139,9 @@ def unit_table(n=4099, d=64, seed=1):
 def test_the_screen_reads_few_rows_and_answers_exactly():
     table, queries = unit_table()
     for v in queries:
-        rows = screen._survivors(screen._prepared(table, table.matrix), v, 10)
-        assert 10 <= rows.size < len(table) // 8
         assert bits(screen.screened_top(table, table.matrix, v, 10)) == bits(reference(table.matrix, v, 10))
+        rows = screen._survivors(index_cache.values(table)[screen.INT8], v, 10)
+        assert 10 <= rows.size < len(table) // 8
     assert index_cache.values(table)[screen.INT8].checked is True
 
 
@@ -161,8 +157,8 @@ def test_a_rescoring_that_differs_turns_the_screen_off_and_results_stay_right(mo
 
 def test_int8_products_that_saturate_turn_the_screen_off(monkeypatch):
     table, queries = unit_table()
-    real = screen.int8_products
-    monkeypatch.setattr(screen, "int8_products", lambda q, qv: np.clip(real(q, qv), -32768, 32767))
+    real = screen.Product.__call__
+    monkeypatch.setattr(screen.Product, "__call__", lambda self, qv: np.clip(real(self, qv), -32768, 32767))
     for v in queries:
         assert bits(vector_topk(table, v, 10)) == bits(reference(table.matrix, normalise(v), 10))
     assert len(screen.FELL_BACK) == 1  # its top or its products differ: the first search's check sees either
@@ -249,10 +245,22 @@ def test_a_new_matrix_builds_a_new_int8_copy():
     assert bits(got) == bits(reference(table.matrix, queries[0], 5))
 
 
-def test_the_committed_onnx_graph_is_what_the_script_builds():
-    import build_int8_product_onnx
+@pytest.mark.parametrize("d", [1, 3, 64, 257, screen.MAX_D])
+def test_the_int8_product_is_exact_at_every_width_and_at_the_extremes(d):
+    """±127 everywhere (uint8 1 and 255 once shifted): no saturation, no int32 overflow up to ``MAX_D``."""
+    rng = np.random.default_rng(d)
+    columns = np.concatenate(
+        [np.full((d, 1), 127, np.int8), np.full((d, 1), -127, np.int8), rng.integers(-127, 128, (d, 5), np.int8)], 1
+    )
+    product = screen.Product(columns)
+    for query in (np.full(d, 127, np.int8), np.full(d, -127, np.int8), rng.integers(-127, 128, d, np.int8)):
+        assert product(query).tolist() == (columns.T.astype(np.int64) @ query.astype(np.int64)).tolist()
+    assert screen._exact_at_the_extremes(min(d, 300), rng)
 
-    assert screen.MODEL.read_bytes() == build_int8_product_onnx.model_bytes()
+
+def test_a_table_wider_than_the_int32_bound_keeps_the_full_product():
+    matrix = normalise(np.random.default_rng(2).normal(size=(3, screen.MAX_D + 1)))
+    assert not screen.screenable(matrix, 1)
 
 
 def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the_index_opens(monkeypatch):
@@ -261,6 +269,7 @@ def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the
     from tests.support.store_fixtures import small_index
 
     monkeypatch.setattr(screen, "SCREEN_FROM", 1_000)
+    monkeypatch.setattr(screen, "IN_BACKGROUND", True)
     index = small_index()
     big, queries = unit_table(n=5_000, d=64)
     other, _ = unit_table(n=5_000, d=64)
@@ -269,6 +278,7 @@ def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the
     prepare_index(index)
     assert not any(screen.INT8 in index_cache.values(t) for t in (big, other, small))
     assert bits(vector_topk(big, queries[0], 10)) == bits(reference(big.matrix, normalise(queries[0]), 10))
+    assert screen.settle(timeout=60)
     assert index_cache.values(big)[screen.INT8].checked is True
     assert screen.INT8 not in index_cache.values(other)  # never searched
     assert bits(vector_topk(small, queries[0], 10)) == bits(reference(small.matrix, normalise(queries[0]), 10))
@@ -278,10 +288,44 @@ def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the
 def test_onnxruntime_failing_leaves_the_full_product(monkeypatch):
     table, queries = unit_table()
 
-    def broken():
+    def broken(columns):
         raise RuntimeError("no onnxruntime here")
 
-    monkeypatch.setattr(screen, "_session", broken)
+    monkeypatch.setattr(screen, "Product", broken)
     assert screen.screened_top(table, table.matrix, queries[0], 10) is None
     assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
     assert screen.FELL_BACK == ["(4099, 64): onnxruntime failed: RuntimeError"]
+
+
+def test_the_first_search_takes_the_full_product_while_a_thread_makes_the_checked_copy(monkeypatch):
+    """Off the first query's path (~0.2 s at 100k rows): that search is the full product's; the copy, its
+    onnxruntime packing and its check are made on a thread, and the searches after it are screened."""
+    monkeypatch.setattr(screen, "IN_BACKGROUND", True)
+    table, queries = unit_table()
+    made = []
+    real = screen._build
+    monkeypatch.setattr(screen, "_build", lambda matrix: made.append(threading.current_thread()) or real(matrix))
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None  # the caller multiplies in full
+    assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
+    assert screen.settle(timeout=60)
+    assert len(made) == 1 and made[0] is not threading.main_thread()  # one thread, however many searches asked
+    kept = index_cache.values(table)[screen.INT8]
+    assert kept.checked is True and kept.product is not None  # checked on the thread, with the first query
+    for v in queries:
+        assert bits(screen.screened_top(table, table.matrix, v, 10)) == bits(reference(table.matrix, v, 10))
+    assert len(made) == 1 and screen.FELL_BACK == []
+
+
+def test_a_copy_that_cannot_be_made_leaves_the_full_product_and_the_thread_says_why(monkeypatch, caplog):
+    monkeypatch.setattr(screen, "IN_BACKGROUND", True)
+    table, queries = unit_table()
+
+    def broken(matrix):
+        raise MemoryError("no room for the int8 copy")
+
+    monkeypatch.setattr(screen, "_build", broken)
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert screen.settle(timeout=60)
+    assert screen.screened_top(table, table.matrix, queries[1], 10) is None  # not asked again, not screened
+    assert bits(vector_topk(table, queries[2], 10)) == bits(reference(table.matrix, normalise(queries[2]), 10))
+    assert "could not be made" in caplog.text
