@@ -4,6 +4,7 @@ with bit-equal float32 scores, or steps aside (None) for the full product — ne
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,17 +246,57 @@ def test_a_new_matrix_builds_a_new_int8_copy():
     assert bits(got) == bits(reference(table.matrix, queries[0], 5))
 
 
+def vnni() -> bool:
+    """Whether this CPU sums uint8 × int8 products in int32 (``vpdpbusd``), where the full range is exact."""
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
 @pytest.mark.parametrize("d", [1, 3, 64, 257, screen.MAX_D])
 def test_the_int8_product_is_exact_at_every_width_and_at_the_extremes(d):
-    """±127 everywhere (uint8 1 and 255 once shifted): no saturation, no int32 overflow up to ``MAX_D``."""
+    """±127 rows, ±top queries: no saturation in the range ``query_top`` chose, no int32 overflow up to ``MAX_D``."""
+    top = screen.query_top()
+    assert top == 127 or not vnni()
+    assert top in screen.TOPS
     rng = np.random.default_rng(d)
     columns = np.concatenate(
         [np.full((d, 1), 127, np.int8), np.full((d, 1), -127, np.int8), rng.integers(-127, 128, (d, 5), np.int8)], 1
     )
-    product = screen.Product(columns)
-    for query in (np.full(d, 127, np.int8), np.full(d, -127, np.int8), rng.integers(-127, 128, d, np.int8)):
+    product = screen.Product(columns, top)
+    for query in (np.full(d, top, np.int8), np.full(d, -top, np.int8), rng.integers(-top, top + 1, d, np.int8)):
         assert product(query).tolist() == (columns.T.astype(np.int64) @ query.astype(np.int64)).tolist()
-    assert screen._exact_at_the_extremes(min(d, 300), rng)
+
+
+def saturating(self, qv):
+    """What AVX2's ``vpmaddubsw`` kernel computes: uint8 × int8 products summed in pairs into int16 (saturating)."""
+    shifted = qv.astype(np.int64) + self.top + 1
+    columns = self.columns.astype(np.int64)
+    if len(shifted) % 2:
+        shifted, columns = np.append(shifted, 0), np.vstack([columns, np.zeros((1, columns.shape[1]), np.int64)])
+    pairs = shifted[0::2, None] * columns[0::2] + shifted[1::2, None] * columns[1::2]
+    return (np.clip(pairs, -32768, 32767).sum(axis=0) - (self.top + 1) * columns.sum(axis=0)).astype(np.int32)
+
+
+def test_a_kernel_that_saturates_the_full_range_gets_queries_half_as_fine_and_the_same_answers(monkeypatch):
+    """On a CPU without VNNI the screen multiplies ±63 queries (2·127·127 fits int16) and still answers exactly."""
+    monkeypatch.setattr(screen.Product, "__call__", saturating)
+    monkeypatch.setattr(screen, "_TOP", [])
+    assert screen.query_top() == 63
+    table, queries = unit_table()
+    for v in queries:
+        assert bits(screen.screened_top(table, table.matrix, v, 10)) == bits(reference(table.matrix, v, 10))
+    kept = index_cache.values(table)[screen.INT8]
+    assert kept.checked is True and kept.product.top == 63 and screen.FELL_BACK == []
+
+
+def test_a_kernel_exact_in_no_range_keeps_the_full_product(monkeypatch):
+    monkeypatch.setattr(screen.Product, "__call__", lambda self, qv: saturating(self, qv) + 1)
+    monkeypatch.setattr(screen, "_TOP", [])
+    assert screen.query_top() is None
+    table, queries = unit_table()
+    assert screen.screened_top(table, table.matrix, queries[0], 10) is None
+    assert bits(vector_topk(table, queries[1], 10)) == bits(reference(table.matrix, normalise(queries[1]), 10))
+    assert screen.FELL_BACK == ["(4099, 64): onnxruntime's int8 products are not exact"]
 
 
 def test_a_table_wider_than_the_int32_bound_keeps_the_full_product():
@@ -288,7 +329,7 @@ def test_a_big_table_gets_its_checked_int8_copy_on_its_first_search_not_when_the
 def test_onnxruntime_failing_leaves_the_full_product(monkeypatch):
     table, queries = unit_table()
 
-    def broken(columns):
+    def broken(*args):
         raise RuntimeError("no onnxruntime here")
 
     monkeypatch.setattr(screen, "Product", broken)

@@ -49,7 +49,9 @@ IN_BACKGROUND = True  # a table's int8 copy is made on a thread of its own (``_p
 MAKING = "screen.making"  # ``index.cache`` name: the matrix whose copy a thread is making
 _STARTING = threading.Lock()
 _THREADS: set[threading.Thread] = set()
-ZERO = 128  # the query's int8 values are sent as uint8 + 128 (MatMulInteger's zero point takes it off)
+TOPS = (127, 63)  # the query's int8 range, widest first (``query_top``)
+_TOP: list[int | None] = []  # this process's ``query_top``, once known
+_TOP_LOCK = threading.Lock()
 
 
 class Product:
@@ -57,10 +59,11 @@ class Product:
     session holding ``columns`` as a constant, so onnxruntime packs it once for its int8 kernel (VNNI where the
     CPU has it) instead of on every call. Measured on this machine (Zen 5, one thread): 0.14 ms for 50k × 256 and
     0.49 ms for 100k × 256, where both operands as inputs took 1.3 / 2.7 ms and numpy's float32 product 0.8 / 2.1.
-    The query is uint8 (``q + 128``, zero point 128): the kernel multiplies uint8 by int8; int8 by int8 took
-    3–9× longer. ``columns`` is lent, not copied (an external initialiser): this object keeps it alive."""
+    The query is uint8 (``q + top + 1``, that zero point): the kernel multiplies uint8 by int8; int8 by int8 took
+    3–9× longer. ``top`` is the query's largest int8 value (``query_top``). ``columns`` is lent, not copied (an
+    external initialiser): this object keeps it alive."""
 
-    def __init__(self, columns: np.ndarray) -> None:
+    def __init__(self, columns: np.ndarray, top: int = 127) -> None:
         import onnxruntime
         from onnx import TensorProto, helper, numpy_helper
 
@@ -74,13 +77,13 @@ class Product:
             "int8_screen",
             [helper.make_tensor_value_info("query", TensorProto.UINT8, [1, d])],
             [helper.make_tensor_value_info("products", TensorProto.INT32, [1, n])],
-            initializer=[numpy_helper.from_array(np.array(ZERO, dtype=np.uint8), "zero"), lent],
+            initializer=[numpy_helper.from_array(np.array(top + 1, dtype=np.uint8), "zero"), lent],
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1  # one thread, as the BLAS is (OPENBLAS_NUM_THREADS=1)
         options.inter_op_num_threads = 1
-        self.columns = np.ascontiguousarray(columns, dtype=np.int8)
+        self.top, self.columns = top, np.ascontiguousarray(columns, dtype=np.int8)
         self._value = onnxruntime.OrtValue.ortvalue_from_numpy(self.columns)
         options.add_external_initializers(["columns"], [self._value])
         self._session = onnxruntime.InferenceSession(
@@ -88,7 +91,7 @@ class Product:
         )
 
     def __call__(self, qv: np.ndarray) -> np.ndarray:
-        shifted = (qv.astype(np.int16) + ZERO).astype(np.uint8).reshape(1, -1)
+        shifted = (qv.astype(np.int16) + (self.top + 1)).astype(np.uint8).reshape(1, -1)
         return self._session.run(None, {"query": shifted})[0].ravel()
 
 
@@ -214,21 +217,34 @@ def rescore(matrix: np.ndarray, rows: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def query_int8(v: np.ndarray) -> tuple[float, np.ndarray] | None:
-    """(t, q_v): the query's scale and int8 form; None for one it cannot hold (non-finite or zero)."""
+def query_int8(v: np.ndarray, top: int = 127) -> tuple[float, np.ndarray] | None:
+    """(t, q_v): the query's scale and int8 form in ``[-top, top]``; None for one it cannot hold (non-finite or
+    zero)."""
     v64 = v.astype(np.float64)
     peak = float(np.abs(v64).max())
     if not (math.isfinite(peak) and peak > 0):
         return None
-    t = peak / 127
-    return t, np.clip(np.rint(v64 / t), -127, 127).astype(np.int8)
+    t = peak / top
+    return t, np.clip(np.rint(v64 / t), -top, top).astype(np.int8)
+
+
+def query_top() -> int | None:
+    """The widest query range onnxruntime's uint8 × int8 kernel multiplies exactly on this CPU, found once per
+    process; None: neither (the screen stays off). With VNNI (``vpdpbusd``) products are summed in int32: 127.
+    AVX2's ``vpmaddubsw`` sums two products in int16, which 2·255·127 overflows and 2·127·127 does not: 63
+    (a query rounded half as finely: a wider bound, more rows rescored, the same answer)."""
+    with _TOP_LOCK:
+        if not _TOP:
+            rng = np.random.default_rng(0)
+            _TOP.append(next((top for top in TOPS if _exact_at_the_extremes(64, rng, top)), None))
+        return _TOP[0]
 
 
 def _survivors(kept: _Int8, v: np.ndarray, top_k: int) -> np.ndarray | None:
     """The rows whose float32 score may reach the ``top_k`` best (ascending): every row's score is within
     ``b_i`` of ``a_i = s_i t (q_i·q_v)`` (module docstring). First with the widest ``b_i`` of the table (a pass
     over ``a`` alone), then with each survivor's own. None for a query the int8 form cannot hold."""
-    quantised = query_int8(v)
+    quantised = query_int8(v, kept.product.top)
     if quantised is None:
         return None
     t, qv = quantised
@@ -269,7 +285,11 @@ def _screened(kept: _Int8, matrix: np.ndarray, v: np.ndarray, top_k: int) -> lis
     """``screened_top`` with the table's int8 copy; the first search to get a top checks it (``_check``)."""
     try:
         if kept.product is None:
-            kept.product = Product(kept.columns)
+            top = query_top()
+            if top is None:
+                _off(kept, matrix, "onnxruntime's int8 products are not exact")
+                return None
+            kept.product = Product(kept.columns, top)
         rows = _survivors(kept, v, top_k)
     except Exception as error:  # onnxruntime missing or failing here: the full product serves, as exactly
         _off(kept, matrix, f"onnxruntime failed: {type(error).__name__}")
@@ -331,7 +351,8 @@ def _check(
     expected = np.argsort(full)[-len(top) :][::-1]
     rng = np.random.default_rng(0)
     sample = np.union1d(rng.choice(n, size=min(n, CHECKED_ROWS), replace=False), np.arange(n - n % 4, n))
-    qv = query_int8(v)[1]
+    query_range = kept.product.top
+    qv = query_int8(v, query_range)[1]
     why = ""
     if [r for r, _ in top] != expected.tolist() or [s for _, s in top] != [float(full[r]) for r in expected]:
         why = "the screened top differs from the full product's"
@@ -339,7 +360,7 @@ def _check(
         why = "rows rescore differently from the full product (the BLAS kernel's order)"
     elif not (
         np.array_equal(kept.product(qv)[sample], kept.columns[:, sample].T.astype(np.int64) @ qv.astype(np.int64))
-        and _exact_at_the_extremes(d, rng)
+        and _exact_at_the_extremes(d, rng, query_range)
     ):
         why = "onnxruntime's int8 products are not exact"
     if why:
@@ -347,16 +368,17 @@ def _check(
     return not why
 
 
-def _exact_at_the_extremes(d: int, rng: np.random.Generator) -> bool:
-    """Products of ±127 rows and queries (uint8 1 and 255 once shifted) through a ``Product`` of their own:
-    where a kernel that sums two uint8 × int8 products in int16 saturates (AVX2's ``vpmaddubsw``), these differ."""
+def _exact_at_the_extremes(d: int, rng: np.random.Generator, top: int) -> bool:
+    """Products of ±127 rows and ±``top`` queries through a ``Product`` of their own: where a kernel sums
+    uint8 × int8 products in int16 and the range is too wide for it, these differ."""
     signs = np.array([-127, 127], dtype=np.int8)
     columns = np.concatenate(
         [np.full((d, 2), 127, dtype=np.int8), np.full((d, 2), -127, dtype=np.int8), rng.choice(signs, size=(d, 60))],
         axis=1,
     )
-    product = Product(columns)
-    queries = [np.full(d, 127, dtype=np.int8), np.full(d, -127, dtype=np.int8), rng.choice(signs, size=d)]
+    product = Product(columns, top)
+    ends = np.array([-top, top], dtype=np.int8)
+    queries = [np.full(d, top, dtype=np.int8), np.full(d, -top, dtype=np.int8), rng.choice(ends, size=d)]
     wide = columns.T.astype(np.int64)
     return all(np.array_equal(product(query), wide @ query.astype(np.int64)) for query in queries)
 
