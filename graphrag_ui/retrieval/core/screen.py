@@ -3,7 +3,8 @@
 At 10⁵ rows the float32 product reads the whole matrix (100 MB at d = 256) for every query: memory-bound, the
 same product the reference makes. The screen reads a quarter of that: an int8 copy of the table (row ``i`` is
 ``s_i·q_i``, ``s_i = max|x_i|/127``, ``q_i`` rounded) times the int8 query (``t·q_v``), an exact int32 product
-(onnxruntime's ``MatMulInteger`` with the copy as a constant it packs once: ``Product``). With ``e_i = x_i − s_i q_i``, ``f = v − t q_v``:
+(onnxruntime's ``MatMulInteger`` with the copy as a constant it packs once: ``Product``). With
+``e_i = x_i − s_i q_i``, ``f = v − t q_v``:
 
     |x_i·v − s_i t (q_i·q_v)| ≤ ‖s_i q_i‖‖f‖ + ‖e_i‖‖v‖        (Cauchy–Schwarz, ‖s_i q_i‖ ≤ ‖x_i‖ + ‖e_i‖)
 
@@ -18,8 +19,9 @@ reference's.
 Bit parity of the rescoring is a property of the BLAS build: OpenBLAS's sgemv scores rows four at a time and
 a remainder row with another kernel, so a gathered set is padded to a multiple of four and the table's own
 last ``n % 4`` rows are scored as the full product's end (with the four rows before them). The first screened
-search of each table in a process checks it all against the full product (every row's rescoring, the int8 products, the top); a mismatch keeps that table
-on the full product for the rest of the process (logged and in ``FELL_BACK``: only time is lost).
+search of each table in a process checks it all against the full product (every row's rescoring, the int8
+products, the top); a mismatch keeps that table on the full product for the rest of the process (logged and in
+``FELL_BACK``: only time is lost).
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ class _Int8:
     norm_max: float = 0.0
     scale_max: float = 0.0
     checked: bool | None = None  # None: the first screened search checks; False: full product from now on
-    product: Product | None = None  # made by the first screened search (inside its fallback, as onnxruntime may fail)
+    product: Product | None = None  # made by the first screened search, where a failing onnxruntime falls back
 
 
 def warm() -> None:
