@@ -145,7 +145,7 @@ def reference_pair(n: int, cache: Path, mode: str, question: str) -> tuple[dict,
     folder = br.scaled_dir("nano", n, cache, None if written else br.synthetic_index(n, cache)[0])
     if isinstance(folder, str):
         return folder
-    ours_dir, _, _ = bvr.import_ours("nano", folder, cache, n)
+    ours_dir, _, _ = bvr.import_ours("nano", folder, cache)
     cases = cache / f"cases-scale-{mode}-{n}.json"
     cases.write_text(json.dumps(bvr.cases_for(mode, [(question, [], [])]), ensure_ascii=False), encoding="utf-8")
     return bvr.run_ours(ours_dir, cases, mode), bvr.run_theirs("nano", folder, cases, mode)
