@@ -231,22 +231,19 @@ def _dropped_list(
         if not box.open:
             return
         dropped, _ = tables.dropped_rows(result, kind, marks, titles, DROPPED_SHOWN)
-        if n_dropped > DROPPED_SHOWN and csv_below:  # DRIFT's local steps: the section's CSV is below its table
+        if n_dropped > DROPPED_SHOWN:
+            counts = {"shown": DROPPED_SHOWN, "n": f"{n_dropped:,}"}
             st.caption(
-                t(
+                t(  # DRIFT's local steps: the section's CSV is below its own table
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
                     "found them); the CSV below holds every row.",
-                    shown=DROPPED_SHOWN,
-                    n=f"{n_dropped:,}",
+                    **counts,
                 )
-            )
-        elif n_dropped > DROPPED_SHOWN:
-            st.caption(
-                t(
+                if csv_below
+                else t(
                     "The first {shown} of {n} dropped rows (those that moved first, then in the order the mode "
                     "found them); the section's CSV in the Context view holds every row.",
-                    shown=DROPPED_SHOWN,
-                    n=f"{n_dropped:,}",
+                    **counts,
                 )
             )
         _grid(dropped, f"{key}_{kind}_dropped", full)
