@@ -32,9 +32,10 @@ the rounds' medians:
 * ours: ``open_index`` as the app opens an index (timed: "load"), then each query through
   ``graphrag_ui.services.query.run_query`` with
   the mode's defaults (query embedding included, the first query included). After the first query the
-  work ``open_index`` leaves running in the background (decoding the stored columns, starting
-  onnxruntime) is waited for, and the wait printed beside the load (``+s``): the reference does that
-  work inside its load, and left running it doubled the process CPU of a third of nano.naive's warm
+  work left running in the background is waited for, and the wait printed beside the load (``+s``): what
+  ``open_index`` started (decoding the stored columns, importing onnxruntime) and the int8 copies the
+  first query's searches started (``screen``: that query took the full product). The reference does the
+  like inside its load, and left running it doubled the process CPU of a third of nano.naive's warm
   queries at 100k entities (``prepare.settle``);
 * the reference: opening the working dir with the library (timed: "load"), then each query through
   its own query path with ``only_need_context`` (query embedding included, the first included).
