@@ -1,6 +1,7 @@
 """The benchmark scripts call each other's functions (``bvr.import_ours``, ``br.synthetic_index`` …); a changed
 signature broke ``bench_scale.py`` at every size without a test noticing (a TypeError after minutes of set-up).
-Each such call, read from the source, must bind to the called function's signature as it is now."""
+Each such call (``bvr.f(...)``, or ``f(...)`` after ``from bench_ui import f``), read from the source, must
+bind to the called function's signature as it is now."""
 
 from __future__ import annotations
 
@@ -17,27 +18,35 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 
-def script_aliases(tree: ast.Module) -> dict[str, str]:
-    """Name in this file -> the scripts/ module it stands for (``import bench_vs_reference as bvr``)."""
+def script_names(tree: ast.Module) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """Names in this file that stand for scripts/ modules (``import bench_vs_reference as bvr``) and for their
+    functions (``from bench_ui import _open``, ``from scripts.ui_floor import floor_app``)."""
     names = {p.stem for p in SCRIPTS.glob("*.py")}
-    aliases = {}
+    modules: dict[str, str] = {}
+    functions: dict[str, tuple[str, str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            aliases |= {a.asname or a.name: a.name for a in node.names if a.name in names}
+            modules |= {a.asname or a.name: a.name for a in node.names if a.name in names}
         elif isinstance(node, ast.ImportFrom) and node.module == "scripts":
-            aliases |= {a.asname or a.name: a.name for a in node.names if a.name in names}
-    return aliases
+            modules |= {a.asname or a.name: a.name for a in node.names if a.name in names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            module = node.module.removeprefix("scripts.")
+            if module in names:
+                functions |= {a.asname or a.name: (module, a.name) for a in node.names}
+    return modules, functions
 
 
 def calls_into_scripts() -> list[tuple[str, int, str, str, ast.Call]]:
     found = []
     for path in sorted(SCRIPTS.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        aliases = script_aliases(tree)
+        modules, functions = script_names(tree)
         for node in ast.walk(tree):
             func = getattr(node, "func", None)
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in aliases:
-                found.append((path.name, node.lineno, aliases[func.value.id], func.attr, node))
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in modules:
+                found.append((path.name, node.lineno, modules[func.value.id], func.attr, node))
+            elif isinstance(func, ast.Name) and func.id in functions:
+                found.append((path.name, node.lineno, *functions[func.id], node))
     return found
 
 
@@ -45,7 +54,8 @@ CALLS = calls_into_scripts()
 
 
 def test_the_scripts_call_each_other():
-    assert any(module == "bench_vs_reference" and name == "import_ours" for _, _, module, name, _ in CALLS)
+    called = {(module, name) for _, _, module, name, _ in CALLS}
+    assert {("bench_vs_reference", "import_ours"), ("bench_ui", "_open"), ("ui_floor", "floor_app")} <= called
 
 
 @pytest.mark.parametrize("where, line, module, name, call", CALLS, ids=[f"{c[0]}:{c[1]}:{c[3]}" for c in CALLS])
