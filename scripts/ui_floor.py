@@ -35,11 +35,12 @@ CAPTION_JS = """(t) => [...document.querySelectorAll('[data-testid="stCaptionCon
 
 
 @contextlib.contextmanager
-def floor_app():
-    """Yield the URL of the bare app, served like ours (headless, no file watcher, loopback)."""
+def floor_app(code: str = APP):
+    """Yield the URL of the bare app (or of another bare Streamlit script, ``code``), served like ours
+    (headless, no file watcher, loopback)."""
     with tempfile.TemporaryDirectory(prefix="ui-floor-") as tmp:
         script = Path(tmp) / "floor.py"
-        script.write_text(APP, encoding="utf-8")
+        script.write_text(code, encoding="utf-8")
         port = free_port()
         env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
         args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
