@@ -24,6 +24,7 @@ Beside each wall time, Chrome's main-thread CPU per action (slider presses, view
 presses; read once the run settled) and its ratio to the floor's: a loaded machine stretches wall time
 far more than CPU time, so when the wall ratios jump between runs, the CPU ratios say what changed.
 Goals (issue 29): slider and view click ≤ 1.5× the floor on the samples and at 10k (the ratios are printed);
+``scripts/ui_required_floor.py`` says what bare Streamlit takes for the controls Explore must show (above 1.5×);
 issue 18: slider ≤ 0.3 s at 100k;
 20 presses settle ≤ 1 s after the last; first view ≤ 1.5 s; first answer ≈ a warm one + the model's time.
 """
