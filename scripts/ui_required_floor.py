@@ -17,8 +17,8 @@ run's caption, and Chrome's main-thread CPU once the run settled):
   components-v2 element (what no Streamlit widget can do cheaper);
 * ``view switch``: a bare script with only a view switch and a grid that a click swaps (Entities ↔ Budget,
   as bench_ui clicks), and the same click on ``required``;
-* our Explore on sample:en (nano.local), its slider move and view click timed as bench_ui times them, in the
-  same rounds: what our code adds to what Streamlit takes for the same controls.
+* our Explore on sample:en (nano.local), its slider move and view click timed by bench_ui's own functions, in
+  the same rounds: what our code adds to what Streamlit takes for the same controls.
 
 A slider move is an ArrowLeft on top_k; every move makes a new value.
 """
@@ -29,17 +29,16 @@ import argparse
 import contextlib
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import tempfile  # noqa: E402
-
-from scripts.bench_ui import SUMMARY_JS, _open, _slider  # noqa: E402
+from scripts import bench_ui  # noqa: E402
 from scripts.ui_floor import APP as FLOOR  # noqa: E402
-from scripts.ui_floor import CAPTION_JS, floor_app, thread_time  # noqa: E402
+from scripts.ui_floor import CAPTION_JS, CPU, floor_app, thread_time  # noqa: E402
 from tests.support.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -157,12 +156,12 @@ def _page(browser, url: str, first: str):
     return page
 
 
-def _timed(page, act, caption: str, drawn: str = CAPTION_JS) -> tuple[float, float]:
+def _timed(page, act, caption: str) -> tuple[float, float]:
     """(wall s from the action to the caption naming its run, main-thread CPU s once the run settled)."""
     cpu = thread_time(page)
     start = time.perf_counter()
     act()
-    page.wait_for_function(drawn, arg=caption, timeout=60_000, polling=10)
+    page.wait_for_function(CAPTION_JS, arg=caption, timeout=60_000, polling=10)
     wall = time.perf_counter() - start
     settle(page)
     return wall, thread_time(page) - cpu
@@ -191,41 +190,9 @@ def view_clicks(browser, url: str, clicks: int, first: str) -> list[tuple[float,
     return out
 
 
-def our_moves(browser, url: str, moves: int) -> list[tuple[float, float]]:
-    """Explore's top_k key presses on sample:en (nano.local, Communities open), as bench_ui's slider_runs."""
-    page, blocked, _ = _open(browser, url, "sample:en", "nano.local", "")
-    slider, value = _slider(page, "top_k")
-    out = []
-    for _ in range(moves):
-        value -= 1
-        slider.focus()
-        out.append(_timed(page, lambda: page.keyboard.press("ArrowLeft"), f"top_k={value} ", SUMMARY_JS))
-    page.close()
-    assert not blocked, blocked
-    return out
-
-
-def our_clicks(browser, url: str, clicks: int) -> list[tuple[float, float]]:
-    """Explore's Entities ↔ Budget clicks on sample:en, each until that view is drawn, as bench_ui's view_clicks."""
-    page, blocked, _ = _open(browser, url, "sample:en", "nano.local", "", view="entities")
-    out = []
-    for i in range(clicks):
-        to_budget = i % 2 == 0
-        button = page.locator(VIEW_SWITCH).filter(has_text="Budget" if to_budget else "Entities").first
-        cpu = thread_time(page)
-        start = time.perf_counter()
-        button.click()
-        if to_budget:
-            page.get_by_test_id("stMetric").first.wait_for(state="visible", timeout=60_000)
-        else:
-            page.get_by_test_id("stMetric").first.wait_for(state="detached", timeout=60_000)
-            page.get_by_test_id("stDataFrame").first.wait_for(state="visible", timeout=60_000)
-        wall = time.perf_counter() - start
-        settle(page)
-        out.append((wall, thread_time(page) - cpu))
-    page.close()
-    assert not blocked, blocked
-    return out
+def ours(timed: list[float], label: str) -> list[tuple[float, float]]:
+    """bench_ui's wall times of our page, paired with the CPU it recorded for them under ``label``."""
+    return list(zip(timed, CPU[label][-len(timed) :], strict=True))
 
 
 def main() -> int:
@@ -241,7 +208,7 @@ def main() -> int:
         urls = {name: servers.enter_context(floor_app(code)) for name, code in APPS.items()}
         home = Path(servers.enter_context(tempfile.TemporaryDirectory(prefix="ui-required-")))
         (home / "indexes.json").write_text("{}", encoding="utf-8")
-        ours = servers.enter_context(streamlit_app(home=home))
+        explore = servers.enter_context(streamlit_app(home=home))
         for round_ in range(args.rounds + 1):  # the first round warms every server and is not counted
             measured = {
                 "floor: slider": slider_moves(browser, urls["floor"], args.moves),
@@ -249,8 +216,13 @@ def main() -> int:
                 "required, one component: slider": slider_moves(browser, urls["required, one component"], args.moves),
                 "view switch alone: click": view_clicks(browser, urls["view switch"], args.moves, "view=Entities"),
                 "required: view click": view_clicks(browser, urls["required"], args.moves, "view=Entities"),
-                "Explore (ours), sample:en: slider": our_moves(browser, ours, args.moves),
-                "Explore (ours), sample:en: view click": our_clicks(browser, ours, args.moves),
+                "Explore (ours), sample:en: slider": ours(
+                    bench_ui.slider_runs(browser, explore, "sample:en", "nano.local", "top_k", args.moves, ""),
+                    "slider sample:en",
+                ),
+                "Explore (ours), sample:en: view click": ours(
+                    bench_ui.view_clicks(browser, explore, "sample:en", "nano.local", args.moves, ""), "view click"
+                ),
             }
             if round_:
                 for name, times in measured.items():
