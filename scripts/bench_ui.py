@@ -275,7 +275,7 @@ def main() -> int:
             with streamlit_app(home=home) as url, floor_app() as bare:
                 for key, question in indexes.items():
                     if "slider" in only or "views" in only:  # the floor between our runs: same noise
-                        floor_runs(browser, bare, 2, record=False)
+                        floor_runs(browser, bare, 2, label=None)
                         floor += floor_runs(browser, bare, args.runs)
                         report("Streamlit floor: bare slider → caption", floor)
                     if "slider" in only:

@@ -104,15 +104,17 @@ def cpu_of(label: str, page, before: float) -> None:
     CPU.setdefault(label, []).append(thread_time(page) - before)
 
 
-def floor_runs(browser, url: str, runs: int, record: bool = True) -> list[float]:
-    """Seconds from each ArrowLeft on the bare app's slider to its new caption (and its CPU, in ``CPU``)."""
+def floor_runs(browser, url: str, runs: int, label: str | None = "floor") -> list[float]:
+    """Seconds from each ArrowLeft on a bare app's top_k slider to its new caption (and its CPU, in
+    ``CPU[label]``; ``label`` None: not recorded). The floor app's, or another bare script's with a top_k
+    slider and a ``run: top_k=N`` caption (``ui_required_floor``)."""
     blocked: list[str] = []
     page = new_page(browser, blocked)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(url)
     page.wait_for_function(CAPTION_JS, arg="top_k=100 ", timeout=120_000)
     settle(page)
-    slider = page.get_by_test_id("stSlider").first.get_by_role("slider")
+    slider = page.get_by_test_id("stSlider").filter(has_text="top_k").first.get_by_role("slider")
     value, times = 100, []
     for _ in range(runs):
         value -= 1
@@ -123,8 +125,8 @@ def floor_runs(browser, url: str, runs: int, record: bool = True) -> list[float]
         page.wait_for_function(CAPTION_JS, arg=f"top_k={value} ", timeout=60_000, polling=10)
         times.append(time.perf_counter() - start)
         settle(page)
-        if record:
-            cpu_of("floor", page, cpu)
+        if label:
+            cpu_of(label, page, cpu)
     page.close()
     assert not blocked, blocked
     return times

@@ -20,7 +20,7 @@ run's caption, and Chrome's main-thread CPU once the run settled):
 * our Explore on sample:en (nano.local), its slider move and view click timed by bench_ui's own functions, in
   the same rounds: what our code adds to what Streamlit takes for the same controls.
 
-A slider move is an ArrowLeft on top_k; every move makes a new value.
+A slider move is an ArrowLeft on top_k (``ui_floor.floor_runs``, bench_ui's for ours); every move makes a new value.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from scripts import bench_ui  # noqa: E402
 from scripts.ui_floor import APP as FLOOR  # noqa: E402
-from scripts.ui_floor import CAPTION_JS, CPU, floor_app, thread_time  # noqa: E402
+from scripts.ui_floor import CAPTION_JS, CPU, floor_app, floor_runs, thread_time  # noqa: E402
 from tests.support.browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -167,18 +167,6 @@ def _timed(page, act, caption: str) -> tuple[float, float]:
     return wall, thread_time(page) - cpu
 
 
-def slider_moves(browser, url: str, moves: int) -> list[tuple[float, float]]:
-    page = _page(browser, url, "top_k=100 ")
-    slider = page.get_by_test_id("stSlider").filter(has_text="top_k").first.get_by_role("slider")
-    out, value = [], 100
-    for _ in range(moves):
-        value -= 1
-        slider.focus()
-        out.append(_timed(page, lambda: page.keyboard.press("ArrowLeft"), f"top_k={value} "))
-    page.close()
-    return out
-
-
 def view_clicks(browser, url: str, clicks: int, first: str) -> list[tuple[float, float]]:
     page = _page(browser, url, first)
     out = []
@@ -190,8 +178,8 @@ def view_clicks(browser, url: str, clicks: int, first: str) -> list[tuple[float,
     return out
 
 
-def ours(timed: list[float], label: str) -> list[tuple[float, float]]:
-    """bench_ui's wall times of our page, paired with the CPU it recorded for them under ``label``."""
+def with_cpu(timed: list[float], label: str) -> list[tuple[float, float]]:
+    """Wall times from ``ui_floor`` or ``bench_ui``, paired with the CPU they recorded for them under ``label``."""
     return list(zip(timed, CPU[label][-len(timed) :], strict=True))
 
 
@@ -211,16 +199,17 @@ def main() -> int:
         explore = servers.enter_context(streamlit_app(home=home))
         for round_ in range(args.rounds + 1):  # the first round warms every server and is not counted
             measured = {
-                "floor: slider": slider_moves(browser, urls["floor"], args.moves),
-                "required: slider": slider_moves(browser, urls["required"], args.moves),
-                "required, one component: slider": slider_moves(browser, urls["required, one component"], args.moves),
+                **{
+                    f"{name}: slider": with_cpu(floor_runs(browser, urls[name], args.moves, name), name)
+                    for name in ("floor", "required", "required, one component")
+                },
                 "view switch alone: click": view_clicks(browser, urls["view switch"], args.moves, "view=Entities"),
                 "required: view click": view_clicks(browser, urls["required"], args.moves, "view=Entities"),
-                "Explore (ours), sample:en: slider": ours(
+                "Explore (ours), sample:en: slider": with_cpu(
                     bench_ui.slider_runs(browser, explore, "sample:en", "nano.local", "top_k", args.moves, ""),
                     "slider sample:en",
                 ),
-                "Explore (ours), sample:en: view click": ours(
+                "Explore (ours), sample:en: view click": with_cpu(
                     bench_ui.view_clicks(browser, explore, "sample:en", "nano.local", args.moves, ""), "view click"
                 ),
             }
